@@ -1,0 +1,27 @@
+// Errors raised by the VM. Both are exceptions carrying a message a user can
+// act on; the CLI formats them as the spec (§1) requires.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+
+// A script-level runtime error (exit code 1). The message is the text after
+// "runtime error: "; the interpreter adds file, line and traceback.
+class RuntimeError : public std::runtime_error {
+ public:
+  explicit RuntimeError(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+// A compile-time error (exit code 2): lexing, parsing, or name resolution.
+// what() is the message after "syntax error: ".
+class SyntaxError : public std::runtime_error {
+ public:
+  SyntaxError(const std::string& msg, int line, int col)
+      : std::runtime_error(msg), line(line), col(col) {}
+  int line;
+  int col;
+};
+
+}  // namespace tessera

@@ -1,0 +1,52 @@
+// VM: one independent instance of the Tessera interpreter. No global mutable
+// state: two VMs in one process share nothing but immutable tables.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vm/bytecode/bytecode.h"
+#include "vm/core/value.h"
+
+namespace tessera {
+
+struct VMOptions {
+  std::vector<std::string> script_args;  // what args() returns
+  int max_depth = 10000;                 // call frames before "stack overflow"
+  std::ostream* out = nullptr;           // print() target; null = std::cout
+  std::ostream* err = nullptr;           // error reports; null = std::cerr
+};
+
+// Outcome of running a script, mapped to the CLI's exit codes 0/1/2.
+enum class RunStatus : int { Ok = 0, RuntimeError = 1, CompileError = 2 };
+
+class Interpreter;
+
+class VM {
+ public:
+  explicit VM(VMOptions opts = {});
+  ~VM();
+  VM(const VM&) = delete;
+  VM& operator=(const VM&) = delete;
+
+  // Compile and run source text; errors are reported to opts.err in the
+  // spec's format (`FILE:LINE:COL: syntax error: ...` or
+  // `FILE:LINE: runtime error: ...` plus traceback).
+  RunStatus run_source(const std::string& filename, const std::string& source);
+  // Reads the file; an unreadable file is reported and returns CompileError.
+  RunStatus run_file(const std::string& path);
+
+  // For built-ins.
+  std::ostream& out();
+  const std::vector<std::string>& script_args() const { return opts_.script_args; }
+  const VMOptions& options() const { return opts_; }
+
+ private:
+  VMOptions opts_;
+  std::unique_ptr<Interpreter> interp_;
+};
+
+}  // namespace tessera
