@@ -59,4 +59,12 @@ std::span<const BuiltinDef> tensor_builtins();  // vm/graph (generated from the 
 int64_t arg_int(const char* fn, const Value& v);        // int only
 double arg_number(const char* fn, const Value& v);      // int or float
 
+// Added by vm/builtins: the arity and keyword checks every built-in shares,
+// with the spec's messages: "len() takes 1 argument (2 given)",
+// "fmt() takes 2 arguments (1 given)", "assert() takes 1 to 2 arguments
+// (3 given)" (max_args -1 = variadic), and, unless accepts_kwargs,
+// "print() does not take keyword arguments".
+void check_arity(const char* fn, const CallArgs& args, int min_args, int max_args,
+                 bool accepts_kwargs);
+
 }  // namespace tessera

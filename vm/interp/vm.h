@@ -23,8 +23,6 @@ struct VMOptions {
 // Outcome of running a script, mapped to the CLI's exit codes 0/1/2.
 enum class RunStatus : int { Ok = 0, RuntimeError = 1, CompileError = 2 };
 
-class Interpreter;
-
 class VM {
  public:
   explicit VM(VMOptions opts = {});
@@ -38,6 +36,8 @@ class VM {
   RunStatus run_source(const std::string& filename, const std::string& source);
   // Reads the file; an unreadable file is reported and returns CompileError.
   RunStatus run_file(const std::string& path);
+  // Compiles the file and prints the bytecode of every function to out().
+  RunStatus disassemble_file(const std::string& path);
 
   // For built-ins.
   std::ostream& out();
@@ -45,8 +45,12 @@ class VM {
   const VMOptions& options() const { return opts_; }
 
  private:
+  // Compiles `source`; reports a syntax error and returns null on failure.
+  std::unique_ptr<Module> compile_source(const std::string& filename, const std::string& source);
+  bool read_file(const std::string& path, std::string& source);
+  std::ostream& err();
+
   VMOptions opts_;
-  std::unique_ptr<Interpreter> interp_;
 };
 
 }  // namespace tessera

@@ -1,0 +1,153 @@
+#include <cmath>
+
+#include "test_util.h"
+
+namespace tessera {
+namespace {
+
+using namespace testing;
+
+std::vector<double> filled(int64_t n, double phase) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < n; ++i) v.push_back(std::sin(0.7 * static_cast<double>(i) + phase));
+  return v;
+}
+
+TEST(Matmul, TwoDAndVectors) {
+  Value a = make_t({1, 2, 3, 4, 5, 6}, {2, 3}), b = make_t({7, 8, 9, 10, 11, 12}, {3, 2});
+  Value c = tensor_binary(ast::BinOp::MatMul, a, b);
+  EXPECT_EQ(tensor_of(c).shape, (Shape{2, 2}));
+  EXPECT_EQ(vals(c), (std::vector<double>{58, 64, 139, 154}));
+  Value v = make_t({1, 1, 1}, {3});
+  EXPECT_EQ(tensor_of(call("matmul", {a, v})).shape, (Shape{2}));
+  EXPECT_EQ(vals(call("matmul", {a, v})), (std::vector<double>{6, 15}));
+  EXPECT_EQ(vals(call("matmul", {make_t({1, 1}, {2}), a})), (std::vector<double>{5, 7, 9}));
+  Value dot = call("matmul", {v, v});
+  EXPECT_EQ(tensor_of(dot).rank(), 0u);
+  EXPECT_EQ(vals(dot)[0], 3);
+  Value ia = make_t({1, 2, 3, 4}, {2, 2}, DType::I64);
+  Value ic = call("matmul", {ia, ia});
+  EXPECT_EQ(tensor_of(ic).dtype, DType::I64);
+  EXPECT_EQ(vals(ic), (std::vector<double>{7, 10, 15, 22}));
+}
+
+TEST(Matmul, BatchedBroadcastMatchesNaive) {
+  Shape sa = {2, 1, 3, 4}, sb = {3, 4, 5};
+  Value a = make_t(filled(24, 0), sa), b = make_t(filled(60, 1), sb);
+  Value c = call("matmul", {a, b});
+  ASSERT_EQ(tensor_of(c).shape, (Shape{2, 3, 3, 5}));
+  std::vector<double> ref;
+  auto da = vals(a), db = vals(b);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int m = 0; m < 3; ++m)
+        for (int n = 0; n < 5; ++n) {
+          double s = 0;
+          for (int k = 0; k < 4; ++k) s += da[i * 12 + m * 4 + k] * db[j * 20 + k * 5 + n];
+          ref.push_back(s);
+        }
+  expect_close(vals(c), ref, 1e-5);
+  // Half inputs: f32 accumulation, rounded once.
+  Value ah = call("cast", {a, Value::dtype(DType::BF16)}), bh = call("cast", {b, Value::dtype(DType::BF16)});
+  Value ch = call("matmul", {ah, bh});
+  EXPECT_EQ(tensor_of(ch).dtype, DType::BF16);
+  expect_close(vals(ch), ref, 2e-2);
+}
+
+TEST(Matmul, Errors) {
+  Value a = make_tensor(DType::F32, {2, 3}), b = make_tensor(DType::F32, {4, 5});
+  EXPECT_EQ(error_of([&] { call("matmul", {a, b}); }), "matmul: shapes [2, 3] and [4, 5] are incompatible");
+  EXPECT_EQ(error_of([&] { tensor_binary(ast::BinOp::MatMul, a, b); }),
+            "matmul: shapes [2, 3] and [4, 5] are incompatible");
+  EXPECT_EQ(error_of([&] { call("matmul", {make_tensor(DType::F32, {2, 2, 3}), make_tensor(DType::F32, {3, 3, 1})}); }),
+            "matmul: shapes [2, 2, 3] and [3, 3, 1] are incompatible");
+  EXPECT_EQ(error_of([&] { call("matmul", {make_tensor(DType::F32, {}), a}); }),
+            "matmul: shapes [] and [2, 3] are incompatible");
+  Value z = call("matmul", {make_tensor(DType::F32, {2, 0}), make_tensor(DType::F32, {0, 3})});
+  EXPECT_EQ(vals(z), std::vector<double>(6, 0.0));
+}
+
+TEST(NN, Softmax) {
+  Value t = make_t({1, 2, 3, 1000, 1000, 1000}, {2, 3});
+  Value s = call("softmax", {t});
+  double e1 = std::exp(1 - 3.0), e2 = std::exp(2 - 3.0), z = e1 + e2 + 1;
+  expect_close(vals(s), {e1 / z, e2 / z, 1 / z, 1.0 / 3, 1.0 / 3, 1.0 / 3}, 1e-6);
+  Value s0 = call("softmax", {t}, {{"axis", Value::integer(0)}});
+  EXPECT_NEAR(vals(s0)[0], 0.0, 1e-6);
+  EXPECT_NEAR(vals(s0)[3], 1.0, 1e-6);
+  EXPECT_EQ(tensor_of(call("softmax", {make_t({1, 2}, {2}, DType::I64)})).dtype, DType::F32);
+}
+
+TEST(NN, LayerNormAndRmsNorm) {
+  std::vector<double> d = {1, 2, 3, 4, -1, 0, 2, 7};
+  Value x = make_t(d, {2, 4});
+  Value w = make_t({0.5, 1, 2, -1}, {4}), b = make_t({0, 0.1, 0.2, 0.3}, {4});
+  Value ln = call("layer_norm", {x}, {{"weight", w}, {"bias", b}});
+  std::vector<double> ref, rref;
+  for (int r = 0; r < 2; ++r) {
+    double mean = 0, var = 0, ss = 0;
+    for (int i = 0; i < 4; ++i) mean += d[r * 4 + i] / 4;
+    for (int i = 0; i < 4; ++i) var += (d[r * 4 + i] - mean) * (d[r * 4 + i] - mean) / 4, ss += d[r * 4 + i] * d[r * 4 + i] / 4;
+    double ww[4] = {0.5, 1, 2, -1}, bb[4] = {0, 0.1, 0.2, 0.3};
+    for (int i = 0; i < 4; ++i) {
+      ref.push_back((d[r * 4 + i] - mean) / std::sqrt(var + 1e-5) * ww[i] + bb[i]);
+      rref.push_back(d[r * 4 + i] / std::sqrt(ss + 1e-6) * ww[i]);
+    }
+  }
+  expect_close(vals(ln), ref, 1e-5);
+  expect_close(vals(call("rms_norm", {x, w})), rref, 1e-5);
+  EXPECT_EQ(error_of([&] { call("layer_norm", {x}, {{"weight", make_t({1, 2}, {2})}}); }),
+            "layer_norm: weight shape [2] does not match input shape [2, 4]");
+  EXPECT_EQ(error_of([&] { call("rms_norm", {x}, {{"bias", w}}); }), "rms_norm: unexpected keyword argument 'bias'");
+}
+
+// softmax(Q K^T * scale [masked]) V, all in double.
+std::vector<double> naive_attention(const std::vector<double>& q, const std::vector<double>& k,
+                                    const std::vector<double>& v, int B, int Sq, int Sk, int D, bool causal,
+                                    double scale) {
+  std::vector<double> out;
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < Sq; ++i) {
+      std::vector<double> s(Sk, -INFINITY);
+      double mx = -INFINITY;
+      for (int j = 0; j < Sk; ++j) {
+        if (causal && j > i) continue;
+        double acc = 0;
+        for (int c = 0; c < D; ++c) acc += q[(b * Sq + i) * D + c] * k[(b * Sk + j) * D + c];
+        s[j] = acc * scale;
+        mx = std::max(mx, s[j]);
+      }
+      double z = 0;
+      for (int j = 0; j < Sk; ++j) z += (s[j] = std::exp(s[j] - mx));
+      for (int c = 0; c < D; ++c) {
+        double acc = 0;
+        for (int j = 0; j < Sk; ++j) acc += s[j] / z * v[(b * Sk + j) * D + c];
+        out.push_back(acc);
+      }
+    }
+  return out;
+}
+
+TEST(NN, AttentionMatchesNaive) {
+  const int B = 2, Sq = 3, Sk = 5, D = 4;
+  Value q = make_t(filled(B * Sq * D, 0.1), {B, Sq, D}), k = make_t(filled(B * Sk * D, 0.7), {B, Sk, D}),
+        v = make_t(filled(B * Sk * D, 2.1), {B, Sk, D});
+  for (bool causal : {false, true}) {
+    Value o = call("attention", {q, k, v}, {{"causal", Value::boolean(causal)}});
+    EXPECT_EQ(tensor_of(o).shape, (Shape{B, Sq, D}));
+    expect_close(vals(o), naive_attention(vals(q), vals(k), vals(v), B, Sq, Sk, D, causal, 0.5), 1e-5);
+  }
+  Value o = call("attention", {q, k, v, Value::boolean(false), Value::number(0.3)});
+  expect_close(vals(o), naive_attention(vals(q), vals(k), vals(v), B, Sq, Sk, D, false, 0.3), 1e-5);
+  // f16 inputs: close to the f32 result
+  Value qh = call("cast", {q, Value::dtype(DType::F16)}), kh = call("cast", {k, Value::dtype(DType::F16)}),
+        vh = call("cast", {v, Value::dtype(DType::F16)});
+  Value oh = call("attention", {qh, kh, vh});
+  EXPECT_EQ(tensor_of(oh).dtype, DType::F16);
+  expect_close(vals(oh), naive_attention(vals(q), vals(k), vals(v), B, Sq, Sk, D, false, 0.5), 5e-3);
+  EXPECT_EQ(error_of([&] { call("attention", {q, make_tensor(DType::F32, {B, Sk, 3}), v}); }),
+            "attention: shapes [2, 3, 4] and [2, 5, 3] are incompatible");
+}
+
+}  // namespace
+}  // namespace tessera

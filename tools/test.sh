@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Full test run, as CI does it: Release build + all tests (unit and conformance), then an
+# ASan+UBSan build in build-asan/ running the whole suite again, then a benchmark smoke run
+# (small sizes, tessera-vm only) that checks the checksums. Runs from any directory.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+JOBS=2   # the CI machines have 2 cores
+
+echo "==> [1/4] configure + build build/ (Release)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$JOBS"
+
+echo "==> [2/4] ctest in build/"
+ctest --test-dir build --output-on-failure -j"$JOBS"
+
+echo "==> [3/4] configure + build build-asan/ (ASan + UBSan) and run the suite there"
+# RelWithDebInfo keeps the sanitizer build fast enough for the conformance suite while
+# giving symbolised reports.
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=ON
+cmake --build build-asan -j"$JOBS"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$JOBS"
+
+echo "==> [4/4] benchmark smoke run (small sizes, checksums only)"
+smoke_out="$(mktemp -d)"
+trap 'rm -rf "$smoke_out"' EXIT
+python3 experiments/harness/run_bench.py --vm build/tessera-vm --runs 1 --size small \
+  --peers tessera --check-only --out-dir "$smoke_out"
+
+echo "==> all tests passed"

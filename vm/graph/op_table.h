@@ -1,0 +1,119 @@
+// The Graph IR op table: one declarative row per tensor operation
+// (vm/graph/ops.def). Built-in functions (tensor_builtins.cpp), the
+// interpreter's operator paths and the JIT's tracer all read this table, so
+// adding an operation is one row plus its kernel.
+//
+// Calling convention of an op: positional *inputs* (min_inputs..max_inputs;
+// tensors or other values such as shapes and scalars), then *attributes*,
+// which may be passed positionally after the inputs or by keyword, and
+// which have defaults unless marked required.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "vm/builtins/builtin.h"
+#include "vm/tensor/tensor.h"
+
+namespace tessera {
+
+enum class OpId : uint16_t {
+#define TESSERA_OP(id, ...) id,
+#include "vm/graph/ops.def"
+#undef TESSERA_OP
+};
+
+// What an attribute accepts.
+enum class AttrType : uint8_t {
+  Int,        // int
+  OptInt,     // int or nil
+  Number,     // int or float
+  OptNumber,  // int, float or nil
+  Bool,       // bool
+  DType,      // dtype value
+  OptDType,   // dtype value or nil
+  Str,        // str
+  OptTensor,  // tensor or nil
+};
+
+// A compile-time attribute default (a Value cannot be constexpr).
+struct AttrDefault {
+  enum class Kind : uint8_t { Required, Nil, Bool, Int, Number, DType, Str } kind = Kind::Required;
+  int64_t i = 0;
+  double f = 0;
+  DType dt = DType::F32;
+  const char* s = nullptr;
+  Value to_value() const;
+};
+constexpr AttrDefault required() { return {}; }
+constexpr AttrDefault dflt_nil() { return {AttrDefault::Kind::Nil}; }
+constexpr AttrDefault dflt_bool(bool b) { return {AttrDefault::Kind::Bool, b}; }
+constexpr AttrDefault dflt_int(int64_t i) { return {AttrDefault::Kind::Int, i}; }
+constexpr AttrDefault dflt_num(double f) { return {AttrDefault::Kind::Number, 0, f}; }
+constexpr AttrDefault dflt_dtype(DType d) { return {AttrDefault::Kind::DType, 0, 0, d}; }
+constexpr AttrDefault dflt_str(const char* s) { return {AttrDefault::Kind::Str, 0, 0, DType::F32, s}; }
+
+struct AttrDef {
+  const char* name = nullptr;
+  AttrType type = AttrType::Int;
+  AttrDefault dflt;
+};
+
+constexpr size_t kMaxAttrs = 6;
+struct OpDef;
+
+// One bound call: inputs as given, every attribute resolved (default filled in).
+struct OpCall {
+  const OpDef* def = nullptr;
+  std::span<const Value> inputs;
+  std::array<Value, kMaxAttrs> attrs;
+
+  // The attribute of that name (must exist in the op's row).
+  const Value& attr(std::string_view name) const;
+  // Input i as a tensor; throws "NAME: expected tensor, got TYPE".
+  const TensorObj& tensor(size_t i) const;
+  const char* name() const;  // the error-message prefix
+};
+
+using ShapeFn = Shape (*)(const OpCall&);   // validates inputs; result shape
+using DTypeFn = DType (*)(const OpCall&);   // result dtype
+// Tensor ops (shape != nullptr): fill the preallocated `out`, return nil.
+// Value ops (shape == nullptr, e.g. numel): out is null; return the result.
+using KernelFn = Value (*)(const OpCall&, TensorObj* out);
+// Optional scalar form, used when no positional argument is a tensor and no
+// keywords are given (unary math and min/max on plain numbers).
+using ScalarFn = Value (*)(std::span<const Value> args);
+
+struct OpDef {
+  OpId id;
+  const char* name;     // Graph IR name; the built-in's name when builtin
+  const char* display;  // error-message prefix ("+" for the add operator)
+  bool builtin;         // registered as a script built-in function
+  int min_inputs;
+  int max_inputs;
+  std::span<const AttrDef> attrs;
+  ShapeFn shape;
+  DTypeFn dtype;
+  ScalarFn scalar;
+  KernelFn kernel;
+};
+
+std::span<const OpDef> op_table();
+const OpDef& op_def(OpId id);
+const OpDef* find_op(std::string_view name);  // null if unknown
+
+// Arity and attribute binding, with errors such as
+// "zeros: unexpected keyword argument 'foo'", "sum() takes 1 to 3 arguments (4 given)",
+// "sum: axis must be int or nil, got float", "cast: missing argument 'dtype'".
+// The returned call refers to args.pos (which must outlive it).
+OpCall bind_op(const OpDef& def, const CallArgs& args);
+// Shape and dtype inference, allocation, kernel.
+Value run_op(const OpCall& call);
+// bind + (scalar fast path | run).
+Value call_op(const OpDef& def, const CallArgs& args);
+// Convenience for C++ callers: positional inputs only, default attributes.
+Value call_op(OpId id, std::span<const Value> inputs);
+
+}  // namespace tessera

@@ -1,0 +1,67 @@
+// Interpreter: executes a compiled Module's bytecode (tier T0).
+//
+// Register machine with threaded (computed-goto) dispatch. All frames share
+// one contiguous register stack; a call slides the register window so the
+// caller's argument registers become the callee's parameters (no copying, no
+// heap allocation per call). Frames are records in a reserved vector.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "vm/bytecode/bytecode.h"
+#include "vm/core/value.h"
+#include "vm/interp/jit_hooks.h"
+
+namespace tessera {
+
+class VM;
+
+// One activation record. The current frame's pc lives in a local of the
+// dispatch loop; it is written back here on calls and errors.
+struct CallFrame {
+  FunctionProto* proto;
+  const Instr* pc;  // next instruction to execute
+  uint32_t base;    // index of register 0 in the register stack
+};
+
+// A runtime error with the frames it unwound, outermost first.
+struct ScriptError {
+  std::string message;
+  struct Frame {
+    std::string function;
+    int line;
+  };
+  std::vector<Frame> traceback;  // outermost first; back() is where it was raised
+};
+
+class Interpreter {
+ public:
+  Interpreter(VM& vm, std::unique_ptr<Module> module);
+  ~Interpreter();
+
+  // Runs <main>. Returns false and fills `err` on a runtime error.
+  bool run_main(ScriptError& err);
+
+  void set_jit_hooks(JitHooks* hooks) { hooks_ = hooks; }
+  const Module& module() const { return *module_; }
+
+ private:
+  // The dispatch loop; runs until the frame at depth `stop_depth` returns.
+  void execute(size_t stop_depth);
+  ScriptError make_error(const std::string& message) const;
+  void ensure_stack(size_t needed);
+  [[noreturn]] void raise_call_error(const Value& callee, const FunctionProto* proto,
+                                     const Instr* call_pc, int nargs) const;
+
+  VM& vm_;
+  std::unique_ptr<Module> module_;
+  std::vector<Value> globals_;
+  std::vector<Value> stack_;
+  std::vector<CallFrame> frames_;
+  JitHooks* hooks_ = nullptr;
+};
+
+}  // namespace tessera

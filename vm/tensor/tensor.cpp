@@ -1,0 +1,129 @@
+#include "vm/tensor/tensor.h"
+
+#include <cmath>
+#include <cstring>
+#include <new>
+
+#include "vm/core/error.h"
+
+namespace tessera {
+
+int64_t shape_numel(const Shape& s, DType dt) {
+  uint64_t n = 1;
+  const uint64_t limit = kMaxTensorBytes / dtype_size(dt);
+  for (int64_t d : s) {
+    if (d < 0) throw RuntimeError("negative dimension in shape " + shape_str(s));
+    if (d == 0) {
+      n = 0;
+      continue;
+    }
+    // Checked before multiplying so that the product itself cannot overflow.
+    if (n != 0 && static_cast<uint64_t>(d) > limit / n) throw RuntimeError("tensor too large");
+    if (n != 0) n *= static_cast<uint64_t>(d);
+  }
+  // A zero dimension makes the tensor empty, but the other dims must still be sane.
+  for (int64_t d : s)
+    if (static_cast<uint64_t>(d) > limit) throw RuntimeError("tensor too large");
+  return static_cast<int64_t>(n);
+}
+
+TensorObj::TensorObj(DType dt, Shape s) : Obj(ObjKind::Tensor), dtype(dt), shape(std::move(s)) {
+  if (shape.size() > kMaxRank)
+    throw RuntimeError("tensor rank must be at most 8, got " + std::to_string(shape.size()));
+  numel = shape_numel(shape, dtype);
+  size_t bytes = (nbytes() + 63) & ~size_t{63};
+  if (bytes == 0) bytes = 64;  // a valid pointer even for empty tensors
+  try {
+    data = ::operator new(bytes, std::align_val_t{64});
+  } catch (const std::bad_alloc&) {
+    throw RuntimeError("out of memory");
+  }
+}
+
+TensorObj::~TensorObj() { ::operator delete(data, std::align_val_t{64}); }
+
+Value make_tensor(DType dt, Shape shape, bool zero) {
+  auto* t = new TensorObj(dt, std::move(shape));
+  Value v = Value::adopt(t);
+  if (zero && t->numel) std::memset(t->data, 0, t->nbytes());
+  return v;
+}
+
+std::string shape_str(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s[i]);
+  }
+  return out + "]";
+}
+
+Shape contiguous_strides(const Shape& s) {
+  Shape st(s.size());
+  int64_t acc = 1;
+  for (size_t i = s.size(); i-- > 0;) {
+    st[i] = acc;
+    acc *= s[i];
+  }
+  return st;
+}
+
+double TensorObj::get_f(int64_t i) const {
+  switch (dtype) {
+    case DType::F32: return ptr<float>()[i];
+    case DType::F16: return f16_to_f32(ptr<uint16_t>()[i]);
+    case DType::BF16: return bf16_to_f32(ptr<uint16_t>()[i]);
+    case DType::I32: return ptr<int32_t>()[i];
+    case DType::I64: return static_cast<double>(ptr<int64_t>()[i]);
+    case DType::Bool: return ptr<uint8_t>()[i] ? 1.0 : 0.0;
+  }
+  return 0;
+}
+
+namespace {
+// Float -> int64 conversion that never hits UB: NaN -> 0, saturating at the
+// int64 range, truncating toward zero otherwise (like a C cast where defined).
+int64_t saturating_i64(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(v);
+}
+}  // namespace
+
+int64_t TensorObj::get_i(int64_t i) const {
+  switch (dtype) {
+    case DType::I32: return ptr<int32_t>()[i];
+    case DType::I64: return ptr<int64_t>()[i];
+    case DType::Bool: return ptr<uint8_t>()[i];
+    default: return saturating_i64(get_f(i));
+  }
+}
+
+void TensorObj::set_f(int64_t i, double v) {
+  switch (dtype) {
+    case DType::F32: ptr<float>()[i] = static_cast<float>(v); break;
+    case DType::F16: ptr<uint16_t>()[i] = f32_to_f16(static_cast<float>(v)); break;
+    case DType::BF16: ptr<uint16_t>()[i] = f32_to_bf16(static_cast<float>(v)); break;
+    case DType::I32: ptr<int32_t>()[i] = static_cast<int32_t>(static_cast<uint32_t>(saturating_i64(v))); break;
+    case DType::I64: ptr<int64_t>()[i] = saturating_i64(v); break;
+    case DType::Bool: ptr<uint8_t>()[i] = v != 0.0; break;
+  }
+}
+
+void TensorObj::set_i(int64_t i, int64_t v) {
+  switch (dtype) {
+    case DType::I32: ptr<int32_t>()[i] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v))); break;
+    case DType::I64: ptr<int64_t>()[i] = v; break;
+    case DType::Bool: ptr<uint8_t>()[i] = v != 0; break;
+    default: set_f(i, static_cast<double>(v)); break;
+  }
+}
+
+Value tensor_element_value(const TensorObj& t, int64_t i) {
+  if (dtype_is_float(t.dtype)) return Value::number(t.get_f(i));
+  if (t.dtype == DType::Bool) return Value::boolean(t.ptr<uint8_t>()[i] != 0);
+  return Value::integer(t.get_i(i));
+}
+
+}  // namespace tessera

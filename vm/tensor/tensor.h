@@ -1,0 +1,66 @@
+// TensorObj: a refcounted n-d array with contiguous row-major storage.
+//
+// The buffer is 64-byte aligned (SIMD/BLAS friendly) and owned by the object;
+// dropping the last Value frees it immediately, so loops that make a fresh
+// tensor per iteration run in constant memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vm/core/value.h"
+#include "vm/tensor/dtype.h"
+
+namespace tessera {
+
+using Shape = std::vector<int64_t>;
+
+constexpr size_t kMaxRank = 8;
+// Allocations beyond this are refused with "tensor too large" instead of
+// letting the OS overcommit and kill the process later.
+constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 34;  // 16 GiB
+
+struct TensorObj : Obj {
+  DType dtype;
+  Shape shape;
+  int64_t numel = 0;
+  void* data = nullptr;  // numel * dtype_size(dtype) bytes, 64-byte aligned
+
+  TensorObj(DType dt, Shape s);  // allocates; throws RuntimeError on failure
+  ~TensorObj() override;
+  TensorObj(const TensorObj&) = delete;
+  TensorObj& operator=(const TensorObj&) = delete;
+
+  size_t rank() const { return shape.size(); }
+  size_t nbytes() const { return static_cast<size_t>(numel) * dtype_size(dtype); }
+  template <typename T> T* ptr() { return static_cast<T*>(data); }
+  template <typename T> const T* ptr() const { return static_cast<const T*>(data); }
+
+  // Element i (flat index) as double / int64, converting from the dtype.
+  double get_f(int64_t i) const;
+  int64_t get_i(int64_t i) const;
+  // Store element i, rounding to the dtype: floats round to nearest even,
+  // ints wrap (two's complement), bool stores value != 0.
+  void set_f(int64_t i, double v);
+  void set_i(int64_t i, int64_t v);
+};
+
+// A new tensor; zero-filled when `zero` (kernels that write every element pass false).
+Value make_tensor(DType dt, Shape shape, bool zero = true);
+inline TensorObj& tensor_of(const Value& v) { return *v.as_tensor(); }
+
+// Number of elements of a shape; throws "tensor too large" when the element
+// count or byte size of dtype `dt` is absurd.
+int64_t shape_numel(const Shape& s, DType dt);
+// "[2, 3]"
+std::string shape_str(const Shape& s);
+// Row-major strides (in elements).
+Shape contiguous_strides(const Shape& s);
+
+// A scalar read of element i as a script value: float for float dtypes, int
+// for ints, bool for bool.
+Value tensor_element_value(const TensorObj& t, int64_t i);
+
+}  // namespace tessera
