@@ -9,36 +9,10 @@
 
 namespace tessera {
 
-const char* binop_text(ast::BinOp op) {
-  switch (op) {
-    case ast::BinOp::Add: return "+";
-    case ast::BinOp::Sub: return "-";
-    case ast::BinOp::Mul: return "*";
-    case ast::BinOp::Div: return "/";
-    case ast::BinOp::IDiv: return "//";
-    case ast::BinOp::Mod: return "%";
-    case ast::BinOp::Pow: return "**";
-    case ast::BinOp::MatMul: return "@";
-  }
-  return "?";
-}
-
-const char* cmpop_text(ast::CmpOp op) {
-  switch (op) {
-    case ast::CmpOp::Eq: return "==";
-    case ast::CmpOp::Ne: return "!=";
-    case ast::CmpOp::Lt: return "<";
-    case ast::CmpOp::Le: return "<=";
-    case ast::CmpOp::Gt: return ">";
-    case ast::CmpOp::Ge: return ">=";
-  }
-  return "?";
-}
-
 namespace {
 
 [[noreturn]] void unsupported(ast::BinOp op, const Value& a, const Value& b) {
-  throw RuntimeError(std::string("unsupported operand types for ") + binop_text(op) + ": " +
+  throw RuntimeError(std::string("unsupported operand types for ") + ast::binop_symbol(op) + ": " +
                      type_name(a) + " and " + type_name(b));
 }
 
@@ -182,7 +156,7 @@ Value compare(ast::CmpOp op, const Value& a, const Value& b) {
     int c = a.as_str()->view().compare(b.as_str()->view());
     return Value::boolean(cmp_holds(op, (c > 0) - (c < 0)));
   }
-  throw RuntimeError(std::string("'") + cmpop_text(op) + "' not supported between " +
+  throw RuntimeError(std::string("'") + ast::cmpop_symbol(op) + "' not supported between " +
                      type_name(a) + " and " + type_name(b));
 }
 

@@ -28,9 +28,5 @@ Value compare(ast::CmpOp op, const Value& a, const Value& b);
 // functions and tensors by identity, values of different types unequal.
 bool values_equal(const Value& a, const Value& b);
 
-// The operator's source spelling ("+", "//", "<=") for messages; local to
-// this component so it does not depend on the frontend library.
-const char* binop_text(ast::BinOp op);
-const char* cmpop_text(ast::CmpOp op);
 
 }  // namespace tessera

@@ -28,11 +28,11 @@ struct OpInfo {
 };
 const OpInfo& op_info(Op op);
 
-// One 64-bit instruction: op:8, (unused):8, a:16, then either b:16 c:16 or a
+// One 64-bit instruction: op:8, flags:8, a:16, then either b:16 c:16 or a
 // 32-bit bx/sbx. Jump offsets are relative to the instruction after the jump.
 struct Instr {
   Op op;
-  uint8_t unused = 0;
+  uint8_t flags = 0;  // kFlagConstLeft, or 0
   uint16_t a = 0;
   union {
     struct {
@@ -54,6 +54,11 @@ struct Instr {
   }
 };
 static_assert(sizeof(Instr) == 8, "Instr must stay 8 bytes");
+
+// ADDK/MULK with this flag compute K[C] op R[B] (the constant was written on
+// the left). Numbers commute, so only the slow path, which orders operands
+// for error messages (e.g. `2 * "a"`), reads the flag.
+constexpr uint8_t kFlagConstLeft = 1;
 
 constexpr int kMaxRegisters = 65535;  // a:16; the compiler reports overflow
 

@@ -32,6 +32,7 @@ class CodeBuilder {
   uint32_t emit_abc(Op op, int a, int b, int c) {
     return emit(Instr::abc(op, u16(a), u16(b), u16(c)));
   }
+  void set_flags(uint32_t pc, uint8_t flags) { code_[pc].flags = flags; }
   uint32_t emit_abx(Op op, int a, uint32_t bx) { return emit(Instr::abx(op, u16(a), bx)); }
   uint32_t emit_asbx(Op op, int a, int32_t sbx) { return emit(Instr::asbx(op, u16(a), sbx)); }
 

@@ -180,6 +180,7 @@ std::string instruction_line(const Module& m, const FunctionProto& fn, uint32_t 
     operands += text;
   }
   if (const std::string* callee = fn.call_name_at(pc)) add_comment(*callee);
+  if (in.flags & kFlagConstLeft) add_comment("constant on the left");
 
   int line = pc < fn.lines.size() ? fn.lines[pc] : 0;
   char head[64];

@@ -187,8 +187,19 @@ void FunctionCompiler::emit_arith(ast::BinOp op, Reg dst, Reg lhs, const ast::Ex
 }
 
 void FunctionCompiler::binary_to(const ast::Binary& e, Reg dst) {
-  // Operand order is never swapped: error messages name the operand types
-  // in source order, and a ...K form needs the constant on the right.
+  // `K + x` and `K * x` with a numeric literal K use ADDK/MULK flagged
+  // kFlagConstLeft (numbers commute; the flag keeps error messages in source
+  // order). Other operators keep the literal in a register.
+  if ((e.op == ast::BinOp::Add || e.op == ast::BinOp::Mul) && !numeric_literal(*e.rhs)) {
+    if (auto k = small_numeric_const(*e.lhs)) {
+      int saved_top = regs_.top();
+      Reg rhs = expr_any(*e.rhs);
+      uint32_t pc = code_.emit_abc(kArith[static_cast<int>(e.op)].konst, dst, rhs, *k);
+      code_.set_flags(pc, kFlagConstLeft);
+      regs_.free_to(saved_top);
+      return;
+    }
+  }
   int saved_top = regs_.top();
   Reg lhs = expr_any(*e.lhs);
   emit_arith(e.op, dst, lhs, *e.rhs);

@@ -7,32 +7,6 @@
 
 namespace tessera::ast {
 
-const char* binop_symbol(BinOp op) {
-  switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::IDiv: return "//";
-    case BinOp::Mod: return "%";
-    case BinOp::Pow: return "**";
-    case BinOp::MatMul: return "@";
-  }
-  return "?";
-}
-
-const char* cmpop_symbol(CmpOp op) {
-  switch (op) {
-    case CmpOp::Eq: return "==";
-    case CmpOp::Ne: return "!=";
-    case CmpOp::Lt: return "<";
-    case CmpOp::Le: return "<=";
-    case CmpOp::Gt: return ">";
-    case CmpOp::Ge: return ">=";
-  }
-  return "?";
-}
-
 namespace {
 
 // Shortest text that reads back as the same double, always recognisable as a

@@ -37,8 +37,17 @@ enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 enum class UnOp : uint8_t { Neg, Not };
 enum class LogicOp : uint8_t { And, Or };
 
-const char* binop_symbol(BinOp op);   // "+", "//", ...
-const char* cmpop_symbol(CmpOp op);   // "==", "<=", ...
+// Operator spellings, indexed by the enums above. Header-only, so that
+// error messages anywhere (values, tensors) can use them without linking
+// the frontend.
+inline const char* binop_symbol(BinOp op) {
+  static constexpr const char* kText[] = {"+", "-", "*", "/", "//", "%", "**", "@"};
+  return kText[static_cast<int>(op)];
+}
+inline const char* cmpop_symbol(CmpOp op) {
+  static constexpr const char* kText[] = {"==", "!=", "<", "<=", ">", ">="};
+  return kText[static_cast<int>(op)];
+}
 
 struct Expr {
   ExprKind kind;

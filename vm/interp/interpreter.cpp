@@ -66,7 +66,8 @@ Interpreter::Interpreter(VM& vm, std::unique_ptr<Module> module)
   }
   for (auto& fn : module_->functions) fn->hotcounts.assign(fn->code.size(), 0);
   stack_.resize(1024);
-  frames_.reserve(static_cast<size_t>(vm_.options().max_depth) + 1);
+  max_depth_ = static_cast<size_t>(vm_.options().max_depth);
+  frames_.reserve(max_depth_ + 1);
 }
 
 Interpreter::~Interpreter() {
@@ -208,19 +209,22 @@ L_DEFGLOBAL:
 
   // Arithmetic: int/int and float/float inline, mixed numbers as doubles,
   // everything else (strings, lists, tensors, errors) through arith().
-#define ARITH(NAME, OP, RHS, INT_CASE, FLT_CASE)                 \
+#define ARITH(NAME, OP, RHS, INT_CASE, FLT_CASE, SLOW)        \
   L_##NAME : {                                                   \
     const Value& b_ = RB;                                        \
     const Value& c_ = RHS;                                       \
     if (LIKELY(b_.is_int() && c_.is_int())) {                    \
       int64_t x = b_.as_int(), y = c_.as_int();                  \
       INT_CASE;                                                  \
+    } else if (LIKELY(b_.is_float() && c_.is_float())) {         \
+      double x = b_.as_float(), y = c_.as_float();               \
+      FLT_CASE;                                                  \
     } else if (b_.is_number() && c_.is_number()) {               \
       double x = b_.to_double(), y = c_.to_double();             \
       FLT_CASE;                                                  \
     } else {                                                     \
       SAVEPC();                                                  \
-      RA = arith(ast::BinOp::OP, b_, c_);                        \
+      SLOW;                                                      \
     }                                                            \
     DISPATCH();                                                  \
   }
@@ -229,9 +233,13 @@ L_DEFGLOBAL:
     SAVEPC();                                      \
     throw RuntimeError("division by zero");        \
   }
-#define ARITH_PAIR(NAME, OP, INT_CASE, FLT_CASE) \
-  ARITH(NAME, OP, RC, INT_CASE, FLT_CASE)        \
-  ARITH(NAME##K, OP, KC, INT_CASE, FLT_CASE)
+// The slow paths: arith() orders operands as written in the source (the
+// kFlagConstLeft flag of ADDK/MULK puts the constant first).
+#define ARITH_PAIR(NAME, OP, INT_CASE, FLT_CASE)                                  \
+  ARITH(NAME, OP, RC, INT_CASE, FLT_CASE, RA = arith(ast::BinOp::OP, b_, c_))     \
+  ARITH(NAME##K, OP, KC, INT_CASE, FLT_CASE,                                      \
+        RA = (ins.flags & kFlagConstLeft) ? arith(ast::BinOp::OP, c_, b_)         \
+                                          : arith(ast::BinOp::OP, b_, c_))
 
   ARITH_PAIR(ADD, Add, RA.set_int(int_add(x, y)), RA.set_float(x + y))
   ARITH_PAIR(SUB, Sub, RA.set_int(int_sub(x, y)), RA.set_float(x - y))
@@ -435,7 +443,7 @@ L_CALLKW: {
       SAVEPC();
       raise_call_error(callee, proto, pc - 1, nargs);
     }
-    if (UNLIKELY(frames_.size() >= static_cast<size_t>(vm_.options().max_depth))) {
+    if (UNLIKELY(frames_.size() >= max_depth_)) {
       SAVEPC();
       throw RuntimeError("stack overflow");
     }
@@ -480,8 +488,10 @@ L_CALLKW: {
 L_RET:
 L_RETNIL: {
   Value result = ins.op == Op::RET ? std::move(RA) : Value();
-  // Free the callee's registers now, so objects it made die promptly.
-  for (int i = 0, n = proto->nregs; i < n; ++i) R[i] = Value();
+  // Free the callee's objects now, so they die promptly; stale scalars in
+  // dead registers are harmless (every register is written before it is read).
+  for (int i = 0, n = proto->nregs; i < n; ++i)
+    if (R[i].is_obj()) R[i] = Value();
   const uint32_t ret_slot = frame->base - 1;  // the caller's CALL register
   frames_.pop_back();
   if (frames_.size() <= stop_depth) {

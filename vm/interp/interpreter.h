@@ -62,6 +62,7 @@ class Interpreter {
   std::vector<Value> stack_;
   std::vector<CallFrame> frames_;
   JitHooks* hooks_ = nullptr;
+  size_t max_depth_ = 0;  // frames before "stack overflow"
 };
 
 }  // namespace tessera

@@ -11,34 +11,6 @@ namespace tessera {
 
 namespace {
 
-// Operator spellings for error messages. Kept local (not ast::binop_symbol)
-// so that the tensor library does not depend on the frontend library.
-const char* symbol(ast::BinOp op) {
-  switch (op) {
-    case ast::BinOp::Add: return "+";
-    case ast::BinOp::Sub: return "-";
-    case ast::BinOp::Mul: return "*";
-    case ast::BinOp::Div: return "/";
-    case ast::BinOp::IDiv: return "//";
-    case ast::BinOp::Mod: return "%";
-    case ast::BinOp::Pow: return "**";
-    case ast::BinOp::MatMul: return "@";
-  }
-  return "?";
-}
-
-const char* symbol(ast::CmpOp op) {
-  switch (op) {
-    case ast::CmpOp::Eq: return "==";
-    case ast::CmpOp::Ne: return "!=";
-    case ast::CmpOp::Lt: return "<";
-    case ast::CmpOp::Le: return "<=";
-    case ast::CmpOp::Gt: return ">";
-    case ast::CmpOp::Ge: return ">=";
-  }
-  return "?";
-}
-
 Binary to_binary(ast::BinOp op) {
   switch (op) {
     case ast::BinOp::Add: return Binary::Add;
@@ -92,11 +64,11 @@ Value tensor_binary(ast::BinOp op, const Value& a, const Value& b) {
     matmul_kernel(x, y, tensor_of(out));
     return out;
   }
-  return binary_op(to_binary(op), a, b, symbol(op));
+  return binary_op(to_binary(op), a, b, ast::binop_symbol(op));
 }
 
 Value tensor_compare(ast::CmpOp op, const Value& a, const Value& b) {
-  return binary_op(to_binary(op), a, b, symbol(op));
+  return binary_op(to_binary(op), a, b, ast::cmpop_symbol(op));
 }
 
 Value tensor_neg(const Value& v) {

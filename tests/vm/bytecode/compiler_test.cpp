@@ -180,13 +180,23 @@ TEST(CompilerArith, ConstantOnTheRightUsesTheKForm) {
   auto m = compile_src(
       "fn f(a) {\n"
       "  let r = a + 1\n  r = a - 2\n  r = a * 3\n  r = a / 4\n  r = a // 5\n  r = a % 6\n"
-      "  r = a ** 7\n  r = a @ 8\n  r = 9 + a\n  r = a - -1.5\n  r = -a\n  r = not a\n"
+      "  r = a ** 7\n  r = a @ 8\n  r = 9 - a\n  r = a - -1.5\n  r = -a\n  r = not a\n"
       "}\n");
   EXPECT_EQ(opnames(*m, "f"),
             (Ops{"ADDK", "SUBK", "MULK", "DIVK", "IDIVK", "MODK", "POWK", "LOADI", "MATMUL",
-                 "LOADI", "ADD", "SUBK", "NEG", "NOT", "RETNIL"}));
-  EXPECT_EQ(ops(*m, "f")[9], "LOADI r2 9") << "operands are never swapped";
-  EXPECT_EQ(ops(*m, "f")[10], "ADD r1 r2 r0");
+                 "LOADI", "SUB", "SUBK", "NEG", "NOT", "RETNIL"}));
+  EXPECT_EQ(ops(*m, "f")[9], "LOADI r2 9") << "non-commutative operands are never swapped";
+  EXPECT_EQ(ops(*m, "f")[10], "SUB r1 r2 r0");
+}
+
+TEST(CompilerArith, ConstantOnTheLeftOfPlusOrTimesUsesTheFlaggedKForm) {
+  auto m = compile_src("fn f(a) {\n  let r = 9 + a\n  r = 2.5 * a\n  r = 1 + 2\n}\n");
+  const FunctionProto& f = *m->functions[1];
+  ASSERT_EQ(opnames(*m, "f"), (Ops{"ADDK", "MULK", "LOADI", "ADDK", "RETNIL"}));
+  EXPECT_EQ(ops(*m, "f")[0], "ADDK r1 r0 k0");
+  EXPECT_EQ(f.code[0].flags, kFlagConstLeft);
+  EXPECT_EQ(f.code[1].flags, kFlagConstLeft);
+  EXPECT_EQ(f.code[3].flags, 0) << "a literal on both sides keeps the usual right-hand K form";
 }
 
 TEST(CompilerArith, PrecedenceOfUnaryMinusAndPower) {
