@@ -1,6 +1,7 @@
 // The scalar, string and list built-ins of spec §6 (the tensor table owns
 // abs exp log sqrt rsqrt tanh sigmoid relu gelu silu sin cos min max, which
 // accept scalars too).
+#include <vector>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -248,10 +249,9 @@ Value bi_fmt(VM&, const CallArgs& a) {
     throw RuntimeError("fmt: digits must be between 0 and 100, got " + std::to_string(digits));
   int d = static_cast<int>(digits);
   int n = std::snprintf(nullptr, 0, "%.*f", d, x);
-  std::string s(static_cast<size_t>(n) + 1, '\0');
-  std::snprintf(s.data(), s.size(), "%.*f", d, x);
-  s.resize(static_cast<size_t>(n));
-  return make_str(s);
+  std::vector<char> buf(static_cast<size_t>(n) + 1);
+  std::snprintf(buf.data(), buf.size(), "%.*f", d, x);
+  return make_str(std::string_view(buf.data(), static_cast<size_t>(n)));
 }
 
 // ------------------------------------------------------------------ table
