@@ -190,8 +190,9 @@ def collect(paths, flt):
 def main():
     ap = argparse.ArgumentParser(description="Run the Tessera VM conformance suite.")
     ap.add_argument("--vm", required=True, help="path to the tessera-vm binary")
-    ap.add_argument("--vm-args", nargs="*", default=[],
-                    help="extra options placed after FILE on `tessera-vm run FILE`")
+    ap.add_argument("--vm-args", default="",
+                    help="extra options placed after FILE on `tessera-vm run FILE`, as one "
+                         "shell-quoted string: --vm-args='--jit-param hotloop=1'")
     ap.add_argument("--filter", help="only tests whose path contains this substring")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per test (default 60)")
     ap.add_argument("--one", help="run a single test (CTest mode)")
@@ -214,7 +215,7 @@ def main():
 
     passed = failed = 0
     for t in tests:
-        ok, report = run_test(t, vm, a.vm_args, a.timeout)
+        ok, report = run_test(t, vm, shlex.split(a.vm_args), a.timeout)
         if ok:
             passed += 1
             if a.verbose or a.one:

@@ -2,10 +2,14 @@
 // everything else is the VM's.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "runtime/jit_params.h"
+#include "runtime/jit_runtime.h"
 #include "vm/interp/vm.h"
 
 namespace {
@@ -44,13 +48,44 @@ int main(int argc, char** argv) {
   run->add_option("--max-depth", max_depth, "Call depth at which `stack overflow` is raised")
       ->default_val(10000)
       ->check(CLI::Range(1, 1000000));
+  std::string jit_mode = "on";
+  run->add_option("--jit", jit_mode,
+                  "on: hot loops are recorded as traces and compiled to native code "
+                  "(LLVM ORC); off: interpreter only")
+      ->default_val("on")
+      ->check(CLI::IsMember({"on", "off"}));
+  std::vector<std::string> jit_param_args;
+  run->add_option("--jit-param", jit_param_args,
+                  "Set a JIT parameter, NAME=VALUE (repeatable; parameters listed below)")
+      ->allow_extra_args(false)
+      ->type_name("NAME=VALUE");
+  bool want_stats = false;
+  run->add_flag("--stats", want_stats,
+                "After the run (also after a runtime error) print JIT statistics to stderr: "
+                "parameters, hot loops and functions, wall time");
+  std::string dump_dir;
+  run->add_option("--dump", dump_dir,
+                  "Write each compiled trace's IR, snapshots and LLVM IR to DIR "
+                  "(files SCRIPT-LINE-traceN.ir / .ll)")
+      ->type_name("DIR");
+  run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all());
 
   std::string dis_file;
   CLI::App* dis = app.add_subcommand("dis", "Print the bytecode of every function of a script");
   dis->add_option("file", dis_file, "Script to disassemble")->required();
 
+  tessera::JitParams jit_params;
   try {
     app.parse(cli_argc, argv);
+    jit_params.enabled = jit_mode == "on";
+    for (const std::string& arg : jit_param_args) {
+      try {
+        jit_params.set(arg);
+      } catch (const std::invalid_argument& e) {
+        // Reported like CLI11's own validation errors (message, exit 2).
+        throw CLI::ValidationError("--jit-param", e.what());
+      }
+    }
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" that exit 0; real usage errors exit 2.
     int code = app.exit(e);
@@ -61,8 +96,27 @@ int main(int argc, char** argv) {
   opts.script_args = std::move(script_args);
   opts.max_depth = max_depth;
   tessera::VM vm(opts);
-  tessera::RunStatus status =
-      run->parsed() ? vm.run_file(run_file) : vm.disassemble_file(dis_file);
+  if (!run->parsed()) {
+    tessera::RunStatus status = vm.disassemble_file(dis_file);
+    std::cout.flush();
+    return static_cast<int>(status);
+  }
+
+  // The runtime is built even with --jit=off, so that --stats can say so;
+  // it is only installed (the interpreter only calls it) when the JIT is on.
+  tessera::JitRuntime runtime(jit_params);
+  runtime.set_script_name(run_file);
+  if (jit_params.enabled) {
+    runtime.enable_tracing(vm, dump_dir);
+    vm.set_jit_hooks(&runtime);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  tessera::RunStatus status = vm.run_file(run_file);
+  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
   std::cout.flush();
+  if (want_stats) {
+    runtime.print_stats(std::cerr, wall.count());
+    std::cerr.flush();
+  }
   return static_cast<int>(status);
 }

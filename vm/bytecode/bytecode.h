@@ -78,6 +78,14 @@ struct FunctionProto {
   // the compiler's finish step.
   std::vector<uint16_t> hotcounts;
   uint32_t entry_hotcount = 0;
+  // Compiled traces entered at patched back-edges (JFORLOOP, JITERLOOP,
+  // JLOOP): (instruction index, trace id). Few per function.
+  std::vector<std::pair<uint32_t, uint32_t>> loop_traces;
+  uint32_t trace_at(uint32_t pc) const {
+    for (auto& [p, id] : loop_traces)
+      if (p == pc) return id;
+    return 0;
+  }
 
   // For error messages: pc of a CALL/CALLKW -> the callee's source text when it
   // is a plain name (so `x(1)` on an int says which name), else absent.

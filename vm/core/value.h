@@ -92,6 +92,11 @@ class Value {
   static Value builtin(const BuiltinDef* b) { Value v; v.tag_ = Tag::Builtin; v.u_.bi = b; return v; }
   // Takes over the caller's reference (a fresh object has refcount 1).
   static Value adopt(Obj* o);
+  // A new reference to an object someone else owns (increments the count).
+  static Value borrow(Obj* o) {
+    ++o->refcount;
+    return adopt(o);
+  }
 
   Tag tag() const { return tag_; }
   bool is_undef() const { return tag_ == Tag::Undef; }
@@ -121,6 +126,11 @@ class Value {
   struct StrObj* as_str() const { return reinterpret_cast<struct StrObj*>(u_.obj); }
   struct ListObj* as_list() const { return reinterpret_cast<struct ListObj*>(u_.obj); }
   struct TensorObj* as_tensor() const { return reinterpret_cast<struct TensorObj*>(u_.obj); }
+
+  // Memory layout, for code generators: a 1-byte Tag at offset 0, the 8-byte
+  // payload at offset 8.
+  static constexpr size_t kTagOffset = 0;
+  static constexpr size_t kPayloadOffset = 8;
 
   // Raw payload bits, for identity comparison and the JIT.
   uint64_t raw_bits() const { uint64_t r; std::memcpy(&r, &u_, 8); return r; }

@@ -76,6 +76,17 @@ Interpreter::~Interpreter() {
   globals_.clear();
 }
 
+void Interpreter::set_jit_hooks(JitHooks* hooks) {
+  hooks_ = hooks;
+  if (!hooks_) return;
+  const uint16_t loop = hooks_->hotloop_threshold();
+  const uint32_t call = hooks_->hotcall_threshold();
+  for (auto& fn : module_->functions) {
+    fn->hotcounts.assign(fn->code.size(), loop);
+    fn->entry_hotcount = call;
+  }
+}
+
 void Interpreter::ensure_stack(size_t needed) {
   if (needed <= stack_.size()) return;
   size_t n = stack_.size();
@@ -90,12 +101,16 @@ bool Interpreter::run_main(ScriptError& err) {
   try {
     execute(0);
   } catch (const RuntimeError& e) {
+    if (recording_ && hooks_) hooks_->recording_failed();
+    recording_ = false;
     err = make_error(e.what());
     // Drop the dead frames' registers so their objects are freed now.
     for (auto& v : stack_) v = Value();
     frames_.clear();
     return false;
   } catch (const std::bad_alloc&) {
+    if (recording_ && hooks_) hooks_->recording_failed();
+    recording_ = false;
     err = make_error("out of memory");
     for (auto& v : stack_) v = Value();
     frames_.clear();
@@ -118,6 +133,19 @@ ScriptError Interpreter::make_error(const std::string& message) const {
   return err;
 }
 
+void Interpreter::enter_trace(uint32_t id) {
+  const size_t entering = frames_.size() - 1;
+  const uint32_t base = frames_[entering].base;
+  ensure_stack(static_cast<size_t>(base) + hooks_->trace_stack_need(id) + 1);
+  hooks_->run_trace(id, stack_.data() + base, globals_.data(), exit_);
+  CallFrame& f = frames_[entering];
+  f.pc = f.proto->code.data() + exit_.pcs[0];
+  for (size_t i = 0; i < exit_.frames.size(); ++i) {
+    const TraceExit::Frame& fr = exit_.frames[i];
+    frames_.push_back(CallFrame{fr.proto, fr.proto->code.data() + exit_.pcs[i + 1], base + fr.base});
+  }
+}
+
 void Interpreter::raise_call_error(const Value& callee, const FunctionProto* proto,
                                    const Instr* call_pc, int nargs) const {
   if (callee.is_func()) {
@@ -137,6 +165,14 @@ void Interpreter::execute(size_t stop_depth) {
 #include "vm/bytecode/opcodes.def"
 #undef OPCODE
   };
+  // While recording, every opcode first goes through L_RECORD (LuaJIT swaps
+  // its dispatch table the same way).
+  static void* const kRecordDispatch[kNumOps] = {
+#define OPCODE(name, fmt, desc) &&L_RECORD,
+#include "vm/bytecode/opcodes.def"
+#undef OPCODE
+  };
+  void* const* disp = recording_ ? kRecordDispatch : kDispatch;
 
   CallFrame* frame = &frames_.back();
   FunctionProto* proto = frame->proto;
@@ -152,7 +188,7 @@ void Interpreter::execute(size_t stop_depth) {
 #define DISPATCH()            \
   do {                        \
     ins = *pc++;              \
-    goto* kDispatch[(int)ins.op]; \
+    goto* disp[(int)ins.op];  \
   } while (0)
 #define RA R[ins.a]
 #define RB R[ins.b]
@@ -166,14 +202,45 @@ void Interpreter::execute(size_t stop_depth) {
     const uint32_t idx_ = (IDX);                                   \
     if (UNLIKELY(--proto->hotcounts[idx_] == 0) && hooks_) {       \
       SAVEPC();                                                    \
-      hooks_->on_hot_loop(*proto, idx_);                           \
+      if (!recording_ && hooks_->on_hot_loop(*proto, idx_)) {      \
+        recording_ = true;                                         \
+        disp = kRecordDispatch;                                    \
+      }                                                            \
+      proto->hotcounts[idx_] = hooks_->hotloop_threshold();        \
     }                                                              \
   } while (0)
 #define CUR_INDEX() static_cast<uint32_t>(pc - 1 - code)
 
+  // Reloads the current frame's state after the frame stack changed.
+#define RELOAD_FRAME()                              \
+  do {                                              \
+    frame = &frames_.back();                        \
+    proto = frame->proto;                           \
+    code = proto->code.data();                      \
+    K = proto->consts.data();                       \
+    R = stack_.data() + frame->base;                \
+    pc = frame->pc;                                 \
+  } while (0)
+#define ENTER_TRACE(IDX)                 \
+  do {                                   \
+    SAVEPC();                            \
+    enter_trace(proto->trace_at(IDX));   \
+    RELOAD_FRAME();                      \
+  } while (0)
+
   // Errors are C++ exceptions that unwind to run_main, which reads each
   // frame's saved pc; every handler that can raise saves pc first.
   DISPATCH();
+
+L_RECORD: {
+  // The recorder sees the instruction before it runs, then it runs as usual.
+  SAVEPC();
+  if (!hooks_->record(proto, CUR_INDEX(), stack_.data(), frame->base, G)) {
+    recording_ = false;
+    disp = kDispatch;
+  }
+  goto* kDispatch[(int)ins.op];
+}
 
 L_MOVE:
   RA = RB;
@@ -433,6 +500,38 @@ L_ITERLOOP: {
   DISPATCH();
 }
 
+  // Patched back-edges: the same loop step, then into the compiled trace.
+L_JFORLOOP: {
+  Value* r = &RA;
+  int64_t left = r[1].as_int();
+  if (left > 0) {
+    r[1].set_int(left - 1);
+    int64_t v = int_add(r[0].as_int(), r[2].as_int());
+    r[0].set_int(v);
+    r[3].set_int(v);
+    ENTER_TRACE(CUR_INDEX());
+  }
+  DISPATCH();
+}
+L_JITERLOOP: {
+  Value* r = &RA;
+  int64_t i = r[2].as_int() + 1;
+  if (i < r[1].as_int()) {
+    const auto& items = r[0].as_list()->items;
+    if (UNLIKELY(static_cast<size_t>(i) >= items.size())) {
+      SAVEPC();
+      throw RuntimeError("index out of range");
+    }
+    r[2].set_int(i);
+    r[3] = items[static_cast<size_t>(i)];
+    ENTER_TRACE(CUR_INDEX());
+  }
+  DISPATCH();
+}
+L_JLOOP:
+  ENTER_TRACE(CUR_INDEX());
+  DISPATCH();
+
 L_CALL:
 L_CALLKW: {
   Value& callee = RA;
@@ -452,7 +551,10 @@ L_CALLKW: {
     if (UNLIKELY(new_base + static_cast<size_t>(fn->nregs) + 1 > stack_.size())) {
       ensure_stack(new_base + static_cast<size_t>(fn->nregs) + 1);
     }
-    if (UNLIKELY(--fn->entry_hotcount == 0) && hooks_) hooks_->on_hot_function(*fn);
+    if (UNLIKELY(--fn->entry_hotcount == 0) && hooks_) {
+      hooks_->on_hot_function(*fn);
+      fn->entry_hotcount = hooks_->hotcall_threshold();
+    }
     frames_.push_back(CallFrame{fn, fn->code.data(), new_base});
     frame = &frames_.back();
     proto = fn;
@@ -566,6 +668,8 @@ L_SETINDEXN:
 #undef KC
 #undef HOTCOUNT
 #undef CUR_INDEX
+#undef RELOAD_FRAME
+#undef ENTER_TRACE
 #undef ARITH
 #undef ARITH_PAIR
 #undef INT_DIVZERO_CHECK

@@ -45,13 +45,18 @@ class Interpreter {
   // Runs <main>. Returns false and fills `err` on a runtime error.
   bool run_main(ScriptError& err);
 
-  void set_jit_hooks(JitHooks* hooks) { hooks_ = hooks; }
+  // Installs (or, with null, removes) the JIT hooks and restarts every
+  // function's hot counters at the hooks' thresholds.
+  void set_jit_hooks(JitHooks* hooks);
   const Module& module() const { return *module_; }
 
  private:
   // The dispatch loop; runs until the frame at depth `stop_depth` returns.
   void execute(size_t stop_depth);
   ScriptError make_error(const std::string& message) const;
+  // Runs compiled trace `id` from the current frame and rebuilds the frames
+  // of its exit (the caller reloads its registers from frames_.back()).
+  void enter_trace(uint32_t id);
   void ensure_stack(size_t needed);
   [[noreturn]] void raise_call_error(const Value& callee, const FunctionProto* proto,
                                      const Instr* call_pc, int nargs) const;
@@ -62,6 +67,8 @@ class Interpreter {
   std::vector<Value> stack_;
   std::vector<CallFrame> frames_;
   JitHooks* hooks_ = nullptr;
+  bool recording_ = false;
+  TraceExit exit_;  // reused by every trace exit (no allocation per exit)
   size_t max_depth_ = 0;  // frames before "stack overflow"
 };
 

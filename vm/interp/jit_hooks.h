@@ -1,22 +1,68 @@
-// JitHooks: the upward interface through which the interpreter reports hot
-// code. The interpreter (T0) declares it; the JIT runtime (a higher layer)
-// implements and installs it. With no hooks installed the counters still run
-// (they cost one decrement and a branch) and simply wrap.
+// JitHooks: the upward interface between the interpreter and the JIT. The
+// interpreter (T0) declares it; the JIT runtime (a higher layer) implements
+// and installs it. With no hooks installed the counters still run (they cost
+// one decrement and a branch) and simply wrap.
+//
+// Protocol: a hot loop back-edge calls on_hot_loop(); if it returns true the
+// interpreter calls record() before every instruction it executes until
+// record() returns false (the recording finished or was abandoned). A
+// finished trace patches the loop's back-edge (JFORLOOP, JITERLOOP, JLOOP),
+// which then calls run_trace(): the trace runs until an exit, whose state
+// comes back in a TraceExit for the interpreter to resume from.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace tessera {
 
 struct FunctionProto;
+class Value;
+
+// Where the interpreter resumes after a trace exit.
+struct TraceExit {
+  // Resume instruction index per frame: the frame that entered the trace
+  // first, then one per inlined frame in `frames`.
+  std::vector<uint32_t> pcs;
+  // Frames of calls the trace had inlined, outermost first, to push back onto
+  // the interpreter's frame stack. `base` is relative to the register 0 of
+  // the frame that entered the trace.
+  struct Frame {
+    FunctionProto* proto;
+    uint32_t base;
+  };
+  std::vector<Frame> frames;
+};
 
 class JitHooks {
  public:
   virtual ~JitHooks() = default;
   // A loop back-edge at instruction index `pc` of `fn` reached its hot count.
-  virtual void on_hot_loop(FunctionProto& fn, uint32_t pc) = 0;
+  // Returning true starts recording with the next instruction executed.
+  virtual bool on_hot_loop(FunctionProto& fn, uint32_t pc) = 0;
   // `fn`'s entry counter reached its hot count.
   virtual void on_hot_function(FunctionProto& fn) = 0;
+  // What the counters start at (and are reset to after each report), so a
+  // loop reports once per hotloop_threshold() back-edges and a function once
+  // per hotcall_threshold() calls. Defaults are LuaJIT's (56 / 112); the
+  // runtime overrides them from its JIT parameters.
+  virtual uint16_t hotloop_threshold() const { return 56; }
+  virtual uint32_t hotcall_threshold() const { return 112; }
+
+  // While recording: called before the interpreter executes instruction `pc`
+  // of `fn`, whose frame's register 0 is stack[frame_base]. Return false to
+  // stop recording.
+  virtual bool record(FunctionProto* /*fn*/, uint32_t /*pc*/, const Value* /*stack*/,
+                      size_t /*frame_base*/, const Value* /*globals*/) {
+    return false;
+  }
+  // The interpreter raised a runtime error while recording.
+  virtual void recording_failed() {}
+  // Registers (from the entering frame's register 0) trace `id` may touch.
+  virtual uint32_t trace_stack_need(uint32_t /*id*/) const { return 0; }
+  // Runs trace `id` with the entering frame's registers at `base`.
+  virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, TraceExit& /*exit*/) {}
 };
 
 }  // namespace tessera

@@ -85,6 +85,7 @@ RunStatus VM::run_source(const std::string& filename, const std::string& source)
   std::unique_ptr<Module> module = compile_source(filename, source);
   if (!module) return RunStatus::CompileError;
   Interpreter interp(*this, std::move(module));
+  if (jit_hooks_) interp.set_jit_hooks(jit_hooks_);
   ScriptError error;
   bool ok = interp.run_main(error);
   out().flush();

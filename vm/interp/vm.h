@@ -13,6 +13,8 @@
 
 namespace tessera {
 
+class JitHooks;
+
 struct VMOptions {
   std::vector<std::string> script_args;  // what args() returns
   int max_depth = 10000;                 // call frames before "stack overflow"
@@ -39,6 +41,10 @@ class VM {
   // Compiles the file and prints the bytecode of every function to out().
   RunStatus disassemble_file(const std::string& path);
 
+  // Hooks installed into the interpreter of every later run (null = none,
+  // pure interpreter). Not owned; must outlive the runs.
+  void set_jit_hooks(JitHooks* hooks) { jit_hooks_ = hooks; }
+
   // For built-ins.
   std::ostream& out();
   const std::vector<std::string>& script_args() const { return opts_.script_args; }
@@ -51,6 +57,7 @@ class VM {
   std::ostream& err();
 
   VMOptions opts_;
+  JitHooks* jit_hooks_ = nullptr;
 };
 
 }  // namespace tessera

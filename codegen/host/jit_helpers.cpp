@@ -1,0 +1,146 @@
+// Runtime helpers called from compiled traces (see trace_abi.h).
+//
+// They are the only way generated code touches reference counts or calls
+// back into the VM: keeping that logic in C++ means the backends never
+// duplicate Value's ownership rules.
+#include <cmath>
+#include <new>
+#include <span>
+#include <vector>
+
+#include "codegen/host/trace_abi.h"
+#include "tracer/trace_ir.h"
+#include "vm/builtins/builtin.h"
+#include "vm/builtins/value_ops.h"
+#include "vm/core/error.h"
+#include "vm/core/number_ops.h"
+#include "vm/core/value.h"
+#include "vm/frontend/ast.h"
+#include "vm/interp/indexing.h"
+
+namespace tessera::jit {
+
+const char* float_math_name(FloatMath f) {
+  switch (f) {
+    case FloatMath::Sqrt: return "sqrt";
+    case FloatMath::Exp: return "exp";
+    case FloatMath::Log: return "log";
+    case FloatMath::Sin: return "sin";
+    case FloatMath::Cos: return "cos";
+    case FloatMath::Tanh: return "tanh";
+    case FloatMath::NumFns: break;
+  }
+  return "?";
+}
+
+namespace {
+
+// Builds an owned Value from a raw (tag, payload) pair. Objects gain a
+// reference: the payload is borrowed from some register that owns it.
+Value make_value(uint8_t tag, uint64_t payload) {
+  switch (static_cast<Tag>(tag)) {
+    case Tag::Undef: return Value::undef();
+    case Tag::Nil: return Value::nil();
+    case Tag::Bool: return Value::boolean(payload != 0);
+    case Tag::Int: return Value::integer(static_cast<int64_t>(payload));
+    case Tag::Float: {
+      double d;
+      std::memcpy(&d, &payload, sizeof d);
+      return Value::number(d);
+    }
+    case Tag::DTypeV: return Value::dtype(static_cast<DType>(payload));
+    case Tag::Func: return Value::function(reinterpret_cast<FunctionProto*>(payload));
+    case Tag::Builtin: return Value::builtin(reinterpret_cast<const BuiltinDef*>(payload));
+    case Tag::Str:
+    case Tag::List:
+    case Tag::Tensor: {
+      Obj* o = reinterpret_cast<Obj*>(payload);
+      ++o->refcount;
+      return Value::adopt(o);
+    }
+  }
+  return Value::nil();
+}
+
+Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> args) {
+  switch (t.kind) {
+    case CallTarget::Kind::Builtin: {
+      const auto* bd = static_cast<const BuiltinDef*>(t.ptr);
+      CallArgs ca;
+      ca.pos = args;
+      // The interpreter checks arity before calling a built-in; do the same
+      // so that a bad call fails (and exits) instead of reading past `args`.
+      check_arity(bd->name, ca, bd->min_args, bd->max_args, bd->accepts_kwargs);
+      return bd->fn(*ctx->vm, ca);
+    }
+    case CallTarget::Kind::Arith:
+      if (args.size() != 2) throw RuntimeError("jit: arith call needs 2 arguments");
+      return arith(static_cast<ast::BinOp>(t.sub), args[0], args[1]);
+    case CallTarget::Kind::Compare:
+      if (args.size() != 2) throw RuntimeError("jit: compare call needs 2 arguments");
+      return compare(static_cast<ast::CmpOp>(t.sub), args[0], args[1]);
+    case CallTarget::Kind::IndexGet:
+      if (args.empty()) throw RuntimeError("jit: index_get call needs an object");
+      return index_get(args[0], args.data() + 1, args.size() - 1);
+    case CallTarget::Kind::IndexSet:
+      if (args.size() < 2) throw RuntimeError("jit: index_set call needs an object and a value");
+      index_set(args[0], args.data() + 1, args.size() - 2, args.back());
+      return Value::nil();
+  }
+  throw RuntimeError("jit: unknown call target kind");
+}
+
+}  // namespace
+}  // namespace tessera::jit
+
+using tessera::Tag;
+using tessera::Value;
+
+extern "C" {
+
+void tessera_jit_store(Value* dst, uint8_t tag, uint64_t payload) {
+  // Build the new value (taking its reference) before the assignment drops
+  // the old one: storing an object into the slot that already holds it must
+  // not free it in between.
+  *dst = tessera::jit::make_value(tag, payload);
+}
+
+bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTarget* target,
+                      const uint8_t* tags, const uint64_t* payloads, uint32_t n,
+                      uint8_t expect_tag, uint64_t* result) {
+  // No exception may unwind into generated code (it has no unwind tables
+  // worth trusting): every failure becomes `false`, the trace exits, and the
+  // interpreter redoes the operation and reports the error itself.
+  try {
+    std::vector<Value> args;
+    args.reserve(n);
+    for (uint32_t i = 0; i < n; ++i) args.push_back(tessera::jit::make_value(tags[i], payloads[i]));
+    Value r = tessera::jit::call_target(ctx, *target, args);
+    if (expect_tag != tessera::jit::kJitAnyTag && static_cast<uint8_t>(r.tag()) != expect_tag)
+      return false;
+    if (target->dest_slot >= 0) {
+      *result = r.raw_bits();
+      ctx->base[target->dest_slot] = std::move(r);
+    } else {
+      // An object result needs an owner, else the trace would hold a
+      // dangling pointer as soon as `r` dies.
+      if (r.is_obj() && expect_tag != tessera::jit::kJitAnyTag) return false;
+      *result = r.raw_bits();
+    }
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+int64_t tessera_jit_int_pow(int64_t a, int64_t b) { return tessera::int_pow(a, b); }
+double tessera_jit_float_floordiv(double a, double b) { return tessera::float_floordiv(a, b); }
+double tessera_jit_float_mod(double a, double b) { return tessera::float_mod(a, b); }
+double tessera_jit_float_pow(double a, double b) { return tessera::float_pow(a, b); }
+double tessera_jit_exp(double x) { return std::exp(x); }
+double tessera_jit_log(double x) { return std::log(x); }
+double tessera_jit_sin(double x) { return std::sin(x); }
+double tessera_jit_cos(double x) { return std::cos(x); }
+double tessera_jit_tanh(double x) { return std::tanh(x); }
+
+}  // extern "C"

@@ -1,0 +1,578 @@
+// Trace IR -> LLVM IR.
+//
+// Shape of the generated function (LuaJIT's loop model):
+//
+//   entry:      allocas for call arguments; the instructions before LOOP
+//   loop:       one LLVM phi per trace PHI; the instructions after LOOP;
+//               br loop (the latch is wherever the body ends)
+//   exit.N.R:   one block per (snapshot, region): stores the snapshot's
+//               entry values into exit_vals and returns N
+//
+// Guards are conditional branches to the exit blocks, weighted as unlikely
+// so that the code generator lays the loop out straight-line. Scalars live
+// only in SSA values; all memory effects on interpreter state go through the
+// C++ helpers of trace_abi.h, whose addresses are embedded as constants.
+#include "codegen/host/llvm/ir_lowering.h"
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+#include "codegen/host/trace_abi.h"
+#include "vm/core/value.h"
+
+namespace tessera::jit {
+namespace {
+
+constexpr uint64_t kValueSize = sizeof(tessera::Value);
+static_assert(kValueSize == 16);
+
+Tag tag_for(IRType t) {
+  switch (t) {
+    case IRType::Nil: return Tag::Nil;
+    case IRType::Bool: return Tag::Bool;
+    case IRType::Int: return Tag::Int;
+    case IRType::Float: return Tag::Float;
+    case IRType::Str: return Tag::Str;
+    case IRType::List: return Tag::List;
+    case IRType::Tensor: return Tag::Tensor;
+    case IRType::Func: return Tag::Func;
+    case IRType::Builtin: return Tag::Builtin;
+    case IRType::DType: return Tag::DTypeV;
+    case IRType::None: break;
+  }
+  throw std::runtime_error("type None has no value tag");
+}
+
+class Lowering {
+ public:
+  Lowering(const TraceIR& ir, const LoweringEnv& env, llvm::Module& m)
+      : ir_(ir), env_(env), m_(m), c_(m.getContext()), b_(c_) {
+    i1_ = llvm::Type::getInt1Ty(c_);
+    i8_ = llvm::Type::getInt8Ty(c_);
+    i32_ = llvm::Type::getInt32Ty(c_);
+    i64_ = llvm::Type::getInt64Ty(c_);
+    f64_ = llvm::Type::getDoubleTy(c_);
+    ptr_ = llvm::PointerType::get(c_, 0);
+    val_.assign(ir.size(), nullptr);
+  }
+
+  void run(const std::string& fn_name) {
+    const IRRef loop = find_loop();
+    auto* fty = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, ptr_}, false);
+    f_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, fn_name, m_);
+    f_->setDoesNotThrow();  // the helpers catch everything
+    base_ = f_->getArg(0);
+    globals_ = f_->getArg(1);
+    exit_vals_ = f_->getArg(2);
+    ctx_ = f_->getArg(3);
+    base_->setName("base");
+    globals_->setName("globals");
+    exit_vals_->setName("exit_vals");
+    ctx_->setName("ctx");
+    // exit_vals is a buffer of the caller's that nothing else reaches.
+    f_->addParamAttr(2, llvm::Attribute::NoAlias);
+
+    entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
+    b_.SetInsertPoint(entry_);
+
+    for (IRRef r = 0; r < ir_.size(); ++r) {
+      cur_ = r;
+      const IRIns& ins = ir_[r];
+      if (ir_is_const(ins.op)) continue;  // materialized on use
+      if (r == loop) {
+        begin_loop(loop);
+        continue;
+      }
+      if (ins.op == IROp::PHI) continue;  // wired up at LOOP and at the latch
+      lower(r, ins);
+    }
+    end_loop();
+  }
+
+ private:
+  // --- errors
+  [[noreturn]] void fail(const std::string& msg) const {
+    char where[64];
+    if (cur_ < ir_.size())
+      std::snprintf(where, sizeof where, "instruction %04u (%s): ", cur_, ir_op_info(ir_[cur_].op).name);
+    else
+      where[0] = '\0';
+    throw std::runtime_error(std::string(where) + msg);
+  }
+
+  IRRef find_loop() {
+    IRRef loop = kNoRef;
+    for (IRRef r = 0; r < ir_.size(); ++r) {
+      if (ir_[r].op == IROp::LOOP) {
+        if (loop != kNoRef) {
+          cur_ = r;
+          fail("more than one LOOP");
+        }
+        loop = r;
+      }
+    }
+    if (loop == kNoRef)
+      throw std::runtime_error("trace has no LOOP: only looping traces can be compiled");
+    return loop;
+  }
+
+  // --- types and values
+  llvm::Type* type_of(IRType t) {
+    switch (t) {
+      case IRType::Bool: return i1_;
+      case IRType::Float: return f64_;
+      case IRType::Int:
+      case IRType::Nil:
+      case IRType::DType: return i64_;  // nil's payload is 0; a dtype's is its number
+      case IRType::None: fail("an instruction of type None has no value");
+      default: return ptr_;
+    }
+  }
+
+  llvm::Value* const_of(IRRef r) {
+    const IRIns& k = ir_[r];
+    switch (k.op) {
+      case IROp::KNIL: return llvm::ConstantInt::get(i64_, 0);
+      case IROp::KBOOL: return llvm::ConstantInt::get(i1_, k.op1 != 0);
+      case IROp::KINT: return llvm::ConstantInt::get(i64_, static_cast<uint64_t>(ir_.const_int(r)));
+      case IROp::KFLOAT: return llvm::ConstantFP::get(f64_, ir_.const_float(r));
+      case IROp::KOBJ: return ptr_const(ir_.const_ptr(r));
+      default: fail("not a constant");
+    }
+  }
+
+  llvm::Constant* ptr_const(const void* p) {
+    return llvm::ConstantExpr::getIntToPtr(
+        llvm::ConstantInt::get(i64_, reinterpret_cast<uint64_t>(p)), ptr_);
+  }
+
+  // The LLVM value of reference `r` at the current point.
+  llvm::Value* value_of(IRRef r) {
+    if (r >= ir_.size()) fail("reference " + std::to_string(r) + " is out of range");
+    if (val_[r] != nullptr) return val_[r];
+    if (ir_is_const(ir_[r].op)) return const_of(r);
+    fail("reference " + std::to_string(r) + " (" + ir_op_info(ir_[r].op).name +
+         ") has no value here (used before its definition, or produces none)");
+  }
+
+  IRType type_of_ref(IRRef r) const { return ir_[r].type; }
+
+  // The raw 64-bit payload of a typed value (the exit_vals / helper format).
+  llvm::Value* to_payload(llvm::Value* v) {
+    llvm::Type* t = v->getType();
+    if (t == i1_) return b_.CreateZExt(v, i64_);
+    if (t == f64_) return b_.CreateBitCast(v, i64_);
+    if (t == ptr_) return b_.CreatePtrToInt(v, i64_);
+    return v;
+  }
+
+  llvm::Value* from_payload(llvm::Value* p, IRType t) {
+    llvm::Type* ty = type_of(t);
+    if (ty == i1_) return b_.CreateICmpNE(p, llvm::ConstantInt::get(i64_, 0));
+    if (ty == f64_) return b_.CreateBitCast(p, f64_);
+    if (ty == ptr_) return b_.CreateIntToPtr(p, ptr_);
+    return p;
+  }
+
+  llvm::Value* byte_gep(llvm::Value* p, uint64_t off) {
+    return off == 0 ? p : b_.CreateConstInBoundsGEP1_64(i8_, p, off);
+  }
+  llvm::Value* slot_addr(llvm::Value* array, uint32_t index) {
+    return byte_gep(array, uint64_t{index} * kValueSize);
+  }
+
+  // --- exits and guards
+  llvm::BasicBlock* exit_block(uint16_t snap) {
+    if (snap == kNoSnap) fail("guard without a snapshot");
+    if (snap >= ir_.snapshots().size()) fail("snapshot #" + std::to_string(snap) + " does not exist");
+    auto key = std::make_pair(snap, in_loop_);
+    if (auto it = exits_.find(key); it != exits_.end()) return it->second;
+
+    // The block is filled now, with the values current at the first guard
+    // that uses it: a snapshot's entries are all defined before its first
+    // guard, and every later guard of the same region is dominated by them.
+    auto* bb = llvm::BasicBlock::Create(c_, "exit." + std::to_string(snap) + (in_loop_ ? ".loop" : ""), f_);
+    llvm::IRBuilderBase::InsertPointGuard keep(b_);
+    b_.SetInsertPoint(bb);
+    const Snapshot& s = ir_.snapshots()[snap];
+    for (size_t i = 0; i < s.entries.size(); ++i) {
+      llvm::Value* v = to_payload(value_of(s.entries[i].ref));
+      b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(i64_, exit_vals_, i));
+    }
+    b_.CreateRet(llvm::ConstantInt::get(i32_, snap));
+    exits_.emplace(key, bb);
+    return bb;
+  }
+
+  // Continues on the fall-through path when `ok` holds, else leaves the
+  // trace through `snap`.
+  void guard(llvm::Value* ok, uint16_t snap) {
+    llvm::BasicBlock* exit = exit_block(snap);
+    auto* cont = llvm::BasicBlock::Create(c_, "", f_);
+    llvm::MDBuilder md(c_);
+    b_.CreateCondBr(ok, cont, exit, md.createBranchWeights(1u << 20, 1));
+    b_.SetInsertPoint(cont);
+  }
+
+  // Loads a Value at `addr`, guarding that its tag matches `t`.
+  llvm::Value* load_guarded(llvm::Value* addr, IRType t, uint16_t snap) {
+    const uint8_t tag = static_cast<uint8_t>(tag_for(t));
+    llvm::Value* got = b_.CreateLoad(i8_, byte_gep(addr, tessera::Value::kTagOffset));
+    guard(b_.CreateICmpEQ(got, llvm::ConstantInt::get(i8_, tag)), snap);
+    if (t == IRType::Nil) return llvm::ConstantInt::get(i64_, 0);
+    llvm::Value* p = byte_gep(addr, tessera::Value::kPayloadOffset);
+    llvm::Type* ty = type_of(t);
+    if (ty == i1_) return b_.CreateICmpNE(b_.CreateLoad(i8_, p), llvm::ConstantInt::get(i8_, 0));
+    return b_.CreateLoad(ty, p);
+  }
+
+  // --- helper calls
+  llvm::CallInst* call_addr(const void* fn, llvm::FunctionType* fty, llvm::ArrayRef<llvm::Value*> args,
+                            bool pure) {
+    llvm::CallInst* ci = b_.CreateCall(fty, ptr_const(fn), args);
+    ci->setDoesNotThrow();
+    if (pure) {
+      // Pure scalar functions: lets LLVM CSE and hoist them.
+      ci->setDoesNotAccessMemory();
+      ci->addFnAttr(llvm::Attribute::WillReturn);
+    }
+    return ci;
+  }
+
+  llvm::Value* call_ff(double (*fn)(double, double), llvm::Value* a, llvm::Value* b) {
+    auto* fty = llvm::FunctionType::get(f64_, {f64_, f64_}, false);
+    return call_addr(reinterpret_cast<const void*>(fn), fty, {a, b}, true);
+  }
+  llvm::Value* call_f(double (*fn)(double), llvm::Value* a) {
+    auto* fty = llvm::FunctionType::get(f64_, {f64_}, false);
+    return call_addr(reinterpret_cast<const void*>(fn), fty, {a}, true);
+  }
+
+  void store_value(llvm::Value* dst, IRRef v) {
+    const IRType t = type_of_ref(v);
+    const uint8_t tag = static_cast<uint8_t>(tag_for(t));
+    llvm::Value* payload = to_payload(value_of(v));
+    auto call_helper = [&] {
+      auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i8_, i64_}, false);
+      llvm::CallInst* ci = call_addr(reinterpret_cast<const void*>(&tessera_jit_store), fty,
+                                     {dst, llvm::ConstantInt::get(i8_, tag), payload}, false);
+      ci->addParamAttr(1, llvm::Attribute::ZExt);
+    };
+    if (tag >= static_cast<uint8_t>(Tag::Str)) {
+      call_helper();
+      return;
+    }
+    // A scalar over a scalar needs no reference counting: store tag and
+    // payload inline. Only an object being overwritten goes to the helper.
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    auto* fast = llvm::BasicBlock::Create(c_, "store.inline", fn);
+    auto* slow = llvm::BasicBlock::Create(c_, "store.helper", fn);
+    auto* done = llvm::BasicBlock::Create(c_, "store.done", fn);
+    llvm::Value* old_tag = b_.CreateLoad(i8_, dst);
+    llvm::Value* old_is_obj =
+        b_.CreateICmpUGE(old_tag, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str)));
+    b_.CreateCondBr(old_is_obj, slow, fast);
+    b_.SetInsertPoint(fast);
+    b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
+    b_.CreateStore(payload, b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(slow);
+    call_helper();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+  void flatten_args(IRRef r, std::vector<IRRef>& out) {
+    if (r >= ir_.size()) fail("argument reference out of range");
+    if (ir_[r].op == IROp::CARG) {
+      flatten_args(ir_[r].op1, out);
+      out.push_back(ir_[r].op2);
+    } else {
+      out.push_back(r);
+    }
+  }
+
+  llvm::Value* lower_call(const IRIns& ins) {
+    if (ins.op2 >= env_.calls.size()) fail("call table index " + std::to_string(ins.op2) + " out of range");
+    std::vector<IRRef> args;
+    if (ins.op1 != kNoRef) flatten_args(ins.op1, args);
+    const uint32_t n = static_cast<uint32_t>(args.size());
+
+    // Argument buffers live in the entry block's frame, so a call inside the
+    // loop does not grow the stack on each iteration.
+    llvm::IRBuilder<> ab(entry_, entry_->begin());
+    const uint32_t cap = n == 0 ? 1 : n;
+    llvm::Value* tags = ab.CreateAlloca(llvm::ArrayType::get(i8_, cap), nullptr, "call.tags");
+    llvm::Value* pays = ab.CreateAlloca(llvm::ArrayType::get(i64_, cap), nullptr, "call.payloads");
+    llvm::Value* result = ab.CreateAlloca(i64_, nullptr, "call.result");
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(args[i])));
+      b_.CreateStore(llvm::ConstantInt::get(i8_, tag), b_.CreateConstInBoundsGEP1_64(i8_, tags, i));
+      b_.CreateStore(to_payload(value_of(args[i])), b_.CreateConstInBoundsGEP1_64(i64_, pays, i));
+    }
+    const uint8_t expect = ins.type == IRType::None ? kJitAnyTag : static_cast<uint8_t>(tag_for(ins.type));
+    auto* fty = llvm::FunctionType::get(i8_, {ptr_, ptr_, ptr_, ptr_, i32_, i8_, ptr_}, false);
+    llvm::CallInst* ci = call_addr(
+        reinterpret_cast<const void*>(&tessera_jit_call), fty,
+        {ctx_, ptr_const(env_.calls[ins.op2]), tags, pays, llvm::ConstantInt::get(i32_, n),
+         llvm::ConstantInt::get(i8_, expect), result},
+        false);
+    ci->addParamAttr(5, llvm::Attribute::ZExt);
+    ci->addRetAttr(llvm::Attribute::ZExt);
+    guard(b_.CreateICmpNE(ci, llvm::ConstantInt::get(i8_, 0)), ins.snap);
+    if (ins.type == IRType::None) return nullptr;
+    return from_payload(b_.CreateLoad(i64_, result), ins.type);
+  }
+
+  // --- int division: floored, never traps
+  // b == 0 gives 0 (the recorder guards it, this is belt and braces);
+  // b == -1 gives the wrapping negation and remainder 0 (x86 idiv faults on
+  // INT64_MIN / -1). Both are handled by dividing by 1 and selecting.
+  std::pair<llvm::Value*, llvm::Value*> floored_divmod(llvm::Value* a, llvm::Value* b) {
+    auto* zero = llvm::ConstantInt::get(i64_, 0);
+    auto* one = llvm::ConstantInt::get(i64_, 1);
+    auto* minus1 = llvm::ConstantInt::getSigned(i64_, -1);
+    llvm::Value* is0 = b_.CreateICmpEQ(b, zero);
+    llvm::Value* ism1 = b_.CreateICmpEQ(b, minus1);
+    llvm::Value* special = b_.CreateOr(is0, ism1);
+    llvm::Value* d = b_.CreateSelect(special, one, b);
+    llvm::Value* q = b_.CreateSDiv(a, d);
+    llvm::Value* r = b_.CreateSRem(a, d);
+    // Truncated -> floored: when the remainder is non-zero and its sign
+    // differs from the divisor's, step the quotient down and the remainder
+    // up by the divisor.
+    llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                                       b_.CreateICmpSLT(b_.CreateXor(r, b), zero));
+    q = b_.CreateSelect(adjust, b_.CreateSub(q, one), q);
+    r = b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+    q = b_.CreateSelect(is0, zero, b_.CreateSelect(ism1, b_.CreateSub(zero, a), q));
+    r = b_.CreateSelect(special, zero, r);
+    return {q, r};
+  }
+
+  llvm::Value* compare(IROp op, IRRef x, IRRef y) {
+    llvm::Value* a = value_of(x);
+    llvm::Value* b = value_of(y);
+    if (a->getType() != b->getType()) fail("comparison of operands of different types");
+    if (op == IROp::ULT) return b_.CreateICmpULT(a, b);
+    if (a->getType() == f64_) {
+      switch (op) {
+        case IROp::LT: return b_.CreateFCmpOLT(a, b);
+        case IROp::LE: return b_.CreateFCmpOLE(a, b);
+        case IROp::GT: return b_.CreateFCmpOGT(a, b);
+        case IROp::GE: return b_.CreateFCmpOGE(a, b);
+        case IROp::EQ: return b_.CreateFCmpOEQ(a, b);
+        default: return b_.CreateFCmpUNE(a, b);  // NE: true when unordered
+      }
+    }
+    // Ints order signed; bools and pointers (identity) unsigned.
+    const bool is_signed = type_of_ref(x) == IRType::Int;
+    switch (op) {
+      case IROp::LT: return is_signed ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
+      case IROp::LE: return is_signed ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+      case IROp::GT: return is_signed ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
+      case IROp::GE: return is_signed ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+      case IROp::EQ: return b_.CreateICmpEQ(a, b);
+      default: return b_.CreateICmpNE(a, b);
+    }
+  }
+
+  // --- lists
+  llvm::Value* list_begin(llvm::Value* list) {
+    return b_.CreateLoad(ptr_, byte_gep(list, env_.list.items_offset + env_.list.begin_offset));
+  }
+  llvm::Value* element_addr(IRRef list, IRRef index) {
+    llvm::Value* begin = list_begin(value_of(list));
+    llvm::Value* off = b_.CreateShl(value_of(index), 4);  // * sizeof(Value)
+    return b_.CreateGEP(i8_, begin, off);
+  }
+
+  llvm::Value* float_math(llvm::Value* x, uint32_t id) {
+    switch (static_cast<FloatMath>(id)) {
+      case FloatMath::Sqrt: return b_.CreateIntrinsic(llvm::Intrinsic::sqrt, {f64_}, {x});
+      case FloatMath::Exp: return call_f(&tessera_jit_exp, x);
+      case FloatMath::Log: return call_f(&tessera_jit_log, x);
+      case FloatMath::Sin: return call_f(&tessera_jit_sin, x);
+      case FloatMath::Cos: return call_f(&tessera_jit_cos, x);
+      case FloatMath::Tanh: return call_f(&tessera_jit_tanh, x);
+      case FloatMath::NumFns: break;
+    }
+    fail("unknown FloatMath id " + std::to_string(id));
+  }
+
+  void expect_type(IRRef r, llvm::Type* t, const char* what) {
+    if (value_of(r)->getType() != t) fail(std::string("operand ") + std::to_string(r) + " is not " + what);
+  }
+
+  // --- one instruction
+  void lower(IRRef r, const IRIns& ins) {
+    llvm::Value* v = nullptr;
+    auto A = [&] { return value_of(ins.op1); };
+    auto B = [&] { return value_of(ins.op2); };
+    auto ints = [&] {
+      expect_type(ins.op1, i64_, "an int");
+      expect_type(ins.op2, i64_, "an int");
+    };
+    auto floats = [&] {
+      expect_type(ins.op1, f64_, "a float");
+      expect_type(ins.op2, f64_, "a float");
+    };
+    switch (ins.op) {
+      case IROp::SLOAD: v = load_guarded(slot_addr(base_, ins.op1), ins.type, ins.snap); break;
+      case IROp::GLOAD: v = load_guarded(slot_addr(globals_, ins.op1), ins.type, ins.snap); break;
+      case IROp::SSTORE: store_value(slot_addr(base_, ins.op1), ins.op2); break;
+      case IROp::GSTORE: store_value(slot_addr(globals_, ins.op1), ins.op2); break;
+
+      case IROp::ADD: ints(); v = b_.CreateAdd(A(), B()); break;
+      case IROp::SUB: ints(); v = b_.CreateSub(A(), B()); break;
+      case IROp::MUL: ints(); v = b_.CreateMul(A(), B()); break;
+      case IROp::NEG: expect_type(ins.op1, i64_, "an int"); v = b_.CreateSub(llvm::ConstantInt::get(i64_, 0), A()); break;
+      case IROp::IDIV: ints(); v = floored_divmod(A(), B()).first; break;
+      case IROp::IMOD: ints(); v = floored_divmod(A(), B()).second; break;
+      case IROp::IPOW: {
+        ints();
+        auto* fty = llvm::FunctionType::get(i64_, {i64_, i64_}, false);
+        v = call_addr(reinterpret_cast<const void*>(&tessera_jit_int_pow), fty, {A(), B()}, true);
+        break;
+      }
+
+      case IROp::FADD: floats(); v = b_.CreateFAdd(A(), B()); break;
+      case IROp::FSUB: floats(); v = b_.CreateFSub(A(), B()); break;
+      case IROp::FMUL: floats(); v = b_.CreateFMul(A(), B()); break;
+      case IROp::FDIV: floats(); v = b_.CreateFDiv(A(), B()); break;
+      case IROp::FNEG: expect_type(ins.op1, f64_, "a float"); v = b_.CreateFNeg(A()); break;
+      case IROp::FFLOORDIV: floats(); v = call_ff(&tessera_jit_float_floordiv, A(), B()); break;
+      case IROp::FMOD: floats(); v = call_ff(&tessera_jit_float_mod, A(), B()); break;
+      case IROp::FPOW: floats(); v = call_ff(&tessera_jit_float_pow, A(), B()); break;
+      case IROp::FMATH: expect_type(ins.op1, f64_, "a float"); v = float_math(A(), ins.op2); break;
+      case IROp::CONV: expect_type(ins.op1, i64_, "an int"); v = b_.CreateSIToFP(A(), f64_); break;
+
+      case IROp::LT:
+      case IROp::LE:
+      case IROp::GT:
+      case IROp::GE:
+      case IROp::EQ:
+      case IROp::NE:
+      case IROp::ULT: v = compare(ins.op, ins.op1, ins.op2); break;
+      case IROp::NOT: expect_type(ins.op1, i1_, "a bool"); v = b_.CreateXor(A(), llvm::ConstantInt::get(i1_, 1)); break;
+
+      case IROp::GUARDT: expect_type(ins.op1, i1_, "a bool"); guard(A(), ins.snap); break;
+      case IROp::GUARDF:
+        expect_type(ins.op1, i1_, "a bool");
+        guard(b_.CreateXor(A(), llvm::ConstantInt::get(i1_, 1)), ins.snap);
+        break;
+
+      case IROp::LLEN: {
+        expect_type(ins.op1, ptr_, "a list");
+        llvm::Value* items = byte_gep(A(), env_.list.items_offset);
+        llvm::Value* begin = b_.CreatePtrToInt(b_.CreateLoad(ptr_, byte_gep(items, env_.list.begin_offset)), i64_);
+        llvm::Value* end = b_.CreatePtrToInt(b_.CreateLoad(ptr_, byte_gep(items, env_.list.end_offset)), i64_);
+        v = b_.CreateLShr(b_.CreateSub(end, begin), 4);  // / sizeof(Value)
+        break;
+      }
+      case IROp::LLOAD:
+        expect_type(ins.op1, ptr_, "a list");
+        expect_type(ins.op2, i64_, "an int");
+        v = load_guarded(element_addr(ins.op1, ins.op2), ins.type, ins.snap);
+        break;
+      case IROp::LREF:
+        expect_type(ins.op1, ptr_, "a list");
+        expect_type(ins.op2, i64_, "an int");
+        v = element_addr(ins.op1, ins.op2);
+        break;
+      case IROp::LSTORE:
+        if (ir_[ins.op1].op != IROp::LREF) fail("LSTORE's op1 must be an LREF");
+        store_value(A(), ins.op2);
+        break;
+
+      case IROp::CARG: break;  // consumed by its CALL
+      case IROp::CALL: v = lower_call(ins); break;
+
+      default: fail("opcode not supported by the LLVM backend");
+    }
+    // LREF is a raw address: keep it whatever type the recorder gave it.
+    if (v != nullptr && ins.op != IROp::LREF && v->getType() != type_of(ins.type))
+      fail(std::string("result type does not match the instruction's type ") + ir_type_name(ins.type));
+    val_[r] = v;
+  }
+
+  // --- loop structure
+  void begin_loop(IRRef loop) {
+    // Every PHI(a, b): `a` (before LOOP) is loop-carried; inside the body all
+    // uses of `a` see the phi.
+    for (IRRef r = loop + 1; r < ir_.size(); ++r) {
+      const IRIns& p = ir_[r];
+      if (p.op != IROp::PHI) continue;
+      cur_ = r;
+      if (p.op1 >= loop) fail("PHI's op1 must be defined before LOOP");
+      if (ir_is_const(ir_[p.op1].op))
+        fail("PHI's op1 is a constant; constants are shared, so it cannot be loop-carried");
+      phis_.push_back({p.op1, p.op2, nullptr});
+    }
+    cur_ = loop;
+    preheader_ = b_.GetInsertBlock();
+    header_ = llvm::BasicBlock::Create(c_, "loop", f_);
+    b_.CreateBr(header_);
+    b_.SetInsertPoint(header_);
+    for (auto& ph : phis_) {
+      llvm::Value* init = value_of(ph.a);
+      ph.phi = b_.CreatePHI(init->getType(), 2);
+      ph.phi->addIncoming(init, preheader_);
+      val_[ph.a] = ph.phi;
+    }
+    in_loop_ = true;
+  }
+
+  void end_loop() {
+    llvm::BasicBlock* latch = b_.GetInsertBlock();
+    for (auto& ph : phis_) {
+      cur_ = ph.a;
+      llvm::Value* next = value_of(ph.b);
+      if (next->getType() != ph.phi->getType()) fail("PHI operands have different types");
+      ph.phi->addIncoming(next, latch);
+    }
+    b_.CreateBr(header_);
+  }
+
+  struct LoopPhi {
+    IRRef a, b;
+    llvm::PHINode* phi;
+  };
+
+  const TraceIR& ir_;
+  const LoweringEnv& env_;
+  llvm::Module& m_;
+  llvm::LLVMContext& c_;
+  llvm::IRBuilder<> b_;
+  llvm::Type *i1_, *i8_, *i32_, *i64_, *f64_;
+  llvm::PointerType* ptr_;
+  llvm::Function* f_ = nullptr;
+  llvm::Value *base_ = nullptr, *globals_ = nullptr, *exit_vals_ = nullptr, *ctx_ = nullptr;
+  llvm::BasicBlock* entry_ = nullptr;
+  llvm::BasicBlock* preheader_ = nullptr;
+  llvm::BasicBlock* header_ = nullptr;
+  std::vector<llvm::Value*> val_;
+  std::vector<LoopPhi> phis_;
+  std::map<std::pair<uint16_t, bool>, llvm::BasicBlock*> exits_;
+  bool in_loop_ = false;
+  IRRef cur_ = kNoRef;
+};
+
+}  // namespace
+
+void lower_trace(const TraceIR& ir, const LoweringEnv& env, const std::string& fn_name, llvm::Module& m) {
+  Lowering(ir, env, m).run(fn_name);
+}
+
+}  // namespace tessera::jit

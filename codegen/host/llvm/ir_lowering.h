@@ -1,0 +1,37 @@
+// Trace IR -> LLVM IR (internal to the LLVM backend; includes LLVM headers).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "tracer/trace_ir.h"
+
+namespace llvm {
+class Module;
+}
+
+namespace tessera::jit {
+
+// Where a ListObj keeps its elements, measured on a real ListObj at backend
+// start-up (libstdc++'s vector is {begin, end, capacity}, but we do not
+// hard-code that).
+struct ListLayout {
+  size_t items_offset = 0;  // offset of ListObj::items in ListObj
+  size_t begin_offset = 0;  // offset of the data pointer inside the vector
+  size_t end_offset = 0;    // offset of the end pointer inside the vector
+};
+
+struct LoweringEnv {
+  ListLayout list;
+  // The trace's call table, copied into storage that outlives the compiled
+  // code: the generated code embeds these addresses.
+  std::vector<const CallTarget*> calls;
+};
+
+// Emits into `m` one function named `fn_name` with the TraceFn signature.
+// Throws std::runtime_error naming the offending instruction on malformed IR.
+void lower_trace(const TraceIR& ir, const LoweringEnv& env, const std::string& fn_name,
+                 llvm::Module& m);
+
+}  // namespace tessera::jit

@@ -1,0 +1,203 @@
+// LlvmBackend: lowering (ir_lowering.cpp), the O2 pipeline of the new pass
+// manager, and native code through LLJIT.
+#include "codegen/host/llvm/llvm_backend.h"
+
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <stdexcept>
+
+#include "codegen/host/llvm/ir_lowering.h"
+#include "vm/core/value.h"
+
+namespace tessera::jit {
+namespace {
+
+std::string error_text(llvm::Error e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  return s;
+}
+
+template <typename T>
+T unwrap(llvm::Expected<T> e, const char* what) {
+  if (!e) throw std::runtime_error(std::string("llvm backend: ") + what + ": " + error_text(e.takeError()));
+  return std::move(*e);
+}
+
+// Finds where ListObj keeps its element pointers by looking at a real one:
+// the word that equals data() is `begin`, the word that equals data()+size is
+// `end`. Layout-independent, so a different standard library (or a debug
+// vector) cannot silently break LLEN and LLOAD.
+ListLayout measure_list_layout() {
+  ListObj list;
+  list.items.resize(3);
+  ListLayout l;
+  l.items_offset = reinterpret_cast<const char*>(&list.items) - reinterpret_cast<const char*>(&list);
+  const auto begin = reinterpret_cast<uintptr_t>(list.items.data());
+  const auto end = reinterpret_cast<uintptr_t>(list.items.data() + list.items.size());
+  bool found_begin = false, found_end = false;
+  for (size_t off = 0; off + sizeof(uintptr_t) <= sizeof(list.items); off += sizeof(uintptr_t)) {
+    uintptr_t word;
+    std::memcpy(&word, reinterpret_cast<const char*>(&list.items) + off, sizeof word);
+    if (word == begin && !found_begin) {
+      l.begin_offset = off;
+      found_begin = true;
+    } else if (word == end && !found_end) {
+      l.end_offset = off;
+      found_end = true;
+    }
+  }
+  if (!found_begin || !found_end)
+    throw std::runtime_error("llvm backend: cannot find the element pointers inside std::vector<Value>");
+  return l;
+}
+
+llvm::OptimizationLevel pass_level(int opt) {
+  switch (opt) {
+    case 1: return llvm::OptimizationLevel::O1;
+    case 2: return llvm::OptimizationLevel::O2;
+    default: return llvm::OptimizationLevel::O3;
+  }
+}
+
+llvm::CodeGenOptLevel codegen_level(int opt) {
+  switch (opt) {
+    case 0: return llvm::CodeGenOptLevel::None;
+    case 1: return llvm::CodeGenOptLevel::Less;
+    case 2: return llvm::CodeGenOptLevel::Default;
+    default: return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+
+}  // namespace
+
+struct LlvmBackend::Impl {
+  int opt_level;
+  ListLayout list_layout;
+  std::unique_ptr<llvm::TargetMachine> tm;  // for the IR pipeline's cost model
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  // Copies of every compiled trace's call targets: generated code points at
+  // them, so they live as long as the code (deque: stable addresses).
+  std::deque<CallTarget> call_targets;
+  uint64_t next_id = 0;
+  size_t last_text_bytes = 0;  // set by the object transform during lookup
+
+  void optimize(llvm::Module& m) {
+    // Declaration order matters: managers are destroyed in reverse, and the
+    // proxies registered below expect the module manager to outlive the rest.
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(tm.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = opt_level <= 0
+                                      ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
+                                      : pb.buildPerModuleDefaultPipeline(pass_level(opt_level));
+    mpm.run(m, mam);
+  }
+};
+
+LlvmBackend::LlvmBackend(int opt_level) : impl_(std::make_unique<Impl>()) {
+  impl_->opt_level = opt_level;
+  impl_->list_layout = measure_list_layout();
+  // Registers the host target with LLVM (idempotent, process-wide by LLVM's
+  // design).
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host");
+  jtmb.setCodeGenOptLevel(codegen_level(opt_level));
+  impl_->tm = unwrap(jtmb.createTargetMachine(), "creating the target machine");
+  impl_->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "creating LLJIT");
+
+  // Measures the machine code of each object as it passes to the linker.
+  Impl* impl = impl_.get();
+  impl_->jit->getObjTransformLayer().setTransform(
+      [impl](std::unique_ptr<llvm::MemoryBuffer> buf) -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+        auto obj = llvm::object::ObjectFile::createObjectFile(buf->getMemBufferRef());
+        if (obj) {
+          size_t text = 0;
+          for (const auto& sec : (*obj)->sections())
+            if (sec.isText()) text += sec.getSize();
+          impl->last_text_bytes = text;
+        } else {
+          llvm::consumeError(obj.takeError());  // size is best effort
+        }
+        return buf;  // unchanged
+      });
+}
+
+LlvmBackend::~LlvmBackend() = default;
+
+CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Impl& im = *impl_;
+  const std::string fn_name = "trace_" + name + "_" + std::to_string(im.next_id++);
+
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  auto mod = std::make_unique<llvm::Module>(fn_name, *ctx);
+  mod->setDataLayout(im.jit->getDataLayout());
+  mod->setTargetTriple(im.jit->getTargetTriple().str());
+
+  LoweringEnv env;
+  env.list = im.list_layout;
+  const size_t first_call = im.call_targets.size();
+  for (const CallTarget& t : ir.calls()) {
+    im.call_targets.push_back(t);
+    env.calls.push_back(&im.call_targets.back());
+  }
+  try {
+    lower_trace(ir, env, fn_name, *mod);
+  } catch (const std::exception& e) {
+    im.call_targets.resize(first_call);  // nothing refers to them yet
+    throw std::runtime_error("llvm backend: trace '" + name + "': " + e.what());
+  }
+
+  std::string verify_msg;
+  llvm::raw_string_ostream vos(verify_msg);
+  if (llvm::verifyModule(*mod, &vos)) {
+    im.call_targets.resize(first_call);
+    throw std::runtime_error("llvm backend: trace '" + name + "': invalid LLVM IR: " + verify_msg);
+  }
+
+  im.optimize(*mod);
+
+  CompiledTrace out;
+  {
+    llvm::raw_string_ostream os(out.llvm_ir);
+    mod->print(os, nullptr);
+  }
+
+  if (llvm::Error e = im.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
+    throw std::runtime_error("llvm backend: trace '" + name + "': " + error_text(std::move(e)));
+  im.last_text_bytes = 0;
+  // The lookup runs the code generator and links the object.
+  auto addr = unwrap(im.jit->lookup(fn_name), "looking up the compiled trace");
+  out.fn = addr.toPtr<TraceFn>();
+  out.code_size = im.last_text_bytes;
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace tessera::jit

@@ -1,0 +1,48 @@
+// The optimizing host backend (tier T2): trace IR -> LLVM IR -> O2 -> native
+// code through LLVM ORC's LLJIT.
+//
+// Each LlvmBackend owns one LLJIT instance; compiled traces stay valid as long
+// as the backend lives. compile() is not thread-safe: a background compile
+// thread should own its backend (or serialize calls).
+//
+// LLVM types never appear in this header, so that the runtime and tests can
+// include it without LLVM's include paths or warnings.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "codegen/host/trace_abi.h"
+#include "tracer/trace_ir.h"
+
+namespace tessera::jit {
+
+struct CompiledTrace {
+  TraceFn fn = nullptr;
+  std::string llvm_ir;    // the optimized module as text (for --dump)
+  size_t code_size = 0;   // bytes of machine code (text sections of the object file)
+  double compile_ms = 0;  // lowering + optimization + machine code generation
+};
+
+class LlvmBackend {
+ public:
+  // opt_level 0..3 selects both the IR pipeline (PassBuilder O0..O3) and the
+  // code generator's optimization level.
+  explicit LlvmBackend(int opt_level = 2);
+  ~LlvmBackend();
+  LlvmBackend(const LlvmBackend&) = delete;
+  LlvmBackend& operator=(const LlvmBackend&) = delete;
+
+  // Compiles `ir` (which must loop: LOOP + PHIs). `name` names the function
+  // in the dump; the backend makes the symbol unique. Throws
+  // std::runtime_error with a message naming the trace and the offending
+  // instruction on malformed IR or an LLVM failure.
+  CompiledTrace compile(const TraceIR& ir, const std::string& name);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera::jit

@@ -1,0 +1,95 @@
+// The calling convention of compiled traces, shared by every host backend
+// (LLVM ORC now, asmjit later) and by the code that enters traces and handles
+// their exits (runtime/, deopt/).
+//
+// A compiled trace is entered with the interpreter's state in memory and
+// leaves through exactly one snapshot:
+//
+//   uint32_t snap = fn(base, globals, exit_vals, ctx);
+//
+//   base       interpreter register 0 of the trace's base frame (slot s is
+//              base[s]; inlined frames' slots follow);
+//   globals    the module's global slots;
+//   exit_vals  room for at least max(snapshot entries) 64-bit words;
+//   ctx        what the runtime helpers need (the VM, base, globals).
+//
+// The return value is the number of the snapshot the trace exited through.
+// Before returning, the trace writes that snapshot's entries' values, in entry
+// order, into exit_vals[i] as raw 64-bit payloads: int as int64, float as its
+// IEEE bit pattern, bool 0/1, nil 0, dtype as its payload word, objects and
+// functions as their address. The caller writes them into the interpreter
+// registers (with reference counting, typed by the IR); the trace itself never
+// writes scalar values into slots. Object values are stored through to their
+// slots as soon as they are assigned (SSTORE, CALL dest_slot), so that every
+// object the trace holds is owned by some register.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera {
+class Value;
+class VM;
+}  // namespace tessera
+
+namespace tessera::jit {
+
+struct CallTarget;
+
+// Runtime context of one trace invocation: everything the helpers need that
+// is not an argument of the IR instruction.
+struct JitContext {
+  VM* vm = nullptr;
+  Value* base = nullptr;     // the same pointer as the trace's `base` argument
+  Value* globals = nullptr;  // the same pointer as the trace's `globals` argument
+};
+
+using TraceFn = uint32_t (*)(Value* base, Value* globals, uint64_t* exit_vals, JitContext* ctx);
+
+// Operand 2 of FMATH: which unary math function of a float.
+// (Defined here until the recorder needs it; the tracer layer may not include
+// codegen/, so when the recorder emits FMATH this enum belongs in
+// tracer/trace_ir.h with the same values.)
+enum class FloatMath : uint32_t { Sqrt = 0, Exp, Log, Sin, Cos, Tanh, NumFns };
+const char* float_math_name(FloatMath f);
+
+// Marks "no result expected" for tessera_jit_call's expect_tag (CALLs of type
+// None, e.g. IndexSet or print).
+constexpr uint8_t kJitAnyTag = 0xFF;
+
+}  // namespace tessera::jit
+
+// Runtime helpers that compiled traces call. Their addresses are embedded in
+// the generated code as constants (no symbol resolution); extern "C" keeps the
+// signatures plain.
+extern "C" {
+
+// *dst = Value(tag, payload) with proper reference counting: the new object
+// (if any) gains a reference, the old one loses one (and may be freed).
+void tessera_jit_store(tessera::Value* dst, uint8_t tag, uint64_t payload);
+
+// Calls `target` with the n arguments (tags[i], payloads[i]) — borrowed: the
+// helper copies them into owned Values before calling anything. On success
+// writes the result's payload into *result and returns true; when
+// target->dest_slot >= 0 the result Value is also stored (owned) into
+// ctx->base[dest_slot]. Returns false — the trace then exits through the
+// CALL's snapshot and the interpreter redoes the operation — when the callee
+// raises (RuntimeError, bad_alloc, anything), when the result's tag is not
+// expect_tag (kJitAnyTag: anything), or when an object result has no
+// dest_slot to own it.
+bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTarget* target,
+                      const uint8_t* tags, const uint64_t* payloads, uint32_t n,
+                      uint8_t expect_tag, uint64_t* result);
+
+// Scalar operations with the language's exact semantics (vm/core/number_ops.h).
+int64_t tessera_jit_int_pow(int64_t a, int64_t b);
+double tessera_jit_float_floordiv(double a, double b);
+double tessera_jit_float_mod(double a, double b);
+double tessera_jit_float_pow(double a, double b);
+// FloatMath functions other than sqrt (which is the llvm.sqrt intrinsic).
+double tessera_jit_exp(double x);
+double tessera_jit_log(double x);
+double tessera_jit_sin(double x);
+double tessera_jit_cos(double x);
+double tessera_jit_tanh(double x);
+
+}  // extern "C"

@@ -1,0 +1,96 @@
+#include "runtime/jit_runtime.h"
+
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "vm/bytecode/bytecode.h"
+
+namespace tessera {
+
+JitRuntime::JitRuntime(JitParams params) : params_(std::move(params)) {}
+
+// Thresholds come from validated parameters (1..65535, jit_params.def), so
+// the narrowing casts cannot truncate.
+uint16_t JitRuntime::hotloop_threshold() const {
+  return static_cast<uint16_t>(params_.hotloop);
+}
+uint32_t JitRuntime::hotcall_threshold() const {
+  return static_cast<uint32_t>(params_.hotcall);
+}
+
+bool JitRuntime::on_hot_loop(FunctionProto& fn, uint32_t pc) {
+  auto key = std::make_tuple(fn.name, fn.line, pc);
+  auto it = loop_index_.find(key);
+  if (it != loop_index_.end()) {
+    ++loops_[it->second].times;
+    return tracing_ && tracing_->start_recording(fn, pc);
+  }
+  const int line = pc < fn.lines.size() ? fn.lines[pc] : 0;
+  const std::string opcode = pc < fn.code.size() ? op_info(fn.code[pc].op).name : "?";
+  loop_index_.emplace(std::move(key), loops_.size());
+  loops_.push_back(HotLoop{fn.name, fn.line, pc, opcode, line, 1});
+  return tracing_ && tracing_->start_recording(fn, pc);
+}
+
+void JitRuntime::enable_tracing(VM& vm, const std::string& dump_dir) {
+  tracing_ = std::make_unique<jit::TraceJit>(vm, params_, script_name_, dump_dir);
+}
+
+bool JitRuntime::record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
+                        const Value* globals) {
+  return tracing_ && tracing_->record(fn, pc, stack, frame_base, globals);
+}
+
+void JitRuntime::recording_failed() {
+  if (tracing_) tracing_->recording_failed();
+}
+
+uint32_t JitRuntime::trace_stack_need(uint32_t id) const { return tracing_->trace_stack_need(id); }
+
+void JitRuntime::run_trace(uint32_t id, Value* base, Value* globals, TraceExit& exit) {
+  tracing_->run_trace(id, base, globals, exit);
+}
+
+void JitRuntime::on_hot_function(FunctionProto& fn) {
+  auto key = std::make_pair(fn.name, fn.line);
+  auto it = function_index_.find(key);
+  if (it != function_index_.end()) {
+    ++functions_[it->second].times;
+    return;
+  }
+  function_index_.emplace(std::move(key), functions_.size());
+  functions_.push_back(HotFunction{fn.name, fn.line, 1});
+}
+
+void JitRuntime::print_stats(std::ostream& os, double wall_seconds) const {
+  os << "tessera-vm stats\n";
+  if (!params_.enabled) {
+    os << "  jit: off (interpreter only; hot-code detection not installed)\n";
+  } else if (tracing_) {
+    os << "  jit: on (hot loops are recorded as traces and compiled with LLVM ORC)\n";
+  } else {
+    os << "  jit: on (hot-code detection only: no trace compiler installed)\n";
+  }
+  os << "  parameters:";
+  for (const auto& [name, value] : params_.list()) os << " " << name << "=" << value;
+  os << "\n";
+  if (params_.enabled) {
+    os << fmt::format("  hot loops: {} (each reported once per {} back-edges)\n", loops_.size(),
+                      params_.hotloop);
+    for (const HotLoop& l : loops_) {
+      os << fmt::format("    {}:{}  in {}  {} at pc {}  hot {} time{}\n", script_name_, l.line,
+                        l.function, l.opcode, l.pc, l.times, l.times == 1 ? "" : "s");
+    }
+    os << fmt::format("  hot functions: {} (each reported once per {} calls)\n", functions_.size(),
+                      params_.hotcall);
+    for (const HotFunction& f : functions_) {
+      os << fmt::format("    {}:{}  {}  hot {} time{}\n", script_name_, f.line, f.function, f.times,
+                        f.times == 1 ? "" : "s");
+    }
+  }
+  if (tracing_) tracing_->print_stats(os);
+  os << fmt::format("  wall time: {:.3f} ms (compile and interpret)\n", wall_seconds * 1e3);
+}
+
+}  // namespace tessera

@@ -1,0 +1,85 @@
+// JitRuntime: the runtime layer's implementation of the interpreter's
+// JitHooks. In this milestone there is no trace recorder or compiler yet, so
+// it only *observes*: it records which loops and functions became hot (and
+// how often) so that `--stats` can report them. Later milestones hand these
+// events to the tracer instead of just counting them.
+//
+// One JitRuntime per VM (no global state). Events are copied out of the
+// FunctionProto at the time they happen (name, source line), because the
+// module's protos die with the interpreter, before the report is printed.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "runtime/jit_params.h"
+#include "runtime/trace_jit.h"
+#include "vm/interp/jit_hooks.h"
+
+namespace tessera {
+
+class JitRuntime : public JitHooks {
+ public:
+  explicit JitRuntime(JitParams params = {});
+
+  const JitParams& params() const { return params_; }
+  // File name used for "FILE:LINE" in the report (the script's path).
+  void set_script_name(std::string name) { script_name_ = std::move(name); }
+
+  // Turns on the trace compiler (record, compile with LLVM, enter traces).
+  // Without it the runtime only observes hot code. `dump_dir`: see TraceJit.
+  void enable_tracing(VM& vm, const std::string& dump_dir = {});
+  const jit::TraceJit* tracing() const { return tracing_.get(); }
+
+  // JitHooks. on_hot_loop records the event and, with tracing enabled, asks
+  // the trace compiler whether to start recording.
+  bool on_hot_loop(FunctionProto& fn, uint32_t pc) override;
+  bool record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
+              const Value* globals) override;
+  void recording_failed() override;
+  uint32_t trace_stack_need(uint32_t id) const override;
+  void run_trace(uint32_t id, Value* base, Value* globals, TraceExit& exit) override;
+  void on_hot_function(FunctionProto& fn) override;
+  uint16_t hotloop_threshold() const override;
+  uint32_t hotcall_threshold() const override;
+
+  // A loop back-edge that reached its hot count at least once.
+  struct HotLoop {
+    std::string function;  // FunctionProto::name
+    int function_line;     // line of the function's `fn` (tells same-named functions apart)
+    uint32_t pc;           // instruction index of the back-edge (FORLOOP/ITERLOOP/LOOP)
+    std::string opcode;    // that instruction's opcode name
+    int line;              // source line of the back-edge instruction
+    uint64_t times;        // how often it became hot (once per `hotloop` back-edges)
+  };
+  struct HotFunction {
+    std::string function;
+    int line;        // line of the `fn` keyword
+    uint64_t times;  // how often its entry became hot (once per `hotcall` calls)
+  };
+  // In the order they first became hot.
+  const std::vector<HotLoop>& hot_loops() const { return loops_; }
+  const std::vector<HotFunction>& hot_functions() const { return functions_; }
+
+  // The human-readable `--stats` report. `wall_seconds` is measured by the
+  // caller (the runtime does not time anything itself yet).
+  void print_stats(std::ostream& os, double wall_seconds) const;
+
+ private:
+  JitParams params_;
+  std::string script_name_ = "?";
+  std::unique_ptr<jit::TraceJit> tracing_;
+  std::vector<HotLoop> loops_;
+  std::vector<HotFunction> functions_;
+  // Keyed by content, not by FunctionProto*: a proto's address may be reused
+  // by the next script a VM runs, its name and line are not (within a file).
+  std::map<std::tuple<std::string, int, uint32_t>, size_t> loop_index_;
+  std::map<std::pair<std::string, int>, size_t> function_index_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,199 @@
+#include "runtime/trace_jit.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include "codegen/host/llvm/llvm_backend.h"
+#include "deopt/exit_handler.h"
+#include "vm/interp/vm.h"
+
+namespace tessera::jit {
+
+namespace {
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+Op entering_op(Op loop_op) {
+  switch (loop_op) {
+    case Op::FORLOOP: return Op::JFORLOOP;
+    case Op::ITERLOOP: return Op::JITERLOOP;
+    default: return Op::JLOOP;
+  }
+}
+
+int line_of(const FunctionProto& p, uint32_t pc) {
+  return pc < p.lines.size() ? p.lines[pc] : p.line;
+}
+
+}  // namespace
+
+TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir)
+    : vm_(vm),
+      params_(params),
+      script_name_(std::move(script_name)),
+      dump_dir_(std::move(dump_dir)),
+      backend_(std::make_unique<LlvmBackend>(2)) {}
+
+TraceJit::~TraceJit() = default;
+
+bool TraceJit::start_recording(FunctionProto& fn, uint32_t loop_pc) {
+  ++stats_.hot_loops;
+  if (recorder_) return false;  // already recording (a nested loop got hot)
+  if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return false;
+  Op op = fn.code[loop_pc].op;
+  if (op != Op::FORLOOP && op != Op::ITERLOOP && op != Op::LOOP) return false;
+  for (const LoopPenalty& p : penalties_)
+    if (p.proto == &fn && p.pc == loop_pc && p.aborts >= static_cast<uint32_t>(params_.blacklist))
+      return false;
+  RecorderLimits limits;
+  limits.maxrecord = static_cast<uint32_t>(params_.maxrecord);
+  limits.maxinline = static_cast<uint32_t>(params_.maxinline);
+  recorder_ = std::make_unique<TraceRecorder>(&fn, loop_pc, limits);
+  record_start_ms_ = now_ms();
+  return true;
+}
+
+bool TraceJit::record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
+                      const Value* globals) {
+  if (!recorder_) return false;
+  switch (recorder_->record(fn, pc, stack, frame_base, globals)) {
+    case TraceRecorder::Status::Continue: return true;
+    case TraceRecorder::Status::Done: finish_recording(); return false;
+    case TraceRecorder::Status::Aborted:
+      abort_recording(recorder_->abort_reason(), recorder_->abort_detail());
+      return false;
+  }
+  return false;
+}
+
+void TraceJit::recording_failed() {
+  if (recorder_) abort_recording(AbortReason::ErrorRaised, "");
+}
+
+void TraceJit::abort_recording(AbortReason r, const std::string& /*detail*/) {
+  ++stats_.aborts[static_cast<int>(r)];
+  stats_.record_ms += now_ms() - record_start_ms_;
+  FunctionProto* p = recorder_->root();
+  uint32_t pc = recorder_->loop_pc();
+  recorder_.reset();
+  for (LoopPenalty& lp : penalties_) {
+    if (lp.proto == p && lp.pc == pc) {
+      if (++lp.aborts == static_cast<uint32_t>(params_.blacklist)) ++stats_.blacklisted;
+      return;
+    }
+  }
+  penalties_.push_back(LoopPenalty{p, pc, 1});
+  if (params_.blacklist <= 1) ++stats_.blacklisted;
+}
+
+void TraceJit::finish_recording() {
+  ++stats_.recorded;
+  double t0 = now_ms();
+  stats_.record_ms += t0 - record_start_ms_;
+  auto trace = std::make_unique<Trace>();
+  trace->id = static_cast<uint32_t>(traces_.size());
+  trace->proto = recorder_->root();
+  trace->function = trace->proto->name;
+  trace->loop_pc = recorder_->loop_pc();
+  trace->line = line_of(*trace->proto, trace->loop_pc);
+  trace->start_pc = recorder_->start_pc();
+  trace->max_slot = recorder_->max_slot();
+  trace->ir = recorder_->take_trace();
+  trace->record_ms = t0 - record_start_ms_;
+  recorder_.reset();
+  for (const Snapshot& s : trace->ir.snapshots())
+    trace->max_entries = std::max<uint32_t>(trace->max_entries, static_cast<uint32_t>(s.entries.size()));
+  trace->exits.assign(trace->ir.snapshots().size(), 0);
+  for (const Snapshot& s : trace->ir.snapshots())
+    trace->exit_lines.push_back(line_of(s.frames.empty() ? *trace->proto : *s.frames.back().proto, s.pc));
+  stats_.ir_instructions += trace->ir.size();
+  try {
+    CompiledTrace code = backend_->compile(
+        trace->ir, fmt::format("trace{}_{}_{}", trace->id,
+                               trace->function == "<main>" ? "main" : trace->function, trace->line));
+    trace->fn = code.fn;
+    trace->llvm_ir = std::move(code.llvm_ir);
+    trace->compile_ms = code.compile_ms;
+  } catch (const std::exception&) {
+    // A trace the backend cannot compile is dropped; the loop stays interpreted.
+    abort_recording(AbortReason::NYIBytecode, "backend");
+    return;
+  }
+  stats_.compile_ms += trace->compile_ms;
+  ++stats_.compiled;
+  // Patch the loop's back-edge so that the interpreter enters the trace.
+  FunctionProto* p = trace->proto;
+  p->code[trace->loop_pc].op = entering_op(p->code[trace->loop_pc].op);
+  p->loop_traces.emplace_back(trace->loop_pc, trace->id);
+  exit_buffer_.resize(std::max<size_t>(exit_buffer_.size(), trace->max_entries + 1));
+  if (!dump_dir_.empty()) dump(*trace);
+  traces_.push_back(std::move(trace));
+}
+
+uint32_t TraceJit::trace_stack_need(uint32_t id) const {
+  const Trace& t = *traces_[id];
+  uint32_t need = t.max_slot + 1;
+  for (const Snapshot& s : t.ir.snapshots())
+    for (const SnapshotFrame& f : s.frames) need = std::max<uint32_t>(need, f.base + f.proto->nregs + 1);
+  return need;
+}
+
+void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, TraceExit& exit) {
+  Trace& t = *traces_[id];
+  ++t.entries;
+  JitContext ctx;
+  ctx.vm = &vm_;
+  ctx.base = base;
+  ctx.globals = globals;
+  uint32_t snap_no = t.fn(base, globals, exit_buffer_.data(), &ctx);
+  const Snapshot& snap = t.ir.snapshots()[snap_no];
+  ++t.exits[snap_no];
+  restore_snapshot(t.ir, snap, exit_buffer_.data(), base);
+  exit.pcs = resume_pcs(snap);
+  exit.frames.clear();
+  for (const SnapshotFrame& f : snap.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
+}
+
+void TraceJit::print_stats(std::ostream& os) const {
+  uint64_t aborted = 0;
+  for (uint64_t a : stats_.aborts) aborted += a;
+  os << fmt::format("  traces: {} recorded, {} compiled, {} aborted, {} loops blacklisted\n",
+                    stats_.recorded, stats_.compiled, aborted, stats_.blacklisted);
+  for (int r = 0; r < kNumAbortReasons; ++r)
+    if (stats_.aborts[r])
+      os << fmt::format("    aborted ({}): {}\n", abort_reason_message(static_cast<AbortReason>(r)),
+                        stats_.aborts[r]);
+  os << fmt::format("  time: recording {:.3f} ms, compiling {:.3f} ms; {} IR instructions\n",
+                    stats_.record_ms, stats_.compile_ms, stats_.ir_instructions);
+  for (const auto& t : traces_) {
+    uint64_t exits = 0;
+    for (uint64_t e : t->exits) exits += e;
+    os << fmt::format("    trace {}  {}:{} in {}: {} IR instructions, {} snapshots, compiled in "
+                      "{:.3f} ms; entered {} times, {} exits\n",
+                      t->id, script_name_, t->line, t->function, t->ir.size(),
+                      t->ir.snapshots().size(), t->compile_ms, t->entries, exits);
+    for (size_t s = 0; s < t->exits.size(); ++s)
+      if (t->exits[s])
+        os << fmt::format("      exit #{} to line {}: {} times\n", s, t->exit_lines[s], t->exits[s]);
+  }
+}
+
+void TraceJit::dump(const Trace& t) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dump_dir_, ec);
+  std::string stem = std::filesystem::path(script_name_).stem().string();
+  std::string base = fmt::format("{}/{}-{}-trace{}", dump_dir_, stem, t.line, t.id);
+  std::ofstream(base + ".ir") << fmt::format("-- trace {} of {}:{} ({})\n", t.id, script_name_, t.line,
+                                             t.function)
+                              << print_ir(t.ir);
+  std::ofstream(base + ".ll") << t.llvm_ir;
+}
+
+}  // namespace tessera::jit

@@ -1,0 +1,94 @@
+// TraceJit: the trace compiler's control loop — start recording at hot
+// loops, compile finished traces with the LLVM backend, patch the loop's
+// back-edge to enter the trace, run traces and hand their exits to deopt/.
+// Also blacklisting of loops whose recording keeps aborting, and the
+// counters that --stats reports.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/host/trace_abi.h"
+#include "runtime/jit_params.h"
+#include "tracer/recorder.h"
+#include "vm/interp/jit_hooks.h"
+
+namespace tessera::jit {
+
+class LlvmBackend;
+
+// One compiled root trace.
+struct Trace {
+  uint32_t id;
+  FunctionProto* proto;  // valid while its module runs; reports use the copies below
+  std::string function;  // the loop's function name
+  int line = 0;          // source line of the loop's back-edge
+  uint32_t loop_pc;   // the back-edge instruction that enters it
+  uint32_t start_pc;  // first bytecode of the loop body
+  TraceIR ir;
+  TraceFn fn = nullptr;
+  std::string llvm_ir;
+  double record_ms = 0, compile_ms = 0;
+  uint64_t entries = 0;
+  std::vector<uint64_t> exits;  // per snapshot
+  std::vector<int> exit_lines;  // source line each snapshot resumes at
+  uint32_t max_slot = 0;
+  uint32_t max_entries = 0;     // largest snapshot (exit buffer size)
+};
+
+struct TraceStats {
+  uint64_t hot_loops = 0, hot_functions = 0;
+  uint64_t recorded = 0, compiled = 0, blacklisted = 0;
+  std::array<uint64_t, kNumAbortReasons> aborts{};
+  uint64_t ir_instructions = 0;
+  double record_ms = 0, compile_ms = 0;
+};
+
+class TraceJit {
+ public:
+  // `dump_dir` non-empty: write each trace's IR, snapshots and LLVM IR there
+  // as it is compiled (file names say which loop: SCRIPT-LINE-traceN.ir/.ll).
+  TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir);
+  ~TraceJit();
+
+  // JitHooks protocol (forwarded by JitRuntime).
+  bool start_recording(FunctionProto& fn, uint32_t loop_pc);
+  bool record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
+              const Value* globals);
+  void recording_failed();
+  uint32_t trace_stack_need(uint32_t id) const;
+  void run_trace(uint32_t id, Value* base, Value* globals, TraceExit& exit);
+
+  const TraceStats& stats() const { return stats_; }
+  const std::vector<std::unique_ptr<Trace>>& traces() const { return traces_; }
+  void print_stats(std::ostream& os) const;
+
+ private:
+  void finish_recording();
+  void abort_recording(AbortReason r, const std::string& detail);
+  void dump(const Trace& t) const;
+
+  VM& vm_;
+  JitParams params_;
+  std::string script_name_;
+  std::string dump_dir_;
+  std::unique_ptr<LlvmBackend> backend_;
+  std::unique_ptr<TraceRecorder> recorder_;
+  double record_start_ms_ = 0;
+  std::vector<std::unique_ptr<Trace>> traces_;
+  // Aborts per loop (proto, pc) for blacklisting.
+  struct LoopPenalty {
+    FunctionProto* proto;
+    uint32_t pc;
+    uint32_t aborts;
+  };
+  std::vector<LoopPenalty> penalties_;
+  std::vector<uint64_t> exit_buffer_;
+  TraceStats stats_;
+};
+
+}  // namespace tessera::jit

@@ -1,0 +1,408 @@
+// The text form of trace IR: format, exact round trips, and errors.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tracer/trace_ir.h"
+#include "vm/bytecode/bytecode.h"
+
+namespace tessera::jit {
+namespace {
+
+// Instructions, constant pool, snapshots and calls all equal.
+void expect_same_trace(const TraceIR& a, const TraceIR& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (IRRef r = 0; r < a.size(); ++r) {
+    EXPECT_EQ(a[r].op, b[r].op) << r;
+    EXPECT_EQ(a[r].type, b[r].type) << r;
+    EXPECT_EQ(a[r].snap, b[r].snap) << r;
+    EXPECT_EQ(a[r].op1, b[r].op1) << r;
+    EXPECT_EQ(a[r].op2, b[r].op2) << r;
+  }
+  EXPECT_EQ(a.const_pool(), b.const_pool());
+  ASSERT_EQ(a.snapshots().size(), b.snapshots().size());
+  for (size_t k = 0; k < a.snapshots().size(); ++k) {
+    const Snapshot &x = a.snapshots()[k], &y = b.snapshots()[k];
+    EXPECT_EQ(x.ir_ref, y.ir_ref);
+    EXPECT_EQ(x.pc, y.pc);
+    ASSERT_EQ(x.frames.size(), y.frames.size());
+    for (size_t f = 0; f < x.frames.size(); ++f) {
+      EXPECT_EQ(x.frames[f].proto, y.frames[f].proto);
+      EXPECT_EQ(x.frames[f].base, y.frames[f].base);
+      EXPECT_EQ(x.frames[f].call_pc, y.frames[f].call_pc);
+    }
+    ASSERT_EQ(x.entries.size(), y.entries.size());
+    for (size_t e = 0; e < x.entries.size(); ++e) {
+      EXPECT_EQ(x.entries[e].slot, y.entries[e].slot);
+      EXPECT_EQ(x.entries[e].ref, y.entries[e].ref);
+    }
+  }
+  ASSERT_EQ(a.calls().size(), b.calls().size());
+  for (size_t k = 0; k < a.calls().size(); ++k) {
+    EXPECT_EQ(a.calls()[k].kind, b.calls()[k].kind);
+    EXPECT_EQ(a.calls()[k].sub, b.calls()[k].sub);
+    EXPECT_EQ(a.calls()[k].ptr, b.calls()[k].ptr);
+    EXPECT_EQ(a.calls()[k].name, b.calls()[k].name);
+    EXPECT_EQ(a.calls()[k].dest_slot, b.calls()[k].dest_slot);
+  }
+}
+
+TEST(IRText, InstructionLineFormat) {
+  TraceIR ir;
+  IRRef i = ir.emit(IROp::SLOAD, IRType::Int, 0, 0, 0);
+  IRRef one = ir.kint(1);
+  IRRef sum = ir.emit(IROp::ADD, IRType::Int, i, one);
+  IRRef half = ir.kfloat(2.5);
+  IRRef lt = ir.emit(IROp::LT, IRType::Bool, sum, i);
+  ir.emit(IROp::GUARDT, IRType::None, lt, 0, 0);
+  ir.knil();
+  ir.kbool(false);
+  (void)half;
+  ir.snapshots().push_back(Snapshot{});
+  EXPECT_EQ(print_ir(ir),
+            "0000 >  int  SLOAD  0  0  #0\n"
+            "0001    int  KINT   1\n"
+            "0002    int  ADD    0000  0001\n"
+            "0003    flt  KFLOAT 2.5\n"
+            "0004    bool LT     0002  0000\n"
+            "0005 >  none GUARDT 0004  #0\n"
+            "0006    nil  KNIL\n"
+            "0007    bool KBOOL  false\n"
+            "SNAP #0 ir=0000 pc=0 frames=[] []\n");
+}
+
+// One instruction of every opcode, with plausible operands.
+TEST(IRText, EveryOpcodePrintsAndParses) {
+  TraceIR ir;
+  static int obj;
+  ir.snapshots().push_back(Snapshot{});
+  ir.calls().push_back(CallTarget{CallTarget::Kind::Arith, 3, nullptr, "arith.+"});
+  IRRef a = ir.emit(IROp::SLOAD, IRType::Int, 0, 0, 0);
+  IRRef b = ir.emit(IROp::SLOAD, IRType::Int, 1, 0, 0);
+  for (int k = 0; k < kNumIROps; ++k) {
+    IROp op = static_cast<IROp>(k);
+    const IROpInfo& info = ir_op_info(op);
+    switch (op) {
+      case IROp::KNIL: ir.knil(); continue;
+      case IROp::KBOOL: ir.kbool(true); continue;
+      case IROp::KINT: ir.kint(-42); continue;
+      case IROp::KFLOAT: ir.kfloat(0.25); continue;
+      case IROp::KOBJ: ir.kobj(&obj, IRType::Tensor); continue;
+      default: break;
+    }
+    auto operand = [&](OperandKind kind, IRRef ref) -> uint32_t {
+      return kind == OperandKind::ref ? ref : kind == OperandKind::lit ? 7 : 0;
+    };
+    uint32_t op1 = operand(info.op1, a), op2 = operand(info.op2, b);
+    if (op == IROp::CALL) op2 = 0;  // call #0
+    uint16_t snap = ir_is_guard(op) || op == IROp::CALL ? 0 : kNoSnap;
+    ir.emit(op, IRType::Int, op1, op2, snap);
+  }
+  std::string text = print_ir(ir);
+  for (int k = 0; k < kNumIROps; ++k) {
+    std::string name = std::string(" ") + ir_op_info(static_cast<IROp>(k)).name;
+    bool found = text.find(name + " ") != std::string::npos || text.find(name + "\n") != std::string::npos;
+    EXPECT_TRUE(found) << name << "\n" << text;
+  }
+  TraceIR back = parse_ir(text);
+  expect_same_trace(ir, back);
+  EXPECT_EQ(print_ir(back), text);
+}
+
+// A loop over a list with an inlined call, as the recorder would build it:
+//   fn scale(x) { return x * 2.0 }
+//   for i in range(n) { s = s + max(scale(xs[i]), s) }
+TEST(IRText, RealisticLoopTraceRoundTrips) {
+  FunctionProto main_proto, scale_proto;
+  main_proto.name = "<main>";
+  scale_proto.name = "scale";
+  static int max_builtin;  // stands in for a BuiltinDef
+
+  TraceIR ir;
+  ir.calls().push_back(CallTarget{CallTarget::Kind::Builtin, 0, &max_builtin, "max"});
+  IRRef i = ir.emit(IROp::SLOAD, IRType::Int, 0, 0, 0);
+  IRRef n = ir.emit(IROp::SLOAD, IRType::Int, 1, 0, 0);
+  IRRef xs = ir.emit(IROp::SLOAD, IRType::List, 2, 0, 0);
+  IRRef s = ir.emit(IROp::SLOAD, IRType::Float, 3, 0, 0);
+  IRRef len = ir.emit(IROp::LLEN, IRType::Int, xs);
+  ir.emit(IROp::LOOP, IRType::None);
+  IRRef inb = ir.emit(IROp::ULT, IRType::Bool, i, len);
+  ir.emit(IROp::GUARDT, IRType::None, inb, 0, 1);
+  IRRef x = ir.emit(IROp::LLOAD, IRType::Float, xs, i, 1);
+  IRRef two = ir.kfloat(2.0);
+  IRRef scaled = ir.emit(IROp::FMUL, IRType::Float, x, two);
+  IRRef args = ir.emit(IROp::CARG, IRType::None, scaled, s);
+  IRRef m = ir.emit(IROp::CALL, IRType::Float, args, 0, 1);
+  IRRef s2 = ir.emit(IROp::FADD, IRType::Float, s, m);
+  IRRef one = ir.kint(1);
+  IRRef i2 = ir.emit(IROp::ADD, IRType::Int, i, one);
+  IRRef more = ir.emit(IROp::LT, IRType::Bool, i2, n);
+  ir.emit(IROp::GUARDT, IRType::None, more, 0, 2);
+  ir.emit(IROp::PHI, IRType::Int, i, i2);
+  ir.emit(IROp::PHI, IRType::Float, s, s2);
+  ir.snapshots().push_back(Snapshot{0, 4, {}, {}});
+  ir.snapshots().push_back(Snapshot{7, 2, {SnapshotFrame{&scale_proto, 5, 9}}, {{3, s}, {5, x}, {6, two}}});
+  ir.snapshots().push_back(Snapshot{17, 12, {}, {{0, i2}, {3, s2}}});
+
+  const std::string expected =
+      "0000 >  int  SLOAD  0  0  #0\n"
+      "0001 >  int  SLOAD  1  0  #0\n"
+      "0002 >  list SLOAD  2  0  #0\n"
+      "0003 >  flt  SLOAD  3  0  #0\n"
+      "0004    int  LLEN   0002\n"
+      "0005    none LOOP\n"
+      "0006    bool ULT    0000  0004\n"
+      "0007 >  none GUARDT 0006  #1\n"
+      "0008 >  flt  LLOAD  0002  0000  #1\n"
+      "0009    flt  KFLOAT 2.0\n"
+      "0010    flt  FMUL   0008  0009\n"
+      "0011    none CARG   0010  0003\n"
+      "0012    flt  CALL   0011  0  #1\n"
+      "0013    flt  FADD   0003  0012\n"
+      "0014    int  KINT   1\n"
+      "0015    int  ADD    0000  0014\n"
+      "0016    bool LT     0015  0001\n"
+      "0017 >  none GUARDT 0016  #2\n"
+      "0018    int  PHI    0000  0015\n"
+      "0019    flt  PHI    0003  0013\n"
+      "SNAP #0 ir=0000 pc=4 frames=[] []\n"
+      "SNAP #1 ir=0007 pc=2 frames=[scale@5/9] [3=0003 5=0008 6=0009]\n"
+      "SNAP #2 ir=0017 pc=12 frames=[] [0=0015 3=0013]\n"
+      "CALL #0 builtin 0 max " +
+      std::string(print_ir(ir).substr(print_ir(ir).rfind(" 0x") + 1));
+  std::string text = print_ir(ir);
+  EXPECT_EQ(text, expected);
+  EXPECT_EQ(ir.loop_ref(), 5u);
+
+  ProtoResolver resolve = [&](std::string_view name) -> FunctionProto* {
+    if (name == "scale") return &scale_proto;
+    if (name == "<main>") return &main_proto;
+    return nullptr;
+  };
+  TraceIR back = parse_ir(text, resolve);
+  expect_same_trace(ir, back);
+  EXPECT_EQ(print_ir(back), text);
+  EXPECT_EQ(back.calls()[0].ptr, &max_builtin);
+  EXPECT_EQ(back.loop_ref(), 5u);
+
+  // Without a resolver the frame keeps its name but no proto.
+  TraceIR unresolved = parse_ir(text);
+  EXPECT_EQ(unresolved.snapshots()[1].frames[0].proto, nullptr);
+  EXPECT_EQ(unresolved.snapshots()[1].frames[0].name, "scale");
+  EXPECT_EQ(print_ir(unresolved), text);
+}
+
+TEST(IRText, FloatConstantsRoundTripBitExactly) {
+  using L = std::numeric_limits<double>;
+  const std::vector<double> values = {
+      0.0,           -0.0,           1.0,          -1.0,          0.1,          1.0 / 3.0,
+      1e300,         -1e300,         1e-300,       1e21,          123456789.0,  L::max(),
+      L::lowest(),   L::min(),       L::denorm_min(), -L::denorm_min(), 2.2250738585072009e-308,
+      L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(),
+      std::bit_cast<double>(uint64_t{0x7ff0000000000001}),  // signalling NaN
+      std::bit_cast<double>(uint64_t{0x7ff8dead0000beef}),  // NaN with payload
+  };
+  TraceIR ir;
+  std::vector<IRRef> refs;
+  for (double v : values) refs.push_back(ir.kfloat(v));
+  std::string text = print_ir(ir);
+  TraceIR back = parse_ir(text);
+  ASSERT_EQ(back.size(), ir.size());
+  for (size_t k = 0; k < values.size(); ++k)
+    EXPECT_EQ(std::bit_cast<uint64_t>(back.const_float(refs[k])), std::bit_cast<uint64_t>(values[k]))
+        << k << ": " << values[k];
+  EXPECT_EQ(print_ir(back), text);
+
+  auto shown = [](double v) {
+    TraceIR one;
+    one.kfloat(v);
+    std::string line = print_ir(one);
+    return line.substr(line.rfind(' ') + 1, line.size() - line.rfind(' ') - 2);
+  };
+  EXPECT_EQ(shown(-0.0), "-0.0");
+  EXPECT_EQ(shown(2.0), "2.0");
+  EXPECT_EQ(shown(0.1), "0.1");
+  EXPECT_EQ(shown(1e300), "1e+300");
+  EXPECT_EQ(shown(L::infinity()), "inf");
+  EXPECT_EQ(shown(-L::infinity()), "-inf");
+  EXPECT_EQ(shown(L::quiet_NaN()), "nan");
+  EXPECT_EQ(shown(L::denorm_min()), "5e-324");
+  EXPECT_EQ(shown(std::bit_cast<double>(uint64_t{0x7ff8dead0000beef})), "nan:0x7ff8dead0000beef");
+}
+
+TEST(IRText, IntAndPointerConstantsRoundTrip) {
+  TraceIR ir;
+  for (int64_t v : {int64_t{0}, int64_t{-1}, std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max()})
+    ir.kint(v);
+  ir.kobj(reinterpret_cast<const void*>(uintptr_t{0xffffffffffffull}), IRType::Str);
+  ir.kobj(nullptr, IRType::Func);
+  std::string text = print_ir(ir);
+  EXPECT_NE(text.find("KINT   -9223372036854775808\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("str  KOBJ   0xffffffffffff\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("func KOBJ   0x0\n"), std::string::npos) << text;
+  TraceIR back = parse_ir(text);
+  expect_same_trace(ir, back);
+  EXPECT_EQ(print_ir(back), text);
+}
+
+TEST(IRText, CallTargetsAndOddNamesRoundTrip) {
+  TraceIR ir;
+  ir.calls().push_back(CallTarget{CallTarget::Kind::Builtin, 0, nullptr, "sqrt"});
+  ir.calls().push_back(CallTarget{CallTarget::Kind::Arith, 2, nullptr, "arith.-"});
+  ir.calls().push_back(CallTarget{CallTarget::Kind::Compare, 4, nullptr, "cmp.<="});
+  ir.calls().push_back(CallTarget{CallTarget::Kind::IndexGet, 0, nullptr, "", 12});
+  ir.calls().push_back(CallTarget{CallTarget::Kind::IndexSet, 255, nullptr, "-weird name@[x]/%#"});
+  Snapshot s;
+  s.frames.push_back(SnapshotFrame{nullptr, 0, 1, "<lambda>"});
+  s.frames.push_back(SnapshotFrame{nullptr, 4, 7, ""});
+  s.frames.push_back(SnapshotFrame{nullptr, 9, 2, "a b"});
+  ir.snapshots().push_back(s);
+  std::string text = print_ir(ir);
+  EXPECT_NE(text.find("CALL #1 arith 2 arith.- 0x0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("CALL #3 indexget 0 - 0x0 dest=12\n"), std::string::npos) << text;
+  TraceIR back = parse_ir(text);
+  expect_same_trace(ir, back);
+  for (size_t f = 0; f < s.frames.size(); ++f) EXPECT_EQ(back.snapshots()[0].frames[f].name, s.frames[f].name);
+  EXPECT_EQ(print_ir(back), text);
+}
+
+TEST(IRText, CommentsAndBlankLinesAreIgnored) {
+  std::string text =
+      "---- TRACE 1 IR\n"
+      "\n"
+      "0000 >  int  SLOAD  0  0  #0   -- i\n"
+      "   0001    int  KINT   -5\n"
+      "0002    int  ADD    0000  0001\r\n"
+      "SNAP #0 ir=0000 pc=1 frames=[] []  -- entry\n";
+  TraceIR ir = parse_ir(text);
+  ASSERT_EQ(ir.size(), 3u);
+  EXPECT_EQ(ir.const_int(1), -5);
+  EXPECT_EQ(print_ir(ir),
+            "0000 >  int  SLOAD  0  0  #0\n"
+            "0001    int  KINT   -5\n"
+            "0002    int  ADD    0000  0001\n"
+            "SNAP #0 ir=0000 pc=1 frames=[] []\n");
+}
+
+TEST(IRText, MissingCallArgumentsPrintAsNone) {
+  TraceIR ir;
+  ir.calls().push_back(CallTarget{CallTarget::Kind::Builtin, 0, nullptr, "time"});
+  ir.emit(IROp::CALL, IRType::Float, kNoRef, 0);
+  std::string text = print_ir(ir);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "0000    flt  CALL   none  0");
+  EXPECT_EQ(parse_ir(text)[0].op1, kNoRef);
+}
+
+struct BadCase {
+  const char* text;
+  int line;
+  const char* what;  // a fragment of the message
+};
+
+TEST(IRText, MalformedInputReportsTheLine) {
+  const std::string k = "0000    int  KINT   1\n";
+  const std::vector<BadCase> cases = {
+      {"0000    int  FOO    1\n", 1, "unknown opcode 'FOO'"},
+      {"0000    intx KINT   1\n", 1, "unknown type"},
+      {"-- c\n\n0000    int  KINT   x\n", 3, "bad operand 'x'"},
+      {"0001    int  KINT   1\n", 1, "expected 0000"},
+      {"0000    int  SLOAD  0  0\n", 1, "lacks '>'"},
+      {"0000 >  int  LLEN   0000\n", 1, "not a guard"},
+      {"0000    int  KINT   1  2\n", 1, "unexpected '2'"},
+      {"0000    int  KINT   1\n0001    int  ADD    0000\n", 2, "missing operand"},
+      {"0000    int  KINT   1\n0001    int  ADD    0000  0002\n0002    int  KINT 2\n", 2, "not before"},
+      {"0000    int  KINT   1\n0001    int  ADD    0000  0009\n", 2, "does not exist"},
+      {"0000    int  KINT   1\n0001    int  KINT   1\n", 2, "duplicate constant"},
+      {"0000    flt  KINT   1\n", 1, "must have type int"},
+      {"0000    flt  KFLOAT 1.2.3\n", 1, "bad operand"},
+      {"0000    flt  KFLOAT nan:0x3ff0000000000000\n", 1, "bad operand"},
+      {"0000    int  KOBJ   0x10\n", 1, "KOBJ cannot have type int"},
+      {"0000    str  KOBJ   16\n", 1, "bad operand"},
+      {"0000    bool KBOOL  2\n", 1, "bad operand"},
+      {"0000    int  KINT   1  #0\n", 1, "constants take no snapshot"},
+      {"0000 >  int  SLOAD  0  0  #1\nSNAP #0 ir=0000 pc=0 frames=[] []\n", 1, "snapshot #1 does not exist"},
+      {"0000    int  CALL   none  0\n", 1, "call #0 does not exist"},
+      {"SNAP #1 ir=0000 pc=0 frames=[] []\n", 1, "out of order"},
+      {"SNAP #0 ir=0000 pc=x frames=[] []\n", 1, "expected pc"},
+      {"SNAP #0 ir=0000 pc=0 frames=[f@1] []\n", 1, "expected '/'"},
+      {"SNAP #0 ir=0000 pc=0 frames=[] [1=0000 0=0000]\n", 1, "sorted"},
+      {"SNAP #0 ir=0000 pc=0 frames=[] [0=0000]\n", 1, "does not exist"},
+      {"SNAP #0 ir=0000 pc=0 frames=[] [] x\n", 1, "unexpected text"},
+      {"SNAP #0 ir=0000 pc=0 frames=[] [\n", 1, "expected"},
+      {"CALL #0 builtin 0 sqrt\n", 1, "expected 'CALL #N"},
+      {"CALL #0 builtin 0 sqrt 0x0 dest=-1\n", 1, "bad call destination"},
+      {"CALL #0 builtin 0 sqrt 0x0 slot=1\n", 1, "bad call destination"},
+      {"CALL #0 magic 0 sqrt 0x0\n", 1, "unknown call kind"},
+      {"CALL #0 arith 300 sqrt 0x0\n", 1, "sub-code"},
+      {"CALL #1 arith 0 sqrt 0x0\n", 1, "out of order"},
+      {"CALL #0 arith 0 sq%zzrt 0x0\n", 1, "bad escape"},
+      {"hello\n", 1, "expected an instruction reference"},
+  };
+  for (const BadCase& c : cases) {
+    std::string want = "line " + std::to_string(c.line) + ": ";
+    try {
+      parse_ir(c.text);
+      ADD_FAILURE() << "accepted: " << c.text;
+    } catch (const std::invalid_argument& e) {
+      std::string msg = e.what();
+      EXPECT_EQ(msg.rfind(want, 0), 0u) << c.text << " -> " << msg;
+      EXPECT_NE(msg.find(c.what), std::string::npos) << c.text << " -> " << msg;
+    }
+  }
+  (void)k;
+}
+
+// Cutting a valid dump anywhere, or corrupting one character, gives either a
+// trace or a clean error: never a crash or another exception.
+TEST(IRText, DamagedTextFailsCleanly) {
+  const std::string text =
+      "0000 >  int  SLOAD  0  0  #0\n"
+      "0001 >  list SLOAD  1  0  #0\n"
+      "0002    int  LLEN   0001\n"
+      "0003    none LOOP\n"
+      "0004    bool ULT    0000  0002\n"
+      "0005 >  none GUARDT 0004  #1\n"
+      "0006    flt  KFLOAT -1.5e-07\n"
+      "0007    none CARG   0000  0006\n"
+      "0008    flt  CALL   0007  0  #1\n"
+      "0009    int  PHI    0000  0004\n"
+      "SNAP #0 ir=0000 pc=4 frames=[] []\n"
+      "SNAP #1 ir=0005 pc=2 frames=[f@5/9 g@8/1] [3=0000 5=0006]\n"
+      "CALL #0 builtin 0 max 0x1234 dest=3\n";
+  ASSERT_EQ(print_ir(parse_ir(text)), text);
+  auto try_parse = [](const std::string& t) {
+    try {
+      TraceIR ir = parse_ir(t);
+      print_ir(ir);
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("line ", 0), 0u) << e.what();
+    }
+  };
+  for (size_t n = 0; n <= text.size(); ++n) try_parse(text.substr(0, n));
+  for (size_t n = 0; n < text.size(); ++n)
+    for (char c : {'0', '9', '#', '[', ']', '=', '@', '/', '-', '%', ' ', '\n', 'x'}) {
+      std::string t = text;
+      t[n] = c;
+      try_parse(t);
+    }
+}
+
+TEST(IRText, ResolverMustKnowEveryFrame) {
+  ProtoResolver none = [](std::string_view) -> FunctionProto* { return nullptr; };
+  try {
+    parse_ir("SNAP #0 ir=0000 pc=0 frames=[f@1/2] []\n", none);
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "line 1: unknown function 'f'");
+  }
+}
+
+}  // namespace
+}  // namespace tessera::jit

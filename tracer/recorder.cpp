@@ -1,0 +1,605 @@
+#include "tracer/recorder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "vm/builtins/builtin.h"
+#include "vm/builtins/value_ops.h"
+#include "vm/core/error.h"
+
+namespace tessera::jit {
+
+const char* abort_reason_message(AbortReason r) {
+  static constexpr const char* kMessages[] = {
+#define ABORT_REASON(name, msg) msg,
+#include "tracer/abort_reasons.def"
+#undef ABORT_REASON
+  };
+  return kMessages[static_cast<int>(r)];
+}
+
+namespace {
+
+IRType type_of_value(const Value& v) {
+  switch (v.tag()) {
+    case Tag::Nil: return IRType::Nil;
+    case Tag::Bool: return IRType::Bool;
+    case Tag::Int: return IRType::Int;
+    case Tag::Float: return IRType::Float;
+    case Tag::DTypeV: return IRType::DType;
+    case Tag::Func: return IRType::Func;
+    case Tag::Builtin: return IRType::Builtin;
+    case Tag::Str: return IRType::Str;
+    case Tag::List: return IRType::List;
+    case Tag::Tensor: return IRType::Tensor;
+    case Tag::Undef: break;
+  }
+  return IRType::None;
+}
+
+bool is_object(IRType t) { return t == IRType::Str || t == IRType::List || t == IRType::Tensor; }
+
+// The arithmetic opcodes by operand kind, indexed by ast::BinOp.
+struct ArithIR {
+  IROp int_op;    // NumOps: no int form
+  IROp float_op;  // NumOps: no float form
+};
+constexpr ArithIR kArithIR[] = {
+    /* Add    */ {IROp::ADD, IROp::FADD},
+    /* Sub    */ {IROp::SUB, IROp::FSUB},
+    /* Mul    */ {IROp::MUL, IROp::FMUL},
+    /* Div    */ {IROp::NumOps, IROp::FDIV},
+    /* IDiv   */ {IROp::IDIV, IROp::FFLOORDIV},
+    /* Mod    */ {IROp::IMOD, IROp::FMOD},
+    /* Pow    */ {IROp::IPOW, IROp::FPOW},
+    /* MatMul */ {IROp::NumOps, IROp::NumOps},
+};
+constexpr IROp kCompareIR[] = {IROp::EQ, IROp::NE, IROp::LT, IROp::LE, IROp::GT, IROp::GE};
+
+// The bytecode's arithmetic opcodes, mapped to their operator and whether the
+// right operand is a constant.
+struct ArithBytecode {
+  Op op;
+  ast::BinOp bin;
+  bool konst;
+};
+constexpr ArithBytecode kArithBytecode[] = {
+    {Op::ADD, ast::BinOp::Add, false},   {Op::SUB, ast::BinOp::Sub, false},
+    {Op::MUL, ast::BinOp::Mul, false},   {Op::DIV, ast::BinOp::Div, false},
+    {Op::IDIV, ast::BinOp::IDiv, false}, {Op::MOD, ast::BinOp::Mod, false},
+    {Op::POW, ast::BinOp::Pow, false},   {Op::MATMUL, ast::BinOp::MatMul, false},
+    {Op::ADDK, ast::BinOp::Add, true},   {Op::SUBK, ast::BinOp::Sub, true},
+    {Op::MULK, ast::BinOp::Mul, true},   {Op::DIVK, ast::BinOp::Div, true},
+    {Op::IDIVK, ast::BinOp::IDiv, true}, {Op::MODK, ast::BinOp::Mod, true},
+    {Op::POWK, ast::BinOp::Pow, true},
+};
+
+struct CompareBytecode {
+  Op op;
+  ast::CmpOp cmp;
+  bool branch;  // compare-and-branch (followed by a JMP)
+  bool konst;   // right operand is K[B]
+};
+constexpr CompareBytecode kCompareBytecode[] = {
+    {Op::EQ, ast::CmpOp::Eq, false, false},  {Op::NE, ast::CmpOp::Ne, false, false},
+    {Op::LT, ast::CmpOp::Lt, false, false},  {Op::LE, ast::CmpOp::Le, false, false},
+    {Op::GT, ast::CmpOp::Gt, false, false},  {Op::GE, ast::CmpOp::Ge, false, false},
+    {Op::JEQ, ast::CmpOp::Eq, true, false},  {Op::JNE, ast::CmpOp::Ne, true, false},
+    {Op::JLT, ast::CmpOp::Lt, true, false},  {Op::JLE, ast::CmpOp::Le, true, false},
+    {Op::JEQK, ast::CmpOp::Eq, true, true},  {Op::JNEK, ast::CmpOp::Ne, true, true},
+    {Op::JLTK, ast::CmpOp::Lt, true, true},  {Op::JLEK, ast::CmpOp::Le, true, true},
+    {Op::JGTK, ast::CmpOp::Gt, true, true},  {Op::JGEK, ast::CmpOp::Ge, true, true},
+};
+
+}  // namespace
+
+TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimits limits)
+    : root_(root), loop_pc_(loop_pc), limits_(limits) {
+  const Instr& hot = root->code[loop_pc];
+  if (hot.op == Op::LOOP) {
+    // while loop: the body runs from the LOOP to the JMP that jumps back to it.
+    start_pc_ = loop_pc + 1;
+    body_begin_ = loop_pc;
+    body_end_ = loop_pc;
+    for (uint32_t i = loop_pc + 1; i < root->code.size(); ++i) {
+      const Instr& in = root->code[i];
+      if (in.op == Op::JMP && static_cast<int64_t>(i) + 1 + in.sbx == loop_pc) body_end_ = i;
+    }
+  } else {
+    // FORLOOP/ITERLOOP: the back-edge jumps to the body's first instruction.
+    start_pc_ = static_cast<uint32_t>(static_cast<int64_t>(loop_pc) + 1 + hot.sbx);
+    body_begin_ = start_pc_;
+    body_end_ = loop_pc;
+  }
+  frames_.push_back(Frame{root, 0, 0, 0});
+  // Snapshot 0: the trace's entry state (used by the entry SLOADs' guards).
+  Snapshot s0;
+  s0.pc = start_pc_;
+  ir_.snapshots().push_back(std::move(s0));
+}
+
+TraceRecorder::Status TraceRecorder::abort(AbortReason r, std::string detail) {
+  abort_ = r;
+  abort_detail_ = std::move(detail);
+  return Status::Aborted;
+}
+
+void TraceRecorder::ensure_slot(uint32_t abs) {
+  if (abs >= slots_.size()) {
+    size_t n = std::max<size_t>(abs + 1, slots_.size() * 2);
+    slots_.resize(n, kNoRef);
+    sloads_.resize(n, kNoRef);
+    modified_.resize(n, false);
+    dirty_.resize(n, false);
+  }
+  max_slot_ = std::max(max_slot_, abs);
+}
+
+IRRef TraceRecorder::constant(const Value& v) {
+  switch (v.tag()) {
+    case Tag::Nil: return ir_.knil();
+    case Tag::Bool: return ir_.kbool(v.as_bool());
+    case Tag::Int: return ir_.kint(v.as_int());
+    case Tag::Float: return ir_.kfloat(v.as_float());
+    case Tag::Str:
+    case Tag::List:
+    case Tag::Tensor: return ir_.kobj(v.as_obj(), type_of_value(v));
+    case Tag::Func: return ir_.kobj(v.as_func(), IRType::Func);
+    case Tag::Builtin: return ir_.kobj(v.as_builtin(), IRType::Builtin);
+    case Tag::DTypeV: return ir_.kint(static_cast<int64_t>(v.as_dtype()));
+    case Tag::Undef: break;
+  }
+  return ir_.knil();
+}
+
+IRRef TraceRecorder::read(uint32_t reg, const Value* R) {
+  uint32_t abs = abs_slot(reg);
+  ensure_slot(abs);
+  if (slots_[abs] != kNoRef) return slots_[abs];
+  // First use in this iteration: the entry value, guarded by type. Entry
+  // SLOADs are hoisted before the loop; they exit through snapshot 0.
+  IRRef r = ir_.emit(IROp::SLOAD, type_of_value(R[reg]), abs, 0, 0);
+  slots_[abs] = r;
+  sloads_[abs] = r;
+  return r;
+}
+
+void TraceRecorder::write(uint32_t reg, IRRef ref) {
+  uint32_t abs = abs_slot(reg);
+  ensure_slot(abs);
+  slots_[abs] = ref;
+  modified_[abs] = true;
+  if (is_object(type_of(ref))) {
+    // Objects are stored through so that the register owns them.
+    ir_.emit(IROp::SSTORE, IRType::None, abs, ref);
+    dirty_[abs] = false;
+  } else {
+    dirty_[abs] = true;
+  }
+}
+
+uint16_t TraceRecorder::snapshot(uint32_t pc) {
+  Snapshot s;
+  s.ir_ref = static_cast<uint32_t>(ir_.size());
+  s.pc = pc;
+  for (size_t i = 1; i < frames_.size(); ++i)
+    s.frames.push_back(
+        SnapshotFrame{frames_[i].proto, frames_[i].base, frames_[i].call_pc, frames_[i].proto->name});
+  for (uint32_t abs = 0; abs < slots_.size(); ++abs)
+    if (dirty_[abs] && slots_[abs] != kNoRef) s.entries.push_back(SnapshotEntry{abs, slots_[abs]});
+  auto& snaps = ir_.snapshots();
+  // Consecutive guards with nothing changed in between share a snapshot.
+  if (snaps.size() > 1) {
+    const Snapshot& last = snaps.back();
+    if (last.pc == s.pc && last.frames.size() == s.frames.size() && last.entries.size() == s.entries.size() &&
+        std::equal(last.entries.begin(), last.entries.end(), s.entries.begin(),
+                   [](const SnapshotEntry& a, const SnapshotEntry& b) {
+                     return a.slot == b.slot && a.ref == b.ref;
+                   }))
+      return static_cast<uint16_t>(snaps.size() - 1);
+  }
+  snaps.push_back(std::move(s));
+  return static_cast<uint16_t>(snaps.size() - 1);
+}
+
+void TraceRecorder::guard(bool expect_true, IRRef cond) {
+  const IRIns& c = ir_[cond];
+  if (c.op == IROp::KBOOL) return;  // decided at record time
+  ir_.emit(expect_true ? IROp::GUARDT : IROp::GUARDF, IRType::None, cond, 0, snapshot(cur_pc_));
+}
+
+IRRef TraceRecorder::arg_chain(const std::vector<IRRef>& args) {
+  if (args.empty()) return kNoRef;
+  IRRef chain = args[0];
+  for (size_t i = 1; i < args.size(); ++i)
+    chain = ir_.emit(IROp::CARG, IRType::None, chain, args[i]);
+  return chain;
+}
+
+void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst) {
+  uint32_t abs = abs_slot(dst);
+  ensure_slot(abs);
+  target.dest_slot = static_cast<int32_t>(abs);
+  // The snapshot is taken before the call: if the helper raises, the
+  // interpreter re-executes the instruction and reports the error itself.
+  uint16_t snap = snapshot(cur_pc_);
+  IRRef chain = arg_chain(args);
+  ir_.calls().push_back(std::move(target));
+  ir_.emit(IROp::CALL, IRType::None, chain, static_cast<uint32_t>(ir_.calls().size() - 1), snap);
+  // The helper wrote the register itself: it is current, not dirty.
+  slots_[abs] = kNoRef;
+  modified_[abs] = true;
+  dirty_[abs] = false;
+  pending_reload_ = abs;
+}
+
+TraceRecorder::Status TraceRecorder::arith(ast::BinOp op, uint32_t dst, IRRef a, IRRef b,
+                                           const Value& va, const Value& vb) {
+  const ArithIR& forms = kArithIR[static_cast<int>(op)];
+  IRType ta = type_of(a), tb = type_of(b);
+  bool ints = ta == IRType::Int && tb == IRType::Int;
+  bool nums = (ta == IRType::Int || ta == IRType::Float) && (tb == IRType::Int || tb == IRType::Float);
+  if (ints && forms.int_op != IROp::NumOps) {
+    if (op == ast::BinOp::IDiv || op == ast::BinOp::Mod) {
+      // Division by zero leaves the trace; the interpreter raises the error.
+      guard(true, ir_.emit(IROp::NE, IRType::Bool, b, ir_.kint(0)));
+    }
+    if (op == ast::BinOp::Pow) {
+      bool neg = vb.as_int() < 0;
+      guard(!neg, ir_.emit(IROp::GE, IRType::Bool, b, ir_.kint(0)));
+      if (neg) {
+        IRRef fa = ir_.emit(IROp::CONV, IRType::Float, a);
+        IRRef fb = ir_.emit(IROp::CONV, IRType::Float, b);
+        write(dst, ir_.emit(IROp::FPOW, IRType::Float, fa, fb));
+        return Status::Continue;
+      }
+    }
+    write(dst, ir_.emit(forms.int_op, IRType::Int, a, b));
+    return Status::Continue;
+  }
+  if (nums && forms.float_op != IROp::NumOps) {
+    if (ta == IRType::Int) a = ir_.emit(IROp::CONV, IRType::Float, a);
+    if (tb == IRType::Int) b = ir_.emit(IROp::CONV, IRType::Float, b);
+    write(dst, ir_.emit(forms.float_op, IRType::Float, a, b));
+    return Status::Continue;
+  }
+  // Strings, lists, tensors, errors: the generic semantics in a helper.
+  (void)va;
+  CallTarget t{CallTarget::Kind::Arith, static_cast<uint8_t>(op), nullptr,
+               std::string("arith") + ast::binop_symbol(op)};
+  call_helper(std::move(t), {a, b}, dst);
+  return Status::Continue;
+}
+
+TraceRecorder::Status TraceRecorder::compare(ast::CmpOp op, IRRef a, IRRef b, const Value& va,
+                                             const Value& vb, IRRef& out) {
+  IRType ta = type_of(a), tb = type_of(b);
+  bool same_scalar = ta == tb && (ta == IRType::Int || ta == IRType::Float);
+  bool bools = ta == IRType::Bool && tb == IRType::Bool &&
+               (op == ast::CmpOp::Eq || op == ast::CmpOp::Ne);
+  if (same_scalar || bools) {
+    out = ir_.emit(kCompareIR[static_cast<int>(op)], IRType::Bool, a, b);
+    return Status::Continue;
+  }
+  (void)va;
+  (void)vb;
+  out = kNoRef;
+  return Status::Continue;
+}
+
+TraceRecorder::Status TraceRecorder::record(FunctionProto* fn, uint32_t pc, const Value* stack,
+                                            size_t frame_base, const Value* globals) {
+  const Value* R = stack + frame_base;
+  if (first_) {
+    first_ = false;
+    if (fn != root_ || pc != start_pc_) return abort(AbortReason::LeftLoop, "did not start at the loop");
+    base_index_ = frame_base;
+  }
+  if (pending_reload_ >= 0) {
+    // Type the result a helper call stored: a guard after the call, which
+    // resumes after the instruction (the result is already in its register).
+    uint32_t abs = static_cast<uint32_t>(pending_reload_);
+    pending_reload_ = -1;
+    const Value& v = stack[base_index_ + abs];
+    IRType t = type_of_value(v);
+    if (t == IRType::None) return abort(AbortReason::ErrorRaised, "undefined value");
+    cur_pc_ = pc;
+    IRRef r = ir_.emit(IROp::SLOAD, t, abs, 1, snapshot(pc));
+    slots_[abs] = r;
+  }
+  if (ir_.size() > limits_.maxrecord) return abort(AbortReason::TraceTooLong);
+  // Keep the recorder's frame view in step with the interpreter.
+  if (frames_.size() == 1 && fn == root_ && !in_loop_body(pc)) return abort(AbortReason::LeftLoop);
+  cur_pc_ = pc;
+  try {
+    return step(fn, pc, fn->code[pc], R, globals);
+  } catch (const RuntimeError& e) {
+    return abort(AbortReason::ErrorRaised, e.what());
+  }
+}
+
+TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const Instr& ins,
+                                          const Value* R, const Value* G) {
+  const Value* K = fn->consts.data();
+  const bool at_root = frames_.size() == 1;
+  switch (ins.op) {
+    case Op::MOVE: write(ins.a, read(ins.b, R)); return Status::Continue;
+    case Op::LOADK: write(ins.a, constant(K[ins.bx])); return Status::Continue;
+    case Op::LOADI: write(ins.a, ir_.kint(ins.sbx)); return Status::Continue;
+    case Op::LOADNIL: write(ins.a, ir_.knil()); return Status::Continue;
+    case Op::LOADTRUE: write(ins.a, ir_.kbool(true)); return Status::Continue;
+    case Op::LOADFALSE: write(ins.a, ir_.kbool(false)); return Status::Continue;
+
+    case Op::GETGLOBAL: {
+      const Value& g = G[ins.bx];
+      if (g.is_undef()) return abort(AbortReason::ErrorRaised, "undefined global");
+      IRType t = type_of_value(g);
+      IRRef r = ir_.emit(IROp::GLOAD, t, ins.bx, 0, snapshot(pc));
+      if (t == IRType::Func || t == IRType::Builtin) {
+        // Calls through this global are specialised to its current value.
+        guard(true, ir_.emit(IROp::EQ, IRType::Bool, r, constant(g)));
+        r = constant(g);
+      }
+      write(ins.a, r);
+      return Status::Continue;
+    }
+    case Op::SETGLOBAL:
+    case Op::DEFGLOBAL:
+      ir_.emit(IROp::GSTORE, IRType::None, ins.bx, read(ins.a, R));
+      return Status::Continue;
+
+    case Op::NEG: {
+      IRRef b = read(ins.b, R);
+      if (type_of(b) == IRType::Int) write(ins.a, ir_.emit(IROp::NEG, IRType::Int, b));
+      else if (type_of(b) == IRType::Float) write(ins.a, ir_.emit(IROp::FNEG, IRType::Float, b));
+      else return abort(AbortReason::NYIBytecode, "NEG of a non-number");
+      return Status::Continue;
+    }
+    case Op::NOT: {
+      IRRef b = read(ins.b, R);
+      if (type_of(b) != IRType::Bool) return abort(AbortReason::NonBoolCond);
+      write(ins.a, ir_.emit(IROp::NOT, IRType::Bool, b));
+      return Status::Continue;
+    }
+    case Op::CHKBOOL:
+      if (type_of(read(ins.a, R)) != IRType::Bool) return abort(AbortReason::NonBoolCond);
+      return Status::Continue;
+
+    case Op::JMP: return Status::Continue;
+    case Op::JMPF:
+    case Op::JMPT: {
+      IRRef c = read(ins.a, R);
+      if (type_of(c) != IRType::Bool) return abort(AbortReason::NonBoolCond);
+      guard(R[ins.a].as_bool(), c);
+      return Status::Continue;
+    }
+
+    case Op::LOOP:
+      if (at_root && pc == loop_pc_) return close_trace();
+      return abort(AbortReason::InnerLoop);
+    case Op::FORPREP:
+    case Op::ITERPREP:
+    case Op::JFORLOOP:
+    case Op::JITERLOOP:
+    case Op::JLOOP: return abort(AbortReason::InnerLoop);
+    case Op::FORLOOP: {
+      if (!at_root || pc != loop_pc_) return abort(AbortReason::InnerLoop);
+      // left > 0 keeps looping; the exit re-runs FORLOOP, which falls through.
+      IRRef left = read(ins.a + 1, R);
+      if (R[ins.a + 1].as_int() <= 0) return abort(AbortReason::LeftLoop);
+      guard(true, ir_.emit(IROp::GT, IRType::Bool, left, ir_.kint(0)));
+      IRRef v = ir_.emit(IROp::ADD, IRType::Int, read(ins.a, R), read(ins.a + 2, R));
+      write(ins.a + 1, ir_.emit(IROp::SUB, IRType::Int, left, ir_.kint(1)));
+      write(ins.a, v);
+      write(ins.a + 3, v);
+      return close_trace();
+    }
+    case Op::ITERLOOP: {
+      if (!at_root || pc != loop_pc_) return abort(AbortReason::InnerLoop);
+      // i + 1 < length snapshot; the element load is bounds-guarded.
+      IRRef idx = ir_.emit(IROp::ADD, IRType::Int, read(ins.a + 2, R), ir_.kint(1));
+      IRRef n = read(ins.a + 1, R);
+      if (R[ins.a + 2].as_int() + 1 >= R[ins.a + 1].as_int()) return abort(AbortReason::LeftLoop);
+      guard(true, ir_.emit(IROp::LT, IRType::Bool, idx, n));
+      IRRef list = read(ins.a, R);
+      const auto& items = R[ins.a].as_list()->items;
+      size_t i = static_cast<size_t>(R[ins.a + 2].as_int() + 1);
+      if (i >= items.size()) return abort(AbortReason::ErrorRaised, "list shrank");
+      IRRef len = ir_.emit(IROp::LLEN, IRType::Int, list);
+      guard(true, ir_.emit(IROp::ULT, IRType::Bool, idx, len));
+      IRRef elem = ir_.emit(IROp::LLOAD, type_of_value(items[i]), list, idx, snapshot(pc));
+      write(ins.a + 2, idx);
+      write(ins.a + 3, elem);
+      return close_trace();
+    }
+
+    case Op::CALL: {
+      const Value& callee = R[ins.a];
+      IRRef cref = read(ins.a, R);
+      if (callee.is_func()) {
+        FunctionProto* f = callee.as_func();
+        if (f->nparams != ins.b) return abort(AbortReason::ErrorRaised, "argument count");
+        if (frames_.size() > limits_.maxinline) return abort(AbortReason::InlineTooDeep);
+        for (const Frame& fr : frames_)
+          if (fr.proto == f) return abort(AbortReason::Recursion, f->name);
+        if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
+        uint32_t base = abs_slot(ins.a) + 1;
+        frames_.push_back(Frame{f, base, pc, ins.a});
+        ensure_slot(base + static_cast<uint32_t>(f->nregs));
+        return Status::Continue;
+      }
+      if (callee.is_builtin()) {
+        if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
+        std::vector<IRRef> args;
+        for (int i = 0; i < ins.b; ++i) args.push_back(read(ins.a + 1 + i, R));
+        const BuiltinDef* bd = callee.as_builtin();
+        call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a);
+        return Status::Continue;
+      }
+      return abort(AbortReason::CallNotFunction);
+    }
+    case Op::CALLKW: return abort(AbortReason::KeywordCall);
+    case Op::RET:
+    case Op::RETNIL: {
+      if (at_root) return abort(AbortReason::ReturnFromRoot);
+      IRRef result = ins.op == Op::RET ? read(ins.a, R) : ir_.knil();
+      Frame callee = frames_.back();
+      frames_.pop_back();
+      // The callee's registers are dead: exits must not write them back.
+      for (uint32_t s = callee.base; s < slots_.size(); ++s) {
+        slots_[s] = kNoRef;
+        dirty_[s] = false;
+      }
+      write(callee.ret_reg, result);
+      return Status::Continue;
+    }
+
+    case Op::GETINDEX: {
+      const Value& obj = R[ins.b];
+      const Value& idx = R[ins.c];
+      IRRef o = read(ins.b, R), i = read(ins.c, R);
+      if (obj.is_list() && idx.is_int() && idx.as_int() >= 0 &&
+          static_cast<uint64_t>(idx.as_int()) < obj.as_list()->items.size()) {
+        IRRef len = ir_.emit(IROp::LLEN, IRType::Int, o);
+        guard(true, ir_.emit(IROp::ULT, IRType::Bool, i, len));
+        const Value& elem = obj.as_list()->items[static_cast<size_t>(idx.as_int())];
+        write(ins.a, ir_.emit(IROp::LLOAD, type_of_value(elem), o, i, snapshot(pc)));
+        return Status::Continue;
+      }
+      call_helper(CallTarget{CallTarget::Kind::IndexGet, 1, nullptr, "index_get"}, {o, i}, ins.a);
+      return Status::Continue;
+    }
+    case Op::SETINDEX: {
+      const Value& obj = R[ins.a];
+      const Value& idx = R[ins.b];
+      IRRef o = read(ins.a, R), i = read(ins.b, R), v = read(ins.c, R);
+      if (obj.is_list() && idx.is_int() && idx.as_int() >= 0 &&
+          static_cast<uint64_t>(idx.as_int()) < obj.as_list()->items.size()) {
+        IRRef len = ir_.emit(IROp::LLEN, IRType::Int, o);
+        guard(true, ir_.emit(IROp::ULT, IRType::Bool, i, len));
+        IRRef ref = ir_.emit(IROp::LREF, IRType::None, o, i);
+        ir_.emit(IROp::LSTORE, IRType::None, ref, v);
+        return Status::Continue;
+      }
+      // The helper returns nil; its result goes to a scratch slot above the frame.
+      return abort(AbortReason::NYIBytecode, "SETINDEX on a non-list");
+    }
+    case Op::GETINDEXN: {
+      std::vector<IRRef> args{read(ins.b, R)};
+      for (int k = 0; k < ins.c; ++k) args.push_back(read(ins.b + 1 + k, R));
+      call_helper(CallTarget{CallTarget::Kind::IndexGet, static_cast<uint8_t>(ins.c), nullptr, "index_get"},
+                  args, ins.a);
+      return Status::Continue;
+    }
+
+    default: break;
+  }
+
+  for (const ArithBytecode& a : kArithBytecode) {
+    if (a.op != ins.op) continue;
+    IRRef lhs = read(ins.b, R);
+    const Value& vc = a.konst ? K[ins.c] : R[ins.c];
+    IRRef rhs = a.konst ? constant(vc) : read(ins.c, R);
+    if (a.konst && (ins.flags & kFlagConstLeft)) return arith(a.bin, ins.a, rhs, lhs, vc, R[ins.b]);
+    return arith(a.bin, ins.a, lhs, rhs, R[ins.b], vc);
+  }
+  for (const CompareBytecode& c : kCompareBytecode) {
+    if (c.op != ins.op) continue;
+    const Value& va = R[c.branch ? ins.a : ins.b];
+    const Value& vb = c.konst ? K[ins.b] : R[c.branch ? ins.b : ins.c];
+    IRRef a = read(c.branch ? ins.a : ins.b, R);
+    IRRef b = c.konst ? constant(vb) : read(c.branch ? ins.b : ins.c, R);
+    IRRef out;
+    compare(c.cmp, a, b, va, vb, out);
+    if (out == kNoRef) {
+      if (!c.branch) {
+        call_helper(CallTarget{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,
+                               std::string("compare") + ast::cmpop_symbol(c.cmp)},
+                    {a, b}, ins.a);
+        return Status::Continue;
+      }
+      return abort(AbortReason::NYIBytecode, "compare-and-branch on mixed types");
+    }
+    if (!c.branch) {
+      write(ins.a, out);
+      return Status::Continue;
+    }
+    Value observed = tessera::compare(c.cmp, va, vb);
+    if (!observed.is_bool()) return abort(AbortReason::NonBoolCond);
+    guard(observed.as_bool(), out);
+    return Status::Continue;
+  }
+  return abort(AbortReason::NYIBytecode, op_info(ins.op).name);
+}
+
+TraceRecorder::Status TraceRecorder::close_trace() {
+  // Reorder into the trace's final shape: constants, entry SLOADs (run once,
+  // exiting through snapshot 0), LOOP, the body, and one PHI per loop-carried
+  // slot.
+  const auto& old = ir_.instructions();
+  std::vector<IRRef> remap(old.size(), kNoRef);
+  TraceIR out;
+  auto copy = [&](IRRef r) {
+    IRIns in = old[r];
+    const IROpInfo& info = ir_op_info(in.op);
+    if (info.op1 == OperandKind::ref && in.op1 != kNoRef) in.op1 = remap[in.op1];
+    if (info.op2 == OperandKind::ref && in.op2 != kNoRef) in.op2 = remap[in.op2];
+    remap[r] = out.emit(in.op, in.type, in.op1, in.op2, in.snap);
+  };
+  // Constants keep their pool values: re-create them through the builder.
+  for (IRRef r = 0; r < old.size(); ++r) {
+    const IRIns& in = old[r];
+    switch (in.op) {
+      case IROp::KNIL: remap[r] = out.knil(); break;
+      case IROp::KBOOL: remap[r] = out.kbool(in.op1 != 0); break;
+      case IROp::KINT: remap[r] = out.kint(ir_.const_int(r)); break;
+      case IROp::KFLOAT: remap[r] = out.kfloat(ir_.const_float(r)); break;
+      case IROp::KOBJ: remap[r] = out.kobj(ir_.const_ptr(r), in.type); break;
+      default: break;
+    }
+  }
+  for (IRRef r = 0; r < old.size(); ++r) {
+    const IRIns& in = old[r];
+    if (in.op == IROp::SLOAD && in.op2 == 0) {
+      IRIns s = in;
+      s.snap = 0;
+      remap[r] = out.emit(s.op, s.type, s.op1, s.op2, s.snap);
+    }
+  }
+  out.emit(IROp::LOOP, IRType::None);
+  for (IRRef r = 0; r < old.size(); ++r) {
+    const IRIns& in = old[r];
+    if (ir_is_const(in.op) || (in.op == IROp::SLOAD && in.op2 == 0)) continue;
+    copy(r);
+  }
+  // Write the iteration's scalar results back to their registers, so that
+  // every iteration starts with the interpreter's registers current and a
+  // snapshot only needs the slots changed since the iteration began.
+  for (uint32_t abs = 0; abs < slots_.size(); ++abs)
+    if (dirty_[abs] && slots_[abs] != kNoRef)
+      out.emit(IROp::SSTORE, IRType::None, abs, remap[slots_[abs]]);
+  for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
+    if (sloads_[abs] == kNoRef || !modified_[abs]) continue;
+    IRRef end = slots_[abs];
+    if (end == kNoRef) {
+      // Changed by a helper whose result was never read back: not carried.
+      return abort(AbortReason::TypeUnstable, fmt::format("slot {}", abs));
+    }
+    if (ir_[end].type != ir_[sloads_[abs]].type)
+      return abort(AbortReason::TypeUnstable, fmt::format("slot {}", abs));
+    if (end != sloads_[abs]) out.emit(IROp::PHI, ir_[end].type, remap[sloads_[abs]], remap[end]);
+  }
+  for (Snapshot s : ir_.snapshots()) {
+    for (auto& e : s.entries) e.ref = remap[e.ref];
+    s.ir_ref = s.ir_ref < remap.size() && remap[s.ir_ref] != kNoRef ? remap[s.ir_ref] : 0;
+    out.snapshots().push_back(std::move(s));
+  }
+  out.calls() = ir_.calls();
+  ir_ = std::move(out);
+  return Status::Done;
+}
+
+TraceIR TraceRecorder::take_trace() { return std::move(ir_); }
+
+}  // namespace tessera::jit

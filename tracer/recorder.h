@@ -1,0 +1,124 @@
+// TraceRecorder: turns the bytecode the interpreter executes into trace IR.
+//
+// Recording starts at a hot loop's first body instruction. Before the
+// interpreter executes each instruction, record() is called with the live
+// register values: it emits typed IR specialized to the types it sees,
+// guarded (each guard carries a snapshot to resume the interpreter at that
+// instruction), inlines calls of user functions, and closes the trace when
+// the loop's back-edge jumps to the start again. Anything it cannot handle
+// aborts the recording with a reason (abort_reasons.def).
+//
+// Slots are absolute: slot 0 is register 0 of the trace's base frame, and
+// inlined frames' registers follow in the same register stack. Scalars live
+// in SSA values (written back by snapshots at exits); objects are stored
+// through to their slots (SSTORE) so that every object is owned.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tracer/trace_ir.h"
+#include "vm/bytecode/bytecode.h"
+#include "vm/frontend/ast.h"
+
+namespace tessera::jit {
+
+enum class AbortReason : uint8_t {
+#define ABORT_REASON(name, msg) name,
+#include "tracer/abort_reasons.def"
+#undef ABORT_REASON
+  NumReasons
+};
+constexpr int kNumAbortReasons = static_cast<int>(AbortReason::NumReasons);
+const char* abort_reason_message(AbortReason r);
+
+struct RecorderLimits {
+  uint32_t maxrecord = 4000;  // IR instructions
+  uint32_t maxinline = 6;     // inlined call depth
+};
+
+class TraceRecorder {
+ public:
+  // `root` is the function whose loop is traced; `loop_pc` the index of the
+  // loop's hot instruction (FORLOOP, ITERLOOP or LOOP) whose counter fired.
+  // Recording starts with the instruction the interpreter runs next: the
+  // loop body's first instruction.
+  TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimits limits);
+
+  enum class Status { Continue, Done, Aborted };
+  // Called before the interpreter executes `code[pc]` of `fn` in a frame
+  // whose register 0 is `stack[frame_base]`. `globals` are the module's
+  // global slots.
+  Status record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
+                const Value* globals);
+
+  // After Done: the finished trace (constants, SLOADs, LOOP, body, PHIs).
+  TraceIR take_trace();
+  AbortReason abort_reason() const { return abort_; }
+  // Human-readable detail of the abort (e.g. which bytecode).
+  const std::string& abort_detail() const { return abort_detail_; }
+  FunctionProto* root() const { return root_; }
+  uint32_t loop_pc() const { return loop_pc_; }
+  // Where the compiled trace is entered: the loop body's first instruction.
+  uint32_t start_pc() const { return start_pc_; }
+  // Highest absolute slot the trace touches (inlined frames included), so
+  // the runtime can make room in the register stack before entering it.
+  uint32_t max_slot() const { return max_slot_; }
+
+ private:
+  struct Frame {
+    FunctionProto* proto;
+    uint32_t base;     // absolute slot of register 0
+    uint32_t call_pc;  // CALL index in the caller (inlined frames only)
+    uint16_t ret_reg;  // caller register that receives the result
+  };
+
+  Status abort(AbortReason r, std::string detail = {});
+  Status step(FunctionProto* fn, uint32_t pc, const Instr& ins, const Value* R, const Value* G);
+  Status close_trace();
+  bool in_loop_body(uint32_t pc) const { return pc >= body_begin_ && pc <= body_end_; }
+
+  // Slot access: reading loads (SLOAD with a type guard) on first use.
+  IRRef read(uint32_t reg, const Value* R);
+  void write(uint32_t reg, IRRef ref);
+  uint32_t abs_slot(uint32_t reg) const { return frames_.back().base + reg; }
+  void ensure_slot(uint32_t abs);
+  IRRef constant(const Value& v);
+  IRType type_of(IRRef ref) const { return ir_[ref].type; }
+  uint16_t snapshot(uint32_t pc);
+  void guard(bool expect_true, IRRef cond);  // GUARDT/GUARDF with a snapshot at cur_pc_
+
+  // Emission helpers for the instruction families.
+  Status arith(ast::BinOp op, uint32_t dst, IRRef a, IRRef b, const Value& va, const Value& vb);
+  // Emits the comparison; `out` is its Bool value (or kNoRef when a helper
+  // computes it, in which case the result lands in `dst`).
+  Status compare(ast::CmpOp op, IRRef a, IRRef b, const Value& va, const Value& vb,
+                 IRRef& out);
+  // Generic slow path: CALL a runtime helper whose result goes to register
+  // `dst`; the reload that types the result is emitted at the next step.
+  void call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst);
+  IRRef arg_chain(const std::vector<IRRef>& args);
+
+  FunctionProto* root_;
+  uint32_t loop_pc_;
+  uint32_t start_pc_;
+  uint32_t body_begin_, body_end_;  // bytecode range of the loop in the root function
+  RecorderLimits limits_;
+
+  TraceIR ir_;
+  std::vector<Frame> frames_;   // recorder's view of the frames, root first
+  std::vector<IRRef> slots_;    // absolute slot -> current value (kNoRef = not known yet)
+  std::vector<IRRef> sloads_;   // absolute slot -> its entry SLOAD (kNoRef if none)
+  std::vector<bool> modified_;  // the trace changed the slot (a PHI may carry it)
+  std::vector<bool> dirty_;     // the register is stale: exits must write the SSA value back
+  size_t base_index_ = 0;       // register-stack index of slot 0
+  uint32_t max_slot_ = 0;
+  uint32_t cur_pc_ = 0;         // pc of the instruction being recorded
+  bool first_ = true;
+  int64_t pending_reload_ = -1;  // absolute slot a helper call just wrote
+  AbortReason abort_ = AbortReason::NYIBytecode;
+  std::string abort_detail_;
+};
+
+}  // namespace tessera::jit

@@ -1,0 +1,83 @@
+// TraceIR builder: instruction emission and the deduplicated constants.
+#include <bit>
+#include <cassert>
+#include <stdexcept>
+#include <string>
+
+#include "tracer/trace_ir.h"
+
+namespace tessera::jit {
+
+IRRef TraceIR::emit(IROp op, IRType type, uint32_t op1, uint32_t op2, uint16_t snap) {
+  // Constants must be unique per value and carry a pool entry; only the k*
+  // helpers maintain both, so a raw constant here is a caller bug.
+  if (static_cast<int>(op) >= kNumIROps || ir_is_const(op))
+    throw std::invalid_argument(std::string("TraceIR::emit: use the k* helpers for ") +
+                                (static_cast<int>(op) < kNumIROps ? ir_op_info(op).name : "?"));
+  IRRef ref = static_cast<IRRef>(ins_.size());
+  ins_.push_back(IRIns{op, type, snap, op1, op2});
+  return ref;
+}
+
+IRRef TraceIR::intern_const(IROp op, IRType type, uint64_t bits, bool pooled) {
+  ConstKey key{bits, op, type};
+  auto matches = [&](IRRef r) {
+    if (r >= ins_.size()) return false;
+    const IRIns& in = ins_[r];
+    if (in.op != op || in.type != type) return false;
+    if (!pooled) return in.op1 == bits;
+    return in.op1 < consts_.size() && consts_[in.op1] == bits;
+  };
+  if (auto it = kmap_.find(key); it != kmap_.end() && matches(it->second)) return it->second;
+
+  IRRef ref = static_cast<IRRef>(ins_.size());
+  uint32_t op1 = static_cast<uint32_t>(bits);
+  if (pooled) {
+    op1 = static_cast<uint32_t>(consts_.size());
+    consts_.push_back(bits);
+  }
+  ins_.push_back(IRIns{op, type, kNoSnap, op1, 0});
+  kmap_[key] = ref;
+  return ref;
+}
+
+IRRef TraceIR::knil() { return intern_const(IROp::KNIL, IRType::Nil, 0, false); }
+
+IRRef TraceIR::kbool(bool b) { return intern_const(IROp::KBOOL, IRType::Bool, b ? 1 : 0, false); }
+
+IRRef TraceIR::kint(int64_t v) {
+  return intern_const(IROp::KINT, IRType::Int, std::bit_cast<uint64_t>(v), true);
+}
+
+// Keyed by bit pattern, not by value: -0.0 and 0.0 must stay distinct
+// constants, and every NaN must equal itself.
+IRRef TraceIR::kfloat(double v) {
+  return intern_const(IROp::KFLOAT, IRType::Float, std::bit_cast<uint64_t>(v), true);
+}
+
+IRRef TraceIR::kobj(const void* p, IRType type) {
+  return intern_const(IROp::KOBJ, type, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)), true);
+}
+
+int64_t TraceIR::const_int(IRRef r) const {
+  assert(r < ins_.size() && ins_[r].op == IROp::KINT);
+  return std::bit_cast<int64_t>(consts_[ins_[r].op1]);
+}
+
+double TraceIR::const_float(IRRef r) const {
+  assert(r < ins_.size() && ins_[r].op == IROp::KFLOAT);
+  return std::bit_cast<double>(consts_[ins_[r].op1]);
+}
+
+const void* TraceIR::const_ptr(IRRef r) const {
+  assert(r < ins_.size() && ins_[r].op == IROp::KOBJ);
+  return reinterpret_cast<const void*>(static_cast<uintptr_t>(consts_[ins_[r].op1]));
+}
+
+IRRef TraceIR::loop_ref() const {
+  for (IRRef r = 0; r < ins_.size(); ++r)
+    if (ins_[r].op == IROp::LOOP) return r;
+  return kNoRef;
+}
+
+}  // namespace tessera::jit

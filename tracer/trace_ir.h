@@ -1,0 +1,147 @@
+// Trace IR: the typed, linear SSA form of one recorded trace.
+//
+// One array holds constants and instructions alike (a reference is an index
+// into it); the opcode set is tracer/ir.def. Guards carry the index of the
+// snapshot (deopt/snapshot.h) that rebuilds the interpreter state when they
+// fail. The text form (print_ir / parse_ir) round-trips exactly, so tests
+// and optimizer passes are written as IR in / IR out.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "deopt/snapshot.h"
+
+namespace tessera::jit {
+
+enum class IROp : uint8_t {
+#define IROP(name, mode, op1, op2, desc) name,
+#include "tracer/ir.def"
+#undef IROP
+  NumOps
+};
+constexpr int kNumIROps = static_cast<int>(IROp::NumOps);
+
+// Mode flags of ir.def.
+enum IRMode : uint8_t { G = 1, S = 2, C = 4, K = 8, N = 0 };
+enum class OperandKind : uint8_t { none, ref, lit, cst };
+
+struct IROpInfo {
+  const char* name;
+  uint8_t mode;
+  OperandKind op1, op2;
+  const char* description;
+};
+const IROpInfo& ir_op_info(IROp op);
+inline bool ir_is_guard(IROp op) { return ir_op_info(op).mode & G; }
+inline bool ir_has_side_effect(IROp op) { return ir_op_info(op).mode & S; }
+inline bool ir_is_cse(IROp op) { return ir_op_info(op).mode & C; }
+inline bool ir_is_const(IROp op) { return ir_op_info(op).mode & K; }
+
+// Result types. Pointer types refer to interpreter objects.
+enum class IRType : uint8_t { None, Nil, Bool, Int, Float, Str, List, Tensor, Func, Builtin, DType };
+const char* ir_type_name(IRType t);  // "int", "flt", "bool", ... (the text form's spelling)
+
+using IRRef = uint32_t;
+constexpr IRRef kNoRef = 0xFFFFFFFFu;
+constexpr uint16_t kNoSnap = 0xFFFFu;
+
+struct IRIns {
+  IROp op;
+  IRType type;
+  uint16_t snap = kNoSnap;  // guards: the snapshot to exit through
+  uint32_t op1 = 0;
+  uint32_t op2 = 0;
+};
+
+// A call target of CALL: what the backend calls and how its result is typed.
+struct CallTarget {
+  enum class Kind : uint8_t {
+    Builtin,      // a BuiltinDef (ptr), called with (VM&, CallArgs)
+    Arith,        // generic value arithmetic (ast::BinOp in `sub`)
+    Compare,      // generic comparison (ast::CmpOp in `sub`), returns Bool
+    IndexGet,     // generic obj[i, ...]
+    IndexSet,     // generic obj[i, ...] = v
+  };
+  Kind kind;
+  uint8_t sub = 0;
+  const void* ptr = nullptr;  // e.g. const BuiltinDef*
+  std::string name;           // for the text form and dumps ("sqrt", "arith.+")
+  // Object results: the interpreter slot that owns the result (the helper
+  // stores it there, refcounted, before the trace uses the pointer); -1 when
+  // the result is a scalar or there is none.
+  int32_t dest_slot = -1;
+};
+
+class TraceIR {
+ public:
+  // Emits an instruction (constants go through the k* helpers, which
+  // deduplicate). Returns its reference.
+  IRRef emit(IROp op, IRType type, uint32_t op1 = 0, uint32_t op2 = 0, uint16_t snap = kNoSnap);
+  IRRef knil();
+  IRRef kbool(bool b);
+  IRRef kint(int64_t v);
+  IRRef kfloat(double v);
+  IRRef kobj(const void* p, IRType type);
+
+  const IRIns& operator[](IRRef r) const { return ins_[r]; }
+  IRIns& operator[](IRRef r) { return ins_[r]; }
+  size_t size() const { return ins_.size(); }
+  const std::vector<IRIns>& instructions() const { return ins_; }
+
+  // The constant pool (KINT/KFLOAT/KOBJ op1 index into it).
+  int64_t const_int(IRRef r) const;
+  double const_float(IRRef r) const;
+  const void* const_ptr(IRRef r) const;
+  const std::vector<uint64_t>& const_pool() const { return consts_; }
+
+  std::vector<Snapshot>& snapshots() { return snaps_; }
+  const std::vector<Snapshot>& snapshots() const { return snaps_; }
+  std::vector<CallTarget>& calls() { return calls_; }
+  const std::vector<CallTarget>& calls() const { return calls_; }
+
+  // Index of the LOOP instruction, or kNoRef for a trace that does not loop.
+  IRRef loop_ref() const;
+
+ private:
+  std::vector<IRIns> ins_;
+  std::vector<uint64_t> consts_;
+  std::vector<Snapshot> snaps_;
+  std::vector<CallTarget> calls_;
+  // Constant deduplication: (op, type, payload bits) -> ref. A hit is
+  // re-checked against ins_, since operator[] lets callers rewrite entries.
+  struct ConstKey {
+    uint64_t bits;
+    IROp op;
+    IRType type;
+    bool operator==(const ConstKey&) const = default;
+  };
+  struct ConstKeyHash {
+    size_t operator()(const ConstKey& k) const {
+      return std::hash<uint64_t>()(k.bits) ^ (size_t(k.op) << 48) ^ (size_t(k.type) << 56);
+    }
+  };
+  std::unordered_map<ConstKey, IRRef, ConstKeyHash> kmap_;
+  IRRef intern_const(IROp op, IRType type, uint64_t bits, bool pooled);
+};
+
+// Text form, one instruction per line (`>` marks guards, `#N` the snapshot):
+//   0007    int  ADD    0005  0006
+//   0003    flt  KFLOAT 2.5
+//   0009 >  none GUARDT 0008  #2
+// followed by the snapshots and the call table:
+//   SNAP #2 ir=0009 pc=17 frames=[f@4/12] [0=0005 4=0003]
+//   CALL #0 builtin 0 sqrt 0x55d0c0ffee00
+// print_ir(parse_ir(text)) == text for every printed trace.
+std::string print_ir(const TraceIR& ir);
+// Maps a snapshot frame's function name back to its proto (the text form
+// names functions; without a resolver parsed frames keep a null proto).
+using ProtoResolver = std::function<FunctionProto*(std::string_view)>;
+// Throws std::invalid_argument with "line N: message" on malformed text.
+TraceIR parse_ir(std::string_view text, const ProtoResolver& resolve = {});
+
+}  // namespace tessera::jit
