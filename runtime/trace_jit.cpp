@@ -39,7 +39,8 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
       params_(params),
       script_name_(std::move(script_name)),
       dump_dir_(std::move(dump_dir)),
-      backend_(std::make_unique<LlvmBackend>(2)) {}
+      backend_(std::make_unique<LlvmBackend>(2)),
+      created_ms_(now_ms()) {}
 
 TraceJit::~TraceJit() = default;
 
@@ -128,6 +129,8 @@ void TraceJit::finish_recording() {
   }
   stats_.compile_ms += trace->compile_ms;
   ++stats_.compiled;
+  stats_.last_trace_ms = now_ms() - created_ms_;
+  if (stats_.first_trace_ms < 0) stats_.first_trace_ms = stats_.last_trace_ms;
   // Patch the loop's back-edge so that the interpreter enters the trace.
   FunctionProto* p = trace->proto;
   p->code[trace->loop_pc].op = entering_op(p->code[trace->loop_pc].op);
@@ -172,6 +175,9 @@ void TraceJit::print_stats(std::ostream& os) const {
                         stats_.aborts[r]);
   os << fmt::format("  time: recording {:.3f} ms, compiling {:.3f} ms; {} IR instructions\n",
                     stats_.record_ms, stats_.compile_ms, stats_.ir_instructions);
+  if (stats_.first_trace_ms >= 0)
+    os << fmt::format("  warm-up: first trace compiled at {:.3f} ms, last at {:.3f} ms\n",
+                      stats_.first_trace_ms, stats_.last_trace_ms);
   for (const auto& t : traces_) {
     uint64_t exits = 0;
     for (uint64_t e : t->exits) exits += e;

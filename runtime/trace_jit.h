@@ -46,6 +46,9 @@ struct TraceStats {
   std::array<uint64_t, kNumAbortReasons> aborts{};
   uint64_t ir_instructions = 0;
   double record_ms = 0, compile_ms = 0;
+  // Warm-up: when the first and the last trace were compiled, in ms since
+  // the TraceJit was created (-1: none yet).
+  double first_trace_ms = -1, last_trace_ms = -1;
 };
 
 class TraceJit {
@@ -79,6 +82,7 @@ class TraceJit {
   std::unique_ptr<LlvmBackend> backend_;
   std::unique_ptr<TraceRecorder> recorder_;
   double record_start_ms_ = 0;
+  double created_ms_ = 0;
   std::vector<std::unique_ptr<Trace>> traces_;
   // Aborts per loop (proto, pc) for blacklisting.
   struct LoopPenalty {

@@ -453,7 +453,9 @@ L_FORPREP: {
   }
   DISPATCH();
 }
-L_FORLOOP: {
+L_FORLOOP:
+L_JFORLOOP: {
+  // JFORLOOP is FORLOOP patched by the JIT: it enters the loop's trace.
   Value* r = &RA;
   int64_t left = r[1].as_int();
   if (left > 0) {
@@ -461,8 +463,12 @@ L_FORLOOP: {
     int64_t v = int_add(r[0].as_int(), r[2].as_int());
     r[0].set_int(v);
     r[3].set_int(v);
-    HOTCOUNT(CUR_INDEX());
-    pc += ins.sbx;
+    if (ins.op == Op::JFORLOOP) {
+      ENTER_TRACE(CUR_INDEX());
+    } else {
+      HOTCOUNT(CUR_INDEX());
+      pc += ins.sbx;
+    }
   }
   DISPATCH();
 }
@@ -483,36 +489,7 @@ L_ITERPREP: {
   }
   DISPATCH();
 }
-L_ITERLOOP: {
-  Value* r = &RA;
-  int64_t i = r[2].as_int() + 1;
-  if (i < r[1].as_int()) {
-    const auto& items = r[0].as_list()->items;
-    if (UNLIKELY(static_cast<size_t>(i) >= items.size())) {
-      SAVEPC();
-      throw RuntimeError("index out of range");
-    }
-    r[2].set_int(i);
-    r[3] = items[static_cast<size_t>(i)];
-    HOTCOUNT(CUR_INDEX());
-    pc += ins.sbx;
-  }
-  DISPATCH();
-}
-
-  // Patched back-edges: the same loop step, then into the compiled trace.
-L_JFORLOOP: {
-  Value* r = &RA;
-  int64_t left = r[1].as_int();
-  if (left > 0) {
-    r[1].set_int(left - 1);
-    int64_t v = int_add(r[0].as_int(), r[2].as_int());
-    r[0].set_int(v);
-    r[3].set_int(v);
-    ENTER_TRACE(CUR_INDEX());
-  }
-  DISPATCH();
-}
+L_ITERLOOP:
 L_JITERLOOP: {
   Value* r = &RA;
   int64_t i = r[2].as_int() + 1;
@@ -524,7 +501,12 @@ L_JITERLOOP: {
     }
     r[2].set_int(i);
     r[3] = items[static_cast<size_t>(i)];
-    ENTER_TRACE(CUR_INDEX());
+    if (ins.op == Op::JITERLOOP) {
+      ENTER_TRACE(CUR_INDEX());
+    } else {
+      HOTCOUNT(CUR_INDEX());
+      pc += ins.sbx;
+    }
   }
   DISPATCH();
 }
