@@ -81,6 +81,12 @@ void TraceJit::recording_failed() {
 void TraceJit::abort_recording(AbortReason r, const std::string& /*detail*/) {
   ++stats_.aborts[static_cast<int>(r)];
   stats_.record_ms += now_ms() - record_start_ms_;
+  if (recorder_->is_side()) {
+    Trace& parent = *traces_[side_parent_];
+    if (parent.side_tries[side_snap_] < 255) ++parent.side_tries[side_snap_];
+    recorder_.reset();
+    return;
+  }
   FunctionProto* p = recorder_->root();
   uint32_t pc = recorder_->loop_pc();
   recorder_.reset();
@@ -100,10 +106,20 @@ void TraceJit::finish_recording() {
   stats_.record_ms += t0 - record_start_ms_;
   auto trace = std::make_unique<Trace>();
   trace->id = static_cast<uint32_t>(traces_.size());
+  if (recorder_->is_side()) {
+    trace->is_side = true;
+    trace->parent = side_parent_;
+    trace->parent_snap = side_snap_;
+    trace->root = traces_[side_parent_]->root;
+    trace->link = static_cast<int32_t>(recorder_->link_target());
+    trace->link_snap = recorder_->link_snapshot();
+  } else {
+    trace->root = trace->id;
+  }
   trace->proto = recorder_->root();
   trace->function = trace->proto->name;
   trace->loop_pc = recorder_->loop_pc();
-  trace->line = line_of(*trace->proto, trace->loop_pc);
+  trace->line = line_of(*trace->proto, trace->is_side ? trace->start_pc : trace->loop_pc);
   trace->start_pc = recorder_->start_pc();
   trace->max_slot = recorder_->max_slot();
   trace->ir = recorder_->take_trace();
@@ -112,6 +128,8 @@ void TraceJit::finish_recording() {
   for (const Snapshot& s : trace->ir.snapshots())
     trace->max_entries = std::max<uint32_t>(trace->max_entries, static_cast<uint32_t>(s.entries.size()));
   trace->exits.assign(trace->ir.snapshots().size(), 0);
+  trace->side_of_snap.assign(trace->ir.snapshots().size(), -1);
+  trace->side_tries.assign(trace->ir.snapshots().size(), 0);
   for (const Snapshot& s : trace->ir.snapshots())
     trace->exit_lines.push_back(line_of(s.frames.empty() ? *trace->proto : *s.frames.back().proto, s.pc));
   stats_.ir_instructions += trace->ir.size();
@@ -124,17 +142,29 @@ void TraceJit::finish_recording() {
     trace->compile_ms = code.compile_ms;
   } catch (const std::exception&) {
     // A trace the backend cannot compile is dropped; the loop stays interpreted.
-    abort_recording(AbortReason::NYIBytecode, "backend");
+    ++stats_.aborts[static_cast<int>(AbortReason::NYIBytecode)];
+    if (trace->is_side) {
+      Trace& parent = *traces_[trace->parent];
+      if (parent.side_tries[trace->parent_snap] < 255) ++parent.side_tries[trace->parent_snap];
+    }
     return;
   }
   stats_.compile_ms += trace->compile_ms;
   ++stats_.compiled;
   stats_.last_trace_ms = now_ms() - created_ms_;
   if (stats_.first_trace_ms < 0) stats_.first_trace_ms = stats_.last_trace_ms;
-  // Patch the loop's back-edge so that the interpreter enters the trace.
-  FunctionProto* p = trace->proto;
-  p->code[trace->loop_pc].op = entering_op(p->code[trace->loop_pc].op);
-  p->loop_traces.emplace_back(trace->loop_pc, trace->id);
+  if (trace->is_side) {
+    // Hang it off its parent's exit: the next time that exit is taken the
+    // runtime goes straight into it.
+    traces_[trace->parent]->side_of_snap[trace->parent_snap] = static_cast<int32_t>(trace->id);
+    ++traces_[trace->root]->sides;
+    ++stats_.side_traces;
+  } else {
+    // Patch the loop's back-edge so that the interpreter enters the trace.
+    FunctionProto* p = trace->proto;
+    p->code[trace->loop_pc].op = entering_op(p->code[trace->loop_pc].op);
+    p->loop_traces.emplace_back(trace->loop_pc, trace->id);
+  }
   exit_buffer_.resize(std::max<size_t>(exit_buffer_.size(), trace->max_entries + 1));
   if (!dump_dir_.empty()) dump(*trace);
   traces_.push_back(std::move(trace));
@@ -149,26 +179,63 @@ uint32_t TraceJit::trace_stack_need(uint32_t id) const {
 }
 
 void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, TraceExit& exit) {
-  Trace& t = *traces_[id];
-  ++t.entries;
   JitContext ctx;
   ctx.vm = &vm_;
   ctx.base = base;
   ctx.globals = globals;
-  uint32_t snap_no = t.fn(base, globals, exit_buffer_.data(), &ctx);
+  // Trampoline: a trace's exit either goes to the side trace attached to it
+  // or, for a side trace's final EXIT, to the trace it links to; otherwise
+  // back to the interpreter. Traces never call each other natively, so the
+  // C++ stack stays flat however long the chain.
+  for (;;) {
+    Trace& t = *traces_[id];
+    ++t.entries;
+    uint32_t snap_no = t.fn(base, globals, exit_buffer_.data(), &ctx);
+    const Snapshot& snap = t.ir.snapshots()[snap_no];
+    ++t.exits[snap_no];
+    restore_snapshot(t.ir, snap, exit_buffer_.data(), base);
+    if (t.is_side && snap_no == t.link_snap && t.link >= 0) {
+      id = static_cast<uint32_t>(t.link);
+      continue;
+    }
+    if (t.side_of_snap[snap_no] >= 0) {
+      id = static_cast<uint32_t>(t.side_of_snap[snap_no]);
+      continue;
+    }
+    exit.pcs = resume_pcs(snap);
+    exit.frames.clear();
+    for (const SnapshotFrame& f : snap.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
+    exit.start_recording = false;
+    maybe_start_side_trace(t, snap_no, exit);
+    return;
+  }
+}
+
+void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exit) {
+  // An exit taken `hotexit` times gets a side trace (LuaJIT's policy: a few
+  // tries per exit, a cap per root trace). Exits inside inlined frames are
+  // left to the interpreter for now.
   const Snapshot& snap = t.ir.snapshots()[snap_no];
-  ++t.exits[snap_no];
-  restore_snapshot(t.ir, snap, exit_buffer_.data(), base);
-  exit.pcs = resume_pcs(snap);
-  exit.frames.clear();
-  for (const SnapshotFrame& f : snap.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
+  if (recorder_ || !snap.frames.empty()) return;
+  if (t.exits[snap_no] < static_cast<uint64_t>(params_.hotexit)) return;
+  if (t.side_tries[snap_no] >= 4) return;
+  if (traces_[t.root]->sides >= static_cast<uint32_t>(params_.maxside)) return;
+  if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return;
+  RecorderLimits limits;
+  limits.maxrecord = static_cast<uint32_t>(params_.maxrecord);
+  limits.maxinline = static_cast<uint32_t>(params_.maxinline);
+  recorder_ = std::make_unique<TraceRecorder>(t.proto, snap.pc, limits, TraceRecorder::SideTrace{});
+  side_parent_ = t.id;
+  side_snap_ = snap_no;
+  record_start_ms_ = now_ms();
+  exit.start_recording = true;
 }
 
 void TraceJit::print_stats(std::ostream& os) const {
   uint64_t aborted = 0;
   for (uint64_t a : stats_.aborts) aborted += a;
-  os << fmt::format("  traces: {} recorded, {} compiled, {} aborted, {} loops blacklisted\n",
-                    stats_.recorded, stats_.compiled, aborted, stats_.blacklisted);
+  os << fmt::format("  traces: {} recorded, {} compiled ({} side traces), {} aborted, {} loops blacklisted\n",
+                    stats_.recorded, stats_.compiled, stats_.side_traces, aborted, stats_.blacklisted);
   for (int r = 0; r < kNumAbortReasons; ++r)
     if (stats_.aborts[r])
       os << fmt::format("    aborted ({}): {}\n", abort_reason_message(static_cast<AbortReason>(r)),
@@ -181,9 +248,12 @@ void TraceJit::print_stats(std::ostream& os) const {
   for (const auto& t : traces_) {
     uint64_t exits = 0;
     for (uint64_t e : t->exits) exits += e;
-    os << fmt::format("    trace {}  {}:{} in {}: {} IR instructions, {} snapshots, compiled in "
+    std::string kind = t->is_side ? fmt::format("side trace of {} (exit #{}, links to {})", t->parent,
+                                                t->parent_snap, t->link)
+                                  : std::string("root trace");
+    os << fmt::format("    trace {}  {}:{} in {}, {}: {} IR instructions, {} snapshots, compiled in "
                       "{:.3f} ms; entered {} times, {} exits\n",
-                      t->id, script_name_, t->line, t->function, t->ir.size(),
+                      t->id, script_name_, t->line, t->function, kind, t->ir.size(),
                       t->ir.snapshots().size(), t->compile_ms, t->entries, exits);
     for (size_t s = 0; s < t->exits.size(); ++s)
       if (t->exits[s])

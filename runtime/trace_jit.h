@@ -35,6 +35,15 @@ struct Trace {
   double record_ms = 0, compile_ms = 0;
   uint64_t entries = 0;
   std::vector<uint64_t> exits;  // per snapshot
+  std::vector<int32_t> side_of_snap;  // side trace attached to each exit (-1: none)
+  std::vector<uint8_t> side_tries;    // failed side-trace recordings per exit
+  // Side traces: the root trace they belong to, the exit they hang off, and
+  // the trace their final EXIT links to.
+  bool is_side = false;
+  uint32_t root = 0, parent = 0, parent_snap = 0;
+  int32_t link = -1;
+  uint16_t link_snap = 0;
+  uint32_t sides = 0;  // root traces: side traces attached so far
   std::vector<int> exit_lines;  // source line each snapshot resumes at
   uint32_t max_slot = 0;
   uint32_t max_entries = 0;     // largest snapshot (exit buffer size)
@@ -42,7 +51,7 @@ struct Trace {
 
 struct TraceStats {
   uint64_t hot_loops = 0, hot_functions = 0;
-  uint64_t recorded = 0, compiled = 0, blacklisted = 0;
+  uint64_t recorded = 0, compiled = 0, blacklisted = 0, side_traces = 0;
   std::array<uint64_t, kNumAbortReasons> aborts{};
   uint64_t ir_instructions = 0;
   double record_ms = 0, compile_ms = 0;
@@ -72,6 +81,7 @@ class TraceJit {
 
  private:
   void finish_recording();
+  void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit);
   void abort_recording(AbortReason r, const std::string& detail);
   void dump(const Trace& t) const;
 
@@ -91,6 +101,8 @@ class TraceJit {
     uint32_t aborts;
   };
   std::vector<LoopPenalty> penalties_;
+  // The exit a side-trace recording starts from (valid while recording one).
+  uint32_t side_parent_ = 0, side_snap_ = 0;
   std::vector<uint64_t> exit_buffer_;
   TraceStats stats_;
 };

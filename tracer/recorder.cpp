@@ -119,6 +119,16 @@ TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimi
   ir_.snapshots().push_back(std::move(s0));
 }
 
+TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace)
+    : root_(root), loop_pc_(UINT32_MAX), start_pc_(start_pc), limits_(limits), side_(true) {
+  body_begin_ = 0;
+  body_end_ = static_cast<uint32_t>(root->code.size());
+  frames_.push_back(Frame{root, 0, 0, 0});
+  Snapshot s0;
+  s0.pc = start_pc_;
+  ir_.snapshots().push_back(std::move(s0));
+}
+
 TraceRecorder::Status TraceRecorder::abort(AbortReason r, std::string detail) {
   abort_ = r;
   abort_detail_ = std::move(detail);
@@ -376,14 +386,61 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     }
 
     case Op::LOOP:
-      if (at_root && pc == loop_pc_) return close_trace();
+      if (!side_ && at_root && pc == loop_pc_) return close_trace();
+      // A side trace may pass through a while loop's header (on its way to
+      // a trace it links to); seeing it twice means it loops by itself.
+      if (side_ && at_root && visit_loop(pc)) return Status::Continue;
       return abort(AbortReason::InnerLoop);
-    case Op::FORPREP:
-    case Op::ITERPREP:
-    case Op::JFORLOOP:
-    case Op::JITERLOOP:
-    case Op::JLOOP: return abort(AbortReason::InnerLoop);
+    case Op::FORPREP: {
+      // Side traces may run into a loop whose back-edge has a trace; only
+      // the common step-1 form is recorded.
+      if (!side_ || !at_root) return abort(AbortReason::InnerLoop);
+      if (!R[ins.a].is_int() || !R[ins.a + 1].is_int() || !R[ins.a + 2].is_int() ||
+          R[ins.a + 2].as_int() != 1)
+        return abort(AbortReason::NYIBytecode, "FORPREP with a step other than 1");
+      IRRef start = read(ins.a, R), stop = read(ins.a + 1, R), step = read(ins.a + 2, R);
+      guard(true, ir_.emit(IROp::EQ, IRType::Bool, step, ir_.kint(1)));
+      bool runs = R[ins.a].as_int() < R[ins.a + 1].as_int();
+      guard(runs, ir_.emit(IROp::LT, IRType::Bool, start, stop));
+      if (runs) {
+        IRRef left = ir_.emit(IROp::SUB, IRType::Int, ir_.emit(IROp::SUB, IRType::Int, stop, start), ir_.kint(1));
+        write(ins.a + 1, left);
+        write(ins.a + 3, start);
+      }
+      return Status::Continue;
+    }
+    case Op::ITERPREP: return abort(AbortReason::InnerLoop);
+    case Op::JFORLOOP: {
+      if (!side_ || !at_root) return abort(AbortReason::InnerLoop);
+      IRRef left = read(ins.a + 1, R);
+      bool more = R[ins.a + 1].as_int() > 0;
+      guard(more, ir_.emit(IROp::GT, IRType::Bool, left, ir_.kint(0)));
+      if (!more) return Status::Continue;  // the loop ends here; keep recording after it
+      IRRef v = ir_.emit(IROp::ADD, IRType::Int, read(ins.a, R), read(ins.a + 2, R));
+      write(ins.a + 1, ir_.emit(IROp::SUB, IRType::Int, left, ir_.kint(1)));
+      write(ins.a, v);
+      write(ins.a + 3, v);
+      return link_to(fn->trace_at(pc), static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
+    }
+    case Op::JLOOP:
+      if (!side_ || !at_root) return abort(AbortReason::InnerLoop);
+      return link_to(fn->trace_at(pc), pc + 1);
+    case Op::JITERLOOP: return abort(AbortReason::InnerLoop);
     case Op::FORLOOP: {
+      if (side_ && at_root && visit_loop(pc)) {
+        // A side trace follows an outer loop's back-edge into its next
+        // iteration (towards the inner loop's trace), or out of the loop.
+        IRRef left = read(ins.a + 1, R);
+        bool more = R[ins.a + 1].as_int() > 0;
+        guard(more, ir_.emit(IROp::GT, IRType::Bool, left, ir_.kint(0)));
+        if (more) {
+          IRRef v = ir_.emit(IROp::ADD, IRType::Int, read(ins.a, R), read(ins.a + 2, R));
+          write(ins.a + 1, ir_.emit(IROp::SUB, IRType::Int, left, ir_.kint(1)));
+          write(ins.a, v);
+          write(ins.a + 3, v);
+        }
+        return Status::Continue;
+      }
       if (!at_root || pc != loop_pc_) return abort(AbortReason::InnerLoop);
       // left > 0 keeps looping; the exit re-runs FORLOOP, which falls through.
       IRRef left = read(ins.a + 1, R);
@@ -533,6 +590,24 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
   return abort(AbortReason::NYIBytecode, op_info(ins.op).name);
 }
 
+bool TraceRecorder::visit_loop(uint32_t pc) {
+  for (uint32_t p : visited_loops_)
+    if (p == pc) return false;
+  visited_loops_.push_back(pc);
+  return true;
+}
+
+TraceRecorder::Status TraceRecorder::link_to(uint32_t target, uint32_t resume_pc) {
+  link_target_ = target;
+  // The final exit writes every changed slot back, then the runtime enters
+  // the target trace, which loads what it needs from the registers. Should
+  // the runtime not link, the interpreter resumes where the target starts.
+  uint16_t snap = snapshot(resume_pc);
+  ir_.emit(IROp::EXIT, IRType::None, 0, 0, snap);
+  link_snap_ = snap;
+  return close_trace();
+}
+
 TraceRecorder::Status TraceRecorder::close_trace() {
   // Reorder into the trace's final shape: constants, entry SLOADs (run once,
   // exiting through snapshot 0), LOOP, the body, and one PHI per loop-carried
@@ -567,7 +642,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
       remap[r] = out.emit(s.op, s.type, s.op1, s.op2, s.snap);
     }
   }
-  out.emit(IROp::LOOP, IRType::None);
+  if (!side_) out.emit(IROp::LOOP, IRType::None);
   for (IRRef r = 0; r < old.size(); ++r) {
     const IRIns& in = old[r];
     if (ir_is_const(in.op) || (in.op == IROp::SLOAD && in.op2 == 0)) continue;
@@ -576,10 +651,11 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   // Write the iteration's scalar results back to their registers, so that
   // every iteration starts with the interpreter's registers current and a
   // snapshot only needs the slots changed since the iteration began.
-  for (uint32_t abs = 0; abs < slots_.size(); ++abs)
+  // (A side trace ends in its EXIT, whose snapshot writes everything back.)
+  for (uint32_t abs = 0; !side_ && abs < slots_.size(); ++abs)
     if (dirty_[abs] && slots_[abs] != kNoRef)
       out.emit(IROp::SSTORE, IRType::None, abs, remap[slots_[abs]]);
-  for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
+  for (uint32_t abs = 0; !side_ && abs < slots_.size(); ++abs) {
     if (sloads_[abs] == kNoRef || !modified_[abs]) continue;
     IRRef end = slots_[abs];
     if (end == kNoRef) {

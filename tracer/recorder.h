@@ -46,6 +46,17 @@ class TraceRecorder {
   // loop body's first instruction.
   TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimits limits);
 
+  // A side trace: recording starts at `start_pc` of `root` (where a hot
+  // exit resumes the interpreter) and ends, without a LOOP, when execution
+  // reaches the entry of a compiled trace in the same frame (a patched
+  // back-edge); its final EXIT links to that trace (link_target()).
+  struct SideTrace {};
+  TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace);
+  bool is_side() const { return side_; }
+  // Side traces: the trace entered after the final EXIT, and that exit's snapshot.
+  uint32_t link_target() const { return link_target_; }
+  uint16_t link_snapshot() const { return link_snap_; }
+
   enum class Status { Continue, Done, Aborted };
   // Called before the interpreter executes `code[pc]` of `fn` in a frame
   // whose register 0 is `stack[frame_base]`. `globals` are the module's
@@ -77,6 +88,12 @@ class TraceRecorder {
   Status abort(AbortReason r, std::string detail = {});
   Status step(FunctionProto* fn, uint32_t pc, const Instr& ins, const Value* R, const Value* G);
   Status close_trace();
+  // Side traces: leave through a final EXIT into trace `target`; without the
+  // link the interpreter would resume at `resume_pc` (where the target starts).
+  Status link_to(uint32_t target, uint32_t resume_pc);
+  // Side traces: first time through this loop instruction? (A second time
+  // means the side trace would loop on its own: abort.)
+  bool visit_loop(uint32_t pc);
   bool in_loop_body(uint32_t pc) const { return pc >= body_begin_ && pc <= body_end_; }
 
   // Slot access: reading loads (SLOAD with a type guard) on first use.
@@ -117,6 +134,10 @@ class TraceRecorder {
   uint32_t cur_pc_ = 0;         // pc of the instruction being recorded
   bool first_ = true;
   int64_t pending_reload_ = -1;  // absolute slot a helper call just wrote
+  bool side_ = false;
+  std::vector<uint32_t> visited_loops_;
+  uint32_t link_target_ = 0;
+  uint16_t link_snap_ = 0;
   AbortReason abort_ = AbortReason::NYIBytecode;
   std::string abort_detail_;
 };

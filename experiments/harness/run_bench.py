@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
-"""Benchmark harness: Tessera VM against Lua 5.4, LuaJIT (-joff and JIT), CPython, PyPy and C.
+"""Benchmark harness: Tessera VM (trace JIT and interpreter) against Lua 5.4, LuaJIT (-joff and
+JIT), CPython, PyPy and C.
 
 Runs every program of the scalar suite under each runtime, takes the median of --runs wall
-times, checks that every runtime prints the same checksum as tessera-vm, and writes
-experiments/results/interp-YYYY-MM-DD.md (+ .csv) and experiments/results/latest.md (+ .csv).
+times, and checks that every runtime prints the same checksum as tessera-vm. Two Tessera
+runtimes: `tessera` (JIT on, the default) and `tessera-interp` (`--jit=off`). Then, unless
+--no-warmup, one extra run of `tessera --stats` per program gives the warm-up table (traces
+recorded / compiled / aborted, recording and compiling time, time to the first and to the last
+compiled trace). Writes experiments/results/jit-YYYY-MM-DD.md (both tables) + .csv, the warm-up
+CSV jit-warmup-YYYY-MM-DD.csv, and latest.md / latest.csv / latest-warmup.csv. Older results
+files (interp-*.md, the interpreter-only runs) are never touched.
 
 Programs: experiments/bench/tsb/*.tsb (ours); the twins live in the shared folder
 (../shared/bench/{lua,py,c} relative to the repository root, or --shared PATH).
@@ -40,7 +46,7 @@ EXPECTED_SMALL = {
     "nbody": "-0.169075164 -0.169071607", "sieve": "17984", "spectral_norm": "1.274206094",
     "matmul_scalar": "-22.500000", "fannkuch": "228 16",
 }
-PEERS = ["tessera", "lua5.4", "luajit-joff", "luajit", "python3", "pypy3", "c"]
+PEERS = ["tessera", "tessera-interp", "lua5.4", "luajit-joff", "luajit", "python3", "pypy3", "c"]
 
 
 def log(msg):
@@ -126,6 +132,60 @@ def measure(cmd, runs, timeout, env=None):
     return Result("ok", statistics.median(times), output)
 
 
+TESSERA = ("tessera", "tessera-interp")
+
+# Lines of `tessera-vm run --stats` (stderr) read for the warm-up table.
+STATS_PATTERNS = {
+    "traces": re.compile(r"traces:\s*(\d+) recorded,\s*(\d+) compiled,\s*(\d+) aborted,"
+                         r"\s*(\d+) loops? blacklisted"),
+    "time": re.compile(r"time: recording ([\d.]+) ms, compiling ([\d.]+) ms(?:; (\d+) IR instructions)?"),
+    "warmup": re.compile(r"warm-up: first trace compiled at ([\d.]+) ms, last at ([\d.]+) ms"),
+    "wall": re.compile(r"wall time: ([\d.]+) ms"),
+}
+WARMUP_FIELDS = ["traces_recorded", "traces_compiled", "traces_aborted", "loops_blacklisted",
+                 "recording_ms", "compiling_ms", "ir_instructions", "first_trace_ms",
+                 "last_trace_ms", "vm_wall_ms"]
+
+
+def parse_stats(text):
+    """The warm-up fields of a --stats report; a field whose line is missing is None."""
+    f = dict.fromkeys(WARMUP_FIELDS)
+    m = STATS_PATTERNS["traces"].search(text)
+    if m:
+        (f["traces_recorded"], f["traces_compiled"], f["traces_aborted"],
+         f["loops_blacklisted"]) = (int(g) for g in m.groups())
+    m = STATS_PATTERNS["time"].search(text)
+    if m:
+        f["recording_ms"], f["compiling_ms"] = float(m.group(1)), float(m.group(2))
+        f["ir_instructions"] = int(m.group(3)) if m.group(3) else None
+    m = STATS_PATTERNS["warmup"].search(text)
+    if m:
+        f["first_trace_ms"], f["last_trace_ms"] = float(m.group(1)), float(m.group(2))
+    m = STATS_PATTERNS["wall"].search(text)
+    if m:
+        f["vm_wall_ms"] = float(m.group(1))
+    return f
+
+
+def run_stats(cmd, timeout):
+    """One run with --stats: (status, wall seconds, stdout, stderr, detail)."""
+    start = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", None, "", "", "timed out after %gs" % timeout
+    except OSError as e:
+        return "crash", None, "", "", str(e)
+    elapsed = time.perf_counter() - start
+    out = p.stdout.decode("utf-8", "replace").strip()
+    err = p.stderr.decode("utf-8", "replace")
+    if p.returncode != 0:
+        first = err.strip().splitlines()
+        return "crash", elapsed, out, err, "exit %d: %s" % (p.returncode, first[0] if first else "")
+    return "ok", elapsed, out, err, ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vm", default=os.path.join(REPO, "build", "tessera-vm"), help="tessera-vm binary")
@@ -140,6 +200,8 @@ def main():
     ap.add_argument("--out-dir", default=os.path.join(REPO, "experiments", "results"))
     ap.add_argument("--check-only", action="store_true",
                     help="exit non-zero on any checksum mismatch, crash or timeout (for CI)")
+    ap.add_argument("--no-warmup", action="store_true",
+                    help="skip the extra `tessera --stats` run per program (warm-up table)")
     a = ap.parse_args()
 
     programs = a.programs.split(",") if a.programs else PROGRAMS
@@ -152,6 +214,7 @@ def main():
             ap.error("unknown peer %s" % p)
     if "tessera" not in peers:
         peers = ["tessera"] + peers   # the reference checksum comes from tessera-vm
+    peers = list(dict.fromkeys(peers))
     bench = os.path.join(a.shared, "bench")
     tsb_dir = os.path.join(REPO, "experiments", "bench", "tsb")
     vm = os.path.abspath(a.vm)
@@ -161,9 +224,13 @@ def main():
     # How each peer runs a program: (command prefix or None when unavailable, source folder, ext)
     runners = {}
     if os.path.exists(vm):
-        versions["tessera"] = version_of([vm, "--version"])
-        runners["tessera"] = lambda prog, args: ([vm, "run", os.path.join(tsb_dir, prog + ".tsb")]
-                                                + (["--"] + args if args else []))
+        versions["tessera"] = versions["tessera-interp"] = version_of([vm, "--version"])
+
+        def tessera_cmd(prog, args, opts=()):
+            return ([vm, "run", os.path.join(tsb_dir, prog + ".tsb")] + list(opts)
+                    + (["--"] + args if args else []))
+        runners["tessera"] = lambda prog, args: tessera_cmd(prog, args)
+        runners["tessera-interp"] = lambda prog, args: tessera_cmd(prog, args, ["--jit=off"])
     else:
         notes.append("tessera-vm not found at %s" % vm)
         log("!!! tessera-vm not found at %s" % vm)
@@ -206,11 +273,13 @@ def main():
 
     env_pypy = dict(os.environ, PYPY_GC_NURSERY="4M")  # see shared/bench/README.md
     results = {}   # (prog, peer) -> Result
+    warmup = {}    # prog -> dict: status, seconds, output, detail and WARMUP_FIELDS
     mismatches = 0
     failures = 0
     for prog in programs:
         args = SMALL_ARGS[prog] if a.size == "small" else []
-        ref = None
+        want = EXPECTED_SMALL[prog] if a.size == "small" else None
+        ref, ref_name = None, None
         for peer in peers:
             cmd = runners[peer](prog, args)
             if cmd is None:
@@ -219,15 +288,16 @@ def main():
             log("%-14s %-12s %s" % (prog, peer, shlex.join(cmd)))
             r = measure(cmd, a.runs, a.timeout, env_pypy if peer == "pypy3" else None)
             if r.status == "ok":
-                if peer == "tessera":
-                    ref = r.output
-                    want = EXPECTED_SMALL[prog] if a.size == "small" else None
-                    if want is not None and not same_checksum(want, r.output):
-                        r.status = "mismatch"
-                        r.detail = "printed %r, expected %r" % (r.output, want)
+                mismatch = None
+                if peer in TESSERA and want is not None and not same_checksum(want, r.output):
+                    mismatch = "printed %r, expected %r" % (r.output, want)
                 elif ref is not None and not same_checksum(ref, r.output):
-                    r.status = "mismatch"
-                    r.detail = "printed %r, tessera-vm printed %r" % (r.output, ref)
+                    mismatch = "printed %r, %s printed %r" % (r.output, ref_name, ref)
+                if mismatch:
+                    r.status, r.detail = "mismatch", mismatch
+                elif peer in TESSERA and ref is None:
+                    # The reference is the JIT's checksum; the interpreter's if the JIT failed.
+                    ref, ref_name = r.output, "tessera-vm" if peer == "tessera" else "tessera-vm --jit=off"
             if r.status == "mismatch":
                 mismatches += 1
                 log("!!! CHECKSUM MISMATCH %s %s: %s" % (prog, peer, r.detail))
@@ -237,6 +307,29 @@ def main():
             else:
                 log("    %.3f s  -> %s" % (r.seconds, r.output))
             results[(prog, peer)] = r
+        if a.no_warmup or "tessera" not in runners:
+            continue
+        # Warm-up: one more run of the JIT with --stats (stderr), not counted in the timings.
+        cmd = tessera_cmd(prog, args, ["--stats"])
+        log("%-14s %-12s %s" % (prog, "warm-up", shlex.join(cmd)))
+        status, t, out, err, detail = run_stats(cmd, a.timeout)
+        w = {"status": status, "seconds": t, "output": out, "detail": detail}
+        w.update(parse_stats(err))
+        if status == "ok":
+            if want is not None and not same_checksum(want, out):
+                w["status"], w["detail"] = "mismatch", "printed %r, expected %r" % (out, want)
+            elif ref is not None and not same_checksum(ref, out):
+                w["status"], w["detail"] = "mismatch", "printed %r, %s printed %r" % (out, ref_name, ref)
+        if w["status"] == "mismatch":
+            mismatches += 1
+            log("!!! CHECKSUM MISMATCH %s tessera --stats: %s" % (prog, w["detail"]))
+        elif w["status"] != "ok":
+            failures += 1
+            log("!!! %s tessera --stats: %s %s" % (prog, w["status"].upper(), w["detail"]))
+        else:
+            log("    %.3f s, traces %s compiled, first at %s ms, last at %s ms" % (
+                t, w["traces_compiled"], w["first_trace_ms"], w["last_trace_ms"]))
+        warmup[prog] = w
     if tmpdir:
         shutil.rmtree(tmpdir, ignore_errors=True)
 
@@ -255,17 +348,28 @@ def main():
         r = results.get((prog, peer))
         return r.seconds if r is not None and r.status == "ok" else None
 
-    def ratio(prog, base):
-        t, b = secs(prog, "tessera"), secs(prog, base)
+    def ratio(prog, num, den):
+        t, b = secs(prog, num), secs(prog, den)
         return t / b if t and b else None
 
     def geomean(xs):
         xs = [x for x in xs if x]
         return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
+    # Ratio columns: (header, numerator runtime, denominator runtime, cell format). Shown only
+    # when both runtimes ran. The JIT speed-up is interp time / JIT time (> 1: the JIT is faster);
+    # the others are time ratios (> 1: tessera is slower than the peer).
+    ratio_cols = [
+        ("JIT speed-up (tessera-interp / tessera)", "tessera-interp", "tessera", "%.2fx"),
+        ("tessera / luajit", "tessera", "luajit", "%.2fx"),
+        ("tessera / luajit -joff", "tessera", "luajit-joff", "%.2fx"),
+        ("tessera-interp / luajit -joff", "tessera-interp", "luajit-joff", "%.2fx"),
+    ]
+    ratio_cols = [c for c in ratio_cols if c[1] in peers and c[2] in peers]
+
     today = datetime.date.today().isoformat()
     command = shlex.join([sys.executable] + sys.argv)
-    lines = ["# Tessera VM interpreter benchmarks, %s" % today, "",
+    lines = ["# Tessera VM benchmarks (trace JIT and interpreter), %s" % today, "",
              "- machine: %d CPUs (nproc), %s, %s" % (os.cpu_count() or 0, cpu_model(), platform.platform()),
              "- size: %s; runs per cell: %d (median wall seconds)" % (a.size, a.runs),
              "- command: `%s`" % command, "- versions:"]
@@ -273,32 +377,77 @@ def main():
         lines.append("  - %s: %s" % (p, versions.get(p) or "unknown"))
     for n in notes:
         lines.append("- note: %s" % n)
-    lines.append("")
-    header = ["program"] + peers + ["tessera / luajit", "tessera / luajit -joff"]
+    lines += ["", "## Wall times", ""]
+    header = ["program"] + peers + [c[0] for c in ratio_cols]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for prog in programs:
         row = [prog] + [cell(prog, p) for p in peers]
-        for base in ("luajit", "luajit-joff"):
-            r = ratio(prog, base)
-            row.append("%.2fx" % r if r else "—")
+        for _, num, den, fmt in ratio_cols:
+            r = ratio(prog, num, den)
+            row.append(fmt % r if r else "—")
         lines.append("| " + " | ".join(row) + " |")
-    gm = ["geomean"] + [("%.3f" % geomean([secs(pr, p) for pr in programs]))
-                        if geomean([secs(pr, p) for pr in programs]) else "—" for p in peers]
-    for base in ("luajit", "luajit-joff"):
-        g = geomean([ratio(pr, base) for pr in programs])
-        gm.append("%.2fx" % g if g else "—")
+    gm = ["geomean"]
+    for p in peers:
+        g = geomean([secs(pr, p) for pr in programs])
+        gm.append("%.3f" % g if g else "—")
+    for _, num, den, fmt in ratio_cols:
+        g = geomean([ratio(pr, num, den) for pr in programs])
+        gm.append(fmt % g if g else "—")
     lines.append("| " + " | ".join(gm) + " |")
     lines.append("")
-    lines.append("Cells: median seconds; MISMATCH = checksum differs from tessera-vm's; CRASH / TIMEOUT = "
-                 "the run failed. Geometric means over the programs each runtime completed.")
+    lines.append("Cells: median wall seconds of the whole process (start-up, parsing, JIT compilation "
+                 "included); `tessera` = tessera-vm with its trace JIT (the default), `tessera-interp` = "
+                 "`tessera-vm run --jit=off` (interpreter only). MISMATCH = checksum differs from "
+                 "tessera-vm's; CRASH / TIMEOUT = the run failed. "
+                 "JIT speed-up = tessera-interp time / tessera time, a plain ratio (2.00x: the JIT takes "
+                 "half the interpreter's time; below 1: the JIT run is slower). The other ratio columns are time "
+                 "ratios, runtime / peer (below 1: Tessera is faster than the peer). Geometric means "
+                 "over the programs each runtime (or pair of runtimes) completed.")
+
+    def ms(v, fmt="%.1f"):
+        return "-" if v is None else fmt % v
+
+    def num(v):
+        return "-" if v is None else str(v)
+
+    if warmup:
+        lines += ["", "## JIT warm-up (one extra run of `tessera --stats`)", ""]
+        wh = ["program", "traces recorded", "compiled", "aborted", "blacklisted", "recording ms",
+              "compiling ms", "first trace ms", "last trace ms", "compiling % of wall", "wall s",
+              "median wall s (above)"]
+        lines.append("| " + " | ".join(wh) + " |")
+        lines.append("|" + "---|" * len(wh))
+        for prog in programs:
+            w = warmup.get(prog)
+            if w is None:
+                continue
+            wall = w["seconds"]
+            share = ("%.0f%%" % (100.0 * w["compiling_ms"] / 1000.0 / wall)
+                     if wall and w["compiling_ms"] is not None else "-")
+            status = "" if w["status"] == "ok" else " " + w["status"].upper()
+            lines.append("| " + " | ".join([
+                prog, num(w["traces_recorded"]), num(w["traces_compiled"]), num(w["traces_aborted"]),
+                num(w["loops_blacklisted"]), ms(w["recording_ms"], "%.3f"), ms(w["compiling_ms"]),
+                ms(w["first_trace_ms"]), ms(w["last_trace_ms"]), share,
+                ("%.3f" % wall if wall else "-") + status, cell(prog, "tessera")]) + " |")
+        lines.append("")
+        lines.append("From the `--stats` report (stderr) of one more run of `tessera` per program, not "
+                     "counted in the wall-time table: traces recorded, compiled and aborted, loops "
+                     "blacklisted; total milliseconds spent recording and compiling traces; first / "
+                     "last trace ms = milliseconds from JIT start (right before the program runs) to "
+                     "the first and to the last compiled trace — after the last one the JIT has "
+                     "settled (steady state, as far as the JIT is concerned). compiling % of wall = "
+                     "compiling time / wall s. wall s = wall seconds of this run (whole process, "
+                     "`--stats` on); median wall s = the JIT's cell in the table above. "
+                     "`-` = line missing from the report (e.g. no trace compiled).")
     if mismatches:
         lines.append("")
         lines.append("**%d checksum mismatch(es)** — see the log of the run." % mismatches)
     report = "\n".join(lines) + "\n"
 
     os.makedirs(a.out_dir, exist_ok=True)
-    stem = os.path.join(a.out_dir, "interp-%s" % today)
+    stem = os.path.join(a.out_dir, "jit-%s" % today)
     for path in (stem + ".md", os.path.join(a.out_dir, "latest.md")):
         with open(path, "w") as f:
             f.write(report)
@@ -311,7 +460,22 @@ def main():
                     r = results.get((prog, p))
                     if r:
                         w.writerow([prog, p, r.status, "%.6f" % r.seconds if r.seconds else "", r.output])
-    log("wrote %s.md, %s.csv and latest.md" % (stem, stem))
+    written = [stem + ".md", stem + ".csv", "latest.md", "latest.csv"]
+    if warmup:
+        wstem = os.path.join(a.out_dir, "jit-warmup-%s" % today)
+        for path in (wstem + ".csv", os.path.join(a.out_dir, "latest-warmup.csv")):
+            with open(path, "w", newline="") as f:
+                cw = csv.writer(f)
+                cw.writerow(["program", "status"] + WARMUP_FIELDS + ["wall_seconds", "output"])
+                for prog in programs:
+                    wr = warmup.get(prog)
+                    if wr:
+                        cw.writerow([prog, wr["status"]]
+                                    + ["" if wr[k] is None else wr[k] for k in WARMUP_FIELDS]
+                                    + ["%.6f" % wr["seconds"] if wr["seconds"] else "", wr["output"]])
+        written += [wstem + ".csv", "latest-warmup.csv"]
+    log("wrote " + ", ".join(os.path.relpath(x, a.out_dir) if os.path.isabs(x) else x for x in written)
+        + " in " + a.out_dir)
     print(report)
     if missing_vm:
         failures += 1

@@ -158,3 +158,43 @@ TEST(TraceJit, HotloopOneTracesEverything) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(TraceJitSideTraces, HotExitGetsASideTraceThatLinksBack) {
+  // The branch taken at every 3rd iteration leaves the root trace; after
+  // hotexit such exits a side trace covers it and links back to the loop.
+  auto rt = expect_same(
+      "fn f(n) {\n  let a = 0\n  let b = 0\n"
+      "  for i in range(n) {\n    if i % 3 == 0 { b += i } else { a += 1 }\n  }\n"
+      "  return [a, b]\n}\nprint(f(3000))\n");
+  const auto& stats = rt->tracing()->stats();
+  EXPECT_GE(stats.side_traces, 1u);
+  bool linked = false;
+  for (const auto& t : rt->tracing()->traces())
+    if (t->is_side && t->link >= 0 && t->entries > 100) linked = true;
+  EXPECT_TRUE(linked);
+}
+
+TEST(TraceJitSideTraces, OuterLoopThroughSideTraceIntoInnerTrace) {
+  // The inner loop's trace exits at its end; the side trace runs the rest of
+  // the outer body, the outer back-edge and the next inner prologue, then
+  // links into the inner trace again.
+  auto rt = expect_same(
+      "fn f(n) {\n  let s = 0\n  let rows = 0\n"
+      "  for i in range(n) {\n    for j in range(20) { s += i * j }\n    rows += 1\n  }\n"
+      "  return [s, rows]\n}\nprint(f(400))\n");
+  EXPECT_GE(rt->tracing()->stats().side_traces, 1u);
+}
+
+TEST(TraceJitSideTraces, SideTraceGuardsFailToo) {
+  // The side trace is specialised to ints; late in the run b becomes a float.
+  expect_same(
+      "fn f(n) {\n  let a = 0\n  let b = 0\n"
+      "  for i in range(n) {\n    if i % 4 == 0 {\n      if i > 2500 { b += 0.5 } else { b += 1 }\n    }\n    a += 1\n  }\n"
+      "  return [a, b]\n}\nprint(f(3000))\n");
+}
+
+}  // namespace
+}  // namespace tessera

@@ -226,6 +226,10 @@ void Interpreter::execute(size_t stop_depth) {
     SAVEPC();                            \
     enter_trace(proto->trace_at(IDX));   \
     RELOAD_FRAME();                      \
+    if (exit_.start_recording) {         \
+      recording_ = true;                 \
+      disp = kRecordDispatch;            \
+    }                                    \
   } while (0)
 
   // Errors are C++ exceptions that unwind to run_main, which reads each

@@ -33,6 +33,9 @@ struct TraceExit {
     uint32_t base;
   };
   std::vector<Frame> frames;
+  // The exit got hot: record a side trace starting where the interpreter
+  // resumes (the interpreter switches to recording before its next instruction).
+  bool start_recording = false;
 };
 
 class JitHooks {

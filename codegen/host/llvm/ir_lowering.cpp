@@ -97,7 +97,8 @@ class Lowering {
       if (ins.op == IROp::PHI) continue;  // wired up at LOOP and at the latch
       lower(r, ins);
     }
-    end_loop();
+    if (loop != kNoRef) end_loop();
+    else if (!b_.GetInsertBlock()->getTerminator()) b_.CreateUnreachable();
   }
 
  private:
@@ -122,8 +123,9 @@ class Lowering {
         loop = r;
       }
     }
-    if (loop == kNoRef)
-      throw std::runtime_error("trace has no LOOP: only looping traces can be compiled");
+    // No LOOP: a linear (side) trace, which must end in an EXIT.
+    if (loop == kNoRef && (ir_.size() == 0 || ir_[ir_.size() - 1].op != IROp::EXIT))
+      throw std::runtime_error("trace has neither a LOOP nor a final EXIT");
     return loop;
   }
 
@@ -468,6 +470,12 @@ class Lowering {
       case IROp::NOT: expect_type(ins.op1, i1_, "a bool"); v = b_.CreateXor(A(), llvm::ConstantInt::get(i1_, 1)); break;
 
       case IROp::GUARDT: expect_type(ins.op1, i1_, "a bool"); guard(A(), ins.snap); break;
+      case IROp::EXIT: {
+        b_.CreateBr(exit_block(ins.snap));
+        // Anything after an EXIT is unreachable; give it a block of its own.
+        b_.SetInsertPoint(llvm::BasicBlock::Create(c_, "after.exit", f_));
+        break;
+      }
       case IROp::GUARDF:
         expect_type(ins.op1, i1_, "a bool");
         guard(b_.CreateXor(A(), llvm::ConstantInt::get(i1_, 1)), ins.snap);

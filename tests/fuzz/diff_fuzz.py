@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+"""Differential fuzzer for tessera-vm: interpreter vs. trace JIT.
+
+Every generated program (gen_program.generate(seed)) is run three times,
+from the same file path so that file names in messages agree:
+
+    off      tessera-vm run P.tsb --jit=off
+    default  tessera-vm run P.tsb
+    eager    tessera-vm run P.tsb --jit-param hotloop=1 --jit-param hotcall=1 --jit-param hotexit=1
+
+stdout, stderr and the exit status must be identical.  A timeout, a death by
+signal, or a sanitizer report in stderr is a failure on its own.  A syntax
+error (exit 2) from the interpreter run is a generator bug and also fails.
+
+    diff_fuzz.py --vm PATH [--seed S] [--count N | --seconds T] [--keep-dir DIR] [--jobs J]
+    diff_fuzz.py --vm PATH --minimize FILE [--out FILE]
+    diff_fuzz.py --vm PATH --check FILE       # run one file in all modes, show differences
+
+Prints one line per failure, then `N passed, N failed`; exits 1 on any failure.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_program  # noqa: E402
+
+TIMEOUT = 10.0
+
+MODES = [
+    ("off", ["--jit=off"]),
+    ("default", []),
+    ("eager", ["--jit-param", "hotloop=1", "--jit-param", "hotcall=1", "--jit-param", "hotexit=1"]),
+]
+
+# Sanitizer / crash markers.  The VM's own errors look like
+# "FILE.tsb:LINE: runtime error: ..."; UBSan's look like "x.cpp:12:5: runtime error: ...".
+SANITIZER_RE = re.compile(r"(==\d+==ERROR|AddressSanitizer|LeakSanitizer|ThreadSanitizer|"
+                          r"MemorySanitizer|\.(?:cpp|cc|h|hpp|c):\d+(?::\d+)?: runtime error:|"
+                          r"SUMMARY: UndefinedBehaviorSanitizer)")
+
+
+class Result:
+    def __init__(self, rc, out, err, timed_out=False):
+        self.rc = rc
+        self.out = out
+        self.err = err
+        self.timed_out = timed_out
+
+    def key(self):
+        return (self.rc, self.out, self.err, self.timed_out)
+
+    def problem(self):
+        if self.timed_out:
+            return "timeout"
+        if self.rc is not None and self.rc < 0:
+            return "signal %d" % -self.rc
+        if SANITIZER_RE.search(self.err.decode("utf-8", "replace")):
+            return "sanitizer report"
+        if self.rc not in (0, 1, 2):
+            return "exit status %d" % self.rc
+        return None
+
+
+def run_vm(vm, path, extra):
+    cmd = [vm, "run", path] + extra
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+        return Result(p.returncode, p.stdout, p.stderr)
+    except subprocess.TimeoutExpired as e:
+        return Result(None, e.stdout or b"", e.stderr or b"", timed_out=True)
+
+
+def run_all(vm, path):
+    return {name: run_vm(vm, path, extra) for name, extra in MODES}
+
+
+def verdict(results):
+    """Return None if all agree and nothing crashed, else a short description."""
+    probs = []
+    off = results["off"]
+    if off.rc == 2 and not off.timed_out:
+        probs.append("interpreter reports exit 2 (generator bug?): %s" %
+                     off.err.decode("utf-8", "replace").strip().splitlines()[0:1])
+    for name, _ in MODES:
+        p = results[name].problem()
+        if p:
+            probs.append("%s: %s" % (name, p))
+    for name, _ in MODES[1:]:
+        r = results[name]
+        what = []
+        if r.rc != off.rc:
+            what.append("exit %s vs %s" % (r.rc, off.rc))
+        if r.out != off.out:
+            what.append("stdout")
+        if r.err != off.err:
+            what.append("stderr")
+        if what and not r.timed_out:
+            probs.append("%s differs (%s)" % (name, ", ".join(what)))
+    return "; ".join(probs) if probs else None
+
+
+def signature(results):
+    """What kind of failure this is, for the minimizer to preserve."""
+    sig = []
+    off = results["off"]
+    for name, _ in MODES:
+        sig.append((name, results[name].problem() is not None))
+    for name, _ in MODES[1:]:
+        r = results[name]
+        sig.append((name, r.rc != off.rc, r.out != off.out, r.err != off.err))
+    return tuple(sig)
+
+
+def first_diff_line(a, b):
+    al = a.decode("utf-8", "replace").splitlines()
+    bl = b.decode("utf-8", "replace").splitlines()
+    for n in range(max(len(al), len(bl))):
+        x = al[n] if n < len(al) else "<EOF>"
+        y = bl[n] if n < len(bl) else "<EOF>"
+        if x != y:
+            return "line %d: %r vs %r" % (n + 1, x[:120], y[:120])
+    return "identical"
+
+
+def save_failure(keep_dir, seed, src, results, desc):
+    d = os.path.join(keep_dir, "seed-%d" % seed)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "prog.tsb"), "w") as f:
+        f.write(src)
+    for name, _ in MODES:
+        r = results[name]
+        with open(os.path.join(d, name + ".stdout"), "wb") as f:
+            f.write(r.out)
+        with open(os.path.join(d, name + ".stderr"), "wb") as f:
+            f.write(r.err)
+        with open(os.path.join(d, name + ".rc"), "w") as f:
+            f.write("%s\n" % ("timeout" if r.timed_out else r.rc))
+    with open(os.path.join(d, "summary.txt"), "w") as f:
+        f.write(desc + "\n")
+        for name, _ in MODES[1:]:
+            f.write("%s stdout: %s\n" % (name, first_diff_line(results["off"].out, results[name].out)))
+            f.write("%s stderr: %s\n" % (name, first_diff_line(results["off"].err, results[name].err)))
+    return d
+
+
+def check_one(vm, seed, workdir):
+    src = gen_program.generate(seed)
+    # one path per seed, reused for all three runs
+    path = os.path.join(workdir, "fuzz-%d.tsb" % seed)
+    with open(path, "w") as f:
+        f.write(src)
+    results = run_all(vm, path)
+    os.unlink(path)
+    return seed, src, results, verdict(results)
+
+
+def fuzz(args):
+    vm = os.path.abspath(args.vm)
+    keep = args.keep_dir
+    workdir = tempfile.mkdtemp(prefix="tessera-fuzz-")
+    passed = failed = 0
+    start = time.time()
+    deadline = start + args.seconds if args.seconds else None
+
+    def seeds():
+        s = args.seed
+        n = 0
+        while True:
+            if args.count is not None and n >= args.count:
+                return
+            if deadline is not None and time.time() >= deadline:
+                return
+            yield s
+            s += 1
+            n += 1
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+            pending = []
+            it = seeds()
+            done_iter = False
+            while True:
+                while not done_iter and len(pending) < max(1, args.jobs) * 2:
+                    try:
+                        s = next(it)
+                    except StopIteration:
+                        done_iter = True
+                        break
+                    pending.append(ex.submit(check_one, vm, s, workdir))
+                if not pending:
+                    break
+                fut = pending.pop(0)
+                seed, src, results, desc = fut.result()
+                if desc is None:
+                    passed += 1
+                else:
+                    failed += 1
+                    d = save_failure(keep, seed, src, results, desc)
+                    print("FAIL seed %d: %s (saved in %s)" % (seed, desc, d), flush=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print("%d passed, %d failed" % (passed, failed), flush=True)
+    return 1 if failed else 0
+
+
+# ------------------------------------------------------------------ minimizer
+
+def split_units(lines):
+    """Candidate deletions: (start, end) line ranges.  A line that opens a
+    block ({ without a matching } on the same line) goes with its block up to
+    the matching closing line; '} elif/else {' lines delete just their arm."""
+    units = []
+    stack = []
+    for n, line in enumerate(lines):
+        s = line.strip()
+        opens = s.count("{")
+        closes = s.count("}")
+        if s.startswith("}") and stack:
+            start = stack.pop()
+            units.append((start, n + 1))
+            if s.endswith("{"):       # } elif ... {   /  } else {
+                stack.append(n)
+                continue
+            continue
+        if opens > closes:
+            stack.append(n)
+        else:
+            units.append((n, n + 1))
+    return units
+
+
+def minimize(args):
+    vm = os.path.abspath(args.vm)
+    with open(args.minimize) as f:
+        lines = f.read().splitlines()
+    workdir = tempfile.mkdtemp(prefix="tessera-min-")
+    path = os.path.join(workdir, os.path.basename(args.minimize))
+
+    def test(ls):
+        with open(path, "w") as f:
+            f.write("\n".join(ls) + "\n")
+        res = run_all(vm, path)
+        return res
+
+    base = test(lines)
+    if verdict(base) is None:
+        print("no difference to minimize", file=sys.stderr)
+        return 1
+    want = signature(base)
+    print("difference: %s" % verdict(base), file=sys.stderr)
+
+    def interesting(ls):
+        r = test(ls)
+        if r["off"].rc == 2 or r["off"].problem():
+            return False
+        if verdict(r) is None:
+            return False
+        if args.strict:
+            return signature(r) == want
+        # keep the same set of misbehaving JIT modes
+        return signature(r)[:len(MODES)] == want[:len(MODES)] and all(
+            any(x[1:]) == any(y[1:]) for x, y in zip(signature(r)[len(MODES):], want[len(MODES):]))
+
+    changed = True
+    rounds = 0
+    while changed and rounds < 20:
+        changed = False
+        rounds += 1
+        # try bigger chunks first, then units (blocks and single lines), last first
+        for chunk in (16, 8, 4, 2):
+            n = 0
+            while n < len(lines):
+                cand = lines[:n] + lines[n + chunk:]
+                if n + chunk <= len(lines) and interesting(cand):
+                    lines = cand
+                    changed = True
+                else:
+                    n += chunk
+        units = split_units(lines)
+        for (a, b) in sorted(units, key=lambda u: (u[0] - u[1], -u[0])):
+            if b > len(lines):
+                continue
+            cand = lines[:a] + lines[b:]
+            if interesting(cand):
+                lines = cand
+                changed = True
+                break
+        # simplify single statements: replace a block opener by its body
+        for n, line in enumerate(lines):
+            s = line.strip()
+            if s.startswith("#") and interesting(lines[:n] + lines[n + 1:]):
+                lines = lines[:n] + lines[n + 1:]
+                changed = True
+                break
+    final = test(lines)
+    out = "\n".join(lines) + "\n"
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(out)
+    else:
+        sys.stdout.write(out)
+    print("minimized to %d lines; %s" % (len(lines), verdict(final)), file=sys.stderr)
+    for name, _ in MODES:
+        r = final[name]
+        print("--- %s: exit %s" % (name, "timeout" if r.timed_out else r.rc), file=sys.stderr)
+        print("stdout:\n" + r.out.decode("utf-8", "replace")[-2000:], file=sys.stderr)
+        print("stderr:\n" + r.err.decode("utf-8", "replace")[-2000:], file=sys.stderr)
+    shutil.rmtree(workdir, ignore_errors=True)
+    return 0
+
+
+def check_file(args):
+    vm = os.path.abspath(args.vm)
+    res = run_all(vm, args.check)
+    v = verdict(res)
+    for name, _ in MODES:
+        r = res[name]
+        print("--- %s: exit %s" % (name, "timeout" if r.timed_out else r.rc))
+        print("stdout:\n" + r.out.decode("utf-8", "replace"))
+        print("stderr:\n" + r.err.decode("utf-8", "replace"))
+    print("verdict:", v or "all modes agree")
+    return 1 if v else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vm", required=True, help="path to tessera-vm")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int)
+    ap.add_argument("--seconds", type=float)
+    ap.add_argument("--keep-dir", default="/tmp/tessera-fuzz")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--minimize", metavar="FILE")
+    ap.add_argument("--strict", action="store_true",
+                    help="minimizer: keep the exact failure signature (default: any JIT difference)")
+    ap.add_argument("--out", metavar="FILE", help="minimizer: write the result here")
+    ap.add_argument("--check", metavar="FILE", help="run one file in all modes and show the outputs")
+    args = ap.parse_args()
+    if args.minimize:
+        return minimize(args)
+    if args.check:
+        return check_file(args)
+    if args.count is None and args.seconds is None:
+        args.count = 100
+    return fuzz(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
