@@ -39,7 +39,6 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
       params_(params),
       script_name_(std::move(script_name)),
       dump_dir_(std::move(dump_dir)),
-      backend_(std::make_unique<LlvmBackend>(2)),
       created_ms_(now_ms()) {}
 
 TraceJit::~TraceJit() = default;
@@ -134,6 +133,9 @@ void TraceJit::finish_recording() {
     trace->exit_lines.push_back(line_of(s.frames.empty() ? *trace->proto : *s.frames.back().proto, s.pc));
   stats_.ir_instructions += trace->ir.size();
   try {
+    // The LLVM JIT is created with the first trace: scripts that never get
+    // hot do not pay for it.
+    if (!backend_) backend_ = std::make_unique<LlvmBackend>(2);
     CompiledTrace code = backend_->compile(
         trace->ir, fmt::format("trace{}_{}_{}", trace->id,
                                trace->function == "<main>" ? "main" : trace->function, trace->line));

@@ -27,6 +27,6 @@ echo "==> [4/4] benchmark smoke run (small sizes, checksums only)"
 smoke_out="$(mktemp -d)"
 trap 'rm -rf "$smoke_out"' EXIT
 python3 experiments/harness/run_bench.py --vm build/tessera-vm --runs 1 --size small \
-  --peers tessera --check-only --out-dir "$smoke_out"
+  --peers tessera,tessera-interp --check-only --out-dir "$smoke_out"
 
 echo "==> all tests passed"
