@@ -124,8 +124,18 @@ void TraceJit::finish_recording() {
   trace->ir = recorder_->take_trace();
   trace->record_ms = t0 - record_start_ms_;
   recorder_.reset();
-  for (const Snapshot& s : trace->ir.snapshots())
+  trace->stack_need = trace->max_slot + 1;
+  for (const Snapshot& s : trace->ir.snapshots()) {
     trace->max_entries = std::max<uint32_t>(trace->max_entries, static_cast<uint32_t>(s.entries.size()));
+    for (const SnapshotFrame& f : s.frames)
+      trace->stack_need = std::max<uint32_t>(trace->stack_need, f.base + static_cast<uint32_t>(f.proto->nregs) + 1);
+  }
+  // The trampoline may run any trace of the same function from any entry
+  // (side traces, and links between loops): they share one stack need.
+  for (auto& other : traces_)
+    if (other->proto == trace->proto) trace->stack_need = std::max(trace->stack_need, other->stack_need);
+  for (auto& other : traces_)
+    if (other->proto == trace->proto) other->stack_need = trace->stack_need;
   trace->exits.assign(trace->ir.snapshots().size(), 0);
   trace->side_of_snap.assign(trace->ir.snapshots().size(), -1);
   trace->side_tries.assign(trace->ir.snapshots().size(), 0);
@@ -173,11 +183,9 @@ void TraceJit::finish_recording() {
 }
 
 uint32_t TraceJit::trace_stack_need(uint32_t id) const {
-  const Trace& t = *traces_[id];
-  uint32_t need = t.max_slot + 1;
-  for (const Snapshot& s : t.ir.snapshots())
-    for (const SnapshotFrame& f : s.frames) need = std::max<uint32_t>(need, f.base + f.proto->nregs + 1);
-  return need;
+  // Traces reached through the trampoline share the entering frame: every
+  // trace of a function carries the largest need of them all.
+  return traces_[id]->stack_need;
 }
 
 void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, TraceExit& exit) {

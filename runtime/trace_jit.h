@@ -46,6 +46,7 @@ struct Trace {
   uint32_t sides = 0;  // root traces: side traces attached so far
   std::vector<int> exit_lines;  // source line each snapshot resumes at
   uint32_t max_slot = 0;
+  uint32_t stack_need = 0;      // registers from the entering frame's register 0 it may touch
   uint32_t max_entries = 0;     // largest snapshot (exit buffer size)
 };
 

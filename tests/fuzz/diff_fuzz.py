@@ -71,15 +71,36 @@ class Result:
 
 def run_vm(vm, path, extra):
     cmd = [vm, "run", path] + extra
+    for attempt in range(300):
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+            return Result(p.returncode, p.stdout, p.stderr)
+        except subprocess.TimeoutExpired as e:
+            return Result(None, e.stdout or b"", e.stderr or b"", timed_out=True)
+        except OSError:
+            # the binary is being relinked (missing, not executable, text file busy): wait
+            if attempt == 299:
+                raise
+            time.sleep(1.0)
+
+
+def vm_stamp(vm):
     try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
-        return Result(p.returncode, p.stdout, p.stderr)
-    except subprocess.TimeoutExpired as e:
-        return Result(None, e.stdout or b"", e.stderr or b"", timed_out=True)
+        st = os.stat(vm)
+        return (st.st_mtime_ns, st.st_size, st.st_ino)
+    except OSError:
+        return None
 
 
 def run_all(vm, path):
-    return {name: run_vm(vm, path, extra) for name, extra in MODES}
+    # If the binary is replaced during the three runs, they are not comparable: run again.
+    for _ in range(10):
+        before = vm_stamp(vm)
+        res = {name: run_vm(vm, path, extra) for name, extra in MODES}
+        if before is not None and vm_stamp(vm) == before:
+            return res
+        time.sleep(2.0)
+    return res
 
 
 def verdict(results):

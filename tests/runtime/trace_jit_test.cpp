@@ -198,3 +198,54 @@ TEST(TraceJitSideTraces, SideTraceGuardsFailToo) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// IR out: the recorder's trace for a counting loop, in the text form. Entry
+// loads are hoisted before LOOP (exiting through snapshot 0), the loop
+// condition is guarded, scalars are written back at the end of the
+// iteration, and every loop-carried register has a PHI.
+TEST(TraceRecorderIR, CountingLoop) {
+  JitRuntime rt(hot_params(3));
+  run("fn f(n) {\n  let s = 0\n  for i in range(n) { s += i }\n  return s\n}\nprint(f(100))\n", &rt);
+  ASSERT_EQ(rt.tracing()->traces().size(), 1u);
+  EXPECT_EQ(jit::print_ir(rt.tracing()->traces()[0]->ir),
+            "0000    int  KINT   0\n"
+            "0001    int  KINT   1\n"
+            "0002 >  int  SLOAD  1  0  #0\n"
+            "0003 >  int  SLOAD  5  0  #0\n"
+            "0004 >  int  SLOAD  3  0  #0\n"
+            "0005 >  int  SLOAD  4  0  #0\n"
+            "0006 >  int  SLOAD  2  0  #0\n"
+            "0007    none LOOP\n"
+            "0008    int  ADD    0002  0003\n"
+            "0009    bool GT     0004  0000\n"
+            "0010 >  none GUARDT 0009  #1\n"
+            "0011    int  ADD    0006  0005\n"
+            "0012    int  SUB    0004  0001\n"
+            "0013    none SSTORE 1  0008\n"
+            "0014    none SSTORE 2  0011\n"
+            "0015    none SSTORE 3  0012\n"
+            "0016    none SSTORE 5  0011\n"
+            "0017    int  PHI    0002  0008\n"
+            "0018    int  PHI    0006  0011\n"
+            "0019    int  PHI    0004  0012\n"
+            "0020    int  PHI    0003  0011\n"
+            "SNAP #0 ir=0002 pc=5 frames=[] []\n"
+            "SNAP #1 ir=0010 pc=6 frames=[] [1=0008]\n");
+}
+
+// Where recording must not apply: a loop whose variable changes type every
+// iteration is type-unstable, and recording aborts with that reason.
+TEST(TraceRecorderIR, TypeUnstableLoopAborts) {
+  JitRuntime rt(hot_params(3));
+  Outcome o = run("fn f(n) {\n  let x = 0\n  for i in range(n) {\n    if x == 0 { x = 0.5 } else { x = 0 }\n  }\n"
+                  "  return x\n}\nprint(f(100))\n", &rt);
+  EXPECT_EQ(o.out, "0\n");
+  EXPECT_EQ(rt.tracing()->stats().compiled, 0u);
+  EXPECT_GT(rt.tracing()->stats().aborts[static_cast<int>(jit::AbortReason::TypeUnstable)], 0u);
+}
+
+}  // namespace
+}  // namespace tessera
