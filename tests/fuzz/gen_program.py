@@ -441,7 +441,7 @@ class Gen:
             return
         v = self.pick(vs)
         K = self.r.randint(0, 80)
-        k = self.r.randrange(4)
+        k = self.r.randrange(6)
         if k == 0:   # int -> float -> ...
             self.emit('if type(%s) == "int" { %s = %s + %s } elif type(%s) == "float" { %s = %s * 1.5 } '
                       'else { %s = 0 }' % (v, v, v, self.gen_int(2), v, v, v, v))
@@ -452,8 +452,17 @@ class Gen:
         elif k == 2:  # nil -> int
             self.emit("if %s == nil { %s = %s } elif type(%s) == \"int\" { %s = (%s * 3 + %s) %% 1000 } "
                       "else { %s = nil }" % (v, v, loopvar, v, v, v, loopvar, v))
-        else:
+        elif k == 3:
             self.emit("%s = %s" % (v, self.gen_any(1)))
+        else:
+            # alternates between int and float every few iterations
+            nv = self.visible("num", mutable=True)
+            tgt = self.pick(nv) if nv else v
+            self.emit("if %s %% %d == %d { %s = %s } else { %s = %s }" % (
+                loopvar, self.r.randint(2, 5), self.r.randint(0, 1), tgt, self.gen_int(1), tgt,
+                self.gen_float(1)))
+            self.emit("%s = %s" % (tgt, self.pick(["%s + 1" % tgt, "%s * 2" % tgt, "%s - %s" % (tgt, loopvar),
+                                                   "%s / 2" % tgt, "%s // 3" % tgt, "-%s" % tgt])))
 
     def if_stmt(self, budget, depth, loopvar):
         if loopvar and self.chance(0.6):
@@ -476,6 +485,18 @@ class Gen:
 
     def for_range(self, maxtrip):
         form = self.r.randrange(4)
+        if self.chance(0.06):
+            # bounds near the ends of the int64 range
+            n = self.r.randint(0, min(maxtrip, 40))
+            if self.chance(0.5):
+                return "range(%d, %d)" % (INT64_MAX - n, INT64_MAX), n
+            if self.chance(0.5):
+                start = -INT64_MAX + n - 1
+                start_s = str(start) if start > -INT64_MAX - 1 else "-%d - 1" % INT64_MAX
+                return "range(%s, -%d - 1, -1)" % (start_s, INT64_MAX), n
+            s = 2**62 + self.r.randint(0, 5)
+            a, b = -INT64_MAX + self.r.randint(0, 9), INT64_MAX - self.r.randint(0, 9)
+            return "range(%d, %d, %d)" % (a, b, s), range_len(a, b, s)
         if form == 0:
             n = self.r.randint(0, maxtrip)
             return "range(%d)" % n, n
