@@ -7,28 +7,17 @@
 #include <string>
 
 #include "runtime/jit_runtime.h"
+#include "tests/runtime/script_runner.h"
 #include "vm/interp/vm.h"
 
 namespace tessera {
 namespace {
 
-struct Outcome {
-  RunStatus status;
-  std::string out;
-  std::string err;
-};
+using testing::Outcome;
 
-// Runs `source` as t.tsb in a fresh VM; `rt` (if any) is installed as hooks.
-Outcome run(const std::string& source, JitRuntime* rt) {
-  std::ostringstream out, err;
-  VMOptions opts;
-  opts.out = &out;
-  opts.err = &err;
-  VM vm(opts);
-  if (rt) vm.set_jit_hooks(rt);
-  RunStatus st = vm.run_source("t.tsb", source);
-  return {st, out.str(), err.str()};
-}
+// Runs `source` as t.tsb in a fresh VM; `rt` (if any) is installed as hooks
+// (hot-code detection only, no trace compiler).
+Outcome run(const std::string& source, JitRuntime* rt) { return testing::run_script(source, rt, false); }
 
 JitParams params(std::initializer_list<const char*> settings) {
   JitParams p;

@@ -9,30 +9,16 @@
 #include <string>
 
 #include "runtime/jit_runtime.h"
+#include "tests/runtime/script_runner.h"
 #include "vm/interp/vm.h"
 
 namespace tessera {
 namespace {
 
-struct Outcome {
-  RunStatus status;
-  std::string out, err;
-};
+using testing::Outcome;
 
-Outcome run(const std::string& source, JitRuntime* rt) {
-  std::ostringstream out, err;
-  VMOptions opts;
-  opts.out = &out;
-  opts.err = &err;
-  VM vm(opts);
-  if (rt) {
-    rt->set_script_name("t.tsb");
-    rt->enable_tracing(vm);
-    vm.set_jit_hooks(rt);
-  }
-  RunStatus st = vm.run_source("t.tsb", source);
-  return {st, out.str(), err.str()};
-}
+// Runs `source` with the trace compiler installed (or the interpreter alone).
+Outcome run(const std::string& source, JitRuntime* rt) { return testing::run_script(source, rt, true); }
 
 JitParams hot_params(int hotloop = 3) {
   JitParams p;
