@@ -8,6 +8,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 JOBS=2   # the CI machines have 2 cores
 
+echo "==> [0/4] build dependencies"
+"$ROOT/tools/install-deps.sh"
+
 echo "==> [1/4] configure + build build/ (Release)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$JOBS"
