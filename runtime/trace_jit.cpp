@@ -137,6 +137,7 @@ void TraceJit::finish_recording() {
   for (auto& other : traces_)
     if (other->proto == trace->proto) other->stack_need = trace->stack_need;
   trace->exits.assign(trace->ir.snapshots().size(), 0);
+  trace->links = std::make_unique<TraceFn[]>(trace->ir.snapshots().size());  // all null
   trace->side_of_snap.assign(trace->ir.snapshots().size(), -1);
   trace->side_tries.assign(trace->ir.snapshots().size(), 0);
   for (const Snapshot& s : trace->ir.snapshots())
@@ -146,9 +147,16 @@ void TraceJit::finish_recording() {
     // The LLVM JIT is created with the first trace: scripts that never get
     // hot do not pay for it.
     if (!backend_) backend_ = std::make_unique<LlvmBackend>(2);
+    if (trace->ir.snapshots().size() > 0xFFFF || trace->id > 0xFFFF)
+      throw std::runtime_error("too many snapshots or traces for the exit code");
+    ExitLinking linking;
+    linking.code_base = trace->id << 16;
+    linking.links = trace->links.get();
     CompiledTrace code = backend_->compile(
-        trace->ir, fmt::format("trace{}_{}_{}", trace->id,
-                               trace->function == "<main>" ? "main" : trace->function, trace->line));
+        trace->ir,
+        fmt::format("trace{}_{}_{}", trace->id, trace->function == "<main>" ? "main" : trace->function,
+                    trace->line),
+        linking);
     trace->fn = code.fn;
     trace->llvm_ir = std::move(code.llvm_ir);
     trace->compile_ms = code.compile_ms;
@@ -169,6 +177,8 @@ void TraceJit::finish_recording() {
     // Hang it off its parent's exit: the next time that exit is taken the
     // runtime goes straight into it.
     traces_[trace->parent]->side_of_snap[trace->parent_snap] = static_cast<int32_t>(trace->id);
+    traces_[trace->parent]->links[trace->parent_snap] = trace->fn;
+    trace->links[trace->link_snap] = traces_[static_cast<size_t>(trace->link)]->fn;
     ++traces_[trace->root]->sides;
     ++stats_.side_traces;
   } else {
@@ -193,32 +203,19 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, TraceExit& ex
   ctx.vm = &vm_;
   ctx.base = base;
   ctx.globals = globals;
-  // Trampoline: a trace's exit either goes to the side trace attached to it
-  // or, for a side trace's final EXIT, to the trace it links to; otherwise
-  // back to the interpreter. Traces never call each other natively, so the
-  // C++ stack stays flat however long the chain.
-  for (;;) {
-    Trace& t = *traces_[id];
-    ++t.entries;
-    uint32_t snap_no = t.fn(base, globals, exit_buffer_.data(), &ctx);
-    const Snapshot& snap = t.ir.snapshots()[snap_no];
-    ++t.exits[snap_no];
-    restore_snapshot(t.ir, snap, exit_buffer_.data(), base);
-    if (t.is_side && snap_no == t.link_snap && t.link >= 0) {
-      id = static_cast<uint32_t>(t.link);
-      continue;
-    }
-    if (t.side_of_snap[snap_no] >= 0) {
-      id = static_cast<uint32_t>(t.side_of_snap[snap_no]);
-      continue;
-    }
-    exit.pcs = resume_pcs(snap);
-    exit.frames.clear();
-    for (const SnapshotFrame& f : snap.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
-    exit.start_recording = false;
-    maybe_start_side_trace(t, snap_no, exit);
-    return;
-  }
+  ++traces_[id]->entries;
+  // Linked exits go from trace to trace natively (tail calls); what comes
+  // back is the exit that has no link, with the registers already written.
+  const uint32_t code = traces_[id]->fn(base, globals, exit_buffer_.data(), &ctx);
+  Trace& t = *traces_[code >> 16];
+  const uint32_t snap_no = code & 0xFFFF;
+  const Snapshot& snap = t.ir.snapshots()[snap_no];
+  ++t.exits[snap_no];
+  exit.pcs = resume_pcs(snap);
+  exit.frames.clear();
+  for (const SnapshotFrame& f : snap.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
+  exit.start_recording = false;
+  maybe_start_side_trace(t, snap_no, exit);
 }
 
 void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exit) {

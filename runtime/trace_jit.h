@@ -36,6 +36,10 @@ struct Trace {
   uint64_t entries = 0;
   std::vector<uint64_t> exits;  // per snapshot
   std::vector<int32_t> side_of_snap;  // side trace attached to each exit (-1: none)
+  // The native code's exit links (trace_abi.h ExitLinking), one per snapshot:
+  // an attached side trace, or for a side trace's final EXIT the trace it
+  // links to. Exits whose slot is set never come back to the runtime.
+  std::unique_ptr<TraceFn[]> links;
   std::vector<uint8_t> side_tries;    // failed side-trace recordings per exit
   // Side traces: the root trace they belong to, the exit they hang off, and
   // the trace their final EXIT links to.

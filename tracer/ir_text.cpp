@@ -333,7 +333,7 @@ class Parser {
           break;
         case OperandKind::cst:
           if (op == IROp::KINT) {
-            int64_t v;
+            int64_t v = 0;
             ok = parse_num(t, v);
             cst = std::bit_cast<uint64_t>(v);
           } else if (op == IROp::KFLOAT) {

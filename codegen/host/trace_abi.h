@@ -45,6 +45,18 @@ struct JitContext {
 
 using TraceFn = uint32_t (*)(Value* base, Value* globals, uint64_t* exit_vals, JitContext* ctx);
 
+// Linked exits (optional, chosen when the trace is compiled; see
+// LlvmBackend::compile). Instead of filling exit_vals, an exit writes its
+// snapshot's values straight into the registers (with reference counting)
+// and then, if links[snap] is set, tail-calls that trace (a side trace, or
+// the trace a side trace ends in) with the same arguments; otherwise it
+// returns `code_base | snap`. The runtime fills `links` as side traces are
+// compiled, so hot exits go from trace to trace without leaving native code.
+struct ExitLinking {
+  uint32_t code_base = 0;     // e.g. trace id << 16, to tell which trace exited
+  TraceFn* links = nullptr;   // one slot per snapshot, null = back to the caller
+};
+
 // Operand 2 of FMATH: which unary math function of a float.
 // (Defined here until the recorder needs it; the tracer layer may not include
 // codegen/, so when the recorder emits FMATH this enum belongs in

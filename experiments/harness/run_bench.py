@@ -136,13 +136,13 @@ TESSERA = ("tessera", "tessera-interp")
 
 # Lines of `tessera-vm run --stats` (stderr) read for the warm-up table.
 STATS_PATTERNS = {
-    "traces": re.compile(r"traces:\s*(\d+) recorded,\s*(\d+) compiled,\s*(\d+) aborted,"
-                         r"\s*(\d+) loops? blacklisted"),
+    "traces": re.compile(r"traces:\s*(\d+) recorded,\s*(\d+) compiled(?: \((\d+) side traces?\))?,"
+                         r"\s*(\d+) aborted,\s*(\d+) loops? blacklisted"),
     "time": re.compile(r"time: recording ([\d.]+) ms, compiling ([\d.]+) ms(?:; (\d+) IR instructions)?"),
     "warmup": re.compile(r"warm-up: first trace compiled at ([\d.]+) ms, last at ([\d.]+) ms"),
     "wall": re.compile(r"wall time: ([\d.]+) ms"),
 }
-WARMUP_FIELDS = ["traces_recorded", "traces_compiled", "traces_aborted", "loops_blacklisted",
+WARMUP_FIELDS = ["traces_recorded", "traces_compiled", "side_traces", "traces_aborted", "loops_blacklisted",
                  "recording_ms", "compiling_ms", "ir_instructions", "first_trace_ms",
                  "last_trace_ms", "vm_wall_ms"]
 
@@ -152,8 +152,8 @@ def parse_stats(text):
     f = dict.fromkeys(WARMUP_FIELDS)
     m = STATS_PATTERNS["traces"].search(text)
     if m:
-        (f["traces_recorded"], f["traces_compiled"], f["traces_aborted"],
-         f["loops_blacklisted"]) = (int(g) for g in m.groups())
+        (f["traces_recorded"], f["traces_compiled"], f["side_traces"], f["traces_aborted"],
+         f["loops_blacklisted"]) = (int(g) if g is not None else None for g in m.groups())
     m = STATS_PATTERNS["time"].search(text)
     if m:
         f["recording_ms"], f["compiling_ms"] = float(m.group(1)), float(m.group(2))
@@ -413,7 +413,7 @@ def main():
 
     if warmup:
         lines += ["", "## JIT warm-up (one extra run of `tessera --stats`)", ""]
-        wh = ["program", "traces recorded", "compiled", "aborted", "blacklisted", "recording ms",
+        wh = ["program", "traces recorded", "compiled", "of which side traces", "aborted", "blacklisted", "recording ms",
               "compiling ms", "first trace ms", "last trace ms", "compiling % of wall", "wall s",
               "median wall s (above)"]
         lines.append("| " + " | ".join(wh) + " |")
@@ -427,7 +427,8 @@ def main():
                      if wall and w["compiling_ms"] is not None else "-")
             status = "" if w["status"] == "ok" else " " + w["status"].upper()
             lines.append("| " + " | ".join([
-                prog, num(w["traces_recorded"]), num(w["traces_compiled"]), num(w["traces_aborted"]),
+                prog, num(w["traces_recorded"]), num(w["traces_compiled"]), num(w["side_traces"]),
+                num(w["traces_aborted"]),
                 num(w["loops_blacklisted"]), ms(w["recording_ms"], "%.3f"), ms(w["compiling_ms"]),
                 ms(w["first_trace_ms"]), ms(w["last_trace_ms"]), share,
                 ("%.3f" % wall if wall else "-") + status, cell(prog, "tessera")]) + " |")

@@ -208,11 +208,30 @@ class Lowering {
     llvm::IRBuilderBase::InsertPointGuard keep(b_);
     b_.SetInsertPoint(bb);
     const Snapshot& s = ir_.snapshots()[snap];
-    for (size_t i = 0; i < s.entries.size(); ++i) {
-      llvm::Value* v = to_payload(value_of(s.entries[i].ref));
-      b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(i64_, exit_vals_, i));
+    if (env_.linking.links == nullptr) {
+      for (size_t i = 0; i < s.entries.size(); ++i) {
+        llvm::Value* v = to_payload(value_of(s.entries[i].ref));
+        b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(i64_, exit_vals_, i));
+      }
+      b_.CreateRet(llvm::ConstantInt::get(i32_, snap));
+    } else {
+      // Write the registers ourselves, then go on to the linked trace, if
+      // any, as a tail call: chains of linked traces keep the stack flat.
+      for (const SnapshotEntry& e : s.entries) store_value(slot_addr(base_, e.slot), e.ref);
+      llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(
+          ptr_, ptr_const(reinterpret_cast<const void*>(env_.linking.links)), snap);
+      llvm::Value* next = b_.CreateLoad(ptr_, slot);
+      auto* tail = llvm::BasicBlock::Create(c_, "exit." + std::to_string(snap) + ".link", f_);
+      auto* back = llvm::BasicBlock::Create(c_, "exit." + std::to_string(snap) + ".return", f_);
+      b_.CreateCondBr(b_.CreateIsNull(next), back, tail);
+      b_.SetInsertPoint(back);
+      b_.CreateRet(llvm::ConstantInt::get(i32_, env_.linking.code_base | snap));
+      b_.SetInsertPoint(tail);
+      llvm::CallInst* call =
+          b_.CreateCall(f_->getFunctionType(), next, {base_, globals_, exit_vals_, ctx_});
+      call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+      b_.CreateRet(call);
     }
-    b_.CreateRet(llvm::ConstantInt::get(i32_, snap));
     exits_.emplace(key, bb);
     return bb;
   }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/host/trace_abi.h"
 #include "tracer/trace_ir.h"
 
 namespace llvm {
@@ -27,6 +28,8 @@ struct LoweringEnv {
   // The trace's call table, copied into storage that outlives the compiled
   // code: the generated code embeds these addresses.
   std::vector<const CallTarget*> calls;
+  // Linked exits (trace_abi.h); links == nullptr: exits fill exit_vals.
+  ExitLinking linking;
 };
 
 // Emits into `m` one function named `fn_name` with the TraceFn signature.

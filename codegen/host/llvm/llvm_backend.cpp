@@ -151,6 +151,10 @@ LlvmBackend::LlvmBackend(int opt_level) : impl_(std::make_unique<Impl>()) {
 LlvmBackend::~LlvmBackend() = default;
 
 CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name) {
+  return compile(ir, name, ExitLinking{});
+}
+
+CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& im = *impl_;
   const std::string fn_name = "trace_" + name + "_" + std::to_string(im.next_id++);
@@ -162,6 +166,7 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name) {
 
   LoweringEnv env;
   env.list = im.list_layout;
+  env.linking = linking;
   const size_t first_call = im.call_targets.size();
   for (const CallTarget& t : ir.calls()) {
     im.call_targets.push_back(t);

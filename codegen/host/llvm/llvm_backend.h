@@ -39,6 +39,9 @@ class LlvmBackend {
   // std::runtime_error with a message naming the trace and the offending
   // instruction on malformed IR or an LLVM failure.
   CompiledTrace compile(const TraceIR& ir, const std::string& name);
+  // The same with linked exits (trace_abi.h): exits write the registers and
+  // continue into `linking.links[snap]` when it is set.
+  CompiledTrace compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking);
 
  private:
   struct Impl;
