@@ -15,6 +15,7 @@
 
 #include "vm/builtins/builtin.h"
 #include "vm/builtins/value_format.h"
+#include "vm/core/string_escape.h"
 #include "vm/core/error.h"
 #include "vm/interp/vm.h"
 #include "vm/tensor/tensor_api.h"

@@ -25,9 +25,5 @@ constexpr int kMaxPrintDepth = 1000;
 std::string repr_float(double x);
 void append_float(std::string& out, double x);
 
-// Appends s in double quotes with \n \t \r \" \\ \0 escaped and other bytes
-// below 0x20 (and 0x7f) as \xNN; bytes >= 0x80 pass through so UTF-8 text
-// stays readable. `quote` is the delimiter written and escaped.
-void append_quoted(std::string& out, std::string_view s, char quote = '"');
 
 }  // namespace tessera

@@ -1,5 +1,7 @@
 #include "vm/bytecode/disassembler.h"
 
+#include "vm/core/string_escape.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -52,28 +54,6 @@ std::string float_repr(double x) {
   return out + ebuf;
 }
 
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      case '\0': out += "\\0"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char hex[8];
-          std::snprintf(hex, sizeof hex, "\\x%02x", c);
-          out += hex;
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  return out + "\"";
-}
 
 // ---------------------------------------------------------------- operand shapes
 
@@ -215,7 +195,11 @@ std::string constant_repr(const Value& v) {
   switch (v.tag()) {
     case Tag::Int: return std::to_string(v.as_int());
     case Tag::Float: return float_repr(v.as_float());
-    case Tag::Str: return quoted(v.as_str()->view());
+    case Tag::Str: {
+      std::string out;
+      append_quoted(out, v.as_str()->view());
+      return out;
+    }
     case Tag::List: {
       std::string out = "[";
       for (const auto& item : v.as_list()->items) {
