@@ -138,7 +138,6 @@ void TraceJit::finish_recording() {
     if (other->proto == trace->proto) other->stack_need = trace->stack_need;
   trace->exits.assign(trace->ir.snapshots().size(), 0);
   trace->links = std::make_unique<TraceFn[]>(trace->ir.snapshots().size());  // all null
-  trace->side_of_snap.assign(trace->ir.snapshots().size(), -1);
   trace->side_tries.assign(trace->ir.snapshots().size(), 0);
   for (const Snapshot& s : trace->ir.snapshots())
     trace->exit_lines.push_back(line_of(s.frames.empty() ? *trace->proto : *s.frames.back().proto, s.pc));
@@ -176,7 +175,6 @@ void TraceJit::finish_recording() {
   if (trace->is_side) {
     // Hang it off its parent's exit: the next time that exit is taken the
     // runtime goes straight into it.
-    traces_[trace->parent]->side_of_snap[trace->parent_snap] = static_cast<int32_t>(trace->id);
     traces_[trace->parent]->links[trace->parent_snap] = trace->fn;
     trace->links[trace->link_snap] = traces_[static_cast<size_t>(trace->link)]->fn;
     ++traces_[trace->root]->sides;

@@ -35,7 +35,6 @@ struct Trace {
   double record_ms = 0, compile_ms = 0;
   uint64_t entries = 0;
   std::vector<uint64_t> exits;  // per snapshot
-  std::vector<int32_t> side_of_snap;  // side trace attached to each exit (-1: none)
   // The native code's exit links (trace_abi.h ExitLinking), one per snapshot:
   // an attached side trace, or for a side trace's final EXIT the trace it
   // links to. Exits whose slot is set never come back to the runtime.

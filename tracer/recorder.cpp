@@ -245,7 +245,7 @@ void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& arg
 }
 
 TraceRecorder::Status TraceRecorder::arith(ast::BinOp op, uint32_t dst, IRRef a, IRRef b,
-                                           const Value& va, const Value& vb) {
+                                           const Value& vb) {
   const ArithIR& forms = kArithIR[static_cast<int>(op)];
   IRType ta = type_of(a), tb = type_of(b);
   bool ints = ta == IRType::Int && tb == IRType::Int;
@@ -275,15 +275,13 @@ TraceRecorder::Status TraceRecorder::arith(ast::BinOp op, uint32_t dst, IRRef a,
     return Status::Continue;
   }
   // Strings, lists, tensors, errors: the generic semantics in a helper.
-  (void)va;
   CallTarget t{CallTarget::Kind::Arith, static_cast<uint8_t>(op), nullptr,
                std::string("arith") + ast::binop_symbol(op)};
   call_helper(std::move(t), {a, b}, dst);
   return Status::Continue;
 }
 
-TraceRecorder::Status TraceRecorder::compare(ast::CmpOp op, IRRef a, IRRef b, const Value& va,
-                                             const Value& vb, IRRef& out) {
+TraceRecorder::Status TraceRecorder::compare(ast::CmpOp op, IRRef a, IRRef b, IRRef& out) {
   IRType ta = type_of(a), tb = type_of(b);
   bool same_scalar = ta == tb && (ta == IRType::Int || ta == IRType::Float);
   bool bools = ta == IRType::Bool && tb == IRType::Bool &&
@@ -292,8 +290,6 @@ TraceRecorder::Status TraceRecorder::compare(ast::CmpOp op, IRRef a, IRRef b, co
     out = ir_.emit(kCompareIR[static_cast<int>(op)], IRType::Bool, a, b);
     return Status::Continue;
   }
-  (void)va;
-  (void)vb;
   out = kNoRef;
   return Status::Continue;
 }
@@ -558,8 +554,8 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     IRRef lhs = read(ins.b, R);
     const Value& vc = a.konst ? K[ins.c] : R[ins.c];
     IRRef rhs = a.konst ? constant(vc) : read(ins.c, R);
-    if (a.konst && (ins.flags & kFlagConstLeft)) return arith(a.bin, ins.a, rhs, lhs, vc, R[ins.b]);
-    return arith(a.bin, ins.a, lhs, rhs, R[ins.b], vc);
+    if (a.konst && (ins.flags & kFlagConstLeft)) return arith(a.bin, ins.a, rhs, lhs, R[ins.b]);
+    return arith(a.bin, ins.a, lhs, rhs, vc);
   }
   for (const CompareBytecode& c : kCompareBytecode) {
     if (c.op != ins.op) continue;
@@ -568,7 +564,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     IRRef a = read(c.branch ? ins.a : ins.b, R);
     IRRef b = c.konst ? constant(vb) : read(c.branch ? ins.b : ins.c, R);
     IRRef out;
-    compare(c.cmp, a, b, va, vb, out);
+    compare(c.cmp, a, b, out);
     if (out == kNoRef) {
       if (!c.branch) {
         call_helper(CallTarget{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,
