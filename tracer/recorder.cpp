@@ -487,6 +487,15 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
         std::vector<IRRef> args;
         for (int i = 0; i < ins.b; ++i) args.push_back(read(ins.a + 1 + i, R));
         const BuiltinDef* bd = callee.as_builtin();
+        // Math of one number (sqrt, exp, ...) is an instruction, not a call.
+        FloatMath fm = float_math_by_name(bd->name);
+        if (fm != FloatMath::NumFns && args.size() == 1 &&
+            (type_of(args[0]) == IRType::Int || type_of(args[0]) == IRType::Float)) {
+          IRRef x = args[0];
+          if (type_of(x) == IRType::Int) x = ir_.emit(IROp::CONV, IRType::Float, x);
+          write(ins.a, ir_.emit(IROp::FMATH, IRType::Float, x, static_cast<uint32_t>(fm)));
+          return Status::Continue;
+        }
         call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a);
         return Status::Continue;
       }

@@ -1,12 +1,29 @@
 // TraceIR builder: instruction emission and the deduplicated constants.
 #include <bit>
 #include <cassert>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
 #include "tracer/trace_ir.h"
 
 namespace tessera::jit {
+
+namespace {
+constexpr const char* kFloatMathNames[] = {"sqrt", "exp", "log", "sin", "cos", "tanh"};
+static_assert(std::size(kFloatMathNames) == static_cast<size_t>(FloatMath::NumFns));
+}  // namespace
+
+const char* float_math_name(FloatMath f) {
+  auto i = static_cast<size_t>(f);
+  return i < std::size(kFloatMathNames) ? kFloatMathNames[i] : "?";
+}
+
+FloatMath float_math_by_name(std::string_view name) {
+  for (size_t i = 0; i < std::size(kFloatMathNames); ++i)
+    if (name == kFloatMathNames[i]) return static_cast<FloatMath>(i);
+  return FloatMath::NumFns;
+}
 
 IRRef TraceIR::emit(IROp op, IRType type, uint32_t op1, uint32_t op2, uint16_t snap) {
   // Constants must be unique per value and carry a pool entry; only the k*

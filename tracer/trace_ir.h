@@ -42,6 +42,13 @@ inline bool ir_has_side_effect(IROp op) { return ir_op_info(op).mode & S; }
 inline bool ir_is_cse(IROp op) { return ir_op_info(op).mode & C; }
 inline bool ir_is_const(IROp op) { return ir_op_info(op).mode & K; }
 
+// Operand 2 of FMATH: which unary math function of a float. The names are
+// the built-ins' names (the recorder turns sqrt(x) of a number into FMATH).
+enum class FloatMath : uint32_t { Sqrt = 0, Exp, Log, Sin, Cos, Tanh, NumFns };
+const char* float_math_name(FloatMath f);
+// The FloatMath called `name`, or NumFns when there is none.
+FloatMath float_math_by_name(std::string_view name);
+
 // Result types. Pointer types refer to interpreter objects.
 enum class IRType : uint8_t { None, Nil, Bool, Int, Float, Str, List, Tensor, Func, Builtin, DType };
 const char* ir_type_name(IRType t);  // "int", "flt", "bool", ... (the text form's spelling)

@@ -20,19 +20,6 @@
 
 namespace tessera::jit {
 
-const char* float_math_name(FloatMath f) {
-  switch (f) {
-    case FloatMath::Sqrt: return "sqrt";
-    case FloatMath::Exp: return "exp";
-    case FloatMath::Log: return "log";
-    case FloatMath::Sin: return "sin";
-    case FloatMath::Cos: return "cos";
-    case FloatMath::Tanh: return "tanh";
-    case FloatMath::NumFns: break;
-  }
-  return "?";
-}
-
 namespace {
 
 // Builds an owned Value from a raw (tag, payload) pair. Objects gain a
@@ -98,12 +85,7 @@ using tessera::Value;
 
 extern "C" {
 
-void tessera_jit_store(Value* dst, uint8_t tag, uint64_t payload) {
-  // Build the new value (taking its reference) before the assignment drops
-  // the old one: storing an object into the slot that already holds it must
-  // not free it in between.
-  *dst = tessera::jit::make_value(tag, payload);
-}
+void tessera_jit_free(uint64_t obj) { tessera::free_object(reinterpret_cast<tessera::Obj*>(obj)); }
 
 bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTarget* target,
                       const uint8_t* tags, const uint64_t* payloads, uint32_t n,

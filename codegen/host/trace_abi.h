@@ -57,13 +57,6 @@ struct ExitLinking {
   TraceFn* links = nullptr;   // one slot per snapshot, null = back to the caller
 };
 
-// Operand 2 of FMATH: which unary math function of a float.
-// (Defined here until the recorder needs it; the tracer layer may not include
-// codegen/, so when the recorder emits FMATH this enum belongs in
-// tracer/trace_ir.h with the same values.)
-enum class FloatMath : uint32_t { Sqrt = 0, Exp, Log, Sin, Cos, Tanh, NumFns };
-const char* float_math_name(FloatMath f);
-
 // Marks "no result expected" for tessera_jit_call's expect_tag (CALLs of type
 // None, e.g. IndexSet or print).
 constexpr uint8_t kJitAnyTag = 0xFF;
@@ -75,9 +68,9 @@ constexpr uint8_t kJitAnyTag = 0xFF;
 // signatures plain.
 extern "C" {
 
-// *dst = Value(tag, payload) with proper reference counting: the new object
-// (if any) gains a reference, the old one loses one (and may be freed).
-void tessera_jit_store(tessera::Value* dst, uint8_t tag, uint64_t payload);
+// Frees a heap object whose reference count generated code has just brought
+// to zero (stores into registers and list elements count references inline).
+void tessera_jit_free(uint64_t obj);
 
 // Calls `target` with the n arguments (tags[i], payloads[i]) — borrowed: the
 // helper copies them into owned Values before calling anything. On success

@@ -280,38 +280,46 @@ class Lowering {
     return call_addr(reinterpret_cast<const void*>(fn), fty, {a}, true);
   }
 
+  // *dst = v with Value's reference counting, inline: the new object (if
+  // any) gains a reference first, then the old one (if any) loses one; only
+  // freeing an object whose count reached zero calls into C++.
   void store_value(llvm::Value* dst, IRRef v) {
     const IRType t = type_of_ref(v);
     const uint8_t tag = static_cast<uint8_t>(tag_for(t));
     llvm::Value* payload = to_payload(value_of(v));
-    auto call_helper = [&] {
-      auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i8_, i64_}, false);
-      llvm::CallInst* ci = call_addr(reinterpret_cast<const void*>(&tessera_jit_store), fty,
-                                     {dst, llvm::ConstantInt::get(i8_, tag), payload}, false);
-      ci->addParamAttr(1, llvm::Attribute::ZExt);
-    };
-    if (tag >= static_cast<uint8_t>(Tag::Str)) {
-      call_helper();
-      return;
-    }
-    // A scalar over a scalar needs no reference counting: store tag and
-    // payload inline. Only an object being overwritten goes to the helper.
-    llvm::Function* fn = b_.GetInsertBlock()->getParent();
-    auto* fast = llvm::BasicBlock::Create(c_, "store.inline", fn);
-    auto* slow = llvm::BasicBlock::Create(c_, "store.helper", fn);
-    auto* done = llvm::BasicBlock::Create(c_, "store.done", fn);
+    llvm::Value* payload_addr = b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset);
     llvm::Value* old_tag = b_.CreateLoad(i8_, dst);
+    llvm::Value* old_payload = b_.CreateLoad(i64_, payload_addr);
+    if (tag >= static_cast<uint8_t>(Tag::Str)) add_refcount(payload, 1);
+    b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
+    b_.CreateStore(payload, payload_addr);
+
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    auto* release = llvm::BasicBlock::Create(c_, "store.release", fn);
+    auto* free = llvm::BasicBlock::Create(c_, "store.free", fn);
+    auto* done = llvm::BasicBlock::Create(c_, "store.done", fn);
     llvm::Value* old_is_obj =
         b_.CreateICmpUGE(old_tag, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str)));
-    b_.CreateCondBr(old_is_obj, slow, fast);
-    b_.SetInsertPoint(fast);
-    b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
-    b_.CreateStore(payload, b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
-    b_.CreateBr(done);
-    b_.SetInsertPoint(slow);
-    call_helper();
+    b_.CreateCondBr(old_is_obj, release, done);
+    b_.SetInsertPoint(release);
+    llvm::Value* left = add_refcount(old_payload, -1);
+    llvm::MDBuilder md(c_);
+    b_.CreateCondBr(b_.CreateICmpEQ(left, llvm::ConstantInt::get(i32_, 0)), free, done,
+                    md.createBranchWeights(1, 1u << 10));
+    b_.SetInsertPoint(free);
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {i64_}, false);
+    call_addr(reinterpret_cast<const void*>(&tessera_jit_free), fty, {old_payload}, false);
     b_.CreateBr(done);
     b_.SetInsertPoint(done);
+  }
+
+  // Adds `delta` to the reference count of the object at address `payload`
+  // and returns the new count.
+  llvm::Value* add_refcount(llvm::Value* payload, int delta) {
+    llvm::Value* rc = byte_gep(b_.CreateIntToPtr(payload, ptr_), env_.obj_refcount_offset);
+    llvm::Value* n = b_.CreateAdd(b_.CreateLoad(i32_, rc), llvm::ConstantInt::getSigned(i32_, delta));
+    b_.CreateStore(n, rc);
+    return n;
   }
 
   void flatten_args(IRRef r, std::vector<IRRef>& out) {

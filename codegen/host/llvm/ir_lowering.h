@@ -25,6 +25,9 @@ struct ListLayout {
 
 struct LoweringEnv {
   ListLayout list;
+  // Offset of Obj::refcount (a uint32_t) in every heap object, measured the
+  // same way (Obj has a vtable, so offsetof is not usable).
+  size_t obj_refcount_offset = 0;
   // The trace's call table, copied into storage that outlives the compiled
   // code: the generated code embeds these addresses.
   std::vector<const CallTarget*> calls;

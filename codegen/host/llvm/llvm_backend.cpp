@@ -40,6 +40,11 @@ T unwrap(llvm::Expected<T> e, const char* what) {
   return std::move(*e);
 }
 
+size_t obj_refcount_offset() {
+  ListObj o;
+  return static_cast<size_t>(reinterpret_cast<const char*>(&o.refcount) - reinterpret_cast<const char*>(&o));
+}
+
 // Finds where ListObj keeps its element pointers by looking at a real one:
 // the word that equals data() is `begin`, the word that equals data()+size is
 // `end`. Layout-independent, so a different standard library (or a debug
@@ -166,6 +171,7 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
 
   LoweringEnv env;
   env.list = im.list_layout;
+  env.obj_refcount_offset = obj_refcount_offset();
   env.linking = linking;
   const size_t first_call = im.call_targets.size();
   for (const CallTarget& t : ir.calls()) {
