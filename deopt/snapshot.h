@@ -45,6 +45,12 @@ struct Snapshot {
   std::vector<SnapshotFrame> frames;    // inlined frames, outermost first
   std::vector<SnapshotEntry> entries;   // sorted by slot
   uint32_t exit_count = 0;              // how often this exit was taken
+  // The function of the base frame when it is not the trace's own: after a
+  // trace has returned from its base frame (FPOP) or pushed a new one
+  // (FPUSH), slots count from the new base frame's register 0. Null: the
+  // trace's function. `base_name` spells it in the text form.
+  FunctionProto* base_proto = nullptr;
+  std::string base_name = {};
 };
 
 }  // namespace tessera::jit

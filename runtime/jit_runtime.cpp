@@ -48,19 +48,20 @@ void JitRuntime::recording_failed() {
 
 uint32_t JitRuntime::trace_stack_need(uint32_t id) const { return tracing_->trace_stack_need(id); }
 
-void JitRuntime::run_trace(uint32_t id, Value* base, Value* globals, TraceExit& exit) {
-  tracing_->run_trace(id, base, globals, exit);
+void JitRuntime::run_trace(uint32_t id, Value* base, Value* globals, FrameStack& frames, TraceExit& exit) {
+  tracing_->run_trace(id, base, globals, frames, exit);
 }
 
-void JitRuntime::on_hot_function(FunctionProto& fn) {
+bool JitRuntime::on_hot_function(FunctionProto& fn) {
   auto key = std::make_pair(fn.name, fn.line);
   auto it = function_index_.find(key);
   if (it != function_index_.end()) {
     ++functions_[it->second].times;
-    return;
+  } else {
+    function_index_.emplace(std::move(key), functions_.size());
+    functions_.push_back(HotFunction{fn.name, fn.line, 1});
   }
-  function_index_.emplace(std::move(key), functions_.size());
-  functions_.push_back(HotFunction{fn.name, fn.line, 1});
+  return tracing_ && tracing_->start_function_recording(fn);
 }
 
 void JitRuntime::print_stats(std::ostream& os, double wall_seconds) const {
@@ -68,7 +69,7 @@ void JitRuntime::print_stats(std::ostream& os, double wall_seconds) const {
   if (!params_.enabled) {
     os << "  jit: off (interpreter only; hot-code detection not installed)\n";
   } else if (tracing_) {
-    os << "  jit: on (hot loops are recorded as traces and compiled with LLVM ORC)\n";
+    os << "  jit: on (hot loops and functions are recorded as traces and compiled with LLVM ORC)\n";
   } else {
     os << "  jit: on (hot-code detection only: no trace compiler installed)\n";
   }

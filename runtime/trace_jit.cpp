@@ -43,19 +43,39 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
 
 TraceJit::~TraceJit() = default;
 
+RecorderLimits TraceJit::limits() const {
+  RecorderLimits limits;
+  limits.maxrecord = static_cast<uint32_t>(params_.maxrecord);
+  limits.maxinline = static_cast<uint32_t>(params_.maxinline);
+  return limits;
+}
+
+bool TraceJit::blacklisted(const FunctionProto* fn, uint32_t pc) const {
+  for (const LoopPenalty& p : penalties_)
+    if (p.proto == fn && p.pc == pc && p.aborts >= static_cast<uint32_t>(params_.blacklist)) return true;
+  return false;
+}
+
 bool TraceJit::start_recording(FunctionProto& fn, uint32_t loop_pc) {
   ++stats_.hot_loops;
   if (recorder_) return false;  // already recording (a nested loop got hot)
   if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return false;
   Op op = fn.code[loop_pc].op;
   if (op != Op::FORLOOP && op != Op::ITERLOOP && op != Op::LOOP) return false;
-  for (const LoopPenalty& p : penalties_)
-    if (p.proto == &fn && p.pc == loop_pc && p.aborts >= static_cast<uint32_t>(params_.blacklist))
-      return false;
-  RecorderLimits limits;
-  limits.maxrecord = static_cast<uint32_t>(params_.maxrecord);
-  limits.maxinline = static_cast<uint32_t>(params_.maxinline);
-  recorder_ = std::make_unique<TraceRecorder>(&fn, loop_pc, limits);
+  if (blacklisted(&fn, loop_pc)) return false;
+  recorder_ = std::make_unique<TraceRecorder>(&fn, loop_pc, limits());
+  record_start_ms_ = now_ms();
+  return true;
+}
+
+bool TraceJit::start_function_recording(FunctionProto& fn) {
+  ++stats_.hot_functions;
+  if (recorder_ || fn.entry_trace >= 0) return false;
+  if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return false;
+  // Function traces are blacklisted under the pseudo-pc UINT32_MAX (their
+  // recorder's loop_pc()).
+  if (blacklisted(&fn, UINT32_MAX)) return false;
+  recorder_ = std::make_unique<TraceRecorder>(&fn, limits(), TraceRecorder::FunctionEntry{});
   record_start_ms_ = now_ms();
   return true;
 }
@@ -106,41 +126,44 @@ void TraceJit::finish_recording() {
   auto trace = std::make_unique<Trace>();
   trace->id = static_cast<uint32_t>(traces_.size());
   if (recorder_->is_side()) {
+    trace->kind = Trace::Kind::Side;
     trace->is_side = true;
     trace->parent = side_parent_;
     trace->parent_snap = side_snap_;
     trace->root = traces_[side_parent_]->root;
-    trace->link = static_cast<int32_t>(recorder_->link_target());
-    trace->link_snap = recorder_->link_snapshot();
   } else {
+    trace->kind = recorder_->is_function() ? Trace::Kind::Function : Trace::Kind::Loop;
     trace->root = trace->id;
+  }
+  if (recorder_->has_link()) {
+    uint32_t target = recorder_->link_target();
+    trace->link = static_cast<int32_t>(target == TraceRecorder::kLinkSelf ? trace->id : target);
+    trace->link_snap = recorder_->link_snapshot();
   }
   trace->proto = recorder_->root();
   trace->function = trace->proto->name;
   trace->loop_pc = recorder_->loop_pc();
-  trace->line = line_of(*trace->proto, trace->is_side ? trace->start_pc : trace->loop_pc);
   trace->start_pc = recorder_->start_pc();
+  trace->line = trace->kind == Trace::Kind::Function ? trace->proto->line
+                : line_of(*trace->proto, trace->is_side ? trace->start_pc : trace->loop_pc);
   trace->max_slot = recorder_->max_slot();
   trace->ir = recorder_->take_trace();
   trace->record_ms = t0 - record_start_ms_;
   recorder_.reset();
-  trace->stack_need = trace->max_slot + 1;
+  stack_need_ = std::max(stack_need_, trace->max_slot + 1);
   for (const Snapshot& s : trace->ir.snapshots()) {
     trace->max_entries = std::max<uint32_t>(trace->max_entries, static_cast<uint32_t>(s.entries.size()));
+    if (s.base_proto) stack_need_ = std::max<uint32_t>(stack_need_, static_cast<uint32_t>(s.base_proto->nregs) + 1);
     for (const SnapshotFrame& f : s.frames)
-      trace->stack_need = std::max<uint32_t>(trace->stack_need, f.base + static_cast<uint32_t>(f.proto->nregs) + 1);
+      stack_need_ = std::max<uint32_t>(stack_need_, f.base + static_cast<uint32_t>(f.proto->nregs) + 1);
   }
-  // The trampoline may run any trace of the same function from any entry
-  // (side traces, and links between loops): they share one stack need.
-  for (auto& other : traces_)
-    if (other->proto == trace->proto) trace->stack_need = std::max(trace->stack_need, other->stack_need);
-  for (auto& other : traces_)
-    if (other->proto == trace->proto) other->stack_need = trace->stack_need;
   trace->exits.assign(trace->ir.snapshots().size(), 0);
   trace->links = std::make_unique<TraceFn[]>(trace->ir.snapshots().size());  // all null
   trace->side_tries.assign(trace->ir.snapshots().size(), 0);
-  for (const Snapshot& s : trace->ir.snapshots())
-    trace->exit_lines.push_back(line_of(s.frames.empty() ? *trace->proto : *s.frames.back().proto, s.pc));
+  for (const Snapshot& s : trace->ir.snapshots()) {
+    const FunctionProto& base = s.base_proto ? *s.base_proto : *trace->proto;
+    trace->exit_lines.push_back(line_of(s.frames.empty() ? base : *s.frames.back().proto, s.pc));
+  }
   stats_.ir_instructions += trace->ir.size();
   try {
     // The LLVM JIT is created with the first trace: scripts that never get
@@ -172,13 +195,18 @@ void TraceJit::finish_recording() {
   ++stats_.compiled;
   stats_.last_trace_ms = now_ms() - created_ms_;
   if (stats_.first_trace_ms < 0) stats_.first_trace_ms = stats_.last_trace_ms;
+  if (trace->link >= 0)
+    trace->links[trace->link_snap] =
+        trace->link == static_cast<int32_t>(trace->id) ? trace->fn : traces_[static_cast<size_t>(trace->link)]->fn;
   if (trace->is_side) {
     // Hang it off its parent's exit: the next time that exit is taken the
     // runtime goes straight into it.
     traces_[trace->parent]->links[trace->parent_snap] = trace->fn;
-    trace->links[trace->link_snap] = traces_[static_cast<size_t>(trace->link)]->fn;
     ++traces_[trace->root]->sides;
     ++stats_.side_traces;
+  } else if (trace->kind == Trace::Kind::Function) {
+    // Calls of the function enter the trace from now on.
+    trace->proto->entry_trace = static_cast<int32_t>(trace->id);
   } else {
     // Patch the loop's back-edge so that the interpreter enters the trace.
     FunctionProto* p = trace->proto;
@@ -190,17 +218,14 @@ void TraceJit::finish_recording() {
   traces_.push_back(std::move(trace));
 }
 
-uint32_t TraceJit::trace_stack_need(uint32_t id) const {
-  // Traces reached through the trampoline share the entering frame: every
-  // trace of a function carries the largest need of them all.
-  return traces_[id]->stack_need;
-}
+uint32_t TraceJit::trace_stack_need(uint32_t /*id*/) const { return stack_need_; }
 
-void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, TraceExit& exit) {
+void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameStack& frames, TraceExit& exit) {
   JitContext ctx;
   ctx.vm = &vm_;
   ctx.base = base;
   ctx.globals = globals;
+  ctx.frames = &frames;
   ++traces_[id]->entries;
   // Linked exits go from trace to trace natively (tail calls); what comes
   // back is the exit that has no link, with the registers already written.
@@ -226,10 +251,8 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   if (t.side_tries[snap_no] >= 4) return;
   if (traces_[t.root]->sides >= static_cast<uint32_t>(params_.maxside)) return;
   if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return;
-  RecorderLimits limits;
-  limits.maxrecord = static_cast<uint32_t>(params_.maxrecord);
-  limits.maxinline = static_cast<uint32_t>(params_.maxinline);
-  recorder_ = std::make_unique<TraceRecorder>(t.proto, snap.pc, limits, TraceRecorder::SideTrace{});
+  recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),
+                                              TraceRecorder::SideTrace{});
   side_parent_ = t.id;
   side_snap_ = snap_no;
   record_start_ms_ = now_ms();
@@ -253,9 +276,10 @@ void TraceJit::print_stats(std::ostream& os) const {
   for (const auto& t : traces_) {
     uint64_t exits = 0;
     for (uint64_t e : t->exits) exits += e;
-    std::string kind = t->is_side ? fmt::format("side trace of {} (exit #{}, links to {})", t->parent,
-                                                t->parent_snap, t->link)
-                                  : std::string("root trace");
+    std::string kind = t->is_side ? fmt::format("side trace of {} (exit #{})", t->parent, t->parent_snap)
+                       : t->kind == Trace::Kind::Function ? std::string("function trace")
+                                                          : std::string("root trace");
+    if (t->link >= 0) kind += fmt::format(", links to {}", t->link);
     os << fmt::format("    trace {}  {}:{} in {}, {}: {} IR instructions, {} snapshots, compiled in "
                       "{:.3f} ms; entered {} times, {} exits\n",
                       t->id, script_name_, t->line, t->function, kind, t->ir.size(),

@@ -21,14 +21,20 @@ namespace tessera::jit {
 
 class LlvmBackend;
 
-// One compiled root trace.
+// One compiled trace.
 struct Trace {
+  enum class Kind : uint8_t {
+    Loop,      // root trace of a loop, entered at its patched back-edge
+    Function,  // root trace of a function, entered when it is called
+    Side,      // hangs off an exit of another trace
+  };
   uint32_t id;
+  Kind kind = Kind::Loop;
   FunctionProto* proto;  // valid while its module runs; reports use the copies below
-  std::string function;  // the loop's function name
-  int line = 0;          // source line of the loop's back-edge
-  uint32_t loop_pc;   // the back-edge instruction that enters it
-  uint32_t start_pc;  // first bytecode of the loop body
+  std::string function;  // the function the trace starts in
+  int line = 0;          // source line of the loop's back-edge (function: of `fn`)
+  uint32_t loop_pc;   // the back-edge instruction that enters it (loop traces)
+  uint32_t start_pc;  // first bytecode it runs
   TraceIR ir;
   TraceFn fn = nullptr;
   std::string llvm_ir;
@@ -40,8 +46,8 @@ struct Trace {
   // links to. Exits whose slot is set never come back to the runtime.
   std::unique_ptr<TraceFn[]> links;
   std::vector<uint8_t> side_tries;    // failed side-trace recordings per exit
-  // Side traces: the root trace they belong to, the exit they hang off, and
-  // the trace their final EXIT links to.
+  // Side traces: the root trace they belong to and the exit they hang off.
+  // Any trace that ends in a linked EXIT: the trace it links to.
   bool is_side = false;
   uint32_t root = 0, parent = 0, parent_snap = 0;
   int32_t link = -1;
@@ -49,7 +55,6 @@ struct Trace {
   uint32_t sides = 0;  // root traces: side traces attached so far
   std::vector<int> exit_lines;  // source line each snapshot resumes at
   uint32_t max_slot = 0;
-  uint32_t stack_need = 0;      // registers from the entering frame's register 0 it may touch
   uint32_t max_entries = 0;     // largest snapshot (exit buffer size)
 };
 
@@ -73,11 +78,12 @@ class TraceJit {
 
   // JitHooks protocol (forwarded by JitRuntime).
   bool start_recording(FunctionProto& fn, uint32_t loop_pc);
+  bool start_function_recording(FunctionProto& fn);
   bool record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
               const Value* globals);
   void recording_failed();
   uint32_t trace_stack_need(uint32_t id) const;
-  void run_trace(uint32_t id, Value* base, Value* globals, TraceExit& exit);
+  void run_trace(uint32_t id, Value* base, Value* globals, FrameStack& frames, TraceExit& exit);
 
   const TraceStats& stats() const { return stats_; }
   const std::vector<std::unique_ptr<Trace>>& traces() const { return traces_; }
@@ -85,6 +91,8 @@ class TraceJit {
 
  private:
   void finish_recording();
+  bool blacklisted(const FunctionProto* fn, uint32_t pc) const;
+  RecorderLimits limits() const;
   void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit);
   void abort_recording(AbortReason r, const std::string& detail);
   void dump(const Trace& t) const;
@@ -108,6 +116,10 @@ class TraceJit {
   // The exit a side-trace recording starts from (valid while recording one).
   uint32_t side_parent_ = 0, side_snap_ = 0;
   std::vector<uint64_t> exit_buffer_;
+  // Registers above a trace's base that any trace may touch. Traces run
+  // into one another through links, and recursion moves the base frame, so
+  // one need for all (the interpreter guarantees it at every entry).
+  uint32_t stack_need_ = 0;
   TraceStats stats_;
 };
 

@@ -419,6 +419,16 @@ class Parser {
     s.ir_ref = c.number("IR reference");
     c.expect("pc=");
     s.pc = c.number("pc");
+    if (c.peek('b')) {
+      c.expect("base=");
+      std::string_view name = c.token(" ");
+      if (name.empty()) fail(line, "expected a function name after 'base='" + c.near());
+      s.base_name = unescape_name(name, line);
+      if (resolve_) {
+        s.base_proto = resolve_(s.base_name);
+        if (!s.base_proto) fail(line, "unknown function '" + s.base_name + "'");
+      }
+    }
     c.expect("frames=[");
     while (!c.peek(']')) {
       SnapshotFrame f{};
@@ -531,8 +541,10 @@ std::string print_ir(const TraceIR& ir) {
   const auto& snaps = ir.snapshots();
   for (size_t k = 0; k < snaps.size(); ++k) {
     const Snapshot& s = snaps[k];
-    out += "SNAP #" + std::to_string(k) + " ir=" + fmt_ref(s.ir_ref) + " pc=" + std::to_string(s.pc) +
-           " frames=[";
+    out += "SNAP #" + std::to_string(k) + " ir=" + fmt_ref(s.ir_ref) + " pc=" + std::to_string(s.pc);
+    if (s.base_proto || !s.base_name.empty())
+      out += " base=" + escape_name(s.base_proto ? s.base_proto->name : s.base_name);
+    out += " frames=[";
     for (size_t f = 0; f < s.frames.size(); ++f) {
       const SnapshotFrame& fr = s.frames[f];
       if (f) out += ' ';

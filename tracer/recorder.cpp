@@ -120,12 +120,22 @@ TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimi
 }
 
 TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace)
-    : root_(root), loop_pc_(UINT32_MAX), start_pc_(start_pc), limits_(limits), side_(true) {
+    : root_(root), loop_pc_(UINT32_MAX), start_pc_(start_pc), limits_(limits), side_(true), linear_(true) {
   body_begin_ = 0;
   body_end_ = static_cast<uint32_t>(root->code.size());
   frames_.push_back(Frame{root, 0, 0, 0});
   Snapshot s0;
   s0.pc = start_pc_;
+  ir_.snapshots().push_back(std::move(s0));
+}
+
+TraceRecorder::TraceRecorder(FunctionProto* fn, RecorderLimits limits, FunctionEntry)
+    : root_(fn), loop_pc_(UINT32_MAX), start_pc_(0), limits_(limits), func_(true), linear_(true) {
+  body_begin_ = 0;
+  body_end_ = static_cast<uint32_t>(fn->code.size());
+  frames_.push_back(Frame{fn, 0, 0, 0});
+  Snapshot s0;
+  s0.pc = 0;
   ir_.snapshots().push_back(std::move(s0));
 }
 
@@ -167,6 +177,13 @@ IRRef TraceRecorder::read(uint32_t reg, const Value* R) {
   uint32_t abs = abs_slot(reg);
   ensure_slot(abs);
   if (slots_[abs] != kNoRef) return slots_[abs];
+  if (epoch_ > 0) {
+    // After a base frame switch the value is loaded where it is used,
+    // exiting (if its type is not the one seen) to the current instruction.
+    IRRef r = ir_.emit(IROp::SLOAD, type_of_value(R[reg]), abs, 1, snapshot(cur_pc_));
+    slots_[abs] = r;
+    return r;
+  }
   // First use in this iteration: the entry value, guarded by type. Entry
   // SLOADs are hoisted before the loop; they exit through snapshot 0.
   IRRef r = ir_.emit(IROp::SLOAD, type_of_value(R[reg]), abs, 0, 0);
@@ -193,6 +210,7 @@ uint16_t TraceRecorder::snapshot(uint32_t pc) {
   Snapshot s;
   s.ir_ref = static_cast<uint32_t>(ir_.size());
   s.pc = pc;
+  if (epoch_ > 0) s.base_proto = frames_[0].proto;
   for (size_t i = 1; i < frames_.size(); ++i)
     s.frames.push_back(
         SnapshotFrame{frames_[i].proto, frames_[i].base, frames_[i].call_pc, frames_[i].proto->name});
@@ -202,7 +220,8 @@ uint16_t TraceRecorder::snapshot(uint32_t pc) {
   // Consecutive guards with nothing changed in between share a snapshot.
   if (snaps.size() > 1) {
     const Snapshot& last = snaps.back();
-    if (last.pc == s.pc && last.frames.size() == s.frames.size() && last.entries.size() == s.entries.size() &&
+    if (last.pc == s.pc && last.base_proto == s.base_proto && last.frames.size() == s.frames.size() &&
+        last.entries.size() == s.entries.size() &&
         std::equal(last.entries.begin(), last.entries.end(), s.entries.begin(),
                    [](const SnapshotEntry& a, const SnapshotEntry& b) {
                      return a.slot == b.slot && a.ref == b.ref;
@@ -302,6 +321,11 @@ TraceRecorder::Status TraceRecorder::record(FunctionProto* fn, uint32_t pc, cons
     if (fn != root_ || pc != start_pc_) return abort(AbortReason::LeftLoop, "did not start at the loop");
     base_index_ = frame_base;
   }
+  if (pending_pop_) {
+    pending_pop_ = false;
+    if (ir_.size() > limits_.maxrecord) return abort(AbortReason::TraceTooLong);
+    pop_frame(fn, pc, frame_base);
+  }
   if (pending_reload_ >= 0) {
     // Type the result a helper call stored: a guard after the call, which
     // resumes after the instruction (the result is already in its register).
@@ -382,15 +406,16 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     }
 
     case Op::LOOP:
-      if (!side_ && at_root && pc == loop_pc_) return close_trace();
-      // A side trace may pass through a while loop's header (on its way to
-      // a trace it links to); seeing it twice means it loops by itself.
-      if (side_ && at_root && visit_loop(pc)) return Status::Continue;
+      if (!linear_ && at_root && pc == loop_pc_) return close_trace();
+      // A trace may pass through another while loop's header (on its way to
+      // the trace it links to); seeing it twice means it loops by itself.
+      if (at_root && pc != loop_pc_ && visit_loop(pc)) return Status::Continue;
       return abort(AbortReason::InnerLoop);
     case Op::FORPREP: {
-      // Side traces may run into a loop whose back-edge has a trace; only
-      // the common step-1 form is recorded.
-      if (!side_ || !at_root) return abort(AbortReason::InnerLoop);
+      // A trace may run into a loop whose back-edge has a trace (an outer
+      // loop's root trace into its inner loop, a side trace back into a
+      // loop); only the common step-1 form is recorded.
+      if (!at_root) return abort(AbortReason::InnerLoop);
       if (!R[ins.a].is_int() || !R[ins.a + 1].is_int() || !R[ins.a + 2].is_int() ||
           R[ins.a + 2].as_int() != 1)
         return abort(AbortReason::NYIBytecode, "FORPREP with a step other than 1");
@@ -407,7 +432,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     }
     case Op::ITERPREP: return abort(AbortReason::InnerLoop);
     case Op::JFORLOOP: {
-      if (!side_ || !at_root) return abort(AbortReason::InnerLoop);
+      if (!at_root) return abort(AbortReason::InnerLoop);
       IRRef left = read(ins.a + 1, R);
       bool more = R[ins.a + 1].as_int() > 0;
       guard(more, ir_.emit(IROp::GT, IRType::Bool, left, ir_.kint(0)));
@@ -419,11 +444,11 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       return link_to(fn->trace_at(pc), static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
     }
     case Op::JLOOP:
-      if (!side_ || !at_root) return abort(AbortReason::InnerLoop);
+      if (!at_root) return abort(AbortReason::InnerLoop);
       return link_to(fn->trace_at(pc), pc + 1);
     case Op::JITERLOOP: return abort(AbortReason::InnerLoop);
     case Op::FORLOOP: {
-      if (side_ && at_root && visit_loop(pc)) {
+      if (linear_ && at_root && visit_loop(pc)) {
         // A side trace follows an outer loop's back-edge into its next
         // iteration (towards the inner loop's trace), or out of the loop.
         IRRef left = read(ins.a + 1, R);
@@ -474,9 +499,16 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
         FunctionProto* f = callee.as_func();
         if (f->nparams != ins.b) return abort(AbortReason::ErrorRaised, "argument count");
         if (frames_.size() > limits_.maxinline) return abort(AbortReason::InlineTooDeep);
-        for (const Frame& fr : frames_)
-          if (fr.proto == f) return abort(AbortReason::Recursion, f->name);
+        bool recursive = false;
+        for (const Frame& fr : frames_) recursive = recursive || fr.proto == f;
         if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
+        if (recursive) {
+          // Up-recursion: a real frame and a jump to the callee's function
+          // trace (this trace itself when it is the callee's).
+          if (at_root && (side_ || func_) && (f->entry_trace >= 0 || (func_ && f == root_)))
+            return push_frame(f, ins.a);
+          return abort(AbortReason::Recursion, f->name);
+        }
         uint32_t base = abs_slot(ins.a) + 1;
         frames_.push_back(Frame{f, base, pc, ins.a});
         ensure_slot(base + static_cast<uint32_t>(f->nregs));
@@ -504,8 +536,23 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     case Op::CALLKW: return abort(AbortReason::KeywordCall);
     case Op::RET:
     case Op::RETNIL: {
-      if (at_root) return abort(AbortReason::ReturnFromRoot);
       IRRef result = ins.op == Op::RET ? read(ins.a, R) : ir_.knil();
+      if (at_root) {
+        if (func_ && epoch_ == 0) {
+          // A function trace ends at its own return: the interpreter returns
+          // (a side trace of this exit then follows the return into the caller).
+          ir_.emit(IROp::EXIT, IRType::None, 0, 0, snapshot(pc));
+          linear_ = true;
+          return close_trace();
+        }
+        if (!side_ && !func_) return abort(AbortReason::ReturnFromRoot);
+        // Down-recursion: the caller's identity is known at its first
+        // instruction, the next one recorded.
+        pending_pop_ = true;
+        pop_value_ = result;
+        pop_snap_ = snapshot(pc);
+        return Status::Continue;
+      }
       Frame callee = frames_.back();
       frames_.pop_back();
       // The callee's registers are dead: exits must not write them back.
@@ -603,6 +650,8 @@ bool TraceRecorder::visit_loop(uint32_t pc) {
 }
 
 TraceRecorder::Status TraceRecorder::link_to(uint32_t target, uint32_t resume_pc) {
+  linked_ = true;
+  linear_ = true;
   link_target_ = target;
   // The final exit writes every changed slot back, then the runtime enters
   // the target trace, which loads what it needs from the registers. Should
@@ -611,6 +660,43 @@ TraceRecorder::Status TraceRecorder::link_to(uint32_t target, uint32_t resume_pc
   ir_.emit(IROp::EXIT, IRType::None, 0, 0, snap);
   link_snap_ = snap;
   return close_trace();
+}
+
+void TraceRecorder::switch_base_frame(FunctionProto* proto) {
+  frames_.assign(1, Frame{proto, 0, 0, 0});
+  std::fill(slots_.begin(), slots_.end(), kNoRef);
+  std::fill(sloads_.begin(), sloads_.end(), kNoRef);
+  std::fill(modified_.begin(), modified_.end(), false);
+  std::fill(dirty_.begin(), dirty_.end(), false);
+  visited_loops_.clear();
+  ++epoch_;
+}
+
+TraceRecorder::Status TraceRecorder::push_frame(FunctionProto* callee, uint32_t a) {
+  // The caller's frame must be complete in memory when the callee returns to
+  // it: store every register the trace holds only as an SSA value.
+  for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
+    if (dirty_[abs] && slots_[abs] != kNoRef) {
+      ir_.emit(IROp::SSTORE, IRType::None, abs, slots_[abs]);
+      dirty_[abs] = false;
+    }
+  }
+  ir_.emit(IROp::FPUSH, IRType::None, constant(Value::function(callee)), a, snapshot(cur_pc_));
+  switch_base_frame(callee);
+  return link_to(callee == root_ && func_ ? kLinkSelf : static_cast<uint32_t>(callee->entry_trace), 0);
+}
+
+void TraceRecorder::pop_frame(FunctionProto* caller, uint32_t pc, size_t caller_base) {
+  // The return address is a guard: the same RET returns to many callers.
+  ir_.emit(IROp::RETGUARD, IRType::None, constant(Value::function(caller)), pc, pop_snap_);
+  ir_.emit(IROp::FPOP, IRType::None, pop_value_);
+  const size_t ret_index = base_index_ - 1;  // the caller's CALL register
+  switch_base_frame(caller);
+  base_index_ = caller_base;
+  // FPOP stored the result into the caller's register: current, not dirty.
+  uint32_t ret = static_cast<uint32_t>(ret_index - caller_base);
+  ensure_slot(ret);
+  slots_[ret] = pop_value_;
 }
 
 TraceRecorder::Status TraceRecorder::close_trace() {
@@ -647,7 +733,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
       remap[r] = out.emit(s.op, s.type, s.op1, s.op2, s.snap);
     }
   }
-  if (!side_) out.emit(IROp::LOOP, IRType::None);
+  if (!linear_) out.emit(IROp::LOOP, IRType::None);
   for (IRRef r = 0; r < old.size(); ++r) {
     const IRIns& in = old[r];
     if (ir_is_const(in.op) || (in.op == IROp::SLOAD && in.op2 == 0)) continue;
@@ -657,10 +743,10 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   // every iteration starts with the interpreter's registers current and a
   // snapshot only needs the slots changed since the iteration began.
   // (A side trace ends in its EXIT, whose snapshot writes everything back.)
-  for (uint32_t abs = 0; !side_ && abs < slots_.size(); ++abs)
+  for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs)
     if (dirty_[abs] && slots_[abs] != kNoRef)
       out.emit(IROp::SSTORE, IRType::None, abs, remap[slots_[abs]]);
-  for (uint32_t abs = 0; !side_ && abs < slots_.size(); ++abs) {
+  for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs) {
     if (sloads_[abs] == kNoRef || !modified_[abs]) continue;
     IRRef end = slots_[abs];
     if (end == kNoRef) {

@@ -53,7 +53,23 @@ class TraceRecorder {
   struct SideTrace {};
   TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace);
   bool is_side() const { return side_; }
-  // Side traces: the trace entered after the final EXIT, and that exit's snapshot.
+
+  // A function trace: recording starts at pc 0 of `fn` when its entry got
+  // hot. It does not loop: a recursive call ends it by pushing the callee's
+  // frame (FPUSH) and linking to the callee's function trace, itself for
+  // self-recursion (up-recursion); a return from its base frame pops the
+  // frame (FPOP) and recording goes on in the caller (down-recursion).
+  // Side traces push, pop and link the same way.
+  struct FunctionEntry {};
+  TraceRecorder(FunctionProto* fn, RecorderLimits limits, FunctionEntry);
+  bool is_function() const { return func_; }
+
+  // Whether the finished trace ends in an EXIT linked to another trace (side
+  // traces always; root traces that reached an inner loop's trace or a
+  // recursive call), that trace, and the exit's snapshot. kLinkSelf: the
+  // trace links to itself (a function trace's self-recursion).
+  static constexpr uint32_t kLinkSelf = 0xFFFFFFFFu;
+  bool has_link() const { return linked_; }
   uint32_t link_target() const { return link_target_; }
   uint16_t link_snapshot() const { return link_snap_; }
 
@@ -88,9 +104,18 @@ class TraceRecorder {
   Status abort(AbortReason r, std::string detail = {});
   Status step(FunctionProto* fn, uint32_t pc, const Instr& ins, const Value* R, const Value* G);
   Status close_trace();
-  // Side traces: leave through a final EXIT into trace `target`; without the
-  // link the interpreter would resume at `resume_pc` (where the target starts).
+  // Leave through a final EXIT into trace `target`; without the link the
+  // interpreter would resume at `resume_pc` (where the target starts).
+  // Makes the trace linear (no LOOP).
   Status link_to(uint32_t target, uint32_t resume_pc);
+  // Up-recursion: store every register, push the frame of `callee` called
+  // from register `a`, and link to the callee's function trace.
+  Status push_frame(FunctionProto* callee, uint32_t a);
+  // Down-recursion, second half (at the first instruction of the caller):
+  // guard the return address, pop the frame, continue in the caller.
+  void pop_frame(FunctionProto* caller, uint32_t pc, size_t caller_base);
+  // The base frame changes to `proto`: the slot state starts afresh.
+  void switch_base_frame(FunctionProto* proto);
   // Side traces: first time through this loop instruction? (A second time
   // means the side trace would loop on its own: abort.)
   bool visit_loop(uint32_t pc);
@@ -135,7 +160,19 @@ class TraceRecorder {
   bool first_ = true;
   int64_t pending_reload_ = -1;  // absolute slot a helper call just wrote
   bool side_ = false;
+  bool func_ = false;
+  // The trace does not loop (side and function traces, and root traces that
+  // link to an inner loop's trace).
+  bool linear_ = false;
+  // Base frame switches so far (FPUSH/FPOP): slots read after one are loaded
+  // where they are used, not hoisted to the trace's entry.
+  uint32_t epoch_ = 0;
+  // A return from the base frame waits for the caller's first instruction.
+  bool pending_pop_ = false;
+  IRRef pop_value_ = kNoRef;
+  uint16_t pop_snap_ = 0;
   std::vector<uint32_t> visited_loops_;
+  bool linked_ = false;
   uint32_t link_target_ = 0;
   uint16_t link_snap_ = 0;
   AbortReason abort_ = AbortReason::NYIBytecode;

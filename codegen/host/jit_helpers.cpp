@@ -17,6 +17,7 @@
 #include "vm/core/value.h"
 #include "vm/frontend/ast.h"
 #include "vm/interp/indexing.h"
+#include "vm/interp/jit_hooks.h"
 
 namespace tessera::jit {
 
@@ -113,6 +114,22 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
   } catch (...) {
     return false;
   }
+}
+
+Value* tessera_jit_push_frame(tessera::jit::JitContext* ctx, const void* callee, uint32_t a, uint32_t ret_pc) {
+  auto* fn = static_cast<tessera::FunctionProto*>(const_cast<void*>(callee));
+  Value* base = ctx->frames->push_frame(fn, ctx->base + a + 1, ret_pc);
+  if (base) ctx->base = base;
+  return base;
+}
+
+bool tessera_jit_caller_is(tessera::jit::JitContext* ctx, const void* proto, uint32_t pc) {
+  return ctx->frames->caller_is(static_cast<const tessera::FunctionProto*>(proto), pc);
+}
+
+Value* tessera_jit_pop_frame(tessera::jit::JitContext* ctx, uint8_t tag, uint64_t payload) {
+  ctx->base = ctx->frames->pop_frame(tessera::jit::make_value(tag, payload));
+  return ctx->base;
 }
 
 int64_t tessera_jit_int_pow(int64_t a, int64_t b) { return tessera::int_pow(a, b); }

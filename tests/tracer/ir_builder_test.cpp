@@ -30,7 +30,7 @@ TEST(IROpTable, EveryOpHasAUniqueNameAndDescription) {
 
 TEST(IROpTable, GuardsAreExactlyTheGOps) {
   const std::set<IROp> guards = {IROp::SLOAD, IROp::GLOAD, IROp::GUARDT, IROp::GUARDF, IROp::LLOAD,
-                                 IROp::EXIT};
+                                 IROp::EXIT, IROp::FPUSH, IROp::RETGUARD};
   for (int k = 0; k < kNumIROps; ++k) {
     IROp op = static_cast<IROp>(k);
     EXPECT_EQ(ir_is_guard(op), guards.count(op) == 1) << ir_op_info(op).name;

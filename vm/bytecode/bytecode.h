@@ -81,6 +81,9 @@ struct FunctionProto {
   // Compiled traces entered at patched back-edges (JFORLOOP, JITERLOOP,
   // JLOOP): (instruction index, trace id). Few per function.
   std::vector<std::pair<uint32_t, uint32_t>> loop_traces;
+  // The trace entered when the function is called (-1: none yet): a
+  // function trace, recorded from pc 0 once entry_hotcount fired.
+  int32_t entry_trace = -1;
   uint32_t trace_at(uint32_t pc) const {
     for (auto& [p, id] : loop_traces)
       if (p == pc) return id;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "vm/builtins/builtin.h"
@@ -134,16 +135,51 @@ ScriptError Interpreter::make_error(const std::string& message) const {
 }
 
 void Interpreter::enter_trace(uint32_t id) {
-  const size_t entering = frames_.size() - 1;
-  const uint32_t base = frames_[entering].base;
-  ensure_stack(static_cast<size_t>(base) + hooks_->trace_stack_need(id) + 1);
-  hooks_->run_trace(id, stack_.data() + base, globals_.data(), exit_);
-  CallFrame& f = frames_[entering];
+  const uint32_t base = frames_.back().base;
+  trace_stack_need_ = hooks_->trace_stack_need(id);
+  ensure_stack(static_cast<size_t>(base) + trace_stack_need_ + 1);
+  hooks_->run_trace(id, stack_.data() + base, globals_.data(), *this, exit_);
+  // Recursion in compiled code may have pushed or popped frames: the exit
+  // is in the top frame.
+  CallFrame& f = frames_.back();
+  const uint32_t exit_base = f.base;
   f.pc = f.proto->code.data() + exit_.pcs[0];
   for (size_t i = 0; i < exit_.frames.size(); ++i) {
     const TraceExit::Frame& fr = exit_.frames[i];
-    frames_.push_back(CallFrame{fr.proto, fr.proto->code.data() + exit_.pcs[i + 1], base + fr.base});
+    frames_.push_back(CallFrame{fr.proto, fr.proto->code.data() + exit_.pcs[i + 1], exit_base + fr.base});
   }
+}
+
+Value* Interpreter::push_frame(FunctionProto* callee, Value* callee_base, uint32_t ret_pc) {
+  if (frames_.size() >= max_depth_) return nullptr;
+  const size_t base = static_cast<size_t>(callee_base - stack_.data());
+  // Room for the callee and for any trace run from its frame (the need is
+  // one for all traces, read at the trace entry that is running now).
+  const size_t need = base + std::max<size_t>(static_cast<size_t>(callee->nregs), trace_stack_need_) + 1;
+  if (need > stack_.size()) return nullptr;  // growing would move every register
+  CallFrame& caller = frames_.back();
+  caller.pc = caller.proto->code.data() + ret_pc;
+  frames_.push_back(CallFrame{callee, callee->code.data(), static_cast<uint32_t>(base)});
+  return callee_base;
+}
+
+bool Interpreter::caller_is(const FunctionProto* proto, uint32_t pc) const {
+  if (frames_.size() < 2) return false;
+  const CallFrame& c = frames_[frames_.size() - 2];
+  return c.proto == proto && c.pc == proto->code.data() + pc;
+}
+
+Value* Interpreter::pop_frame(Value result) {
+  // As RET: release the callee's objects, hand the result to the caller's
+  // CALL register, pop.
+  const CallFrame& top = frames_.back();
+  Value* R = stack_.data() + top.base;
+  for (int i = 0, n = top.proto->nregs; i < n; ++i)
+    if (R[i].is_obj()) R[i] = Value();
+  const uint32_t ret_slot = top.base - 1;
+  frames_.pop_back();
+  stack_[ret_slot] = std::move(result);
+  return stack_.data() + frames_.back().base;
 }
 
 void Interpreter::raise_call_error(const Value& callee, const FunctionProto* proto,
@@ -538,7 +574,10 @@ L_CALLKW: {
       ensure_stack(new_base + static_cast<size_t>(fn->nregs) + 1);
     }
     if (UNLIKELY(--fn->entry_hotcount == 0) && hooks_) {
-      hooks_->on_hot_function(*fn);
+      if (!recording_ && hooks_->on_hot_function(*fn)) {
+        recording_ = true;
+        disp = kRecordDispatch;
+      }
       fn->entry_hotcount = hooks_->hotcall_threshold();
     }
     frames_.push_back(CallFrame{fn, fn->code.data(), new_base});
@@ -548,6 +587,16 @@ L_CALLKW: {
     K = fn->consts.data();
     R = stack_.data() + new_base;
     pc = code;
+    // A function trace runs the call (not while recording: the recorder
+    // follows the call into the callee's bytecode).
+    if (UNLIKELY(fn->entry_trace >= 0) && !recording_ && hooks_) {
+      enter_trace(static_cast<uint32_t>(fn->entry_trace));
+      RELOAD_FRAME();
+      if (exit_.start_recording) {
+        recording_ = true;
+        disp = kRecordDispatch;
+      }
+    }
     DISPATCH();
   }
   SAVEPC();

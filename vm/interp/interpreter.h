@@ -37,7 +37,7 @@ struct ScriptError {
   std::vector<Frame> traceback;  // outermost first; back() is where it was raised
 };
 
-class Interpreter {
+class Interpreter final : private FrameStack {
  public:
   Interpreter(VM& vm, std::unique_ptr<Module> module);
   ~Interpreter();
@@ -58,6 +58,10 @@ class Interpreter {
   // of its exit (the caller reloads its registers from frames_.back()).
   void enter_trace(uint32_t id);
   void ensure_stack(size_t needed);
+  // FrameStack: frames pushed and popped by compiled code.
+  Value* push_frame(FunctionProto* callee, Value* callee_base, uint32_t ret_pc) override;
+  bool caller_is(const FunctionProto* proto, uint32_t pc) const override;
+  Value* pop_frame(Value result) override;
   [[noreturn]] void raise_call_error(const Value& callee, const FunctionProto* proto,
                                      const Instr* call_pc, int nargs) const;
 
@@ -69,6 +73,7 @@ class Interpreter {
   JitHooks* hooks_ = nullptr;
   bool recording_ = false;
   TraceExit exit_;  // reused by every trace exit (no allocation per exit)
+  uint32_t trace_stack_need_ = 0;  // of the trace run last (JitHooks::trace_stack_need)
   size_t max_depth_ = 0;  // frames before "stack overflow"
 };
 

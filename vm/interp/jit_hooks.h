@@ -8,7 +8,9 @@
 // record() returns false (the recording finished or was abandoned). A
 // finished trace patches the loop's back-edge (JFORLOOP, JITERLOOP, JLOOP),
 // which then calls run_trace(): the trace runs until an exit, whose state
-// comes back in a TraceExit for the interpreter to resume from.
+// comes back in a TraceExit for the interpreter to resume from. A hot
+// function entry calls on_hot_function(); once the function has a trace
+// (FunctionProto::entry_trace), calls of it enter the trace the same way.
 #pragma once
 
 #include <cstddef>
@@ -38,14 +40,37 @@ struct TraceExit {
   bool start_recording = false;
 };
 
+// The interpreter's frame stack as compiled code changes it: traces that
+// follow recursion push and pop real frames (LuaJIT's up- and
+// down-recursion), so tracebacks and returns stay the interpreter's own.
+class FrameStack {
+ public:
+  // Pushes a frame for `callee` whose register 0 is `callee_base`, after
+  // making the top frame resume at instruction `ret_pc` once the callee
+  // returns. Returns callee_base, or null (changing nothing) when the depth
+  // limit is reached or the register stack has no room for the callee and
+  // any trace; the interpreter then makes the call and reports the error.
+  virtual Value* push_frame(FunctionProto* callee, Value* callee_base, uint32_t ret_pc) = 0;
+  // Whether the frame below the top one runs `proto` and resumes at `pc`.
+  virtual bool caller_is(const FunctionProto* proto, uint32_t pc) const = 0;
+  // The top frame returns `result` (as RET does); returns the caller's
+  // register 0.
+  virtual Value* pop_frame(Value result) = 0;
+
+ protected:
+  ~FrameStack() = default;
+};
+
 class JitHooks {
  public:
   virtual ~JitHooks() = default;
   // A loop back-edge at instruction index `pc` of `fn` reached its hot count.
   // Returning true starts recording with the next instruction executed.
   virtual bool on_hot_loop(FunctionProto& fn, uint32_t pc) = 0;
-  // `fn`'s entry counter reached its hot count.
-  virtual void on_hot_function(FunctionProto& fn) = 0;
+  // `fn`'s entry counter reached its hot count (at a call, before the
+  // frame is pushed). Returning true starts recording with the next
+  // instruction executed: fn's first.
+  virtual bool on_hot_function(FunctionProto& fn) = 0;
   // What the counters start at (and are reset to after each report), so a
   // loop reports once per hotloop_threshold() back-edges and a function once
   // per hotcall_threshold() calls. Defaults are LuaJIT's (56 / 112); the
@@ -62,10 +87,13 @@ class JitHooks {
   }
   // The interpreter raised a runtime error while recording.
   virtual void recording_failed() {}
-  // Registers (from the entering frame's register 0) trace `id` may touch.
+  // Registers (from the entering frame's register 0) trace `id` may touch,
+  // and any trace it may run into (links, recursion) from its base frame.
   virtual uint32_t trace_stack_need(uint32_t /*id*/) const { return 0; }
-  // Runs trace `id` with the entering frame's registers at `base`.
-  virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, TraceExit& /*exit*/) {}
+  // Runs trace `id` with the entering frame's registers at `base`. The trace
+  // may push and pop frames through `frames`; the exit is in the top frame.
+  virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, FrameStack& /*frames*/,
+                         TraceExit& /*exit*/) {}
 };
 
 }  // namespace tessera

@@ -12,6 +12,8 @@
 // so that the code generator lays the loop out straight-line. Scalars live
 // only in SSA values; all memory effects on interpreter state go through the
 // C++ helpers of trace_abi.h, whose addresses are embedded as constants.
+// `base_` is the current base frame's register 0: FPUSH and FPOP (recursion)
+// replace it, and every later slot access and exit uses the new one.
 #include "codegen/host/llvm/ir_lowering.h"
 
 #include <llvm/IR/BasicBlock.h>
@@ -530,6 +532,39 @@ class Lowering {
         if (ir_[ins.op1].op != IROp::LREF) fail("LSTORE's op1 must be an LREF");
         store_value(A(), ins.op2);
         break;
+
+      case IROp::FPUSH: {
+        expect_type(ins.op1, ptr_, "a function");
+        if (ins.snap >= ir_.snapshots().size()) fail("FPUSH without a valid snapshot");
+        // The snapshot resumes at the CALL; the caller resumes after it.
+        const uint32_t ret_pc = ir_.snapshots()[ins.snap].pc + 1;
+        auto* fty = llvm::FunctionType::get(ptr_, {ptr_, ptr_, i32_, i32_}, false);
+        llvm::Value* nb = call_addr(reinterpret_cast<const void*>(&tessera_jit_push_frame), fty,
+                                    {ctx_, A(), llvm::ConstantInt::get(i32_, ins.op2),
+                                     llvm::ConstantInt::get(i32_, ret_pc)},
+                                    false);
+        guard(b_.CreateIsNotNull(nb), ins.snap);
+        base_ = nb;
+        break;
+      }
+      case IROp::RETGUARD: {
+        expect_type(ins.op1, ptr_, "a function");
+        auto* fty = llvm::FunctionType::get(i8_, {ptr_, ptr_, i32_}, false);
+        llvm::CallInst* ok = call_addr(reinterpret_cast<const void*>(&tessera_jit_caller_is), fty,
+                                       {ctx_, A(), llvm::ConstantInt::get(i32_, ins.op2)}, false);
+        ok->addRetAttr(llvm::Attribute::ZExt);
+        guard(b_.CreateICmpNE(ok, llvm::ConstantInt::get(i8_, 0)), ins.snap);
+        break;
+      }
+      case IROp::FPOP: {
+        const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(ins.op1)));
+        auto* fty = llvm::FunctionType::get(ptr_, {ptr_, i8_, i64_}, false);
+        llvm::CallInst* nb = call_addr(reinterpret_cast<const void*>(&tessera_jit_pop_frame), fty,
+                                       {ctx_, llvm::ConstantInt::get(i8_, tag), to_payload(A())}, false);
+        nb->addParamAttr(1, llvm::Attribute::ZExt);
+        base_ = nb;
+        break;
+      }
 
       case IROp::CARG: break;  // consumed by its CALL
       case IROp::CALL: v = lower_call(ins); break;
