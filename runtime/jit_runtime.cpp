@@ -48,7 +48,7 @@ void JitRuntime::recording_failed() {
 
 uint32_t JitRuntime::trace_stack_need(uint32_t id) const { return tracing_->trace_stack_need(id); }
 
-void JitRuntime::run_trace(uint32_t id, Value* base, Value* globals, FrameStack& frames, TraceExit& exit) {
+void JitRuntime::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
   tracing_->run_trace(id, base, globals, frames, exit);
 }
 

@@ -43,7 +43,7 @@ class JitRuntime : public JitHooks {
               const Value* globals) override;
   void recording_failed() override;
   uint32_t trace_stack_need(uint32_t id) const override;
-  void run_trace(uint32_t id, Value* base, Value* globals, FrameStack& frames, TraceExit& exit) override;
+  void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) override;
   bool on_hot_function(FunctionProto& fn) override;
   uint16_t hotloop_threshold() const override;
   uint32_t hotcall_threshold() const override;

@@ -178,7 +178,7 @@ void TraceJit::finish_recording() {
         trace->ir,
         fmt::format("trace{}_{}_{}", trace->id, trace->function == "<main>" ? "main" : trace->function,
                     trace->line),
-        linking);
+        linking, trace->proto);
     trace->fn = code.fn;
     trace->llvm_ir = std::move(code.llvm_ir);
     trace->compile_ms = code.compile_ms;
@@ -220,7 +220,7 @@ void TraceJit::finish_recording() {
 
 uint32_t TraceJit::trace_stack_need(uint32_t /*id*/) const { return stack_need_; }
 
-void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameStack& frames, TraceExit& exit) {
+void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
   JitContext ctx;
   ctx.vm = &vm_;
   ctx.base = base;

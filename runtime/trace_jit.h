@@ -83,7 +83,7 @@ class TraceJit {
               const Value* globals);
   void recording_failed();
   uint32_t trace_stack_need(uint32_t id) const;
-  void run_trace(uint32_t id, Value* base, Value* globals, FrameStack& frames, TraceExit& exit);
+  void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit);
 
   const TraceStats& stats() const { return stats_; }
   const std::vector<std::unique_ptr<Trace>>& traces() const { return traces_; }

@@ -17,7 +17,6 @@
 #include "vm/core/value.h"
 #include "vm/frontend/ast.h"
 #include "vm/interp/indexing.h"
-#include "vm/interp/jit_hooks.h"
 
 namespace tessera::jit {
 
@@ -116,20 +115,9 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
   }
 }
 
-Value* tessera_jit_push_frame(tessera::jit::JitContext* ctx, const void* callee, uint32_t a, uint32_t ret_pc) {
-  auto* fn = static_cast<tessera::FunctionProto*>(const_cast<void*>(callee));
-  Value* base = ctx->frames->push_frame(fn, ctx->base + a + 1, ret_pc);
-  if (base) ctx->base = base;
-  return base;
-}
-
-bool tessera_jit_caller_is(tessera::jit::JitContext* ctx, const void* proto, uint32_t pc) {
-  return ctx->frames->caller_is(static_cast<const tessera::FunctionProto*>(proto), pc);
-}
-
-Value* tessera_jit_pop_frame(tessera::jit::JitContext* ctx, uint8_t tag, uint64_t payload) {
-  ctx->base = ctx->frames->pop_frame(tessera::jit::make_value(tag, payload));
-  return ctx->base;
+void tessera_jit_clear_registers(Value* regs, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i)
+    if (regs[i].is_obj()) regs[i] = Value();
 }
 
 int64_t tessera_jit_int_pow(int64_t a, int64_t b) { return tessera::int_pow(a, b); }

@@ -29,7 +29,7 @@
 namespace tessera {
 class Value;
 class VM;
-class FrameStack;
+struct FrameRegion;
 }  // namespace tessera
 
 namespace tessera::jit {
@@ -42,9 +42,9 @@ struct JitContext {
   VM* vm = nullptr;
   Value* base = nullptr;     // the same pointer as the trace's `base` argument
   Value* globals = nullptr;  // the same pointer as the trace's `globals` argument
-  // The interpreter's frames, for traces that push and pop them (FPUSH,
-  // FPOP); the helpers that do so move `base` along.
-  FrameStack* frames = nullptr;
+  // The interpreter's frames, which traces that follow recursion push and
+  // pop in place (FPUSH, FPOP); they keep `base` current as they do.
+  FrameRegion* frames = nullptr;
 };
 
 using TraceFn = uint32_t (*)(Value* base, Value* globals, uint64_t* exit_vals, JitContext* ctx);
@@ -89,17 +89,9 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
                       const uint8_t* tags, const uint64_t* payloads, uint32_t n,
                       uint8_t expect_tag, uint64_t* result);
 
-// Up-recursion (FPUSH): pushes the frame of `callee` (a FunctionProto*)
-// called from register `a` of the base frame, whose caller resumes at
-// `ret_pc`. Returns the callee's register 0 (also stored in ctx->base), or
-// null, with nothing changed, when the frame does not fit.
-tessera::Value* tessera_jit_push_frame(tessera::jit::JitContext* ctx, const void* callee, uint32_t a,
-                                       uint32_t ret_pc);
-// RETGUARD: whether the frame below the base runs `proto` resuming at `pc`.
-bool tessera_jit_caller_is(tessera::jit::JitContext* ctx, const void* proto, uint32_t pc);
-// Down-recursion (FPOP): the base frame returns Value(tag, payload).
-// Returns the caller's register 0 (also stored in ctx->base).
-tessera::Value* tessera_jit_pop_frame(tessera::jit::JitContext* ctx, uint8_t tag, uint64_t payload);
+// FPOP of a frame with many registers: releases the objects among the n
+// registers at `regs` (as RET does), leaving nil in their place.
+void tessera_jit_clear_registers(tessera::Value* regs, uint32_t n);
 
 // Scalar operations with the language's exact semantics (vm/core/number_ops.h).
 int64_t tessera_jit_int_pow(int64_t a, int64_t b);

@@ -52,7 +52,11 @@ uint64_t range_count(int64_t start, int64_t stop, int64_t step) {
 }  // namespace
 
 Interpreter::Interpreter(VM& vm, std::unique_ptr<Module> module)
-    : vm_(vm), module_(std::move(module)) {
+    : vm_(vm),
+      module_(std::move(module)),
+      // Trace exits may rebuild up to maxinline (<= 100) inlined frames
+      // above the depth limit; calls never go past it.
+      frames_(static_cast<size_t>(vm.options().max_depth), 128) {
   const size_t n = module_->global_names.size();
   globals_.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -67,8 +71,9 @@ Interpreter::Interpreter(VM& vm, std::unique_ptr<Module> module)
   }
   for (auto& fn : module_->functions) fn->hotcounts.assign(fn->code.size(), 0);
   stack_.resize(1024);
+  frames_.region().stack = stack_.data();
+  frames_.region().stack_end = stack_.data() + stack_.size();
   max_depth_ = static_cast<size_t>(vm_.options().max_depth);
-  frames_.reserve(max_depth_ + 1);
 }
 
 Interpreter::~Interpreter() {
@@ -93,6 +98,8 @@ void Interpreter::ensure_stack(size_t needed) {
   size_t n = stack_.size();
   while (n < needed) n *= 2;
   stack_.resize(n);
+  frames_.region().stack = stack_.data();
+  frames_.region().stack_end = stack_.data() + stack_.size();
 }
 
 bool Interpreter::run_main(ScriptError& err) {
@@ -136,9 +143,10 @@ ScriptError Interpreter::make_error(const std::string& message) const {
 
 void Interpreter::enter_trace(uint32_t id) {
   const uint32_t base = frames_.back().base;
-  trace_stack_need_ = hooks_->trace_stack_need(id);
-  ensure_stack(static_cast<size_t>(base) + trace_stack_need_ + 1);
-  hooks_->run_trace(id, stack_.data() + base, globals_.data(), *this, exit_);
+  const uint32_t need = hooks_->trace_stack_need(id);
+  ensure_stack(static_cast<size_t>(base) + need + 1);
+  frames_.region().trace_stack_need = need;
+  hooks_->run_trace(id, stack_.data() + base, globals_.data(), frames_.region(), exit_);
   // Recursion in compiled code may have pushed or popped frames: the exit
   // is in the top frame.
   CallFrame& f = frames_.back();
@@ -148,38 +156,6 @@ void Interpreter::enter_trace(uint32_t id) {
     const TraceExit::Frame& fr = exit_.frames[i];
     frames_.push_back(CallFrame{fr.proto, fr.proto->code.data() + exit_.pcs[i + 1], exit_base + fr.base});
   }
-}
-
-Value* Interpreter::push_frame(FunctionProto* callee, Value* callee_base, uint32_t ret_pc) {
-  if (frames_.size() >= max_depth_) return nullptr;
-  const size_t base = static_cast<size_t>(callee_base - stack_.data());
-  // Room for the callee and for any trace run from its frame (the need is
-  // one for all traces, read at the trace entry that is running now).
-  const size_t need = base + std::max<size_t>(static_cast<size_t>(callee->nregs), trace_stack_need_) + 1;
-  if (need > stack_.size()) return nullptr;  // growing would move every register
-  CallFrame& caller = frames_.back();
-  caller.pc = caller.proto->code.data() + ret_pc;
-  frames_.push_back(CallFrame{callee, callee->code.data(), static_cast<uint32_t>(base)});
-  return callee_base;
-}
-
-bool Interpreter::caller_is(const FunctionProto* proto, uint32_t pc) const {
-  if (frames_.size() < 2) return false;
-  const CallFrame& c = frames_[frames_.size() - 2];
-  return c.proto == proto && c.pc == proto->code.data() + pc;
-}
-
-Value* Interpreter::pop_frame(Value result) {
-  // As RET: release the callee's objects, hand the result to the caller's
-  // CALL register, pop.
-  const CallFrame& top = frames_.back();
-  Value* R = stack_.data() + top.base;
-  for (int i = 0, n = top.proto->nregs; i < n; ++i)
-    if (R[i].is_obj()) R[i] = Value();
-  const uint32_t ret_slot = top.base - 1;
-  frames_.pop_back();
-  stack_[ret_slot] = std::move(result);
-  return stack_.data() + frames_.back().base;
 }
 
 void Interpreter::raise_call_error(const Value& callee, const FunctionProto* proto,

@@ -13,19 +13,12 @@
 
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/value.h"
+#include "vm/interp/call_frames.h"
 #include "vm/interp/jit_hooks.h"
 
 namespace tessera {
 
 class VM;
-
-// One activation record. The current frame's pc lives in a local of the
-// dispatch loop; it is written back here on calls and errors.
-struct CallFrame {
-  FunctionProto* proto;
-  const Instr* pc;  // next instruction to execute
-  uint32_t base;    // index of register 0 in the register stack
-};
 
 // A runtime error with the frames it unwound, outermost first.
 struct ScriptError {
@@ -37,7 +30,7 @@ struct ScriptError {
   std::vector<Frame> traceback;  // outermost first; back() is where it was raised
 };
 
-class Interpreter final : private FrameStack {
+class Interpreter {
  public:
   Interpreter(VM& vm, std::unique_ptr<Module> module);
   ~Interpreter();
@@ -58,10 +51,7 @@ class Interpreter final : private FrameStack {
   // of its exit (the caller reloads its registers from frames_.back()).
   void enter_trace(uint32_t id);
   void ensure_stack(size_t needed);
-  // FrameStack: frames pushed and popped by compiled code.
-  Value* push_frame(FunctionProto* callee, Value* callee_base, uint32_t ret_pc) override;
-  bool caller_is(const FunctionProto* proto, uint32_t pc) const override;
-  Value* pop_frame(Value result) override;
+
   [[noreturn]] void raise_call_error(const Value& callee, const FunctionProto* proto,
                                      const Instr* call_pc, int nargs) const;
 
@@ -69,11 +59,10 @@ class Interpreter final : private FrameStack {
   std::unique_ptr<Module> module_;
   std::vector<Value> globals_;
   std::vector<Value> stack_;
-  std::vector<CallFrame> frames_;
+  CallFrameStack frames_;
   JitHooks* hooks_ = nullptr;
   bool recording_ = false;
   TraceExit exit_;  // reused by every trace exit (no allocation per exit)
-  uint32_t trace_stack_need_ = 0;  // of the trace run last (JitHooks::trace_stack_need)
   size_t max_depth_ = 0;  // frames before "stack overflow"
 };
 

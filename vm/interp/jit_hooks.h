@@ -20,6 +20,7 @@
 namespace tessera {
 
 struct FunctionProto;
+struct Instr;
 class Value;
 
 // Where the interpreter resumes after a trace exit.
@@ -40,25 +41,25 @@ struct TraceExit {
   bool start_recording = false;
 };
 
-// The interpreter's frame stack as compiled code changes it: traces that
-// follow recursion push and pop real frames (LuaJIT's up- and
-// down-recursion), so tracebacks and returns stay the interpreter's own.
-class FrameStack {
- public:
-  // Pushes a frame for `callee` whose register 0 is `callee_base`, after
-  // making the top frame resume at instruction `ret_pc` once the callee
-  // returns. Returns callee_base, or null (changing nothing) when the depth
-  // limit is reached or the register stack has no room for the callee and
-  // any trace; the interpreter then makes the call and reports the error.
-  virtual Value* push_frame(FunctionProto* callee, Value* callee_base, uint32_t ret_pc) = 0;
-  // Whether the frame below the top one runs `proto` and resumes at `pc`.
-  virtual bool caller_is(const FunctionProto* proto, uint32_t pc) const = 0;
-  // The top frame returns `result` (as RET does); returns the caller's
-  // register 0.
-  virtual Value* pop_frame(Value result) = 0;
+// One activation record. The current frame's pc lives in a local of the
+// interpreter's dispatch loop; it is written back here on calls and errors.
+struct CallFrame {
+  FunctionProto* proto;
+  const Instr* pc;  // next instruction to execute
+  uint32_t base;    // index of register 0 in the register stack
+};
 
- protected:
-  ~FrameStack() = default;
+// The interpreter's frames and registers as compiled code sees them. Traces
+// that follow recursion push and pop real frames in place (LuaJIT's up- and
+// down-recursion), so returns and tracebacks stay the interpreter's own. The
+// interpreter keeps every field current; the layout is part of the trace ABI.
+struct FrameRegion {
+  CallFrame* bottom = nullptr;     // frame 0
+  CallFrame* top = nullptr;        // one past the top frame
+  CallFrame* limit = nullptr;      // the depth limit: no frame is pushed at or past it
+  Value* stack = nullptr;          // the register stack's slot 0
+  Value* stack_end = nullptr;      // one past its last slot
+  uint64_t trace_stack_need = 0;   // registers above a trace's base any trace may touch
 };
 
 class JitHooks {
@@ -91,8 +92,8 @@ class JitHooks {
   // and any trace it may run into (links, recursion) from its base frame.
   virtual uint32_t trace_stack_need(uint32_t /*id*/) const { return 0; }
   // Runs trace `id` with the entering frame's registers at `base`. The trace
-  // may push and pop frames through `frames`; the exit is in the top frame.
-  virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, FrameStack& /*frames*/,
+  // may push and pop frames in `frames`; the exit is in the top frame.
+  virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, FrameRegion& /*frames*/,
                          TraceExit& /*exit*/) {}
 };
 

@@ -25,13 +25,16 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
 #include <utility>
 
 #include "codegen/host/trace_abi.h"
+#include "vm/bytecode/bytecode.h"
 #include "vm/core/value.h"
+#include "vm/interp/jit_hooks.h"
 
 namespace tessera::jit {
 namespace {
@@ -67,6 +70,7 @@ class Lowering {
     f64_ = llvm::Type::getDoubleTy(c_);
     ptr_ = llvm::PointerType::get(c_, 0);
     val_.assign(ir.size(), nullptr);
+    cur_proto_ = env.proto;
   }
 
   void run(const std::string& fn_name) {
@@ -533,38 +537,9 @@ class Lowering {
         store_value(A(), ins.op2);
         break;
 
-      case IROp::FPUSH: {
-        expect_type(ins.op1, ptr_, "a function");
-        if (ins.snap >= ir_.snapshots().size()) fail("FPUSH without a valid snapshot");
-        // The snapshot resumes at the CALL; the caller resumes after it.
-        const uint32_t ret_pc = ir_.snapshots()[ins.snap].pc + 1;
-        auto* fty = llvm::FunctionType::get(ptr_, {ptr_, ptr_, i32_, i32_}, false);
-        llvm::Value* nb = call_addr(reinterpret_cast<const void*>(&tessera_jit_push_frame), fty,
-                                    {ctx_, A(), llvm::ConstantInt::get(i32_, ins.op2),
-                                     llvm::ConstantInt::get(i32_, ret_pc)},
-                                    false);
-        guard(b_.CreateIsNotNull(nb), ins.snap);
-        base_ = nb;
-        break;
-      }
-      case IROp::RETGUARD: {
-        expect_type(ins.op1, ptr_, "a function");
-        auto* fty = llvm::FunctionType::get(i8_, {ptr_, ptr_, i32_}, false);
-        llvm::CallInst* ok = call_addr(reinterpret_cast<const void*>(&tessera_jit_caller_is), fty,
-                                       {ctx_, A(), llvm::ConstantInt::get(i32_, ins.op2)}, false);
-        ok->addRetAttr(llvm::Attribute::ZExt);
-        guard(b_.CreateICmpNE(ok, llvm::ConstantInt::get(i8_, 0)), ins.snap);
-        break;
-      }
-      case IROp::FPOP: {
-        const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(ins.op1)));
-        auto* fty = llvm::FunctionType::get(ptr_, {ptr_, i8_, i64_}, false);
-        llvm::CallInst* nb = call_addr(reinterpret_cast<const void*>(&tessera_jit_pop_frame), fty,
-                                       {ctx_, llvm::ConstantInt::get(i8_, tag), to_payload(A())}, false);
-        nb->addParamAttr(1, llvm::Attribute::ZExt);
-        base_ = nb;
-        break;
-      }
+      case IROp::FPUSH: push_frame(ins); break;
+      case IROp::RETGUARD: return_guard(ins); break;
+      case IROp::FPOP: pop_frame(ins); break;
 
       case IROp::CARG: break;  // consumed by its CALL
       case IROp::CALL: v = lower_call(ins); break;
@@ -575,6 +550,115 @@ class Lowering {
     if (v != nullptr && ins.op != IROp::LREF && v->getType() != type_of(ins.type))
       fail(std::string("result type does not match the instruction's type ") + ir_type_name(ins.type));
     val_[r] = v;
+  }
+
+  // --- recursion: frames pushed and popped in place (FrameRegion)
+  llvm::Value* field(llvm::Value* p, size_t off) { return byte_gep(p, off); }
+  llvm::Value* frame_region() { return b_.CreateLoad(ptr_, field(ctx_, offsetof(JitContext, frames))); }
+  const FunctionProto* const_proto(IRRef r) {
+    if (ir_[r].op != IROp::KOBJ || ir_[r].type != IRType::Func) fail("operand must be a function constant");
+    return static_cast<const FunctionProto*>(ir_.const_ptr(r));
+  }
+  // The new base frame: later slot accesses, exits and helpers use it.
+  void set_base(llvm::Value* nb) {
+    base_ = nb;
+    b_.CreateStore(nb, field(ctx_, offsetof(JitContext, base)));
+  }
+
+  void push_frame(const IRIns& ins) {
+    const FunctionProto* callee = const_proto(ins.op1);
+    if (cur_proto_ == nullptr) fail("FPUSH needs the function of the base frame (LoweringEnv::proto)");
+    if (ins.snap >= ir_.snapshots().size()) fail("FPUSH without a valid snapshot");
+    // The snapshot resumes at the CALL; the caller resumes after it.
+    const uint32_t ret_pc = ir_.snapshots()[ins.snap].pc + 1;
+    llvm::Value* fr = frame_region();
+    llvm::Value* top = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, top)));
+    llvm::Value* limit = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, limit)));
+    llvm::Value* callee_base = slot_addr(base_, ins.op2 + 1);
+    // Room for the callee's registers and for any trace run from its frame.
+    llvm::Value* need = b_.CreateLoad(i64_, field(fr, offsetof(FrameRegion, trace_stack_need)));
+    llvm::Value* nregs = llvm::ConstantInt::get(i64_, static_cast<uint64_t>(callee->nregs));
+    need = b_.CreateSelect(b_.CreateICmpUGT(need, nregs), need, nregs);
+    llvm::Value* end = b_.CreateGEP(i8_, callee_base, b_.CreateShl(b_.CreateAdd(need, llvm::ConstantInt::get(i64_, 1)), 4));
+    llvm::Value* stack_end = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, stack_end)));
+    llvm::Value* ok = b_.CreateAnd(b_.CreateICmpULT(b_.CreatePtrToInt(top, i64_), b_.CreatePtrToInt(limit, i64_)),
+                                   b_.CreateICmpULE(b_.CreatePtrToInt(end, i64_), b_.CreatePtrToInt(stack_end, i64_)));
+    guard(ok, ins.snap);
+    llvm::Value* caller = b_.CreateConstGEP1_64(i8_, top, -static_cast<int64_t>(sizeof(CallFrame)));
+    b_.CreateStore(ptr_const(cur_proto_->code.data() + ret_pc), field(caller, offsetof(CallFrame, pc)));
+    b_.CreateStore(ptr_const(callee), field(top, offsetof(CallFrame, proto)));
+    b_.CreateStore(ptr_const(callee->code.data()), field(top, offsetof(CallFrame, pc)));
+    llvm::Value* stack = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, stack)));
+    llvm::Value* index = b_.CreateLShr(b_.CreateSub(b_.CreatePtrToInt(callee_base, i64_), b_.CreatePtrToInt(stack, i64_)), 4);
+    b_.CreateStore(b_.CreateTrunc(index, i32_), field(top, offsetof(CallFrame, base)));
+    b_.CreateStore(b_.CreateConstGEP1_64(i8_, top, sizeof(CallFrame)), field(fr, offsetof(FrameRegion, top)));
+    set_base(callee_base);
+    cur_proto_ = callee;
+  }
+
+  void return_guard(const IRIns& ins) {
+    const FunctionProto* caller_proto = const_proto(ins.op1);
+    llvm::Value* fr = frame_region();
+    llvm::Value* top = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, top)));
+    llvm::Value* bottom = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, bottom)));
+    llvm::Value* caller = b_.CreateConstGEP1_64(i8_, top, -2 * static_cast<int64_t>(sizeof(CallFrame)));
+    // A caller exists (at least two frames), and it is the expected one.
+    guard(b_.CreateICmpUGE(b_.CreatePtrToInt(caller, i64_), b_.CreatePtrToInt(bottom, i64_)), ins.snap);
+    llvm::Value* p = b_.CreateLoad(ptr_, field(caller, offsetof(CallFrame, proto)));
+    llvm::Value* pc = b_.CreateLoad(ptr_, field(caller, offsetof(CallFrame, pc)));
+    guard(b_.CreateAnd(b_.CreateICmpEQ(p, ptr_const(caller_proto)),
+                       b_.CreateICmpEQ(pc, ptr_const(caller_proto->code.data() + ins.op2))),
+          ins.snap);
+    returning_to_ = caller_proto;
+  }
+
+  void pop_frame(const IRIns& ins) {
+    if (cur_proto_ == nullptr || returning_to_ == nullptr)
+      fail("FPOP needs the function of the base frame and a RETGUARD before it");
+    // As RET: the caller's CALL register gets the result (its reference
+    // taken before the callee's registers let go of theirs), the callee's
+    // objects are released, the frame is popped.
+    store_value(b_.CreateConstGEP1_64(i8_, base_, -static_cast<int64_t>(kValueSize)), ins.op1);
+    const uint32_t n = static_cast<uint32_t>(cur_proto_->nregs);
+    if (n <= 16) {
+      for (uint32_t i = 0; i < n; ++i) release_register(slot_addr(base_, i));
+    } else {
+      auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i32_}, false);
+      call_addr(reinterpret_cast<const void*>(&tessera_jit_clear_registers), fty,
+                {base_, llvm::ConstantInt::get(i32_, n)}, false);
+    }
+    llvm::Value* fr = frame_region();
+    llvm::Value* top = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, top)));
+    llvm::Value* callee = b_.CreateConstGEP1_64(i8_, top, -static_cast<int64_t>(sizeof(CallFrame)));
+    b_.CreateStore(callee, field(fr, offsetof(FrameRegion, top)));
+    llvm::Value* caller = b_.CreateConstGEP1_64(i8_, top, -2 * static_cast<int64_t>(sizeof(CallFrame)));
+    llvm::Value* index = b_.CreateZExt(b_.CreateLoad(i32_, field(caller, offsetof(CallFrame, base))), i64_);
+    llvm::Value* stack = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, stack)));
+    set_base(b_.CreateGEP(i8_, stack, b_.CreateShl(index, 4)));
+    cur_proto_ = returning_to_;
+    returning_to_ = nullptr;
+  }
+
+  // A register holding an object becomes nil, its reference released.
+  void release_register(llvm::Value* addr) {
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    auto* clear = llvm::BasicBlock::Create(c_, "clear.obj", fn);
+    auto* free = llvm::BasicBlock::Create(c_, "clear.free", fn);
+    auto* done = llvm::BasicBlock::Create(c_, "clear.done", fn);
+    llvm::Value* tag = b_.CreateLoad(i8_, addr);
+    b_.CreateCondBr(b_.CreateICmpUGE(tag, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str))), clear, done);
+    b_.SetInsertPoint(clear);
+    llvm::Value* payload_addr = b_.CreateConstInBoundsGEP1_64(i8_, addr, Value::kPayloadOffset);
+    llvm::Value* obj = b_.CreateLoad(i64_, payload_addr);
+    b_.CreateStore(llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Nil)), addr);
+    b_.CreateStore(llvm::ConstantInt::get(i64_, 0), payload_addr);
+    llvm::Value* left = add_refcount(obj, -1);
+    b_.CreateCondBr(b_.CreateICmpEQ(left, llvm::ConstantInt::get(i32_, 0)), free, done);
+    b_.SetInsertPoint(free);
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {i64_}, false);
+    call_addr(reinterpret_cast<const void*>(&tessera_jit_free), fty, {obj}, false);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
   }
 
   // --- loop structure
@@ -637,6 +721,8 @@ class Lowering {
   std::map<std::pair<uint16_t, bool>, llvm::BasicBlock*> exits_;
   bool in_loop_ = false;
   IRRef cur_ = kNoRef;
+  const FunctionProto* cur_proto_ = nullptr;     // the base frame's function here
+  const FunctionProto* returning_to_ = nullptr;  // checked by the last RETGUARD
 };
 
 }  // namespace

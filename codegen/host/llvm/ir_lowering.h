@@ -33,6 +33,9 @@ struct LoweringEnv {
   std::vector<const CallTarget*> calls;
   // Linked exits (trace_abi.h); links == nullptr: exits fill exit_vals.
   ExitLinking linking;
+  // The function of the trace's base frame (FPUSH writes the caller's
+  // resume pc, a pointer into its code); may be null for traces without FPUSH.
+  const FunctionProto* proto = nullptr;
 };
 
 // Emits into `m` one function named `fn_name` with the TraceFn signature.

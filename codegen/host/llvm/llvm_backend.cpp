@@ -159,7 +159,8 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name) {
   return compile(ir, name, ExitLinking{});
 }
 
-CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking) {
+CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
+                                   const FunctionProto* proto) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& im = *impl_;
   const std::string fn_name = "trace_" + name + "_" + std::to_string(im.next_id++);
@@ -173,6 +174,7 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
   env.list = im.list_layout;
   env.obj_refcount_offset = obj_refcount_offset();
   env.linking = linking;
+  env.proto = proto;
   const size_t first_call = im.call_targets.size();
   for (const CallTarget& t : ir.calls()) {
     im.call_targets.push_back(t);

@@ -41,7 +41,9 @@ class LlvmBackend {
   CompiledTrace compile(const TraceIR& ir, const std::string& name);
   // The same with linked exits (trace_abi.h): exits write the registers and
   // continue into `linking.links[snap]` when it is set.
-  CompiledTrace compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking);
+  // `proto`: the function the trace starts in (needed by FPUSH).
+  CompiledTrace compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
+                        const FunctionProto* proto = nullptr);
 
  private:
   struct Impl;
