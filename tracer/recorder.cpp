@@ -217,8 +217,9 @@ uint16_t TraceRecorder::snapshot(uint32_t pc) {
   for (uint32_t abs = 0; abs < slots_.size(); ++abs)
     if (dirty_[abs] && slots_[abs] != kNoRef) s.entries.push_back(SnapshotEntry{abs, slots_[abs]});
   auto& snaps = ir_.snapshots();
-  // Consecutive guards with nothing changed in between share a snapshot.
-  if (snaps.size() > 1) {
+  // Consecutive guards with nothing changed in between share a snapshot
+  // (not across a base frame switch: the same slots are other registers).
+  if (snaps.size() > 1 && snap_epoch_ == epoch_) {
     const Snapshot& last = snaps.back();
     if (last.pc == s.pc && last.base_proto == s.base_proto && last.frames.size() == s.frames.size() &&
         last.entries.size() == s.entries.size() &&
@@ -229,6 +230,7 @@ uint16_t TraceRecorder::snapshot(uint32_t pc) {
       return static_cast<uint16_t>(snaps.size() - 1);
   }
   snaps.push_back(std::move(s));
+  snap_epoch_ = epoch_;
   return static_cast<uint16_t>(snaps.size() - 1);
 }
 
@@ -325,6 +327,12 @@ TraceRecorder::Status TraceRecorder::record(FunctionProto* fn, uint32_t pc, cons
     pending_pop_ = false;
     if (ir_.size() > limits_.maxrecord) return abort(AbortReason::TraceTooLong);
     pop_frame(fn, pc, frame_base);
+  }
+  if (linear_ && epoch_ > 0 && frames_.size() == 1 && fn == root_ && pc == start_pc_) {
+    // Back where the trace started, in another frame of the same function:
+    // down-recursion loops (each return runs the same code one frame lower).
+    cur_pc_ = pc;
+    return link_to(kLinkSelf, pc);
   }
   if (pending_reload_ >= 0) {
     // Type the result a helper call stored: a guard after the call, which
@@ -502,13 +510,13 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
         bool recursive = false;
         for (const Frame& fr : frames_) recursive = recursive || fr.proto == f;
         if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
-        if (recursive) {
-          // Up-recursion: a real frame and a jump to the callee's function
-          // trace (this trace itself when it is the callee's).
-          if (at_root && (side_ || func_) && (f->entry_trace >= 0 || (func_ && f == root_)))
-            return push_frame(f, ins.a);
-          return abort(AbortReason::Recursion, f->name);
-        }
+        // Up-recursion: a real frame and a jump to the callee's function
+        // trace (this trace itself when it is the callee's). A function
+        // known to recurse is called that way even where this call is not
+        // recursive itself (inlining it would only meet the recursion).
+        const bool has_trace = f->entry_trace >= 0 || (func_ && f == root_);
+        if (at_root && linear_ && has_trace && (recursive || f->jit_recursive)) return push_frame(f, ins.a);
+        if (recursive) return abort(AbortReason::Recursion, f->name);
         uint32_t base = abs_slot(ins.a) + 1;
         frames_.push_back(Frame{f, base, pc, ins.a});
         ensure_slot(base + static_cast<uint32_t>(f->nregs));
@@ -682,6 +690,7 @@ TraceRecorder::Status TraceRecorder::push_frame(FunctionProto* callee, uint32_t 
     }
   }
   ir_.emit(IROp::FPUSH, IRType::None, constant(Value::function(callee)), a, snapshot(cur_pc_));
+  callee->jit_recursive = true;
   switch_base_frame(callee);
   return link_to(callee == root_ && func_ ? kLinkSelf : static_cast<uint32_t>(callee->entry_trace), 0);
 }

@@ -167,6 +167,7 @@ class TraceRecorder {
   // Base frame switches so far (FPUSH/FPOP): slots read after one are loaded
   // where they are used, not hoisted to the trace's entry.
   uint32_t epoch_ = 0;
+  uint32_t snap_epoch_ = 0;  // epoch_ when the last snapshot was taken
   // A return from the base frame waits for the caller's first instruction.
   bool pending_pop_ = false;
   IRRef pop_value_ = kNoRef;

@@ -84,6 +84,9 @@ struct FunctionProto {
   // The trace entered when the function is called (-1: none yet): a
   // function trace, recorded from pc 0 once entry_hotcount fired.
   int32_t entry_trace = -1;
+  // A trace has called the function recursively (FPUSH): other traces call
+  // it by jumping to its function trace too, rather than inlining it.
+  bool jit_recursive = false;
   uint32_t trace_at(uint32_t pc) const {
     for (auto& [p, id] : loop_traces)
       if (p == pc) return id;

@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <stdexcept>
 #include <utility>
 
@@ -204,7 +205,9 @@ class Lowering {
   llvm::BasicBlock* exit_block(uint16_t snap) {
     if (snap == kNoSnap) fail("guard without a snapshot");
     if (snap >= ir_.snapshots().size()) fail("snapshot #" + std::to_string(snap) + " does not exist");
-    auto key = std::make_pair(snap, in_loop_);
+    // Keyed by the base too: after FPUSH/FPOP the same snapshot number must
+    // write and link relative to the new base frame.
+    auto key = std::make_tuple(snap, in_loop_, base_);
     if (auto it = exits_.find(key); it != exits_.end()) return it->second;
 
     // The block is filled now, with the values current at the first guard
@@ -718,7 +721,7 @@ class Lowering {
   llvm::BasicBlock* header_ = nullptr;
   std::vector<llvm::Value*> val_;
   std::vector<LoopPhi> phis_;
-  std::map<std::pair<uint16_t, bool>, llvm::BasicBlock*> exits_;
+  std::map<std::tuple<uint16_t, bool, llvm::Value*>, llvm::BasicBlock*> exits_;
   bool in_loop_ = false;
   IRRef cur_ = kNoRef;
   const FunctionProto* cur_proto_ = nullptr;     // the base frame's function here

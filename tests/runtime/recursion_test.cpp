@@ -1,0 +1,155 @@
+// Function traces and recursion in compiled code: a hot function entry
+// starts a trace; a recursive call pushes a real interpreter frame and jumps
+// to the callee's function trace (up-recursion); a return from the base frame
+// guards the return address, pops the frame and goes on in the caller
+// (down-recursion). Output, errors and tracebacks must stay the interpreter's.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "runtime/jit_runtime.h"
+#include "tests/runtime/script_runner.h"
+
+namespace tessera {
+namespace {
+
+using testing::Outcome;
+
+JitParams recursion_params() {
+  JitParams p;
+  p.set("hotloop=3");
+  p.set("hotcall=3");
+  p.set("hotexit=2");
+  return p;
+}
+
+// Runs `source` with and without the JIT and expects identical behaviour.
+std::unique_ptr<JitRuntime> expect_same(const std::string& source) {
+  Outcome ref = testing::run_script(source, nullptr, true);
+  auto rt = std::make_unique<JitRuntime>(recursion_params());
+  Outcome jit = testing::run_script(source, rt.get(), true);
+  EXPECT_EQ(jit.status, ref.status);
+  EXPECT_EQ(jit.out, ref.out);
+  EXPECT_EQ(jit.err, ref.err);
+  return rt;
+}
+
+bool has_op(const jit::Trace& t, jit::IROp op) {
+  for (const jit::IRIns& ins : t.ir.instructions())
+    if (ins.op == op) return true;
+  return false;
+}
+
+// Which traces use an opcode, and whether one of them ran (was entered or
+// reached through a link: its exits or its links were used).
+struct OpUse {
+  int traces = 0;
+};
+OpUse uses(const JitRuntime& rt, jit::IROp op) {
+  OpUse u;
+  for (const auto& t : rt.tracing()->traces()) u.traces += has_op(*t, op);
+  return u;
+}
+
+const char* kFib =
+    "fn fib(n) {\n  if n < 2 { return n }\n  return fib(n - 1) + fib(n - 2)\n}\n"
+    "print(fib(20), fib(1), fib(0))\n";
+
+TEST(Recursion, FibCompilesToAFunctionTraceWithUpAndDownRecursion) {
+  auto rt = expect_same(kFib);
+  const auto& traces = rt->tracing()->traces();
+  ASSERT_FALSE(traces.empty());
+  // The first trace is fib's function trace, entered by calls of fib.
+  EXPECT_EQ(traces[0]->kind, jit::Trace::Kind::Function);
+  EXPECT_GT(traces[0]->entries, 0u);
+  EXPECT_EQ(rt->tracing()->stats().aborts[static_cast<int>(jit::AbortReason::Recursion)], 0u);
+  EXPECT_GE(uses(*rt, jit::IROp::FPUSH).traces, 1);
+  EXPECT_GE(uses(*rt, jit::IROp::FPOP).traces, 1);
+  EXPECT_GE(uses(*rt, jit::IROp::RETGUARD).traces, 1);
+  // Some trace links to the function trace (a recursive call jumps to it).
+  bool linked = false;
+  for (const auto& t : traces) linked = linked || (t->link == 0 && t->links[t->link_snap] == traces[0]->fn);
+  EXPECT_TRUE(linked);
+}
+
+TEST(Recursion, ErrorDeepInRecursionHasTheInterpretersTraceback) {
+  // Warm up with good calls, then divide by zero at the bottom of a deep
+  // recursion whose frames compiled code pushed: the traceback lists them all
+  // (truncated the same way).
+  expect_same(
+      "fn down(n, d) {\n  if n == 0 { return 10 // d }\n  return down(n - 1, d) + 1\n}\n"
+      "let s = 0\nfor i in range(30) { s += down(i, 1) }\nprint(s)\nprint(down(40, 0))\n");
+}
+
+TEST(Recursion, StackOverflowIsRaisedByTheInterpreter) {
+  // Compiled code refuses to push past the depth limit; the interpreter then
+  // makes the call and raises `stack overflow` with its usual traceback.
+  expect_same("fn f(n) { return f(n + 1) }\nfor i in range(3) { print(i) }\nf(0)\n");
+}
+
+TEST(Recursion, ReturnAddressGuardFailsForAnotherCaller) {
+  // g returns to two different call sites; the down-recursion trace that
+  // learnt one of them must leave when g returns to the other.
+  expect_same(
+      "fn g(n) {\n  if n <= 0 { return 1 }\n  return g(n - 1) + 1\n}\n"
+      "fn a(n) { return g(n) * 2 }\nfn b(n) { return g(n) * 3 }\n"
+      "let s = 0\nfor i in range(60) {\n  if i % 5 == 0 { s += b(i % 7) } else { s += a(i % 4) }\n}\nprint(s)\n");
+}
+
+TEST(Recursion, TypeChangeOfTheArgumentLeavesTheTrace) {
+  expect_same(kFib + std::string("print(fib(12.0), fib(2.5))\n"));
+}
+
+TEST(Recursion, ObjectsReturnedThroughCompiledFramesStayOwned) {
+  // Strings and lists returned from frames that compiled code pops: the
+  // result's reference is taken before the callee's registers are released.
+  expect_same(
+      "fn s(n) {\n  if n == 0 { return \"\" }\n  let t = s(n - 1)\n  return t + \"ab\"\n}\n"
+      "fn l(n) {\n  if n == 0 { return [] }\n  return [n] + l(n - 1)\n}\n"
+      "for i in range(12) { print(len(s(i)), len(l(i))) }\nprint(s(5), l(6))\n");
+}
+
+TEST(Recursion, MutualRecursionAbortsFromInlinedFramesAndStaysCorrect) {
+  expect_same(
+      "fn even(n) {\n  if n == 0 { return true }\n  return odd(n - 1)\n}\n"
+      "fn odd(n) {\n  if n == 0 { return false }\n  return even(n - 1)\n}\n"
+      "let c = 0\nfor i in range(40) { if even(i) { c += 1 } }\nprint(c)\n");
+}
+
+TEST(Recursion, ReturnsThroughSeveralFramesIntoACallerLoop) {
+  // Regression: one side trace returns through several frames (FPOP after
+  // FPOP) whose exits share a snapshot; each exit must write and link
+  // relative to the base frame it is taken in (fuzzer seed 57).
+  JitParams p;
+  p.set("hotloop=1");
+  p.set("hotcall=1");
+  p.set("hotexit=1");
+  const std::string src =
+      "fn rec(n, acc) {\n  if n <= 0 { return acc % 890 }\n  return rec(n - 1, acc * 3 + n)\n}\n"
+      "let g1 = 19\nfor i in range(40) {\n  for j in range(69) { g1 = g1 + rec((j * 7) % 6, g1 - 14) }\n}\n"
+      "print(g1)\n";
+  JitRuntime rt(p);
+  Outcome jit = testing::run_script(src, &rt, true);
+  Outcome ref = testing::run_script(src, nullptr, true);
+  EXPECT_EQ(jit.err, ref.err);
+  EXPECT_EQ(jit.out, ref.out);
+  EXPECT_GE(uses(rt, jit::IROp::FPOP).traces, 1);
+}
+
+TEST(NestedLoops, OuterLoopRootTraceLinksToTheInnerTrace) {
+  // The inner loop (3 iterations) gets hot first; when the outer loop does,
+  // its root trace runs the outer body up to the inner loop and links into
+  // the inner loop's trace instead of recording it again.
+  auto rt = expect_same(
+      "fn f(n) {\n  let s = 0\n  for i in range(n) {\n    let k = i % 5\n"
+      "    for j in range(3) { s += j * k }\n    s += 1\n  }\n  return s\n}\nprint(f(500))\n");
+  bool outer_links_inner = false;
+  for (const auto& t : rt->tracing()->traces())
+    if (t->kind == jit::Trace::Kind::Loop && t->link >= 0 &&
+        rt->tracing()->traces()[static_cast<size_t>(t->link)]->kind == jit::Trace::Kind::Loop)
+      outer_links_inner = true;
+  EXPECT_TRUE(outer_links_inner);
+}
+
+}  // namespace
+}  // namespace tessera
