@@ -141,6 +141,11 @@ class TraceRecorder {
   // `dst`; the reload that types the result is emitted at the next step.
   void call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst);
   IRRef arg_chain(const std::vector<IRRef>& args);
+  // Raw tensor element access: `n` int indices (registers `idx`...) of the
+  // tensor in register `obj`. Returns the TIDX of the element (after the
+  // dtype and bounds guards), or kNoRef when the access is not a plain
+  // in-range element of a supported dtype (the caller uses the helper).
+  IRRef tensor_element(uint32_t obj, const uint32_t* idx, size_t n, const Value* R);
 
   FunctionProto* root_;
   uint32_t loop_pc_;

@@ -122,6 +122,30 @@ TEST(TraceJit, ListLoadsAndStoresWithBoundsAndTypeGuards) {
       "  return s\n}\nprint(f(200))\n");
 }
 
+TEST(TraceJit, TensorElementsAreRawLoadsAndStoresBehindDtypeAndBoundsGuards) {
+  // f32, i32 (wrapping), i64 and bool elements in compiled loops; then the
+  // guards fail: the variable is rebound to a tensor of another dtype (and
+  // an f16 one, which goes through the helper), and an index runs past the
+  // dimension inside compiled code (the interpreter raises the error).
+  auto rt = expect_same(
+      "fn run(T, I, B, n) {\n  let s = 0.0\n"
+      "  for k in range(n) {\n"
+      "    for i in range(4) {\n      for j in range(3) {\n"
+      "        T[i, j] = T[i, j] + i * 0.5 + j\n        s += T[i, j]\n      }\n    }\n"
+      "    I[k % 5] = I[k % 5] + k * 1000000000\n    B[k % 6] = not B[k % 6]\n"
+      "  }\n  return s\n}\n"
+      "let T = zeros([4, 3])\nlet I = zeros([5], dtype=i32)\nlet B = zeros([6], dtype=bool)\n"
+      "print(run(T, I, B, 50), T, I, B)\n"
+      "print(run(zeros([4, 3], dtype=i64), zeros([5], dtype=i64), B, 5))\n"
+      "print(run(zeros([4, 3], dtype=f16), I, B, 5))\n"
+      "print(run(zeros([4, 2]), I, B, 5))\n");
+  bool raw = false;
+  for (const auto& t : rt->tracing()->traces())
+    for (const jit::IRIns& ins : t->ir.instructions()) raw = raw || ins.op == jit::IROp::TLOAD;
+  EXPECT_TRUE(raw);
+  EXPECT_GT(total_exits(*rt), 0u);
+}
+
 TEST(TraceJit, WhileLoopsAndBuiltinCalls) {
   auto rt = expect_same(
       "fn f() {\n  let i = 0\n  let s = 0.0\n"

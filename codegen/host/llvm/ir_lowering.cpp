@@ -436,6 +436,18 @@ class Lowering {
     return b_.CreateGEP(i8_, begin, off);
   }
 
+  // --- tensors
+  DType tensor_dtype(IRRef tidx) {
+    if (tidx >= ir_.size() || ir_[tidx].op != IROp::TIDX) fail("tensor element index must be a TIDX");
+    return static_cast<DType>(ir_[tidx].op2);
+  }
+  llvm::Value* tensor_element_addr(IRRef tensor, IRRef tidx) {
+    const DType d = tensor_dtype(tidx);
+    const uint64_t size = d == DType::I64 ? 8 : d == DType::Bool ? 1 : 4;
+    llvm::Value* data = b_.CreateLoad(ptr_, byte_gep(value_of(tensor), env_.tensor.data_offset));
+    return b_.CreateGEP(i8_, data, b_.CreateMul(value_of(tidx), llvm::ConstantInt::get(i64_, size)));
+  }
+
   llvm::Value* float_math(llvm::Value* x, uint32_t id) {
     switch (static_cast<FloatMath>(id)) {
       case FloatMath::Sqrt: return b_.CreateIntrinsic(llvm::Intrinsic::sqrt, {f64_}, {x});
@@ -544,13 +556,59 @@ class Lowering {
       case IROp::RETGUARD: return_guard(ins); break;
       case IROp::FPOP: pop_frame(ins); break;
 
+      case IROp::TDTYPE:
+        expect_type(ins.op1, ptr_, "a tensor");
+        v = b_.CreateZExt(b_.CreateLoad(i8_, byte_gep(A(), env_.tensor.dtype_offset)), i64_);
+        break;
+      case IROp::TDIM: {
+        expect_type(ins.op1, ptr_, "a tensor");
+        llvm::Value* dims = b_.CreateLoad(ptr_, byte_gep(A(), env_.tensor.shape_begin_offset));
+        v = b_.CreateLoad(i64_, b_.CreateConstInBoundsGEP1_64(i64_, dims, ins.op2));
+        break;
+      }
+      case IROp::TIDX: expect_type(ins.op1, i64_, "an int"); v = A(); break;
+      case IROp::TREF:
+        expect_type(ins.op1, ptr_, "a tensor");
+        v = tensor_element_addr(ins.op1, ins.op2);
+        break;
+      case IROp::TLOAD: {
+        expect_type(ins.op1, ptr_, "a tensor");
+        llvm::Value* addr = tensor_element_addr(ins.op1, ins.op2);
+        switch (tensor_dtype(ins.op2)) {
+          case DType::F32: v = b_.CreateFPExt(b_.CreateLoad(llvm::Type::getFloatTy(c_), addr), f64_); break;
+          case DType::I32: v = b_.CreateSExt(b_.CreateLoad(i32_, addr), i64_); break;
+          case DType::I64: v = b_.CreateLoad(i64_, addr); break;
+          case DType::Bool: v = b_.CreateICmpNE(b_.CreateLoad(i8_, addr), llvm::ConstantInt::get(i8_, 0)); break;
+          default: fail("TLOAD of an unsupported dtype");
+        }
+        break;
+      }
+      case IROp::TSTORE: {
+        if (ir_[ins.op1].op != IROp::TREF) fail("TSTORE's op1 must be a TREF");
+        llvm::Value* addr = A();
+        llvm::Value* x = B();
+        // The conversions of TensorObj::set_f / set_i.
+        switch (tensor_dtype(ir_[ins.op1].op2)) {
+          case DType::F32:
+            if (x->getType() != i64_ && x->getType() != f64_) fail("TSTORE into f32 needs a number");
+            if (x->getType() == i64_) x = b_.CreateSIToFP(x, f64_);  // set_i: via double
+            b_.CreateStore(b_.CreateFPTrunc(x, llvm::Type::getFloatTy(c_)), addr);
+            break;
+          case DType::I32: expect_type(ins.op2, i64_, "an int"); b_.CreateStore(b_.CreateTrunc(x, i32_), addr); break;
+          case DType::I64: expect_type(ins.op2, i64_, "an int"); b_.CreateStore(x, addr); break;
+          case DType::Bool: expect_type(ins.op2, i1_, "a bool"); b_.CreateStore(b_.CreateZExt(x, i8_), addr); break;
+          default: fail("TSTORE of an unsupported dtype");
+        }
+        break;
+      }
+
       case IROp::CARG: break;  // consumed by its CALL
       case IROp::CALL: v = lower_call(ins); break;
 
       default: fail("opcode not supported by the LLVM backend");
     }
     // LREF is a raw address: keep it whatever type the recorder gave it.
-    if (v != nullptr && ins.op != IROp::LREF && v->getType() != type_of(ins.type))
+    if (v != nullptr && ins.op != IROp::LREF && ins.op != IROp::TREF && v->getType() != type_of(ins.type))
       fail(std::string("result type does not match the instruction's type ") + ir_type_name(ins.type));
     val_[r] = v;
   }

@@ -23,8 +23,16 @@ struct ListLayout {
   size_t end_offset = 0;    // offset of the end pointer inside the vector
 };
 
+// Where a TensorObj keeps its dtype, shape and data, measured the same way.
+struct TensorLayout {
+  size_t dtype_offset = 0;        // DType (one byte)
+  size_t shape_begin_offset = 0;  // the data pointer of the shape's vector<int64_t>
+  size_t data_offset = 0;         // void* data
+};
+
 struct LoweringEnv {
   ListLayout list;
+  TensorLayout tensor;
   // Offset of Obj::refcount (a uint32_t) in every heap object, measured the
   // same way (Obj has a vtable, so offsetof is not usable).
   size_t obj_refcount_offset = 0;

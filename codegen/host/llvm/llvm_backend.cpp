@@ -23,6 +23,7 @@
 
 #include "codegen/host/llvm/ir_lowering.h"
 #include "vm/core/value.h"
+#include "vm/tensor/tensor.h"
 
 namespace tessera::jit {
 namespace {
@@ -38,6 +39,21 @@ template <typename T>
 T unwrap(llvm::Expected<T> e, const char* what) {
   if (!e) throw std::runtime_error(std::string("llvm backend: ") + what + ": " + error_text(e.takeError()));
   return std::move(*e);
+}
+
+TensorLayout measure_tensor_layout(const ListLayout& vec) {
+  // A vector<int64_t> keeps its data pointer where vector<Value> does.
+  TensorObj t(DType::I32, Shape{2, 3});
+  const char* base = reinterpret_cast<const char*>(&t);
+  TensorLayout l;
+  l.dtype_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.dtype) - base);
+  l.shape_begin_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.shape) - base) + vec.begin_offset;
+  l.data_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.data) - base);
+  const int64_t* shape_data;
+  std::memcpy(&shape_data, base + l.shape_begin_offset, sizeof shape_data);
+  if (shape_data != t.shape.data())
+    throw std::runtime_error("llvm backend: cannot find the shape pointer inside std::vector<int64_t>");
+  return l;
 }
 
 size_t obj_refcount_offset() {
@@ -95,6 +111,7 @@ llvm::CodeGenOptLevel codegen_level(int opt) {
 struct LlvmBackend::Impl {
   int opt_level;
   ListLayout list_layout;
+  TensorLayout tensor_layout;
   std::unique_ptr<llvm::TargetMachine> tm;  // for the IR pipeline's cost model
   std::unique_ptr<llvm::orc::LLJIT> jit;
   // Copies of every compiled trace's call targets: generated code points at
@@ -126,6 +143,7 @@ struct LlvmBackend::Impl {
 LlvmBackend::LlvmBackend(int opt_level) : impl_(std::make_unique<Impl>()) {
   impl_->opt_level = opt_level;
   impl_->list_layout = measure_list_layout();
+  impl_->tensor_layout = measure_tensor_layout(impl_->list_layout);
   // Registers the host target with LLVM (idempotent, process-wide by LLVM's
   // design).
   llvm::InitializeNativeTarget();
@@ -172,6 +190,7 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
 
   LoweringEnv env;
   env.list = im.list_layout;
+  env.tensor = im.tensor_layout;
   env.obj_refcount_offset = obj_refcount_offset();
   env.linking = linking;
   env.proto = proto;
