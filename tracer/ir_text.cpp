@@ -31,7 +31,7 @@ namespace {
 // payload) prints its bit pattern so that it reads back bit-exactly.
 constexpr uint64_t kCanonicalNaN = 0x7ff8000000000000ull;
 
-const char* const kCallKindNames[] = {"builtin", "arith", "compare", "indexget", "indexset"};
+const char* const kCallKindNames[] = {"builtin", "arith", "compare", "indexget", "indexset", "builtinkw", "newlist"};
 constexpr int kNumCallKinds = static_cast<int>(std::size(kCallKindNames));
 
 // A missing operand (a CALL without arguments) is `none`, as ir.def says;
@@ -463,9 +463,9 @@ class Parser {
     snap_lines_.push_back(line);
   }
 
-  // CALL #N kind sub name ptr [dest=slot]
+  // CALL #N kind sub name ptr [dest=slot] [aux=ptr]
   void parse_call(const std::vector<std::string_view>& toks, size_t line) {
-    if (toks.size() != 6 && toks.size() != 7) fail(line, "expected 'CALL #N kind sub name ptr [dest=slot]'");
+    if (toks.size() < 6 || toks.size() > 8) fail(line, "expected 'CALL #N kind sub name ptr [dest=slot] [aux=ptr]'");
     uint32_t n;
     if (!toks[1].starts_with("#") || !parse_num(toks[1].substr(1), n))
       fail(line, "bad call number '" + std::string(toks[1]) + "'");
@@ -485,12 +485,22 @@ class Parser {
     uint64_t p;
     if (!parse_hex_u64(toks[5], p)) fail(line, "bad call pointer '" + std::string(toks[5]) + "'");
     ct.ptr = reinterpret_cast<const void*>(static_cast<uintptr_t>(p));
-    if (toks.size() == 7) {
+    size_t t = 6;
+    if (t < toks.size() && toks[t].starts_with("dest=")) {
       int32_t dest;
-      if (!toks[6].starts_with("dest=") || !parse_num(toks[6].substr(5), dest) || dest < 0)
-        fail(line, "bad call destination '" + std::string(toks[6]) + "'");
+      if (!parse_num(toks[t].substr(5), dest) || dest < 0)
+        fail(line, "bad call destination '" + std::string(toks[t]) + "'");
       ct.dest_slot = dest;
+      ++t;
     }
+    if (t < toks.size() && toks[t].starts_with("aux=")) {
+      uint64_t a;
+      if (!parse_hex_u64(toks[t].substr(4), a)) fail(line, "bad call aux pointer '" + std::string(toks[t]) + "'");
+      ct.aux = reinterpret_cast<const void*>(static_cast<uintptr_t>(a));
+      ++t;
+    }
+    if (t != toks.size())
+      fail(line, "unexpected '" + std::string(toks[t]) + "' in CALL line (expected dest=SLOT, aux=PTR)");
     ir_.calls().push_back(std::move(ct));
   }
 
@@ -566,6 +576,7 @@ std::string print_ir(const TraceIR& ir) {
            fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.ptr)));
     // Most calls return scalars: the owning slot is shown only when there is one.
     if (c.dest_slot >= 0) out += " dest=" + std::to_string(c.dest_slot);
+    if (c.aux) out += " aux=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.aux)));
     out += '\n';
   }
   return out;

@@ -461,7 +461,20 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       }
       return Status::Continue;
     }
-    case Op::ITERPREP: return abort(AbortReason::InnerLoop);
+    case Op::ITERPREP: {
+      // for x in list, run into on the way to the loop's trace (as FORPREP).
+      if (!at_root || !R[ins.a].is_list()) return abort(AbortReason::InnerLoop);
+      IRRef list = read(ins.a, R);
+      IRRef n = ir_.emit(IROp::LLEN, IRType::Int, list);
+      const auto& items = R[ins.a].as_list()->items;
+      guard(items.empty(), ir_.emit(IROp::EQ, IRType::Bool, n, ir_.kint(0)));
+      if (items.empty()) return Status::Continue;  // the loop is skipped
+      IRRef first = ir_.emit(IROp::LLOAD, type_of_value(items[0]), list, ir_.kint(0), snapshot(pc));
+      write(ins.a + 1, n);
+      write(ins.a + 2, ir_.kint(0));
+      write(ins.a + 3, first);
+      return Status::Continue;
+    }
     case Op::JFORLOOP: {
       if (!at_root) return abort(AbortReason::InnerLoop);
       IRRef left = read(ins.a + 1, R);
@@ -477,7 +490,13 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     case Op::JLOOP:
       if (!at_root) return abort(AbortReason::InnerLoop);
       return link_to(fn->trace_at(pc), pc + 1);
-    case Op::JITERLOOP: return abort(AbortReason::InnerLoop);
+    case Op::JITERLOOP: {
+      if (!at_root) return abort(AbortReason::InnerLoop);
+      bool more = false;
+      if (Status st = iter_step(pc, ins, R, more); st != Status::Continue) return st;
+      if (!more) return Status::Continue;  // the loop ends here; keep recording after it
+      return link_to(fn->trace_at(pc), static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
+    }
     case Op::FORLOOP: {
       if (linear_ && at_root && visit_loop(pc)) {
         // A side trace follows an outer loop's back-edge into its next
@@ -505,6 +524,11 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       return close_trace();
     }
     case Op::ITERLOOP: {
+      if (linear_ && at_root && visit_loop(pc)) {
+        // Through another loop's back-edge once (as FORLOOP above).
+        bool more = false;
+        return iter_step(pc, ins, R, more);
+      }
       if (!at_root || pc != loop_pc_) return abort(AbortReason::InnerLoop);
       // i + 1 < length snapshot; the element load is bounds-guarded.
       IRRef idx = ir_.emit(IROp::ADD, IRType::Int, read(ins.a + 2, R), ir_.kint(1));
@@ -564,7 +588,29 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       }
       return abort(AbortReason::CallNotFunction);
     }
-    case Op::CALLKW: return abort(AbortReason::KeywordCall);
+    case Op::CALLKW: {
+      // Built-ins with keyword arguments (zeros(..., dtype=i64)) run as a
+      // helper call; a user function raises in the interpreter.
+      const Value& callee = R[ins.a];
+      if (!callee.is_builtin()) return abort(AbortReason::KeywordCall);
+      IRRef cref = read(ins.a, R);
+      if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
+      const ListObj* names = K[ins.c].as_list();
+      std::vector<IRRef> args;
+      for (size_t i = 0; i < ins.b + names->items.size(); ++i) args.push_back(read(ins.a + 1 + static_cast<uint32_t>(i), R));
+      const BuiltinDef* bd = callee.as_builtin();
+      CallTarget t{CallTarget::Kind::BuiltinKw, static_cast<uint8_t>(names->items.size()), bd, bd->name};
+      t.aux = names;
+      if (names->items.size() > 255) return abort(AbortReason::KeywordCall, "too many keyword arguments");
+      call_helper(std::move(t), args, ins.a);
+      return Status::Continue;
+    }
+    case Op::NEWLIST: {
+      std::vector<IRRef> args;
+      for (int i = 0; i < ins.c; ++i) args.push_back(read(ins.b + i, R));
+      call_helper(CallTarget{CallTarget::Kind::NewList, 0, nullptr, "newlist"}, args, ins.a);
+      return Status::Continue;
+    }
     case Op::RET:
     case Op::RETNIL: {
       IRRef result = ins.op == Op::RET ? read(ins.a, R) : ir_.knil();
@@ -709,6 +755,26 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     return Status::Continue;
   }
   return abort(AbortReason::NYIBytecode, op_info(ins.op).name);
+}
+
+TraceRecorder::Status TraceRecorder::iter_step(uint32_t pc, const Instr& ins, const Value* R, bool& more) {
+  // ITERLOOP: the next index while it is below the length snapshot; the
+  // element load is bounds-guarded against the list's current length.
+  IRRef idx = ir_.emit(IROp::ADD, IRType::Int, read(ins.a + 2, R), ir_.kint(1));
+  IRRef n = read(ins.a + 1, R);
+  more = R[ins.a + 2].as_int() + 1 < R[ins.a + 1].as_int();
+  guard(more, ir_.emit(IROp::LT, IRType::Bool, idx, n));
+  if (!more) return Status::Continue;
+  const auto& items = R[ins.a].as_list()->items;
+  const size_t i = static_cast<size_t>(R[ins.a + 2].as_int() + 1);
+  if (i >= items.size()) return abort(AbortReason::ErrorRaised, "list shrank");
+  IRRef list = read(ins.a, R);
+  IRRef len = ir_.emit(IROp::LLEN, IRType::Int, list);
+  guard(true, ir_.emit(IROp::ULT, IRType::Bool, idx, len));
+  IRRef elem = ir_.emit(IROp::LLOAD, type_of_value(items[i]), list, idx, snapshot(pc));
+  write(ins.a + 2, idx);
+  write(ins.a + 3, elem);
+  return Status::Continue;
 }
 
 IRRef TraceRecorder::tensor_element(uint32_t obj, const uint32_t* idx, size_t n, const Value* R) {

@@ -141,6 +141,9 @@ class TraceRecorder {
   // `dst`; the reload that types the result is emitted at the next step.
   void call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst);
   IRRef arg_chain(const std::vector<IRRef>& args);
+  // One step of a `for x in list` loop (ITERLOOP/JITERLOOP semantics):
+  // `more` says whether the loop goes on (then its variables are written).
+  Status iter_step(uint32_t pc, const Instr& ins, const Value* R, bool& more);
   // Raw tensor element access: `n` int indices (registers `idx`...) of the
   // tensor in register `obj`. Returns the TIDX of the element (after the
   // dtype and bounds guards), or kNoRef when the access is not a plain

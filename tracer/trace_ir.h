@@ -73,6 +73,9 @@ struct CallTarget {
     Compare,      // generic comparison (ast::CmpOp in `sub`), returns Bool
     IndexGet,     // generic obj[i, ...]
     IndexSet,     // generic obj[i, ...] = v
+    BuiltinKw,    // a BuiltinDef (ptr) with keyword arguments: the last `sub`
+                  // arguments are their values, `aux` the list of their names
+    NewList,      // a new list of the arguments
   };
   Kind kind;
   uint8_t sub = 0;
@@ -82,6 +85,7 @@ struct CallTarget {
   // stores it there, refcounted, before the trace uses the pointer); -1 when
   // the result is a scalar or there is none.
   int32_t dest_slot = -1;
+  const void* aux = nullptr;  // BuiltinKw: the ListObj of keyword names (a bytecode constant)
 };
 
 class TraceIR {

@@ -69,6 +69,19 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
     case CallTarget::Kind::IndexGet:
       if (args.empty()) throw RuntimeError("jit: index_get call needs an object");
       return index_get(args[0], args.data() + 1, args.size() - 1);
+    case CallTarget::Kind::BuiltinKw: {
+      const auto* bd = static_cast<const BuiltinDef*>(t.ptr);
+      const auto* names = static_cast<const ListObj*>(t.aux);
+      if (t.sub > args.size() || names == nullptr || names->items.size() != t.sub)
+        throw RuntimeError("jit: malformed keyword call");
+      CallArgs ca;
+      ca.pos = args.first(args.size() - t.sub);
+      ca.kw_values = args.last(t.sub);
+      ca.kw_names = &names->items;
+      check_arity(bd->name, ca, bd->min_args, bd->max_args, bd->accepts_kwargs);
+      return bd->fn(*ctx->vm, ca);
+    }
+    case CallTarget::Kind::NewList: return make_list(std::vector<Value>(args.begin(), args.end()));
     case CallTarget::Kind::IndexSet:
       if (args.size() < 2) throw RuntimeError("jit: index_set call needs an object and a value");
       index_set(args[0], args.data() + 1, args.size() - 2, args.back());

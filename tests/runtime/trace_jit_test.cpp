@@ -146,6 +146,27 @@ TEST(TraceJit, TensorElementsAreRawLoadsAndStoresBehindDtypeAndBoundsGuards) {
   EXPECT_GT(total_exits(*rt), 0u);
 }
 
+TEST(TraceJit, ListLiteralsKeywordCallsAndNestedForInLoops) {
+  // NEWLIST and keyword calls of built-ins run as helper calls inside the
+  // trace (a bad keyword raises from compiled code); an outer `for in` loop
+  // gets into the inner loop's trace through ITERPREP and JITERLOOP.
+  auto rt = expect_same(
+      "fn f(rows) {\n  let s = 0\n  for r in rows {\n    for x in r { s += x }\n    s += 1\n  }\n  return s\n}\n"
+      "let rows = []\nfor i in range(200) {\n  push(rows, [i, i + 1, i * 2, 3])\n"
+      "  let t = zeros([2], dtype=i64)\n  t[1] = i\n  if i % 50 == 0 { print(t, full([2], 1.5, dtype=f32)) }\n}\n"
+      "print(f(rows))\npush(rows, [1.5, 2])\npush(rows, [])\nprint(f(rows))\n"
+      "for i in range(100) { if i == 90 { let q = zeros([2], dtype=i64, bogus=1) } }\n");
+  EXPECT_EQ(rt->tracing()->stats().aborts[static_cast<int>(jit::AbortReason::KeywordCall)], 0u);
+  bool newlist = false, kwcall = false;
+  for (const auto& t : rt->tracing()->traces())
+    for (const jit::CallTarget& c : t->ir.calls()) {
+      newlist = newlist || c.kind == jit::CallTarget::Kind::NewList;
+      kwcall = kwcall || c.kind == jit::CallTarget::Kind::BuiltinKw;
+    }
+  EXPECT_TRUE(newlist);
+  EXPECT_TRUE(kwcall);
+}
+
 TEST(TraceJit, WhileLoopsAndBuiltinCalls) {
   auto rt = expect_same(
       "fn f() {\n  let i = 0\n  let s = 0.0\n"

@@ -338,7 +338,9 @@ TEST(IRText, MalformedInputReportsTheLine) {
       {"SNAP #0 ir=0000 pc=0 frames=[] [\n", 1, "expected"},
       {"CALL #0 builtin 0 sqrt\n", 1, "expected 'CALL #N"},
       {"CALL #0 builtin 0 sqrt 0x0 dest=-1\n", 1, "bad call destination"},
-      {"CALL #0 builtin 0 sqrt 0x0 slot=1\n", 1, "bad call destination"},
+      {"CALL #0 builtin 0 sqrt 0x0 slot=1\n", 1, "unexpected 'slot=1' in CALL line"},
+      {"CALL #0 builtin 0 sqrt 0x0 dest=x\n", 1, "bad call destination"},
+      {"CALL #0 builtinkw 1 zeros 0x0 aux=zz\n", 1, "bad call aux pointer"},
       {"CALL #0 magic 0 sqrt 0x0\n", 1, "unknown call kind"},
       {"CALL #0 arith 300 sqrt 0x0\n", 1, "sub-code"},
       {"CALL #1 arith 0 sqrt 0x0\n", 1, "out of order"},
@@ -392,6 +394,36 @@ TEST(IRText, DamagedTextFailsCleanly) {
       t[n] = c;
       try_parse(t);
     }
+}
+
+// Recursion traces: FPUSH/RETGUARD/FPOP, snapshots of another base frame
+// (`base=`), and a keyword call whose names list prints as `aux=`.
+TEST(IRText, RecursionAndKeywordCallsRoundTrip) {
+  const std::string text =
+      "0000    func KOBJ   0x1000\n"
+      "0001 >  int  SLOAD  0  0  #0\n"
+      "0002 >  none RETGUARD 0000  9  #1\n"
+      "0003    none FPOP   0001\n"
+      "0004 >  int  SLOAD  2  1  #2\n"
+      "0005    none SSTORE 3  0004\n"
+      "0006 >  none FPUSH  0000  2  #3\n"
+      "0007 >  none EXIT    #4\n"
+      "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+      "SNAP #1 ir=0002 pc=3 frames=[] []\n"
+      "SNAP #2 ir=0004 pc=9 base=fib frames=[] []\n"
+      "SNAP #3 ir=0006 pc=5 base=fib frames=[] []\n"
+      "SNAP #4 ir=0007 pc=0 base=fib frames=[] []\n"
+      "CALL #0 builtinkw 1 zeros 0x2000 dest=4 aux=0x3000\n";
+  TraceIR ir = parse_ir(text);
+  EXPECT_EQ(ir.snapshots()[2].base_name, "fib");
+  EXPECT_EQ(ir.calls()[0].aux, reinterpret_cast<const void*>(0x3000));
+  EXPECT_EQ(print_ir(ir), text);
+  // With a resolver the base frame's function is looked up like any frame's.
+  FunctionProto fib;
+  fib.name = "fib";
+  TraceIR resolved = parse_ir(text, [&](std::string_view n) { return n == "fib" ? &fib : nullptr; });
+  EXPECT_EQ(resolved.snapshots()[4].base_proto, &fib);
+  EXPECT_EQ(print_ir(resolved), text);
 }
 
 TEST(IRText, ResolverMustKnowEveryFrame) {
