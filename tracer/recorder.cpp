@@ -140,6 +140,7 @@ TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimi
   Snapshot s0;
   s0.pc = start_pc_;
   ir_.snapshots().push_back(std::move(s0));
+  snap_modified_.emplace_back();
 }
 
 TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace)
@@ -150,6 +151,7 @@ TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLim
   Snapshot s0;
   s0.pc = start_pc_;
   ir_.snapshots().push_back(std::move(s0));
+  snap_modified_.emplace_back();
 }
 
 TraceRecorder::TraceRecorder(FunctionProto* fn, RecorderLimits limits, FunctionEntry)
@@ -160,6 +162,7 @@ TraceRecorder::TraceRecorder(FunctionProto* fn, RecorderLimits limits, FunctionE
   Snapshot s0;
   s0.pc = 0;
   ir_.snapshots().push_back(std::move(s0));
+  snap_modified_.emplace_back();
 }
 
 TraceRecorder::Status TraceRecorder::abort(AbortReason r, std::string detail) {
@@ -253,6 +256,7 @@ uint16_t TraceRecorder::snapshot(uint32_t pc) {
       return static_cast<uint16_t>(snaps.size() - 1);
   }
   snaps.push_back(std::move(s));
+  snap_modified_.push_back(modified_);
   snap_epoch_ = epoch_;
   return static_cast<uint16_t>(snaps.size() - 1);
 }
@@ -898,12 +902,19 @@ TraceRecorder::Status TraceRecorder::close_trace() {
     if (ir_is_const(in.op) || (in.op == IROp::SLOAD && in.op2 == 0)) continue;
     copy(r);
   }
-  // Write the iteration's scalar results back to their registers, so that
-  // every iteration starts with the interpreter's registers current and a
-  // snapshot only needs the slots changed since the iteration began.
-  // (A side trace ends in its EXIT, whose snapshot writes everything back.)
+  // Scalars carried from one iteration to the next by a PHI live in SSA
+  // values only: exits write them back (the snapshots of the loop body get
+  // an entry for each one not yet changed in the iteration, whose value is
+  // then the PHI's). Other scalars the iteration wrote (temporaries, values
+  // written before they are read) are written back at the end of each
+  // iteration, so that the next one starts with them current. (A side trace
+  // ends in its EXIT, whose snapshot writes everything back.)
+  std::vector<bool> carried(slots_.size(), false);
   for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs)
-    if (dirty_[abs] && slots_[abs] != kNoRef)
+    carried[abs] = sloads_[abs] != kNoRef && modified_[abs] && dirty_[abs] && slots_[abs] != kNoRef &&
+                   slots_[abs] != sloads_[abs] && !is_object(ir_[slots_[abs]].type);
+  for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs)
+    if (dirty_[abs] && slots_[abs] != kNoRef && !carried[abs])
       out.emit(IROp::SSTORE, IRType::None, abs, remap[slots_[abs]]);
   for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs) {
     if (sloads_[abs] == kNoRef || !modified_[abs]) continue;
@@ -916,7 +927,17 @@ TraceRecorder::Status TraceRecorder::close_trace() {
       return abort(AbortReason::TypeUnstable, fmt::format("slot {}", abs));
     if (end != sloads_[abs]) out.emit(IROp::PHI, ir_[end].type, remap[sloads_[abs]], remap[end]);
   }
-  for (Snapshot s : ir_.snapshots()) {
+  for (size_t k = 0; k < ir_.snapshots().size(); ++k) {
+    Snapshot s = ir_.snapshots()[k];
+    if (!linear_ && k > 0) {
+      for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
+        if (!carried[abs] || (k < snap_modified_.size() && abs < snap_modified_[k].size() && snap_modified_[k][abs]))
+          continue;
+        auto at = std::lower_bound(s.entries.begin(), s.entries.end(), abs,
+                                   [](const SnapshotEntry& e, uint32_t slot) { return e.slot < slot; });
+        if (at == s.entries.end() || at->slot != abs) s.entries.insert(at, SnapshotEntry{abs, sloads_[abs]});
+      }
+    }
     for (auto& e : s.entries) e.ref = remap[e.ref];
     s.ir_ref = s.ir_ref < remap.size() && remap[s.ir_ref] != kNoRef ? remap[s.ir_ref] : 0;
     out.snapshots().push_back(std::move(s));

@@ -176,6 +176,9 @@ class TraceRecorder {
   // where they are used, not hoisted to the trace's entry.
   uint32_t epoch_ = 0;
   uint32_t snap_epoch_ = 0;  // epoch_ when the last snapshot was taken
+  // Per snapshot: which slots the trace had changed when it was taken (the
+  // loop-carried ones it had not yet changed get the PHI's value at close).
+  std::vector<std::vector<bool>> snap_modified_;
   // A return from the base frame waits for the caller's first instruction.
   bool pending_pop_ = false;
   IRRef pop_value_ = kNoRef;

@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <stdexcept>
 #include <utility>
 
@@ -289,6 +290,24 @@ class Lowering {
     return call_addr(reinterpret_cast<const void*>(fn), fty, {a}, true);
   }
 
+  // SSTORE: where the slot's current tag is known to be a scalar's (an SLOAD
+  // guarded it, or the trace stored it), no reference counting is needed,
+  // and with the same tag only the payload changes.
+  void store_slot(uint32_t slot, IRRef v) {
+    llvm::Value* dst = slot_addr(base_, slot);
+    const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(v)));
+    const uint8_t obj = static_cast<uint8_t>(Tag::Str);
+    auto known = slot_tags_.find(slot);
+    if (known != slot_tags_.end() && known->second < obj && tag < obj) {
+      if (known->second != tag) b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
+      b_.CreateStore(to_payload(value_of(v)),
+                     b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
+    } else {
+      store_value(dst, v);
+    }
+    slot_tags_[slot] = tag;
+  }
+
   // *dst = v with Value's reference counting, inline: the new object (if
   // any) gains a reference first, then the old one (if any) loses one; only
   // freeing an object whose count reached zero calls into C++.
@@ -479,9 +498,12 @@ class Lowering {
       expect_type(ins.op2, f64_, "a float");
     };
     switch (ins.op) {
-      case IROp::SLOAD: v = load_guarded(slot_addr(base_, ins.op1), ins.type, ins.snap); break;
+      case IROp::SLOAD:
+        v = load_guarded(slot_addr(base_, ins.op1), ins.type, ins.snap);
+        slot_tags_[ins.op1] = static_cast<uint8_t>(tag_for(ins.type));
+        break;
       case IROp::GLOAD: v = load_guarded(slot_addr(globals_, ins.op1), ins.type, ins.snap); break;
-      case IROp::SSTORE: store_value(slot_addr(base_, ins.op1), ins.op2); break;
+      case IROp::SSTORE: store_slot(ins.op1, ins.op2); break;
       case IROp::GSTORE: store_value(slot_addr(globals_, ins.op1), ins.op2); break;
 
       case IROp::ADD: ints(); v = b_.CreateAdd(A(), B()); break;
@@ -603,7 +625,11 @@ class Lowering {
       }
 
       case IROp::CARG: break;  // consumed by its CALL
-      case IROp::CALL: v = lower_call(ins); break;
+      case IROp::CALL:
+        v = lower_call(ins);
+        if (ins.op2 < env_.calls.size() && env_.calls[ins.op2]->dest_slot >= 0)
+          slot_tags_.erase(static_cast<uint32_t>(env_.calls[ins.op2]->dest_slot));
+        break;
 
       default: fail("opcode not supported by the LLVM backend");
     }
@@ -623,6 +649,7 @@ class Lowering {
   // The new base frame: later slot accesses, exits and helpers use it.
   void set_base(llvm::Value* nb) {
     base_ = nb;
+    slot_tags_.clear();  // other registers now
     b_.CreateStore(nb, field(ctx_, offsetof(JitContext, base)));
   }
 
@@ -736,6 +763,21 @@ class Lowering {
       phis_.push_back({p.op1, p.op2, nullptr});
     }
     cur_ = loop;
+    // Slot tags known at the loop header: those known on entry that no
+    // iteration changes (a helper's result slot, a store of another type,
+    // a frame switch make them unknown).
+    for (IRRef r = loop + 1; r < ir_.size(); ++r) {
+      const IRIns& in = ir_[r];
+      if (in.op == IROp::SSTORE) {
+        auto it = slot_tags_.find(in.op1);
+        if (it != slot_tags_.end() && it->second != static_cast<uint8_t>(tag_for(ir_[in.op2].type)))
+          slot_tags_.erase(it);
+      } else if (in.op == IROp::CALL && in.op2 < env_.calls.size() && env_.calls[in.op2]->dest_slot >= 0) {
+        slot_tags_.erase(static_cast<uint32_t>(env_.calls[in.op2]->dest_slot));
+      } else if (in.op == IROp::FPUSH || in.op == IROp::FPOP) {
+        slot_tags_.clear();
+      }
+    }
     preheader_ = b_.GetInsertBlock();
     header_ = llvm::BasicBlock::Create(c_, "loop", f_);
     b_.CreateBr(header_);
@@ -783,6 +825,7 @@ class Lowering {
   bool in_loop_ = false;
   IRRef cur_ = kNoRef;
   const FunctionProto* cur_proto_ = nullptr;     // the base frame's function here
+  std::unordered_map<uint32_t, uint8_t> slot_tags_;  // base slot -> its tag here, where known
   const FunctionProto* returning_to_ = nullptr;  // checked by the last RETGUARD
 };
 
