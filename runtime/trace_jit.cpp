@@ -97,8 +97,9 @@ void TraceJit::recording_failed() {
   if (recorder_) abort_recording(AbortReason::ErrorRaised, "");
 }
 
-void TraceJit::abort_recording(AbortReason r, const std::string& /*detail*/) {
+void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
   ++stats_.aborts[static_cast<int>(r)];
+  stats_.last_abort[static_cast<int>(r)] = detail;
   stats_.record_ms += now_ms() - record_start_ms_;
   if (recorder_->is_side()) {
     Trace& parent = *traces_[side_parent_];
@@ -182,9 +183,10 @@ void TraceJit::finish_recording() {
     trace->fn = code.fn;
     trace->llvm_ir = std::move(code.llvm_ir);
     trace->compile_ms = code.compile_ms;
-  } catch (const std::exception&) {
+  } catch (const std::exception& e) {
     // A trace the backend cannot compile is dropped; the loop stays interpreted.
     ++stats_.aborts[static_cast<int>(AbortReason::NYIBytecode)];
+    stats_.last_abort[static_cast<int>(AbortReason::NYIBytecode)] = e.what();
     if (trace->is_side) {
       Trace& parent = *traces_[trace->parent];
       if (parent.side_tries[trace->parent_snap] < 255) ++parent.side_tries[trace->parent_snap];
@@ -266,8 +268,9 @@ void TraceJit::print_stats(std::ostream& os) const {
                     stats_.recorded, stats_.compiled, stats_.side_traces, aborted, stats_.blacklisted);
   for (int r = 0; r < kNumAbortReasons; ++r)
     if (stats_.aborts[r])
-      os << fmt::format("    aborted ({}): {}\n", abort_reason_message(static_cast<AbortReason>(r)),
-                        stats_.aborts[r]);
+      os << fmt::format("    aborted ({}): {}{}\n", abort_reason_message(static_cast<AbortReason>(r)),
+                        stats_.aborts[r],
+                        stats_.last_abort[r].empty() ? "" : " (last " + stats_.last_abort[r] + ")");
   os << fmt::format("  time: recording {:.3f} ms, compiling {:.3f} ms; {} IR instructions\n",
                     stats_.record_ms, stats_.compile_ms, stats_.ir_instructions);
   if (stats_.first_trace_ms >= 0)

@@ -62,6 +62,7 @@ struct TraceStats {
   uint64_t hot_loops = 0, hot_functions = 0;
   uint64_t recorded = 0, compiled = 0, blacklisted = 0, side_traces = 0;
   std::array<uint64_t, kNumAbortReasons> aborts{};
+  std::array<std::string, kNumAbortReasons> last_abort{};  // where the last one happened
   uint64_t ir_instructions = 0;
   double record_ms = 0, compile_ms = 0;
   // Warm-up: when the first and the last trace were compiled, in ms since

@@ -167,7 +167,11 @@ TraceRecorder::TraceRecorder(FunctionProto* fn, RecorderLimits limits, FunctionE
 
 TraceRecorder::Status TraceRecorder::abort(AbortReason r, std::string detail) {
   abort_ = r;
-  abort_detail_ = std::move(detail);
+  const FunctionProto* f = frames_.empty() ? root_ : frames_.back().proto;
+  const int line = cur_pc_ < f->lines.size() ? f->lines[cur_pc_] : f->line;
+  abort_detail_ = fmt::format("in {} at line {} ({} at pc {}){}{}", f->name, line,
+                              cur_pc_ < f->code.size() ? op_info(f->code[cur_pc_].op).name : "?", cur_pc_,
+                              detail.empty() ? "" : ": ", detail);
   return Status::Aborted;
 }
 
@@ -223,8 +227,10 @@ void TraceRecorder::write(uint32_t reg, IRRef ref) {
   ensure_slot(abs);
   slots_[abs] = ref;
   modified_[abs] = true;
-  if (is_object(type_of(ref))) {
-    // Objects are stored through so that the register owns them.
+  if (is_object(type_of(ref)) && ir_[ref].op != IROp::GLOAD) {
+    // Objects are stored through so that the register owns them. An object
+    // just loaded from a global is owned by the global: it is written like
+    // a scalar (by exits, or when a global store could drop it).
     ir_.emit(IROp::SSTORE, IRType::None, abs, ref);
     dirty_[abs] = false;
   } else {
@@ -410,9 +416,19 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       return Status::Continue;
     }
     case Op::SETGLOBAL:
-    case Op::DEFGLOBAL:
-      ir_.emit(IROp::GSTORE, IRType::None, ins.bx, read(ins.a, R));
+    case Op::DEFGLOBAL: {
+      IRRef v = read(ins.a, R);
+      // Objects borrowed from globals get an owner first: this store may
+      // drop the global's reference.
+      for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
+        if (dirty_[abs] && slots_[abs] != kNoRef && is_object(type_of(slots_[abs]))) {
+          ir_.emit(IROp::SSTORE, IRType::None, abs, slots_[abs]);
+          dirty_[abs] = false;
+        }
+      }
+      ir_.emit(IROp::GSTORE, IRType::None, ins.bx, v);
       return Status::Continue;
+    }
 
     case Op::NEG: {
       IRRef b = read(ins.b, R);
@@ -502,7 +518,9 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       return link_to(fn->trace_at(pc), static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
     }
     case Op::FORLOOP: {
-      if (linear_ && at_root && visit_loop(pc)) {
+      // A linear trace may also leave another loop through its back-edge
+      // (however often it went round it before).
+      if (linear_ && at_root && (visit_loop(pc) || R[ins.a + 1].as_int() <= 0)) {
         // A side trace follows an outer loop's back-edge into its next
         // iteration (towards the inner loop's trace), or out of the loop.
         IRRef left = read(ins.a + 1, R);
@@ -528,8 +546,8 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       return close_trace();
     }
     case Op::ITERLOOP: {
-      if (linear_ && at_root && visit_loop(pc)) {
-        // Through another loop's back-edge once (as FORLOOP above).
+      if (linear_ && at_root && (visit_loop(pc) || R[ins.a + 2].as_int() + 1 >= R[ins.a + 1].as_int())) {
+        // Through another loop's back-edge once, or out of it (as FORLOOP above).
         bool more = false;
         return iter_step(pc, ins, R, more);
       }
@@ -561,13 +579,22 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
         bool recursive = false;
         for (const Frame& fr : frames_) recursive = recursive || fr.proto == f;
         if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
-        // Up-recursion: a real frame and a jump to the callee's function
-        // trace (this trace itself when it is the callee's). A function
-        // known to recurse is called that way even where this call is not
-        // recursive itself (inlining it would only meet the recursion).
+        // A linear trace calls a function that has a function trace by
+        // pushing a real frame and jumping to that trace (this trace itself
+        // when it is the callee's): up-recursion, and calls of functions
+        // whose loops or recursion an inlined copy could not follow. Loop
+        // traces inline non-recursive calls.
         const bool has_trace = f->entry_trace >= 0 || (func_ && f == root_);
-        if (at_root && linear_ && has_trace && (recursive || f->jit_recursive)) return push_frame(f, ins.a);
+        if (at_root && linear_ && has_trace) return push_frame(f, ins.a);
         if (recursive) return abort(AbortReason::Recursion, f->name);
+        if (at_root && linear_ && f->has_loops) {
+          // No trace for it yet, and its loops cannot be inlined: stop here
+          // and let the interpreter make the call (its loops and, once hot,
+          // its function trace take over). Its next call records that trace.
+          f->entry_hotcount = 1;
+          ir_.emit(IROp::EXIT, IRType::None, 0, 0, snapshot(pc));
+          return close_trace();
+        }
         uint32_t base = abs_slot(ins.a) + 1;
         frames_.push_back(Frame{f, base, pc, ins.a});
         ensure_slot(base + static_cast<uint32_t>(f->nregs));
@@ -844,7 +871,6 @@ TraceRecorder::Status TraceRecorder::push_frame(FunctionProto* callee, uint32_t 
     }
   }
   ir_.emit(IROp::FPUSH, IRType::None, constant(Value::function(callee)), a, snapshot(cur_pc_));
-  callee->jit_recursive = true;
   switch_base_frame(callee);
   return link_to(callee == root_ && func_ ? kLinkSelf : static_cast<uint32_t>(callee->entry_trace), 0);
 }
@@ -913,8 +939,16 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs)
     carried[abs] = sloads_[abs] != kNoRef && modified_[abs] && dirty_[abs] && slots_[abs] != kNoRef &&
                    slots_[abs] != sloads_[abs] && !is_object(ir_[slots_[abs]].type);
+  // Registers that never hold a named local are the compiler's temporaries:
+  // each statement writes them before it reads them, so nothing reads them
+  // across the back-edge and the write-back is dead.
+  auto temporary = [&](uint32_t abs) {
+    for (const FunctionProto::LocalInfo& l : root_->locals)
+      if (l.reg == abs) return false;
+    return true;
+  };
   for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs)
-    if (dirty_[abs] && slots_[abs] != kNoRef && !carried[abs])
+    if (dirty_[abs] && slots_[abs] != kNoRef && !carried[abs] && !temporary(abs))
       out.emit(IROp::SSTORE, IRType::None, abs, remap[slots_[abs]]);
   for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs) {
     if (sloads_[abs] == kNoRef || !modified_[abs]) continue;

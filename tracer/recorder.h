@@ -83,7 +83,8 @@ class TraceRecorder {
   // After Done: the finished trace (constants, SLOADs, LOOP, body, PHIs).
   TraceIR take_trace();
   AbortReason abort_reason() const { return abort_; }
-  // Human-readable detail of the abort (e.g. which bytecode).
+  // Where the abort happened and its detail (e.g. which bytecode):
+  // "in FUNCTION at line N: detail".
   const std::string& abort_detail() const { return abort_detail_; }
   FunctionProto* root() const { return root_; }
   uint32_t loop_pc() const { return loop_pc_; }

@@ -84,9 +84,9 @@ struct FunctionProto {
   // The trace entered when the function is called (-1: none yet): a
   // function trace, recorded from pc 0 once entry_hotcount fired.
   int32_t entry_trace = -1;
-  // A trace has called the function recursively (FPUSH): other traces call
-  // it by jumping to its function trace too, rather than inlining it.
-  bool jit_recursive = false;
+  // The function has a loop (FORPREP, ITERPREP or LOOP): traces do not
+  // inline it (its loops get their own traces); set by the compiler.
+  bool has_loops = false;
   uint32_t trace_at(uint32_t pc) const {
     for (auto& [p, id] : loop_traces)
       if (p == pc) return id;

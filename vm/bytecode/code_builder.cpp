@@ -33,6 +33,9 @@ void CodeBuilder::finish(FunctionProto& proto) {
   proto.lines = std::move(lines_);
   proto.consts = consts_.take();
   proto.hotcounts.assign(proto.code.size(), 0);
+  proto.has_loops = false;
+  for (const Instr& i : proto.code)
+    proto.has_loops = proto.has_loops || i.op == Op::FORPREP || i.op == Op::ITERPREP || i.op == Op::LOOP;
 }
 
 }  // namespace tessera
