@@ -536,8 +536,9 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       }
       if (!at_root || pc != loop_pc_) return abort(AbortReason::InnerLoop);
       // left > 0 keeps looping; the exit re-runs FORLOOP, which falls through.
+      // (Recording may end on the loop's last iteration: the trace is still
+      // right for the next time the loop runs.)
       IRRef left = read(ins.a + 1, R);
-      if (R[ins.a + 1].as_int() <= 0) return abort(AbortReason::LeftLoop);
       guard(true, ir_.emit(IROp::GT, IRType::Bool, left, ir_.kint(0)));
       IRRef v = ir_.emit(IROp::ADD, IRType::Int, read(ins.a, R), read(ins.a + 2, R));
       write(ins.a + 1, ir_.emit(IROp::SUB, IRType::Int, left, ir_.kint(1)));
@@ -555,11 +556,13 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       // i + 1 < length snapshot; the element load is bounds-guarded.
       IRRef idx = ir_.emit(IROp::ADD, IRType::Int, read(ins.a + 2, R), ir_.kint(1));
       IRRef n = read(ins.a + 1, R);
-      if (R[ins.a + 2].as_int() + 1 >= R[ins.a + 1].as_int()) return abort(AbortReason::LeftLoop);
       guard(true, ir_.emit(IROp::LT, IRType::Bool, idx, n));
       IRRef list = read(ins.a, R);
       const auto& items = R[ins.a].as_list()->items;
       size_t i = static_cast<size_t>(R[ins.a + 2].as_int() + 1);
+      // On the loop's last iteration the element's type is not known: the
+      // trace cannot be finished from here.
+      if (R[ins.a + 2].as_int() + 1 >= R[ins.a + 1].as_int()) return abort(AbortReason::LeftLoop);
       if (i >= items.size()) return abort(AbortReason::ErrorRaised, "list shrank");
       IRRef len = ir_.emit(IROp::LLEN, IRType::Int, list);
       guard(true, ir_.emit(IROp::ULT, IRType::Bool, idx, len));
@@ -579,14 +582,23 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
         bool recursive = false;
         for (const Frame& fr : frames_) recursive = recursive || fr.proto == f;
         if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
-        // A linear trace calls a function that has a function trace by
-        // pushing a real frame and jumping to that trace (this trace itself
-        // when it is the callee's): up-recursion, and calls of functions
-        // whose loops or recursion an inlined copy could not follow. Loop
-        // traces inline non-recursive calls.
+        // A call pushes a real frame and jumps to the callee's function
+        // trace (this trace itself when it is the callee's) where inlining
+        // could not follow the callee: up-recursion, calls of functions
+        // known to recurse, and of functions with loops (which have their
+        // own traces). Other calls are inlined.
         const bool has_trace = f->entry_trace >= 0 || (func_ && f == root_);
-        if (at_root && linear_ && has_trace) return push_frame(f, ins.a);
+        if (at_root && has_trace && (recursive || f->jit_recursive || f->has_loops)) {
+          if (recursive) f->jit_recursive = true;
+          return push_frame(f, ins.a);
+        }
         if (recursive) return abort(AbortReason::Recursion, f->name);
+        if (f->has_loops && !linear_) {
+          // A loop trace cannot stop here: abort, and have the function's
+          // next call record its function trace, which the next try links to.
+          f->entry_hotcount = 1;
+          return abort(AbortReason::InnerLoop, f->name + " has loops and no function trace yet");
+        }
         if (at_root && linear_ && f->has_loops) {
           // No trace for it yet, and its loops cannot be inlined: stop here
           // and let the interpreter make the call (its loops and, once hot,

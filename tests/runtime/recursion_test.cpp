@@ -151,5 +151,30 @@ TEST(NestedLoops, OuterLoopRootTraceLinksToTheInnerTrace) {
   EXPECT_TRUE(outer_links_inner);
 }
 
+TEST(NestedLoops, CallsOfAFunctionWithLoopsGoThroughItsFunctionTrace) {
+  // nbody's shape: a loop calls a function whose own loops are traced. A
+  // trace does not inline such a function: it stops at the call until the
+  // function has a function trace, then pushes the frame and links to it,
+  // and the function's loop exits return into the caller's loop natively.
+  auto rt = expect_same(
+      "let X = [1.0, 2.0, 3.0, 4.0, 5.0]\n"
+      "fn step(dt) {\n  for i in range(5) {\n    for j in range(i + 1, 5) { X[j] = X[j] + dt * X[i] }\n  }\n}\n"
+      "for s in range(300) { step(0.001) }\nprint(X)\n");
+  bool pushes_step = false;
+  for (const auto& t : rt->tracing()->traces())
+    if (t->function == "<main>" && has_op(*t, jit::IROp::FPUSH)) pushes_step = true;
+  EXPECT_TRUE(pushes_step);
+  EXPECT_EQ(rt->tracing()->stats().blacklisted, 0u);
+}
+
+TEST(Globals, ObjectBorrowedFromAGlobalOutlivesTheGlobalsReassignment) {
+  // `a` holds the list loaded from L without a reference of its own until
+  // L is reassigned; the store must give it one first (ASan checks this).
+  expect_same(
+      "let L = [1, 2, 3]\nfn f(n) {\n  let s = 0\n  for i in range(n) {\n"
+      "    let a = L\n    L = [i, i + 1, i + 2]\n    s += a[0] + L[1]\n  }\n  return s\n}\n"
+      "print(f(200), L)\n");
+}
+
 }  // namespace
 }  // namespace tessera

@@ -87,6 +87,9 @@ struct FunctionProto {
   // The function has a loop (FORPREP, ITERPREP or LOOP): traces do not
   // inline it (its loops get their own traces); set by the compiler.
   bool has_loops = false;
+  // A trace has called the function recursively: traces call it through
+  // its function trace (FPUSH) too, rather than inlining it. Set by the JIT.
+  bool jit_recursive = false;
   uint32_t trace_at(uint32_t pc) const {
     for (auto& [p, id] : loop_traces)
       if (p == pc) return id;
