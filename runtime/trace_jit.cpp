@@ -15,6 +15,9 @@ namespace tessera::jit {
 
 namespace {
 
+// Side-trace recordings tried per exit before it is left to the interpreter.
+constexpr uint32_t kMaxSideTries = 12;
+
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -245,12 +248,15 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
 
 void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exit) {
   // An exit taken `hotexit` times gets a side trace (LuaJIT's policy: a few
-  // tries per exit, a cap per root trace). Exits inside inlined frames are
-  // left to the interpreter for now.
+  // tries per exit with back-off, a cap per root trace). Exits inside
+  // inlined frames are left to the interpreter for now.
   const Snapshot& snap = t.ir.snapshots()[snap_no];
   if (recorder_ || !snap.frames.empty()) return;
-  if (t.exits[snap_no] < static_cast<uint64_t>(params_.hotexit)) return;
-  if (t.side_tries[snap_no] >= 4) return;
+  // Each failed try doubles the exits needed for the next one (a recording
+  // often fails only until some other loop has its trace).
+  const uint32_t tries = t.side_tries[snap_no];
+  if (tries >= kMaxSideTries) return;
+  if (t.exits[snap_no] < static_cast<uint64_t>(params_.hotexit) << tries) return;
   if (traces_[t.root]->sides >= static_cast<uint32_t>(params_.maxside)) return;
   if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return;
   recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),

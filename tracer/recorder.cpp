@@ -951,12 +951,12 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs)
     carried[abs] = sloads_[abs] != kNoRef && modified_[abs] && dirty_[abs] && slots_[abs] != kNoRef &&
                    slots_[abs] != sloads_[abs] && !is_object(ir_[slots_[abs]].type);
-  // Registers that never hold a named local are the compiler's temporaries:
-  // each statement writes them before it reads them, so nothing reads them
-  // across the back-edge and the write-back is dead.
+  // Registers that hold no named local inside the loop are the compiler's
+  // temporaries there: each statement writes them before it reads them, so
+  // nothing reads them across the back-edge and the write-back is dead.
   auto temporary = [&](uint32_t abs) {
     for (const FunctionProto::LocalInfo& l : root_->locals)
-      if (l.reg == abs) return false;
+      if (l.reg == abs && l.start_pc <= body_end_ && l.end_pc >= body_begin_) return false;
     return true;
   };
   for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs)
