@@ -52,6 +52,14 @@ void JitRuntime::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion
   tracing_->run_trace(id, base, globals, frames, exit);
 }
 
+void JitRuntime::watch_globals(uint8_t* watch, size_t n) {
+  if (tracing_) tracing_->watch_globals(watch, n);
+}
+
+void JitRuntime::on_global_store(uint32_t index) {
+  if (tracing_) tracing_->invalidate_global(index);
+}
+
 bool JitRuntime::on_hot_function(FunctionProto& fn) {
   auto key = std::make_pair(fn.name, fn.line);
   auto it = function_index_.find(key);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,16 @@ Op entering_op(Op loop_op) {
     case Op::FORLOOP: return Op::JFORLOOP;
     case Op::ITERLOOP: return Op::JITERLOOP;
     default: return Op::JLOOP;
+  }
+}
+
+// The inverse of entering_op: what an invalidated loop's back-edge becomes.
+Op back_edge_op(Op entering) {
+  switch (entering) {
+    case Op::JFORLOOP: return Op::FORLOOP;
+    case Op::JITERLOOP: return Op::ITERLOOP;
+    case Op::JLOOP: return Op::LOOP;
+    default: return entering;
   }
 }
 
@@ -71,6 +82,37 @@ bool TraceJit::start_recording(FunctionProto& fn, uint32_t loop_pc) {
   return true;
 }
 
+void TraceJit::watch_globals(uint8_t* watch, size_t n) {
+  global_watch_ = watch;
+  num_globals_ = n;
+}
+
+void TraceJit::invalidate(Trace& t) {
+  t.dead = true;
+  ++stats_.invalidated;
+  if (t.kind == Trace::Kind::Loop) {
+    // The back-edge counts again; the loop may be recorded anew.
+    Instr& edge = t.proto->code[t.loop_pc];
+    edge.op = back_edge_op(edge.op);
+    std::erase_if(t.proto->loop_traces, [&](const auto& e) { return e.second == t.id; });
+  } else if (t.kind == Trace::Kind::Function && t.proto->entry_trace == static_cast<int32_t>(t.id)) {
+    t.proto->entry_trace = -1;
+  }
+  // No exit goes to it any more (its side traces are reachable only from it).
+  for (auto& other : traces_)
+    for (size_t k = 0; k < other->ir.snapshots().size(); ++k)
+      if (other->links[k] == t.fn) other->links[k] = nullptr;
+}
+
+void TraceJit::invalidate_global(uint32_t index) {
+  for (auto& t : traces_) {
+    if (t->dead) continue;
+    const auto& assumed = t->ir.assumed_globals();
+    if (std::find(assumed.begin(), assumed.end(), index) != assumed.end()) invalidate(*t);
+  }
+  if (index < num_globals_) global_watch_[index] = 0;  // no live trace assumes it now
+}
+
 bool TraceJit::start_function_recording(FunctionProto& fn) {
   ++stats_.hot_functions;
   if (recorder_ || fn.entry_trace >= 0) return false;
@@ -111,16 +153,20 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
     return;
   }
   FunctionProto* p = recorder_->root();
-  uint32_t pc = recorder_->loop_pc();
+  const uint32_t pc = recorder_->loop_pc();  // UINT32_MAX: a function trace
   recorder_.reset();
-  for (LoopPenalty& lp : penalties_) {
-    if (lp.proto == p && lp.pc == pc) {
-      if (++lp.aborts == static_cast<uint32_t>(params_.blacklist)) ++stats_.blacklisted;
-      return;
-    }
-  }
-  penalties_.push_back(LoopPenalty{p, pc, 1});
-  if (params_.blacklist <= 1) ++stats_.blacklisted;
+  uint32_t aborts = 1;
+  auto it = std::find_if(penalties_.begin(), penalties_.end(),
+                         [&](const LoopPenalty& lp) { return lp.proto == p && lp.pc == pc; });
+  if (it != penalties_.end()) aborts = ++it->aborts;
+  else penalties_.push_back(LoopPenalty{p, pc, 1});
+  if (aborts == static_cast<uint32_t>(params_.blacklist)) ++stats_.blacklisted;
+  // Back-off: the next try waits twice as long as the last (the counter is
+  // past its reset to the threshold by now, so this value sticks).
+  const uint64_t wait = std::min<uint64_t>(uint64_t{65535}, uint64_t(pc == UINT32_MAX ? params_.hotcall : params_.hotloop)
+                                                                   << std::min<uint32_t>(aborts, 16));
+  if (pc == UINT32_MAX) p->entry_hotcount = static_cast<uint32_t>(wait);
+  else if (pc < p->hotcounts.size()) p->hotcounts[pc] = static_cast<uint16_t>(wait);
 }
 
 void TraceJit::finish_recording() {
@@ -182,7 +228,7 @@ void TraceJit::finish_recording() {
         trace->ir,
         fmt::format("trace{}_{}_{}", trace->id, trace->function == "<main>" ? "main" : trace->function,
                     trace->line),
-        linking, trace->proto);
+        linking, trace->proto, global_watch_);
     trace->fn = code.fn;
     trace->llvm_ir = std::move(code.llvm_ir);
     trace->compile_ms = code.compile_ms;
@@ -200,9 +246,12 @@ void TraceJit::finish_recording() {
   ++stats_.compiled;
   stats_.last_trace_ms = now_ms() - created_ms_;
   if (stats_.first_trace_ms < 0) stats_.first_trace_ms = stats_.last_trace_ms;
-  if (trace->link >= 0)
-    trace->links[trace->link_snap] =
-        trace->link == static_cast<int32_t>(trace->id) ? trace->fn : traces_[static_cast<size_t>(trace->link)]->fn;
+  if (trace->link == static_cast<int32_t>(trace->id))
+    trace->links[trace->link_snap] = trace->fn;
+  else if (trace->link >= 0 && !traces_[static_cast<size_t>(trace->link)]->dead)
+    trace->links[trace->link_snap] = traces_[static_cast<size_t>(trace->link)]->fn;
+  for (uint32_t g : trace->ir.assumed_globals())
+    if (g < num_globals_) global_watch_[g] = 1;
   if (trace->is_side) {
     // Hang it off its parent's exit: the next time that exit is taken the
     // runtime goes straight into it.
@@ -231,6 +280,8 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
   ctx.base = base;
   ctx.globals = globals;
   ctx.frames = &frames;
+  ctx.jit = this;
+  ctx.global_stored = [](void* jit, uint32_t index) { static_cast<TraceJit*>(jit)->invalidate_global(index); };
   ++traces_[id]->entries;
   // Linked exits go from trace to trace natively (tail calls); what comes
   // back is the exit that has no link, with the registers already written.
@@ -270,8 +321,9 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
 void TraceJit::print_stats(std::ostream& os) const {
   uint64_t aborted = 0;
   for (uint64_t a : stats_.aborts) aborted += a;
-  os << fmt::format("  traces: {} recorded, {} compiled ({} side traces), {} aborted, {} loops blacklisted\n",
-                    stats_.recorded, stats_.compiled, stats_.side_traces, aborted, stats_.blacklisted);
+  os << fmt::format(
+      "  traces: {} recorded, {} compiled ({} side traces), {} aborted, {} loops blacklisted, {} invalidated\n",
+      stats_.recorded, stats_.compiled, stats_.side_traces, aborted, stats_.blacklisted, stats_.invalidated);
   for (int r = 0; r < kNumAbortReasons; ++r)
     if (stats_.aborts[r])
       os << fmt::format("    aborted ({}): {}{}\n", abort_reason_message(static_cast<AbortReason>(r)),

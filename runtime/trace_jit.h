@@ -56,11 +56,14 @@ struct Trace {
   std::vector<int> exit_lines;  // source line each snapshot resumes at
   uint32_t max_slot = 0;
   uint32_t max_entries = 0;     // largest snapshot (exit buffer size)
+  // Invalidated (a global it assumed constant was stored into): nothing
+  // enters it or links to it any more.
+  bool dead = false;
 };
 
 struct TraceStats {
   uint64_t hot_loops = 0, hot_functions = 0;
-  uint64_t recorded = 0, compiled = 0, blacklisted = 0, side_traces = 0;
+  uint64_t recorded = 0, compiled = 0, blacklisted = 0, side_traces = 0, invalidated = 0;
   std::array<uint64_t, kNumAbortReasons> aborts{};
   std::array<std::string, kNumAbortReasons> last_abort{};  // where the last one happened
   uint64_t ir_instructions = 0;
@@ -80,6 +83,10 @@ class TraceJit {
   // JitHooks protocol (forwarded by JitRuntime).
   bool start_recording(FunctionProto& fn, uint32_t loop_pc);
   bool start_function_recording(FunctionProto& fn);
+  // The interpreter's watch bytes, one per global (JitHooks::watch_globals).
+  void watch_globals(uint8_t* watch, size_t n);
+  // A store into global `index`: invalidates the traces that assumed it.
+  void invalidate_global(uint32_t index);
   bool record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
               const Value* globals);
   void recording_failed();
@@ -92,6 +99,7 @@ class TraceJit {
 
  private:
   void finish_recording();
+  void invalidate(Trace& t);
   bool blacklisted(const FunctionProto* fn, uint32_t pc) const;
   RecorderLimits limits() const;
   void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit);
@@ -121,6 +129,8 @@ class TraceJit {
   // into one another through links, and recursion moves the base frame, so
   // one need for all (the interpreter guarantees it at every entry).
   uint32_t stack_need_ = 0;
+  uint8_t* global_watch_ = nullptr;
+  size_t num_globals_ = 0;
   TraceStats stats_;
 };
 

@@ -281,6 +281,8 @@ class Parser {
         parse_snap(l, line);
       else if (toks[0] == "CALL")
         parse_call(toks, line);
+      else if (toks[0] == "ASSUME")
+        parse_assume(toks, line);
       else
         parse_ins(toks, line);
     }
@@ -504,6 +506,14 @@ class Parser {
     ir_.calls().push_back(std::move(ct));
   }
 
+  // ASSUME global=N
+  void parse_assume(const std::vector<std::string_view>& toks, size_t line) {
+    uint32_t g;
+    if (toks.size() != 2 || !toks[1].starts_with("global=") || !parse_num(toks[1].substr(7), g))
+      fail(line, "expected 'ASSUME global=N'");
+    ir_.assumed_globals().push_back(g);
+  }
+
   // Cross-line checks, once every instruction, snapshot and call is known.
   void check_refs() {
     size_t n = ir_.size();
@@ -579,6 +589,7 @@ std::string print_ir(const TraceIR& ir) {
     if (c.aux) out += " aux=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.aux)));
     out += '\n';
   }
+  for (uint32_t g : ir.assumed_globals()) out += "ASSUME global=" + std::to_string(g) + "\n";
   return out;
 }
 

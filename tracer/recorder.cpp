@@ -251,7 +251,7 @@ uint16_t TraceRecorder::snapshot(uint32_t pc) {
   auto& snaps = ir_.snapshots();
   // Consecutive guards with nothing changed in between share a snapshot
   // (not across a base frame switch: the same slots are other registers).
-  if (snaps.size() > 1 && snap_epoch_ == epoch_) {
+  if (snaps.size() > 1 && snap_epoch_ == epoch_ && snap_modified_.back() == modified_) {
     const Snapshot& last = snaps.back();
     if (last.pc == s.pc && last.base_proto == s.base_proto && last.frames.size() == s.frames.size() &&
         last.entries.size() == s.entries.size() &&
@@ -336,6 +336,17 @@ TraceRecorder::Status TraceRecorder::arith(ast::BinOp op, uint32_t dst, IRRef a,
 }
 
 TraceRecorder::Status TraceRecorder::compare(ast::CmpOp op, IRRef a, IRRef b, IRRef& out) {
+  // An int constant against a float compares as a float constant where the
+  // conversion is exact (|k| <= 2^53), as the interpreter's exact compare does.
+  auto as_float_const = [&](IRRef& r) {
+    if (ir_[r].op != IROp::KINT) return false;
+    const int64_t k = ir_.const_int(r);
+    if (k < -(int64_t{1} << 53) || k > (int64_t{1} << 53)) return false;
+    r = ir_.kfloat(static_cast<double>(k));
+    return true;
+  };
+  if (type_of(a) == IRType::Int && type_of(b) == IRType::Float) as_float_const(a);
+  if (type_of(a) == IRType::Float && type_of(b) == IRType::Int) as_float_const(b);
   IRType ta = type_of(a), tb = type_of(b);
   bool same_scalar = ta == tb && (ta == IRType::Int || ta == IRType::Float);
   bool bools = ta == IRType::Bool && tb == IRType::Bool &&
@@ -406,9 +417,18 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       const Value& g = G[ins.bx];
       if (g.is_undef()) return abort(AbortReason::ErrorRaised, "undefined global");
       IRType t = type_of_value(g);
+      const bool stored = std::find(stored_globals_.begin(), stored_globals_.end(), ins.bx) != stored_globals_.end();
+      if ((t == IRType::Func || t == IRType::Builtin) && !stored) {
+        // Calls through this global are specialised to its current value,
+        // assumed constant: storing into the global invalidates the trace.
+        auto& assumed = ir_.assumed_globals();
+        if (std::find(assumed.begin(), assumed.end(), ins.bx) == assumed.end()) assumed.push_back(ins.bx);
+        write(ins.a, constant(g));
+        return Status::Continue;
+      }
       IRRef r = ir_.emit(IROp::GLOAD, t, ins.bx, 0, snapshot(pc));
       if (t == IRType::Func || t == IRType::Builtin) {
-        // Calls through this global are specialised to its current value.
+        // A global this trace also stores: guarded on every load instead.
         guard(true, ir_.emit(IROp::EQ, IRType::Bool, r, constant(g)));
         r = constant(g);
       }
@@ -417,6 +437,11 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     }
     case Op::SETGLOBAL:
     case Op::DEFGLOBAL: {
+      const auto& assumed = ir_.assumed_globals();
+      if (std::find(assumed.begin(), assumed.end(), ins.bx) != assumed.end())
+        return abort(AbortReason::NYIBytecode, "store into a global the trace assumed constant");
+      if (std::find(stored_globals_.begin(), stored_globals_.end(), ins.bx) == stored_globals_.end())
+        stored_globals_.push_back(ins.bx);
       IRRef v = read(ins.a, R);
       // Objects borrowed from globals get an owner first: this store may
       // drop the global's reference.
@@ -989,6 +1014,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
     out.snapshots().push_back(std::move(s));
   }
   out.calls() = ir_.calls();
+  out.assumed_globals() = ir_.assumed_globals();
   ir_ = std::move(out);
   return Status::Done;
 }

@@ -114,6 +114,10 @@ class TraceIR {
   const std::vector<Snapshot>& snapshots() const { return snaps_; }
   std::vector<CallTarget>& calls() { return calls_; }
   const std::vector<CallTarget>& calls() const { return calls_; }
+  // Globals the trace assumed constant (functions it calls through them):
+  // a store into one of them invalidates the trace.
+  std::vector<uint32_t>& assumed_globals() { return assumed_; }
+  const std::vector<uint32_t>& assumed_globals() const { return assumed_; }
 
   // Index of the LOOP instruction, or kNoRef for a trace that does not loop.
   IRRef loop_ref() const;
@@ -123,6 +127,7 @@ class TraceIR {
   std::vector<uint64_t> consts_;
   std::vector<Snapshot> snaps_;
   std::vector<CallTarget> calls_;
+  std::vector<uint32_t> assumed_;
   // Constant deduplication: (op, type, payload bits) -> ref. A hit is
   // re-checked against ins_, since operator[] lets callers rewrite entries.
   struct ConstKey {
@@ -147,6 +152,7 @@ class TraceIR {
 // followed by the snapshots and the call table:
 //   SNAP #2 ir=0009 pc=17 frames=[f@4/12] [0=0005 4=0003]
 //   CALL #0 builtin 0 sqrt 0x55d0c0ffee00
+//   ASSUME global=3
 // print_ir(parse_ir(text)) == text for every printed trace.
 std::string print_ir(const TraceIR& ir);
 // Maps a snapshot frame's function name back to its proto (the text form

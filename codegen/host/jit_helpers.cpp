@@ -128,6 +128,10 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
   }
 }
 
+void tessera_jit_global_stored(tessera::jit::JitContext* ctx, uint32_t index) {
+  if (ctx->global_stored) ctx->global_stored(ctx->jit, index);
+}
+
 void tessera_jit_clear_registers(Value* regs, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i)
     if (regs[i].is_obj()) regs[i] = Value();

@@ -45,6 +45,10 @@ struct JitContext {
   // The interpreter's frames, which traces that follow recursion push and
   // pop in place (FPUSH, FPOP); they keep `base` current as they do.
   FrameRegion* frames = nullptr;
+  // Called after the trace stored into a watched global (one some trace
+  // assumed constant), so that the traces that assumed it are invalidated.
+  void (*global_stored)(void* jit, uint32_t index) = nullptr;
+  void* jit = nullptr;
 };
 
 using TraceFn = uint32_t (*)(Value* base, Value* globals, uint64_t* exit_vals, JitContext* ctx);
@@ -88,6 +92,9 @@ void tessera_jit_free(uint64_t obj);
 bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTarget* target,
                       const uint8_t* tags, const uint64_t* payloads, uint32_t n,
                       uint8_t expect_tag, uint64_t* result);
+
+// GSTORE into a watched global: tells the JIT (ctx->global_stored).
+void tessera_jit_global_stored(tessera::jit::JitContext* ctx, uint32_t index);
 
 // FPOP of a frame with many registers: releases the objects among the n
 // registers at `regs` (as RET does), leaving nil in their place.

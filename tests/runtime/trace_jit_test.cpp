@@ -167,6 +167,16 @@ TEST(TraceJit, ListLiteralsKeywordCallsAndNestedForInLoops) {
   EXPECT_TRUE(kwcall);
 }
 
+TEST(TraceJit, FloatComparedWithIntConstantInABranch) {
+  // `x == 0` and `x < 3` with x a float: the constant becomes a float
+  // (exactly), so the branch is recorded, not aborted.
+  auto rt = expect_same(
+      "fn f(n) {\n  let x = 0.0\n  let c = 0\n  for i in range(n) {\n    if x == 0 { c += 1 }\n"
+      "    if x < 3 { x += 0.5 } else { x = 0.0 }\n  }\n  return c\n}\nprint(f(200))\n");
+  EXPECT_GE(rt->tracing()->stats().compiled, 1u);
+  EXPECT_EQ(rt->tracing()->stats().aborts[static_cast<int>(jit::AbortReason::NYIBytecode)], 0u);
+}
+
 TEST(TraceJit, WhileLoopsAndBuiltinCalls) {
   auto rt = expect_same(
       "fn f() {\n  let i = 0\n  let s = 0.0\n"

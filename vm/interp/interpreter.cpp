@@ -59,6 +59,7 @@ Interpreter::Interpreter(VM& vm, std::unique_ptr<Module> module)
       frames_(static_cast<size_t>(vm.options().max_depth), 128) {
   const size_t n = module_->global_names.size();
   globals_.resize(n);
+  global_watch_.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const auto& slot = module_->global_slots[i];
     switch (slot.init) {
@@ -84,7 +85,9 @@ Interpreter::~Interpreter() {
 
 void Interpreter::set_jit_hooks(JitHooks* hooks) {
   hooks_ = hooks;
+  std::fill(global_watch_.begin(), global_watch_.end(), 0);
   if (!hooks_) return;
+  hooks_->watch_globals(global_watch_.data(), global_watch_.size());
   const uint16_t loop = hooks_->hotloop_threshold();
   const uint32_t call = hooks_->hotcall_threshold();
   for (auto& fn : module_->functions) {
@@ -288,6 +291,10 @@ L_GETGLOBAL: {
 L_SETGLOBAL:
 L_DEFGLOBAL:
   G[ins.bx] = RA;
+  if (UNLIKELY(global_watch_[ins.bx]) && hooks_) {
+    SAVEPC();
+    hooks_->on_global_store(ins.bx);  // invalidates the traces that assumed it
+  }
   DISPATCH();
 
   // Arithmetic: int/int and float/float inline, mixed numbers as doubles,

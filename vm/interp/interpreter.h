@@ -58,6 +58,7 @@ class Interpreter {
   VM& vm_;
   std::unique_ptr<Module> module_;
   std::vector<Value> globals_;
+  std::vector<uint8_t> global_watch_;  // JitHooks::watch_globals
   std::vector<Value> stack_;
   CallFrameStack frames_;
   JitHooks* hooks_ = nullptr;

@@ -91,6 +91,11 @@ class JitHooks {
   // Registers (from the entering frame's register 0) trace `id` may touch,
   // and any trace it may run into (links, recursion) from its base frame.
   virtual uint32_t trace_stack_need(uint32_t /*id*/) const { return 0; }
+  // Trace invalidation: when the hooks are installed the interpreter hands
+  // over one byte per global slot; a store into a global whose byte the JIT
+  // has set calls on_global_store() right after the store.
+  virtual void watch_globals(uint8_t* /*watch*/, size_t /*n*/) {}
+  virtual void on_global_store(uint32_t /*index*/) {}
   // Runs trace `id` with the entering frame's registers at `base`. The trace
   // may push and pop frames in `frames`; the exit is in the top frame.
   virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, FrameRegion& /*frames*/,

@@ -504,7 +504,10 @@ class Lowering {
         break;
       case IROp::GLOAD: v = load_guarded(slot_addr(globals_, ins.op1), ins.type, ins.snap); break;
       case IROp::SSTORE: store_slot(ins.op1, ins.op2); break;
-      case IROp::GSTORE: store_value(slot_addr(globals_, ins.op1), ins.op2); break;
+      case IROp::GSTORE:
+        store_value(slot_addr(globals_, ins.op1), ins.op2);
+        if (env_.global_watch != nullptr) report_global_store(ins.op1);
+        break;
 
       case IROp::ADD: ints(); v = b_.CreateAdd(A(), B()); break;
       case IROp::SUB: ints(); v = b_.CreateSub(A(), B()); break;
@@ -637,6 +640,25 @@ class Lowering {
     if (v != nullptr && ins.op != IROp::LREF && ins.op != IROp::TREF && v->getType() != type_of(ins.type))
       fail(std::string("result type does not match the instruction's type ") + ir_type_name(ins.type));
     val_[r] = v;
+  }
+
+  // A store into a global that a trace assumed constant invalidates that
+  // trace: the watch byte is read when the store runs (traces compiled
+  // later may watch globals this trace stores).
+  void report_global_store(uint32_t index) {
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    auto* report = llvm::BasicBlock::Create(c_, "global.watched", fn);
+    auto* done = llvm::BasicBlock::Create(c_, "global.done", fn);
+    llvm::Value* w = b_.CreateLoad(i8_, byte_gep(ptr_const(env_.global_watch), index));
+    llvm::MDBuilder md(c_);
+    b_.CreateCondBr(b_.CreateICmpNE(w, llvm::ConstantInt::get(i8_, 0)), report, done,
+                    md.createBranchWeights(1, 1u << 10));
+    b_.SetInsertPoint(report);
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i32_}, false);
+    call_addr(reinterpret_cast<const void*>(&tessera_jit_global_stored), fty,
+              {ctx_, llvm::ConstantInt::get(i32_, index)}, false);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
   }
 
   // --- recursion: frames pushed and popped in place (FrameRegion)

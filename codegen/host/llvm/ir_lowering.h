@@ -44,6 +44,9 @@ struct LoweringEnv {
   // The function of the trace's base frame (FPUSH writes the caller's
   // resume pc, a pointer into its code); may be null for traces without FPUSH.
   const FunctionProto* proto = nullptr;
+  // One byte per global, set where some trace assumed the global constant:
+  // GSTORE checks it and reports the store (null: no checks).
+  const uint8_t* global_watch = nullptr;
 };
 
 // Emits into `m` one function named `fn_name` with the TraceFn signature.

@@ -178,7 +178,7 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name) {
 }
 
 CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
-                                   const FunctionProto* proto) {
+                                   const FunctionProto* proto, const uint8_t* global_watch) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& im = *impl_;
   const std::string fn_name = "trace_" + name + "_" + std::to_string(im.next_id++);
@@ -194,6 +194,7 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
   env.obj_refcount_offset = obj_refcount_offset();
   env.linking = linking;
   env.proto = proto;
+  env.global_watch = global_watch;
   const size_t first_call = im.call_targets.size();
   for (const CallTarget& t : ir.calls()) {
     im.call_targets.push_back(t);

@@ -42,8 +42,9 @@ class LlvmBackend {
   // The same with linked exits (trace_abi.h): exits write the registers and
   // continue into `linking.links[snap]` when it is set.
   // `proto`: the function the trace starts in (needed by FPUSH).
+  // `global_watch`: see LoweringEnv.
   CompiledTrace compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
-                        const FunctionProto* proto = nullptr);
+                        const FunctionProto* proto = nullptr, const uint8_t* global_watch = nullptr);
 
  private:
   struct Impl;

@@ -1,0 +1,80 @@
+// Trace invalidation: a trace that calls a function through a global assumes
+// the global constant (no load, no guard); a store into that global, by the
+// interpreter or by compiled code, invalidates the trace (its back-edge or
+// entry no longer enters it, no exit links to it), and the program goes on
+// with the new value.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "runtime/jit_runtime.h"
+#include "tests/runtime/script_runner.h"
+
+namespace tessera {
+namespace {
+
+using testing::Outcome;
+
+std::unique_ptr<JitRuntime> expect_same(const std::string& source) {
+  Outcome ref = testing::run_script(source, nullptr, true);
+  JitParams p;
+  p.set("hotloop=3");
+  p.set("hotexit=2");
+  auto rt = std::make_unique<JitRuntime>(p);
+  Outcome jit = testing::run_script(source, rt.get(), true);
+  EXPECT_EQ(jit.status, ref.status);
+  EXPECT_EQ(jit.out, ref.out);
+  EXPECT_EQ(jit.err, ref.err);
+  return rt;
+}
+
+bool has_op(const jit::Trace& t, jit::IROp op) {
+  const auto& ins = t.ir.instructions();
+  return std::any_of(ins.begin(), ins.end(), [&](const jit::IRIns& i) { return i.op == op; });
+}
+
+const char* kPrelude =
+    "fn one() { return 1 }\nfn two() { return 2 }\nlet fun = one\n"
+    "fn run() {\n  let s = 0\n  for i in range(100) { s += fun() }\n  return s\n}\n";
+
+TEST(Invalidation, CalleeThroughAGlobalIsAssumedConstant) {
+  auto rt = expect_same(std::string(kPrelude) + "print(run())\n");
+  const auto& t = *rt->tracing()->traces().at(0);
+  EXPECT_EQ(t.ir.assumed_globals().size(), 1u);
+  EXPECT_FALSE(has_op(t, jit::IROp::GLOAD));  // no load, no identity guard
+}
+
+TEST(Invalidation, StoreByTheInterpreterInvalidatesTheTrace) {
+  auto rt = expect_same(std::string(kPrelude) + "print(run())\nfun = two\nprint(run())\nfun = one\nprint(run())\n");
+  EXPECT_GE(rt->tracing()->stats().invalidated, 1u);
+  EXPECT_TRUE(rt->tracing()->traces().at(0)->dead);
+}
+
+TEST(Invalidation, StoreByCompiledCodeInvalidatesTheTrace) {
+  // flip's trace stores into `fun` on every iteration: the first compiled
+  // store reports it, and run's trace (which assumed `one`) is invalidated.
+  auto rt = expect_same(std::string(kPrelude) +
+                        "fn flip(n) {\n  for i in range(n) {\n    if i % 2 == 0 { fun = two } else { fun = one }\n  }\n}\n"
+                        "print(run())\nflip(41)\nprint(run())\n");
+  EXPECT_GE(rt->tracing()->stats().invalidated, 1u);
+  bool compiled_store = false;
+  for (const auto& t : rt->tracing()->traces()) compiled_store = compiled_store || has_op(*t, jit::IROp::GSTORE);
+  EXPECT_TRUE(compiled_store);
+}
+
+TEST(Invalidation, ATraceThatStoresTheGlobalGuardsItInstead) {
+  // A loop that both reassigns and calls through the global cannot assume
+  // it: it loads and guards it on every iteration.
+  auto rt = expect_same(
+      std::string(kPrelude) +
+      "fn mix(n) {\n  let s = 0\n  for i in range(n) {\n    if i == 50 { fun = two }\n    s += fun()\n  }\n  return s\n}\n"
+      "print(mix(100))\n");
+  for (const auto& t : rt->tracing()->traces())
+    if (t->function == "mix" && has_op(*t, jit::IROp::GSTORE)) {
+      EXPECT_TRUE(has_op(*t, jit::IROp::GLOAD));
+    }
+}
+
+}  // namespace
+}  // namespace tessera
