@@ -30,6 +30,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <stdexcept>
 #include <utility>
 
@@ -91,6 +92,7 @@ class Lowering {
     // exit_vals is a buffer of the caller's that nothing else reaches.
     f_->addParamAttr(2, llvm::Attribute::NoAlias);
 
+    find_scalar_slots();
     entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
     b_.SetInsertPoint(entry_);
 
@@ -110,6 +112,32 @@ class Lowering {
   }
 
  private:
+  // Slots that hold a scalar at every exit: loaded with a scalar type on
+  // entry (before any exit but snapshot 0's, which writes nothing), and
+  // never given an object (a store, a helper's result, an object reload).
+  // Exits write them without reference counting. Not for traces that move
+  // their base frame (the same slot number names other registers).
+  void find_scalar_slots() {
+    for (IRRef r = 0; r < ir_.size(); ++r) {
+      const IRIns& in = ir_[r];
+      if (in.op == IROp::FPUSH || in.op == IROp::FPOP) {
+        scalar_slots_.clear();
+        return;
+      }
+      if (in.op == IROp::SLOAD && in.op2 == 0 && in.type != IRType::None &&
+          static_cast<uint8_t>(tag_for(in.type)) < static_cast<uint8_t>(Tag::Str))
+        scalar_slots_.insert(in.op1);
+    }
+    for (IRRef r = 0; r < ir_.size(); ++r) {
+      const IRIns& in = ir_[r];
+      if ((in.op == IROp::SSTORE && static_cast<uint8_t>(tag_for(ir_[in.op2].type)) >= static_cast<uint8_t>(Tag::Str)) ||
+          (in.op == IROp::SLOAD && in.op2 != 0 && static_cast<uint8_t>(tag_for(in.type)) >= static_cast<uint8_t>(Tag::Str)))
+        scalar_slots_.erase(in.op1);
+      if (in.op == IROp::CALL && in.op2 < env_.calls.size() && env_.calls[in.op2]->dest_slot >= 0)
+        scalar_slots_.erase(static_cast<uint32_t>(env_.calls[in.op2]->dest_slot));
+    }
+  }
+
   // --- errors
   [[noreturn]] void fail(const std::string& msg) const {
     char where[64];
@@ -227,7 +255,17 @@ class Lowering {
     } else {
       // Write the registers ourselves, then go on to the linked trace, if
       // any, as a tail call: chains of linked traces keep the stack flat.
-      for (const SnapshotEntry& e : s.entries) store_value(slot_addr(base_, e.slot), e.ref);
+      for (const SnapshotEntry& e : s.entries) {
+        llvm::Value* dst = slot_addr(base_, e.slot);
+        const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(e.ref)));
+        if (scalar_slots_.count(e.slot) && tag < static_cast<uint8_t>(Tag::Str)) {
+          // A scalar over a scalar: no reference counting.
+          b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
+          b_.CreateStore(to_payload(value_of(e.ref)), b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
+        } else {
+          store_value(dst, e.ref);
+        }
+      }
       llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(
           ptr_, ptr_const(reinterpret_cast<const void*>(env_.linking.links)), snap);
       llvm::Value* next = b_.CreateLoad(ptr_, slot);
@@ -848,6 +886,7 @@ class Lowering {
   IRRef cur_ = kNoRef;
   const FunctionProto* cur_proto_ = nullptr;     // the base frame's function here
   std::unordered_map<uint32_t, uint8_t> slot_tags_;  // base slot -> its tag here, where known
+  std::unordered_set<uint32_t> scalar_slots_;         // find_scalar_slots
   const FunctionProto* returning_to_ = nullptr;  // checked by the last RETGUARD
 };
 
