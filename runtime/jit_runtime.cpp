@@ -52,8 +52,12 @@ void JitRuntime::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion
   tracing_->run_trace(id, base, globals, frames, exit);
 }
 
-void JitRuntime::watch_globals(uint8_t* watch, size_t n) {
-  if (tracing_) tracing_->watch_globals(watch, n);
+void JitRuntime::watch_globals(uint8_t* watch, const Value* globals, size_t n) {
+  if (tracing_) tracing_->watch_globals(watch, globals, n);
+}
+
+void JitRuntime::interpreter_gone() {
+  if (tracing_) tracing_->stop_compiling();
 }
 
 void JitRuntime::on_global_store(uint32_t index) {

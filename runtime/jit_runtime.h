@@ -45,8 +45,9 @@ class JitRuntime : public JitHooks {
   uint32_t trace_stack_need(uint32_t id) const override;
   void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) override;
   bool on_hot_function(FunctionProto& fn) override;
-  void watch_globals(uint8_t* watch, size_t n) override;
+  void watch_globals(uint8_t* watch, const Value* globals, size_t n) override;
   void on_global_store(uint32_t index) override;
+  void interpreter_gone() override;
   uint16_t hotloop_threshold() const override;
   uint32_t hotcall_threshold() const override;
 

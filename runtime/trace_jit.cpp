@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "codegen/host/llvm/llvm_backend.h"
+#include "runtime/compile_worker.h"
 #include "deopt/exit_handler.h"
 #include "vm/interp/vm.h"
 
@@ -55,7 +56,8 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
       dump_dir_(std::move(dump_dir)),
       created_ms_(now_ms()) {}
 
-TraceJit::~TraceJit() = default;
+// The worker goes first: it may be compiling a trace's IR.
+TraceJit::~TraceJit() { worker_.reset(); }
 
 RecorderLimits TraceJit::limits() const {
   RecorderLimits limits;
@@ -73,6 +75,8 @@ bool TraceJit::blacklisted(const FunctionProto* fn, uint32_t pc) const {
 bool TraceJit::start_recording(FunctionProto& fn, uint32_t loop_pc) {
   ++stats_.hot_loops;
   if (recorder_) return false;  // already recording (a nested loop got hot)
+  install_finished();  // may patch this very back-edge
+  if (pending_trace(&fn, loop_pc, Trace::Kind::Loop)) return false;
   if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return false;
   Op op = fn.code[loop_pc].op;
   if (op != Op::FORLOOP && op != Op::ITERLOOP && op != Op::LOOP) return false;
@@ -82,8 +86,9 @@ bool TraceJit::start_recording(FunctionProto& fn, uint32_t loop_pc) {
   return true;
 }
 
-void TraceJit::watch_globals(uint8_t* watch, size_t n) {
+void TraceJit::watch_globals(uint8_t* watch, const Value* globals, size_t n) {
   global_watch_ = watch;
+  globals_ = globals;
   num_globals_ = n;
 }
 
@@ -106,16 +111,19 @@ void TraceJit::invalidate(Trace& t) {
 
 void TraceJit::invalidate_global(uint32_t index) {
   for (auto& t : traces_) {
-    if (t->dead) continue;
+    if (t->dead || t->pending) continue;  // a pending trace is checked when it is installed
     const auto& assumed = t->ir.assumed_globals();
-    if (std::find(assumed.begin(), assumed.end(), index) != assumed.end()) invalidate(*t);
+    if (std::any_of(assumed.begin(), assumed.end(), [&](const auto& a) { return a.index == index; }))
+      invalidate(*t);
   }
   if (index < num_globals_) global_watch_[index] = 0;  // no live trace assumes it now
 }
 
 bool TraceJit::start_function_recording(FunctionProto& fn) {
   ++stats_.hot_functions;
-  if (recorder_ || fn.entry_trace >= 0) return false;
+  if (recorder_) return false;
+  install_finished();
+  if (fn.entry_trace >= 0 || pending_trace(&fn, 0, Trace::Kind::Function)) return false;
   if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return false;
   // Function traces are blacklisted under the pseudo-pc UINT32_MAX (their
   // recorder's loop_pc()).
@@ -146,9 +154,18 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
   ++stats_.aborts[static_cast<int>(r)];
   stats_.last_abort[static_cast<int>(r)] = detail;
   stats_.record_ms += now_ms() - record_start_ms_;
+  // An inner loop whose trace is still being compiled: not a failure of
+  // this loop or exit, just too early (no penalty; try again later).
+  const bool too_early = r == AbortReason::InnerLoop &&
+                         std::any_of(traces_.begin(), traces_.end(), [](const auto& t) { return t->pending; });
   if (recorder_->is_side()) {
     Trace& parent = *traces_[side_parent_];
-    if (parent.side_tries[side_snap_] < 255) ++parent.side_tries[side_snap_];
+    if (too_early) parent.exits[side_snap_] = 0;  // another `hotexit` exits first
+    else if (parent.side_tries[side_snap_] < 255) ++parent.side_tries[side_snap_];
+    recorder_.reset();
+    return;
+  }
+  if (too_early) {
     recorder_.reset();
     return;
   }
@@ -215,66 +232,133 @@ void TraceJit::finish_recording() {
     trace->exit_lines.push_back(line_of(s.frames.empty() ? base : *s.frames.back().proto, s.pc));
   }
   stats_.ir_instructions += trace->ir.size();
+  exit_buffer_.resize(std::max<size_t>(exit_buffer_.size(), trace->max_entries + 1));
+  Trace& t = *trace;
+  traces_.push_back(std::move(trace));
+  if (t.ir.snapshots().size() > 0xFFFF || t.id > 0xFFFF) {
+    discard(t, "too many snapshots or traces for the exit code");
+    return;
+  }
+  ExitLinking linking;
+  linking.code_base = t.id << 16;
+  linking.links = t.links.get();
+  std::string name =
+      fmt::format("trace{}_{}_{}", t.id, t.function == "<main>" ? "main" : t.function, t.line);
+  if (params_.async) {
+    // LLVM works on its own thread; the interpreter goes on, and the trace
+    // is installed at the next safe point after it is done.
+    if (!worker_) worker_ = std::make_unique<CompileWorker>();
+    t.pending = true;
+    worker_->submit(CompileWorker::Job{t.id, &t.ir, std::move(name), linking, t.proto, global_watch_});
+    return;
+  }
   try {
     // The LLVM JIT is created with the first trace: scripts that never get
     // hot do not pay for it.
     if (!backend_) backend_ = std::make_unique<LlvmBackend>(2);
-    if (trace->ir.snapshots().size() > 0xFFFF || trace->id > 0xFFFF)
-      throw std::runtime_error("too many snapshots or traces for the exit code");
-    ExitLinking linking;
-    linking.code_base = trace->id << 16;
-    linking.links = trace->links.get();
-    CompiledTrace code = backend_->compile(
-        trace->ir,
-        fmt::format("trace{}_{}_{}", trace->id, trace->function == "<main>" ? "main" : trace->function,
-                    trace->line),
-        linking, trace->proto, global_watch_);
-    trace->fn = code.fn;
-    trace->llvm_ir = std::move(code.llvm_ir);
-    trace->compile_ms = code.compile_ms;
+    CompiledTrace code = backend_->compile(t.ir, name, linking, t.proto, global_watch_);
+    install(t, code);
   } catch (const std::exception& e) {
-    // A trace the backend cannot compile is dropped; the loop stays interpreted.
-    ++stats_.aborts[static_cast<int>(AbortReason::NYIBytecode)];
-    stats_.last_abort[static_cast<int>(AbortReason::NYIBytecode)] = e.what();
-    if (trace->is_side) {
-      Trace& parent = *traces_[trace->parent];
-      if (parent.side_tries[trace->parent_snap] < 255) ++parent.side_tries[trace->parent_snap];
-    }
+    discard(t, e.what());
+  }
+}
+
+void TraceJit::discard(Trace& t, const std::string& why) {
+  // A trace the backend cannot compile is dropped; the code stays interpreted.
+  t.dead = true;
+  t.pending = false;
+  ++stats_.aborts[static_cast<int>(AbortReason::NYIBytecode)];
+  stats_.last_abort[static_cast<int>(AbortReason::NYIBytecode)] = why;
+  if (t.is_side) {
+    Trace& parent = *traces_[t.parent];
+    if (parent.side_tries[t.parent_snap] < 255) ++parent.side_tries[t.parent_snap];
+  }
+}
+
+void TraceJit::install(Trace& t, CompiledTrace& code) {
+  t.pending = false;
+  t.fn = code.fn;
+  t.llvm_ir = std::move(code.llvm_ir);
+  t.compile_ms = code.compile_ms;
+  stats_.compile_ms += t.compile_ms;
+  // Compiled in the background, the trace may be out of date by now: a
+  // global it assumed was stored into, or the trace it hangs off or links to
+  // was invalidated. (Its watch bytes were not set while it compiled.)
+  bool stale = t.dead || (t.is_side && traces_[t.parent]->dead) ||
+               (t.link >= 0 && t.link != static_cast<int32_t>(t.id) && traces_[static_cast<size_t>(t.link)]->dead);
+  for (const auto& a : t.ir.assumed_globals()) {
+    const Value* g = a.index < num_globals_ && globals_ ? &globals_[a.index] : nullptr;
+    const void* now = g == nullptr ? nullptr
+                      : g->is_func() ? static_cast<const void*>(g->as_func())
+                      : g->is_builtin() ? static_cast<const void*>(g->as_builtin())
+                                        : nullptr;
+    stale = stale || now != a.value;
+  }
+  if (stale) {
+    if (!t.dead) ++stats_.invalidated;
+    t.dead = true;
     return;
   }
-  stats_.compile_ms += trace->compile_ms;
   ++stats_.compiled;
   stats_.last_trace_ms = now_ms() - created_ms_;
   if (stats_.first_trace_ms < 0) stats_.first_trace_ms = stats_.last_trace_ms;
-  if (trace->link == static_cast<int32_t>(trace->id))
-    trace->links[trace->link_snap] = trace->fn;
-  else if (trace->link >= 0 && !traces_[static_cast<size_t>(trace->link)]->dead)
-    trace->links[trace->link_snap] = traces_[static_cast<size_t>(trace->link)]->fn;
-  for (uint32_t g : trace->ir.assumed_globals())
-    if (g < num_globals_) global_watch_[g] = 1;
-  if (trace->is_side) {
+  if (t.link == static_cast<int32_t>(t.id))
+    t.links[t.link_snap] = t.fn;
+  else if (t.link >= 0)
+    t.links[t.link_snap] = traces_[static_cast<size_t>(t.link)]->fn;
+  for (const auto& a : t.ir.assumed_globals())
+    if (a.index < num_globals_) global_watch_[a.index] = 1;
+  if (t.is_side) {
     // Hang it off its parent's exit: the next time that exit is taken the
     // runtime goes straight into it.
-    traces_[trace->parent]->links[trace->parent_snap] = trace->fn;
-    ++traces_[trace->root]->sides;
+    traces_[t.parent]->links[t.parent_snap] = t.fn;
+    ++traces_[t.root]->sides;
     ++stats_.side_traces;
-  } else if (trace->kind == Trace::Kind::Function) {
+  } else if (t.kind == Trace::Kind::Function) {
     // Calls of the function enter the trace from now on.
-    trace->proto->entry_trace = static_cast<int32_t>(trace->id);
+    t.proto->entry_trace = static_cast<int32_t>(t.id);
   } else {
     // Patch the loop's back-edge so that the interpreter enters the trace.
-    FunctionProto* p = trace->proto;
-    p->code[trace->loop_pc].op = entering_op(p->code[trace->loop_pc].op);
-    p->loop_traces.emplace_back(trace->loop_pc, trace->id);
+    FunctionProto* p = t.proto;
+    p->code[t.loop_pc].op = entering_op(p->code[t.loop_pc].op);
+    p->loop_traces.emplace_back(t.loop_pc, t.id);
   }
-  exit_buffer_.resize(std::max<size_t>(exit_buffer_.size(), trace->max_entries + 1));
-  if (!dump_dir_.empty()) dump(*trace);
-  traces_.push_back(std::move(trace));
+  if (!dump_dir_.empty()) dump(t);
+}
+
+void TraceJit::install_finished() {
+  if (!worker_) return;
+  for (CompileWorker::Result& r : worker_->take_finished()) {
+    Trace& t = *traces_[r.trace_id];
+    if (!r.error.empty()) discard(t, r.error);
+    else install(t, r.code);
+  }
+}
+
+void TraceJit::stop_compiling() {
+  worker_.reset();
+  global_watch_ = nullptr;  // the interpreter's, going away with it
+  globals_ = nullptr;
+  num_globals_ = 0;
+}
+
+bool TraceJit::pending_trace(const FunctionProto* proto, uint32_t loop_pc, Trace::Kind kind) const {
+  for (const auto& t : traces_)
+    if (t->pending && t->kind == kind && t->proto == proto && (kind != Trace::Kind::Loop || t->loop_pc == loop_pc))
+      return true;
+  return false;
+}
+
+bool TraceJit::pending_side_trace(uint32_t parent, uint32_t snap) const {
+  for (const auto& t : traces_)
+    if (t->pending && t->is_side && t->parent == parent && t->parent_snap == snap) return true;
+  return false;
 }
 
 uint32_t TraceJit::trace_stack_need(uint32_t /*id*/) const { return stack_need_; }
 
 void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
+  install_finished();
   JitContext ctx;
   ctx.vm = &vm_;
   ctx.base = base;
@@ -310,6 +394,7 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   if (t.exits[snap_no] < static_cast<uint64_t>(params_.hotexit) << tries) return;
   if (traces_[t.root]->sides >= static_cast<uint32_t>(params_.maxside)) return;
   if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return;
+  if (pending_side_trace(t.id, snap_no)) return;
   recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),
                                               TraceRecorder::SideTrace{});
   side_parent_ = t.id;
@@ -341,6 +426,8 @@ void TraceJit::print_stats(std::ostream& os) const {
                        : t->kind == Trace::Kind::Function ? std::string("function trace")
                                                           : std::string("root trace");
     if (t->link >= 0) kind += fmt::format(", links to {}", t->link);
+    if (t->pending) kind += ", still compiling when the run ended";
+    else if (t->dead) kind += t->fn ? ", invalidated" : ", not compiled";
     os << fmt::format("    trace {}  {}:{} in {}, {}: {} IR instructions, {} snapshots, compiled in "
                       "{:.3f} ms; entered {} times, {} exits\n",
                       t->id, script_name_, t->line, t->function, kind, t->ir.size(),

@@ -20,6 +20,8 @@
 namespace tessera::jit {
 
 class LlvmBackend;
+class CompileWorker;
+struct CompiledTrace;
 
 // One compiled trace.
 struct Trace {
@@ -56,9 +58,11 @@ struct Trace {
   std::vector<int> exit_lines;  // source line each snapshot resumes at
   uint32_t max_slot = 0;
   uint32_t max_entries = 0;     // largest snapshot (exit buffer size)
-  // Invalidated (a global it assumed constant was stored into): nothing
-  // enters it or links to it any more.
+  // Invalidated (a global it assumed constant was stored into), or its
+  // compilation failed: nothing enters it or links to it.
   bool dead = false;
+  // Recorded, waiting for its native code (async compilation).
+  bool pending = false;
 };
 
 struct TraceStats {
@@ -84,7 +88,10 @@ class TraceJit {
   bool start_recording(FunctionProto& fn, uint32_t loop_pc);
   bool start_function_recording(FunctionProto& fn);
   // The interpreter's watch bytes, one per global (JitHooks::watch_globals).
-  void watch_globals(uint8_t* watch, size_t n);
+  void watch_globals(uint8_t* watch, const Value* globals, size_t n);
+  // Async compilation: stops the worker (after the trace it is compiling)
+  // and drops what it has not installed; the interpreter is going away.
+  void stop_compiling();
   // A store into global `index`: invalidates the traces that assumed it.
   void invalidate_global(uint32_t index);
   bool record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
@@ -99,6 +106,13 @@ class TraceJit {
 
  private:
   void finish_recording();
+  // Async compilation: installs the traces the worker has finished (called
+  // at safe points: no trace runs, no recording is under way).
+  void install_finished();
+  void install(Trace& t, CompiledTrace& code);
+  void discard(Trace& t, const std::string& why);
+  bool pending_trace(const FunctionProto* proto, uint32_t loop_pc, Trace::Kind kind) const;
+  bool pending_side_trace(uint32_t parent, uint32_t snap) const;
   void invalidate(Trace& t);
   bool blacklisted(const FunctionProto* fn, uint32_t pc) const;
   RecorderLimits limits() const;
@@ -110,7 +124,8 @@ class TraceJit {
   JitParams params_;
   std::string script_name_;
   std::string dump_dir_;
-  std::unique_ptr<LlvmBackend> backend_;
+  std::unique_ptr<LlvmBackend> backend_;    // synchronous compilation (async=0)
+  std::unique_ptr<CompileWorker> worker_;   // async=1
   std::unique_ptr<TraceRecorder> recorder_;
   double record_start_ms_ = 0;
   double created_ms_ = 0;
@@ -130,6 +145,7 @@ class TraceJit {
   // one need for all (the interpreter guarantees it at every entry).
   uint32_t stack_need_ = 0;
   uint8_t* global_watch_ = nullptr;
+  const Value* globals_ = nullptr;
   size_t num_globals_ = 0;
   TraceStats stats_;
 };

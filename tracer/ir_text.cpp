@@ -506,12 +506,14 @@ class Parser {
     ir_.calls().push_back(std::move(ct));
   }
 
-  // ASSUME global=N
+  // ASSUME global=N value=PTR
   void parse_assume(const std::vector<std::string_view>& toks, size_t line) {
     uint32_t g;
-    if (toks.size() != 2 || !toks[1].starts_with("global=") || !parse_num(toks[1].substr(7), g))
-      fail(line, "expected 'ASSUME global=N'");
-    ir_.assumed_globals().push_back(g);
+    uint64_t v;
+    if (toks.size() != 3 || !toks[1].starts_with("global=") || !parse_num(toks[1].substr(7), g) ||
+        !toks[2].starts_with("value=") || !parse_hex_u64(toks[2].substr(6), v))
+      fail(line, "expected 'ASSUME global=N value=PTR'");
+    ir_.assumed_globals().push_back({g, reinterpret_cast<const void*>(static_cast<uintptr_t>(v))});
   }
 
   // Cross-line checks, once every instruction, snapshot and call is known.
@@ -589,7 +591,9 @@ std::string print_ir(const TraceIR& ir) {
     if (c.aux) out += " aux=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.aux)));
     out += '\n';
   }
-  for (uint32_t g : ir.assumed_globals()) out += "ASSUME global=" + std::to_string(g) + "\n";
+  for (const auto& a : ir.assumed_globals())
+    out += "ASSUME global=" + std::to_string(a.index) +
+           " value=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(a.value))) + "\n";
   return out;
 }
 

@@ -422,7 +422,9 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
         // Calls through this global are specialised to its current value,
         // assumed constant: storing into the global invalidates the trace.
         auto& assumed = ir_.assumed_globals();
-        if (std::find(assumed.begin(), assumed.end(), ins.bx) == assumed.end()) assumed.push_back(ins.bx);
+        if (std::none_of(assumed.begin(), assumed.end(), [&](const auto& a) { return a.index == ins.bx; }))
+          assumed.push_back({ins.bx, g.is_func() ? static_cast<const void*>(g.as_func())
+                                                 : static_cast<const void*>(g.as_builtin())});
         write(ins.a, constant(g));
         return Status::Continue;
       }
@@ -438,7 +440,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     case Op::SETGLOBAL:
     case Op::DEFGLOBAL: {
       const auto& assumed = ir_.assumed_globals();
-      if (std::find(assumed.begin(), assumed.end(), ins.bx) != assumed.end())
+      if (std::any_of(assumed.begin(), assumed.end(), [&](const auto& a) { return a.index == ins.bx; }))
         return abort(AbortReason::NYIBytecode, "store into a global the trace assumed constant");
       if (std::find(stored_globals_.begin(), stored_globals_.end(), ins.bx) == stored_globals_.end())
         stored_globals_.push_back(ins.bx);

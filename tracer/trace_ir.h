@@ -114,10 +114,14 @@ class TraceIR {
   const std::vector<Snapshot>& snapshots() const { return snaps_; }
   std::vector<CallTarget>& calls() { return calls_; }
   const std::vector<CallTarget>& calls() const { return calls_; }
-  // Globals the trace assumed constant (functions it calls through them):
-  // a store into one of them invalidates the trace.
-  std::vector<uint32_t>& assumed_globals() { return assumed_; }
-  const std::vector<uint32_t>& assumed_globals() const { return assumed_; }
+  // Globals the trace assumed constant (functions it calls through them),
+  // with the value assumed: a store into one of them invalidates the trace.
+  struct GlobalAssumption {
+    uint32_t index;
+    const void* value;  // the FunctionProto* or BuiltinDef* the global held
+  };
+  std::vector<GlobalAssumption>& assumed_globals() { return assumed_; }
+  const std::vector<GlobalAssumption>& assumed_globals() const { return assumed_; }
 
   // Index of the LOOP instruction, or kNoRef for a trace that does not loop.
   IRRef loop_ref() const;
@@ -127,7 +131,7 @@ class TraceIR {
   std::vector<uint64_t> consts_;
   std::vector<Snapshot> snaps_;
   std::vector<CallTarget> calls_;
-  std::vector<uint32_t> assumed_;
+  std::vector<GlobalAssumption> assumed_;
   // Constant deduplication: (op, type, payload bits) -> ref. A hit is
   // re-checked against ins_, since operator[] lets callers rewrite entries.
   struct ConstKey {
@@ -152,7 +156,7 @@ class TraceIR {
 // followed by the snapshots and the call table:
 //   SNAP #2 ir=0009 pc=17 frames=[f@4/12] [0=0005 4=0003]
 //   CALL #0 builtin 0 sqrt 0x55d0c0ffee00
-//   ASSUME global=3
+//   ASSUME global=3 value=0x55d0c0ffee40
 // print_ir(parse_ir(text)) == text for every printed trace.
 std::string print_ir(const TraceIR& ir);
 // Maps a snapshot frame's function name back to its proto (the text form

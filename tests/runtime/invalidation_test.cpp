@@ -19,6 +19,7 @@ using testing::Outcome;
 std::unique_ptr<JitRuntime> expect_same(const std::string& source) {
   Outcome ref = testing::run_script(source, nullptr, true);
   JitParams p;
+  p.set("async=0");
   p.set("hotloop=3");
   p.set("hotexit=2");
   auto rt = std::make_unique<JitRuntime>(p);

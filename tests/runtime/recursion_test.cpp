@@ -17,6 +17,7 @@ using testing::Outcome;
 
 JitParams recursion_params() {
   JitParams p;
+  p.set("async=0");  // deterministic: traces are there as soon as recorded
   p.set("hotloop=3");
   p.set("hotcall=3");
   p.set("hotexit=2");
@@ -121,6 +122,7 @@ TEST(Recursion, ReturnsThroughSeveralFramesIntoACallerLoop) {
   // FPOP) whose exits share a snapshot; each exit must write and link
   // relative to the base frame it is taken in (fuzzer seed 57).
   JitParams p;
+  p.set("async=0");
   p.set("hotloop=1");
   p.set("hotcall=1");
   p.set("hotexit=1");

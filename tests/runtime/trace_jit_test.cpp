@@ -22,6 +22,7 @@ Outcome run(const std::string& source, JitRuntime* rt) { return testing::run_scr
 
 JitParams hot_params(int hotloop = 3) {
   JitParams p;
+  p.set("async=0");  // compile before going on: the checks below count entries and exits
   p.set("hotloop=" + std::to_string(hotloop));
   return p;
 }
@@ -175,6 +176,30 @@ TEST(TraceJit, FloatComparedWithIntConstantInABranch) {
       "    if x < 3 { x += 0.5 } else { x = 0.0 }\n  }\n  return c\n}\nprint(f(200))\n");
   EXPECT_GE(rt->tracing()->stats().compiled, 1u);
   EXPECT_EQ(rt->tracing()->stats().aborts[static_cast<int>(jit::AbortReason::NYIBytecode)], 0u);
+}
+
+TEST(TraceJit, BackgroundCompilationGivesTheSameResults) {
+  // async=1: traces compile on the worker thread while the interpreter goes
+  // on, and are installed at safe points; behaviour must not change.
+  const char* scripts[] = {
+      "fn fib(n) {\n  if n < 2 { return n }\n  return fib(n - 1) + fib(n - 2)\n}\nprint(fib(25))\n",
+      "fn f(n) {\n  let s = 0\n  for i in range(n) {\n    for j in range(i % 7) { s += i * j % 5 }\n  }\n  return s\n}\n"
+      "print(f(100000))\n",
+      "fn one() { return 1 }\nfn two() { return 2 }\nlet fun = one\n"
+      "fn run() {\n  let s = 0\n  for i in range(30000) { s += fun() }\n  return s\n}\n"
+      "print(run())\nfun = two\nprint(run())\nprint(1 // 0)\n",
+  };
+  for (const char* src : scripts) {
+    Outcome ref = run(src, nullptr);
+    JitParams p = hot_params(3);
+    p.set("async=1");
+    JitRuntime rt(p);
+    Outcome jit = run(src, &rt);
+    EXPECT_EQ(jit.status, ref.status) << src;
+    EXPECT_EQ(jit.out, ref.out) << src;
+    EXPECT_EQ(jit.err, ref.err) << src;
+    EXPECT_GE(rt.tracing()->stats().recorded, 1u) << src;
+  }
 }
 
 TEST(TraceJit, WhileLoopsAndBuiltinCalls) {

@@ -78,6 +78,7 @@ Interpreter::Interpreter(VM& vm, std::unique_ptr<Module> module)
 }
 
 Interpreter::~Interpreter() {
+  if (hooks_) hooks_->interpreter_gone();
   // Values first (they may reference constants' objects), then the module.
   stack_.clear();
   globals_.clear();
@@ -87,7 +88,7 @@ void Interpreter::set_jit_hooks(JitHooks* hooks) {
   hooks_ = hooks;
   std::fill(global_watch_.begin(), global_watch_.end(), 0);
   if (!hooks_) return;
-  hooks_->watch_globals(global_watch_.data(), global_watch_.size());
+  hooks_->watch_globals(global_watch_.data(), globals_.data(), global_watch_.size());
   const uint16_t loop = hooks_->hotloop_threshold();
   const uint32_t call = hooks_->hotcall_threshold();
   for (auto& fn : module_->functions) {

@@ -92,10 +92,14 @@ class JitHooks {
   // and any trace it may run into (links, recursion) from its base frame.
   virtual uint32_t trace_stack_need(uint32_t /*id*/) const { return 0; }
   // Trace invalidation: when the hooks are installed the interpreter hands
-  // over one byte per global slot; a store into a global whose byte the JIT
-  // has set calls on_global_store() right after the store.
-  virtual void watch_globals(uint8_t* /*watch*/, size_t /*n*/) {}
+  // over one byte per global slot (and the slots, which never move); a store
+  // into a global whose byte the JIT has set calls on_global_store() right
+  // after the store.
+  virtual void watch_globals(uint8_t* /*watch*/, const Value* /*globals*/, size_t /*n*/) {}
   virtual void on_global_store(uint32_t /*index*/) {}
+  // The interpreter (and its module, whose functions traces point into) is
+  // going away: nothing may touch them from now on (background compiles).
+  virtual void interpreter_gone() {}
   // Runs trace `id` with the entering frame's registers at `base`. The trace
   // may push and pop frames in `frames`; the exit is in the top frame.
   virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, FrameRegion& /*frames*/,
