@@ -1,8 +1,11 @@
 // TraceJit: the trace compiler's control loop — start recording at hot
-// loops, compile finished traces with the LLVM backend, patch the loop's
-// back-edge to enter the trace, run traces and hand their exits to deopt/.
-// Also blacklisting of loops whose recording keeps aborting, and the
-// counters that --stats reports.
+// loops, hot function entries and hot exits; compile finished traces with
+// the LLVM backend (here, or on the CompileWorker's thread with async=1);
+// install them (patch the loop's back-edge, set the function's entry trace,
+// link the parent's exit); run traces and hand their exits to deopt/;
+// invalidate traces whose assumed globals change. Also back-off and
+// blacklisting of recordings that keep aborting, and the counters that
+// --stats reports.
 #pragma once
 
 #include <array>
