@@ -17,23 +17,14 @@ namespace {
 using testing::Outcome;
 
 std::unique_ptr<JitRuntime> expect_same(const std::string& source) {
-  Outcome ref = testing::run_script(source, nullptr, true);
   JitParams p;
   p.set("async=0");
   p.set("hotloop=3");
   p.set("hotexit=2");
-  auto rt = std::make_unique<JitRuntime>(p);
-  Outcome jit = testing::run_script(source, rt.get(), true);
-  EXPECT_EQ(jit.status, ref.status);
-  EXPECT_EQ(jit.out, ref.out);
-  EXPECT_EQ(jit.err, ref.err);
-  return rt;
+  return testing::expect_same_as_interpreter(source, p);
 }
 
-bool has_op(const jit::Trace& t, jit::IROp op) {
-  const auto& ins = t.ir.instructions();
-  return std::any_of(ins.begin(), ins.end(), [&](const jit::IRIns& i) { return i.op == op; });
-}
+using testing::trace_has_op;
 
 const char* kPrelude =
     "fn one() { return 1 }\nfn two() { return 2 }\nlet fun = one\n"
@@ -43,7 +34,7 @@ TEST(Invalidation, CalleeThroughAGlobalIsAssumedConstant) {
   auto rt = expect_same(std::string(kPrelude) + "print(run())\n");
   const auto& t = *rt->tracing()->traces().at(0);
   EXPECT_EQ(t.ir.assumed_globals().size(), 1u);
-  EXPECT_FALSE(has_op(t, jit::IROp::GLOAD));  // no load, no identity guard
+  EXPECT_FALSE(trace_has_op(t, jit::IROp::GLOAD));  // no load, no identity guard
 }
 
 TEST(Invalidation, StoreByTheInterpreterInvalidatesTheTrace) {
@@ -60,7 +51,7 @@ TEST(Invalidation, StoreByCompiledCodeInvalidatesTheTrace) {
                         "print(run())\nflip(41)\nprint(run())\n");
   EXPECT_GE(rt->tracing()->stats().invalidated, 1u);
   bool compiled_store = false;
-  for (const auto& t : rt->tracing()->traces()) compiled_store = compiled_store || has_op(*t, jit::IROp::GSTORE);
+  for (const auto& t : rt->tracing()->traces()) compiled_store = compiled_store || trace_has_op(*t, jit::IROp::GSTORE);
   EXPECT_TRUE(compiled_store);
 }
 
@@ -72,8 +63,8 @@ TEST(Invalidation, ATraceThatStoresTheGlobalGuardsItInstead) {
       "fn mix(n) {\n  let s = 0\n  for i in range(n) {\n    if i == 50 { fun = two }\n    s += fun()\n  }\n  return s\n}\n"
       "print(mix(100))\n");
   for (const auto& t : rt->tracing()->traces())
-    if (t->function == "mix" && has_op(*t, jit::IROp::GSTORE)) {
-      EXPECT_TRUE(has_op(*t, jit::IROp::GLOAD));
+    if (t->function == "mix" && trace_has_op(*t, jit::IROp::GSTORE)) {
+      EXPECT_TRUE(trace_has_op(*t, jit::IROp::GLOAD));
     }
 }
 

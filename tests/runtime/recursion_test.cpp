@@ -26,20 +26,10 @@ JitParams recursion_params() {
 
 // Runs `source` with and without the JIT and expects identical behaviour.
 std::unique_ptr<JitRuntime> expect_same(const std::string& source) {
-  Outcome ref = testing::run_script(source, nullptr, true);
-  auto rt = std::make_unique<JitRuntime>(recursion_params());
-  Outcome jit = testing::run_script(source, rt.get(), true);
-  EXPECT_EQ(jit.status, ref.status);
-  EXPECT_EQ(jit.out, ref.out);
-  EXPECT_EQ(jit.err, ref.err);
-  return rt;
+  return testing::expect_same_as_interpreter(source, recursion_params());
 }
 
-bool has_op(const jit::Trace& t, jit::IROp op) {
-  for (const jit::IRIns& ins : t.ir.instructions())
-    if (ins.op == op) return true;
-  return false;
-}
+using testing::trace_has_op;
 
 // Which traces use an opcode, and whether one of them ran (was entered or
 // reached through a link: its exits or its links were used).
@@ -48,7 +38,7 @@ struct OpUse {
 };
 OpUse uses(const JitRuntime& rt, jit::IROp op) {
   OpUse u;
-  for (const auto& t : rt.tracing()->traces()) u.traces += has_op(*t, op);
+  for (const auto& t : rt.tracing()->traces()) u.traces += trace_has_op(*t, op);
   return u;
 }
 
@@ -166,7 +156,7 @@ TEST(NestedLoops, CallsOfAFunctionWithLoopsGoThroughItsFunctionTrace) {
   const auto& traces = rt->tracing()->traces();
   bool pushes_step = false;
   for (const auto& t : traces)
-    if (has_op(*t, jit::IROp::FPUSH) && t->link >= 0 &&
+    if (trace_has_op(*t, jit::IROp::FPUSH) && t->link >= 0 &&
         traces[static_cast<size_t>(t->link)]->kind == jit::Trace::Kind::Function &&
         traces[static_cast<size_t>(t->link)]->function == "step")
       pushes_step = true;

@@ -2,6 +2,10 @@
 // captures what it printed.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -33,6 +37,25 @@ inline Outcome run_script(const std::string& source, JitRuntime* rt, bool tracin
   }
   RunStatus st = vm.run_source("t.tsb", source);
   return {st, out.str(), err.str()};
+}
+
+// Runs `source` with the interpreter alone and with a trace compiler built
+// from `params`, and expects the same status, stdout and stderr (GoogleTest
+// checks). Returns the JIT run's runtime for further checks.
+inline std::unique_ptr<JitRuntime> expect_same_as_interpreter(const std::string& source, const JitParams& params) {
+  Outcome ref = run_script(source, nullptr, true);
+  auto rt = std::make_unique<JitRuntime>(params);
+  Outcome jit = run_script(source, rt.get(), true);
+  EXPECT_EQ(jit.status, ref.status);
+  EXPECT_EQ(jit.out, ref.out);
+  EXPECT_EQ(jit.err, ref.err);
+  return rt;
+}
+
+// Whether trace `t` contains an instruction with opcode `op`.
+inline bool trace_has_op(const jit::Trace& t, jit::IROp op) {
+  const auto& ins = t.ir.instructions();
+  return std::any_of(ins.begin(), ins.end(), [&](const jit::IRIns& i) { return i.op == op; });
 }
 
 }  // namespace tessera::testing

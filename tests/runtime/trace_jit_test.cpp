@@ -30,13 +30,7 @@ JitParams hot_params(int hotloop = 3) {
 // Runs `source` with and without the JIT and expects identical behaviour.
 // Returns the JIT run's runtime for further checks.
 std::unique_ptr<JitRuntime> expect_same(const std::string& source, int hotloop = 3) {
-  Outcome ref = run(source, nullptr);
-  auto rt = std::make_unique<JitRuntime>(hot_params(hotloop));
-  Outcome jit = run(source, rt.get());
-  EXPECT_EQ(jit.status, ref.status);
-  EXPECT_EQ(jit.out, ref.out);
-  EXPECT_EQ(jit.err, ref.err);
-  return rt;
+  return testing::expect_same_as_interpreter(source, hot_params(hotloop));
 }
 
 uint64_t total_exits(const JitRuntime& rt) {
