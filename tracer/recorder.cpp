@@ -524,14 +524,9 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     }
     case Op::JFORLOOP: {
       if (!at_root) return abort(AbortReason::InnerLoop);
-      IRRef left = read(ins.a + 1, R);
-      bool more = R[ins.a + 1].as_int() > 0;
-      guard(more, ir_.emit(IROp::GT, IRType::Bool, left, ir_.kint(0)));
+      const bool more = R[ins.a + 1].as_int() > 0;
+      for_step(ins, R, more);
       if (!more) return Status::Continue;  // the loop ends here; keep recording after it
-      IRRef v = ir_.emit(IROp::ADD, IRType::Int, read(ins.a, R), read(ins.a + 2, R));
-      write(ins.a + 1, ir_.emit(IROp::SUB, IRType::Int, left, ir_.kint(1)));
-      write(ins.a, v);
-      write(ins.a + 3, v);
       return link_to(fn->trace_at(pc), static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
     }
     case Op::JLOOP:
@@ -550,27 +545,14 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       if (linear_ && at_root && (visit_loop(pc) || R[ins.a + 1].as_int() <= 0)) {
         // A side trace follows an outer loop's back-edge into its next
         // iteration (towards the inner loop's trace), or out of the loop.
-        IRRef left = read(ins.a + 1, R);
-        bool more = R[ins.a + 1].as_int() > 0;
-        guard(more, ir_.emit(IROp::GT, IRType::Bool, left, ir_.kint(0)));
-        if (more) {
-          IRRef v = ir_.emit(IROp::ADD, IRType::Int, read(ins.a, R), read(ins.a + 2, R));
-          write(ins.a + 1, ir_.emit(IROp::SUB, IRType::Int, left, ir_.kint(1)));
-          write(ins.a, v);
-          write(ins.a + 3, v);
-        }
+        for_step(ins, R, R[ins.a + 1].as_int() > 0);
         return Status::Continue;
       }
       if (!at_root || pc != loop_pc_) return abort(AbortReason::InnerLoop);
       // left > 0 keeps looping; the exit re-runs FORLOOP, which falls through.
       // (Recording may end on the loop's last iteration: the trace is still
       // right for the next time the loop runs.)
-      IRRef left = read(ins.a + 1, R);
-      guard(true, ir_.emit(IROp::GT, IRType::Bool, left, ir_.kint(0)));
-      IRRef v = ir_.emit(IROp::ADD, IRType::Int, read(ins.a, R), read(ins.a + 2, R));
-      write(ins.a + 1, ir_.emit(IROp::SUB, IRType::Int, left, ir_.kint(1)));
-      write(ins.a, v);
-      write(ins.a + 3, v);
+      for_step(ins, R, true);
       return close_trace();
     }
     case Op::ITERLOOP: {
@@ -825,6 +807,16 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     return Status::Continue;
   }
   return abort(AbortReason::NYIBytecode, op_info(ins.op).name);
+}
+
+void TraceRecorder::for_step(const Instr& ins, const Value* R, bool more) {
+  IRRef left = read(ins.a + 1, R);
+  guard(more, ir_.emit(IROp::GT, IRType::Bool, left, ir_.kint(0)));
+  if (!more) return;
+  IRRef v = ir_.emit(IROp::ADD, IRType::Int, read(ins.a, R), read(ins.a + 2, R));
+  write(ins.a + 1, ir_.emit(IROp::SUB, IRType::Int, left, ir_.kint(1)));
+  write(ins.a, v);
+  write(ins.a + 3, v);
 }
 
 TraceRecorder::Status TraceRecorder::iter_step(uint32_t pc, const Instr& ins, const Value* R, bool& more) {

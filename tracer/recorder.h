@@ -142,6 +142,10 @@ class TraceRecorder {
   // `dst`; the reload that types the result is emitted at the next step.
   void call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst);
   IRRef arg_chain(const std::vector<IRRef>& args);
+  // One step of a `range` loop's back-edge (FORLOOP/JFORLOOP semantics): the
+  // guard that the loop goes on (`more`) or ends, and if it goes on, the
+  // counter and the loop variable's next value.
+  void for_step(const Instr& ins, const Value* R, bool more);
   // One step of a `for x in list` loop (ITERLOOP/JITERLOOP semantics):
   // `more` says whether the loop goes on (then its variables are written).
   Status iter_step(uint32_t pc, const Instr& ins, const Value* R, bool& more);

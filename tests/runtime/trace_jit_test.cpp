@@ -135,8 +135,7 @@ TEST(TraceJit, TensorElementsAreRawLoadsAndStoresBehindDtypeAndBoundsGuards) {
       "print(run(zeros([4, 3], dtype=f16), I, B, 5))\n"
       "print(run(zeros([4, 2]), I, B, 5))\n");
   bool raw = false;
-  for (const auto& t : rt->tracing()->traces())
-    for (const jit::IRIns& ins : t->ir.instructions()) raw = raw || ins.op == jit::IROp::TLOAD;
+  for (const auto& t : rt->tracing()->traces()) raw = raw || testing::trace_has_op(*t, jit::IROp::TLOAD);
   EXPECT_TRUE(raw);
   EXPECT_GT(total_exits(*rt), 0u);
 }
