@@ -31,6 +31,7 @@ class CompileWorker {
     ExitLinking linking;
     const FunctionProto* proto;
     const uint8_t* global_watch;
+    bool keep_llvm_ir;  // --dump: keep the LLVM IR text
   };
   struct Result {
     uint32_t trace_id;

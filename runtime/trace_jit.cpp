@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "codegen/host/llvm/llvm_backend.h"
+#include "optimizer/pipeline.h"
 #include "runtime/compile_worker.h"
 #include "deopt/exit_handler.h"
 #include "vm/interp/vm.h"
@@ -231,7 +232,6 @@ void TraceJit::finish_recording() {
     const FunctionProto& base = s.base_proto ? *s.base_proto : *trace->proto;
     trace->exit_lines.push_back(line_of(s.frames.empty() ? base : *s.frames.back().proto, s.pc));
   }
-  stats_.ir_instructions += trace->ir.size();
   exit_buffer_.resize(std::max<size_t>(exit_buffer_.size(), trace->max_entries + 1));
   Trace& t = *trace;
   traces_.push_back(std::move(trace));
@@ -239,6 +239,31 @@ void TraceJit::finish_recording() {
     discard(t, "too many snapshots or traces for the exit code");
     return;
   }
+  t.recorded_size = static_cast<uint32_t>(t.ir.size());
+  stats_.ir_recorded += t.recorded_size;
+  if (params_.opt) {
+    // The optimizer keeps snapshots and their numbers, so exits, links and
+    // side traces are sized and keyed as recorded.
+    const double o0 = now_ms();
+    TracePipeline::AfterPass keep;
+    if (!dump_dir_.empty()) {
+      t.pass_ir.emplace_back("recorded", print_ir(t.ir));
+      keep = [&t](const char* pass, const TraceIR& ir) { t.pass_ir.emplace_back(pass, print_ir(ir)); };
+    }
+    try {
+      optimizer_.run(t.ir, keep);
+    } catch (const std::exception& e) {
+      // A pass that cannot handle a trace is a bug: the trace is dropped,
+      // the program goes on in the interpreter, and --stats says why.
+      discard(t, std::string("optimizer: ") + e.what());
+      return;
+    }
+    const double spent = now_ms() - o0;
+    stats_.optimize_ms += spent;
+    stats_.compile_ms += spent;
+    t.compile_ms += spent;
+  }
+  stats_.ir_instructions += t.ir.size();
   ExitLinking linking;
   linking.code_base = t.id << 16;
   linking.links = t.links.get();
@@ -249,13 +274,17 @@ void TraceJit::finish_recording() {
     // is installed at the next safe point after it is done.
     if (!worker_) worker_ = std::make_unique<CompileWorker>();
     t.pending = true;
-    worker_->submit(CompileWorker::Job{t.id, &t.ir, std::move(name), linking, t.proto, global_watch_});
+    worker_->submit(
+        CompileWorker::Job{t.id, &t.ir, std::move(name), linking, t.proto, global_watch_, !dump_dir_.empty()});
     return;
   }
   try {
     // The LLVM JIT is created with the first trace: scripts that never get
     // hot do not pay for it.
-    if (!backend_) backend_ = std::make_unique<LlvmBackend>(2);
+    if (!backend_) {
+      backend_ = std::make_unique<LlvmBackend>(2);
+      backend_->set_keep_llvm_ir(!dump_dir_.empty());
+    }
     CompiledTrace code = backend_->compile(t.ir, name, linking, t.proto, global_watch_);
     install(t, code);
   } catch (const std::exception& e) {
@@ -279,8 +308,8 @@ void TraceJit::install(Trace& t, CompiledTrace& code) {
   t.pending = false;
   t.fn = code.fn;
   t.llvm_ir = std::move(code.llvm_ir);
-  t.compile_ms = code.compile_ms;
-  stats_.compile_ms += t.compile_ms;
+  t.compile_ms += code.compile_ms;  // after the optimizer's share
+  stats_.compile_ms += code.compile_ms;
   // Compiled in the background, the trace may be out of date by now: a
   // global it assumed was stored into, or the trace it hangs off or links to
   // was invalidated. (Its watch bytes were not set while it compiled.)
@@ -414,8 +443,10 @@ void TraceJit::print_stats(std::ostream& os) const {
       os << fmt::format("    aborted ({}): {}{}\n", abort_reason_message(static_cast<AbortReason>(r)),
                         stats_.aborts[r],
                         stats_.last_abort[r].empty() ? "" : " (last " + stats_.last_abort[r] + ")");
-  os << fmt::format("  time: recording {:.3f} ms, compiling {:.3f} ms; {} IR instructions\n",
-                    stats_.record_ms, stats_.compile_ms, stats_.ir_instructions);
+  os << fmt::format("  time: recording {:.3f} ms, compiling {:.3f} ms; {} IR instructions ({} as recorded; "
+                    "optimizer {:.3f} ms of the compiling time)\n",
+                    stats_.record_ms, stats_.compile_ms, stats_.ir_instructions, stats_.ir_recorded,
+                    stats_.optimize_ms);
   if (stats_.first_trace_ms >= 0)
     os << fmt::format("  warm-up: first trace compiled at {:.3f} ms, last at {:.3f} ms\n",
                       stats_.first_trace_ms, stats_.last_trace_ms);
@@ -428,9 +459,9 @@ void TraceJit::print_stats(std::ostream& os) const {
     if (t->link >= 0) kind += fmt::format(", links to {}", t->link);
     if (t->pending) kind += ", still compiling when the run ended";
     else if (t->dead) kind += t->fn ? ", invalidated" : ", not compiled";
-    os << fmt::format("    trace {}  {}:{} in {}, {}: {} IR instructions, {} snapshots, compiled in "
+    os << fmt::format("    trace {}  {}:{} in {}, {}: {} IR instructions ({} recorded), {} snapshots, compiled in "
                       "{:.3f} ms; entered {} times, {} exits\n",
-                      t->id, script_name_, t->line, t->function, kind, t->ir.size(),
+                      t->id, script_name_, t->line, t->function, kind, t->ir.size(), t->recorded_size,
                       t->ir.snapshots().size(), t->compile_ms, t->entries, exits);
     for (size_t s = 0; s < t->exits.size(); ++s)
       if (t->exits[s])
@@ -447,6 +478,9 @@ void TraceJit::dump(const Trace& t) const {
                                              t.function)
                               << print_ir(t.ir);
   std::ofstream(base + ".ll") << t.llvm_ir;
+  // -print-after-all style: the IR as recorded, then after each pass.
+  for (size_t k = 0; k < t.pass_ir.size(); ++k)
+    std::ofstream(fmt::format("{}.{}-{}.ir", base, k, t.pass_ir[k].first)) << t.pass_ir[k].second;
 }
 
 }  // namespace tessera::jit

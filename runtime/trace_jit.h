@@ -13,9 +13,11 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/host/trace_abi.h"
+#include "optimizer/pipeline.h"
 #include "runtime/jit_params.h"
 #include "tracer/recorder.h"
 #include "vm/interp/jit_hooks.h"
@@ -40,7 +42,10 @@ struct Trace {
   int line = 0;          // source line of the loop's back-edge (function: of `fn`)
   uint32_t loop_pc;   // the back-edge instruction that enters it (loop traces)
   uint32_t start_pc;  // first bytecode it runs
-  TraceIR ir;
+  TraceIR ir;                // as compiled (after the optimizer)
+  uint32_t recorded_size = 0;  // IR instructions as recorded
+  // --dump only: the IR as recorded and after each optimizer pass.
+  std::vector<std::pair<std::string, std::string>> pass_ir;
   TraceFn fn = nullptr;
   std::string llvm_ir;
   double record_ms = 0, compile_ms = 0;
@@ -73,8 +78,8 @@ struct TraceStats {
   uint64_t recorded = 0, compiled = 0, blacklisted = 0, side_traces = 0, invalidated = 0;
   std::array<uint64_t, kNumAbortReasons> aborts{};
   std::array<std::string, kNumAbortReasons> last_abort{};  // where the last one happened
-  uint64_t ir_instructions = 0;
-  double record_ms = 0, compile_ms = 0;
+  uint64_t ir_instructions = 0, ir_recorded = 0;  // after the optimizer / as recorded
+  double record_ms = 0, compile_ms = 0, optimize_ms = 0;  // compile_ms includes optimize_ms
   // Warm-up: when the first and the last trace were compiled, in ms since
   // the TraceJit was created (-1: none yet).
   double first_trace_ms = -1, last_trace_ms = -1;
@@ -127,6 +132,7 @@ class TraceJit {
   JitParams params_;
   std::string script_name_;
   std::string dump_dir_;
+  TracePipeline optimizer_;
   std::unique_ptr<LlvmBackend> backend_;    // synchronous compilation (async=0)
   std::unique_ptr<CompileWorker> worker_;   // async=1
   std::unique_ptr<TraceRecorder> recorder_;

@@ -31,13 +31,14 @@ TEST(JitParams, Defaults) {
   EXPECT_EQ(p.maxinline, 6);
   EXPECT_EQ(p.blacklist, 11);
   EXPECT_EQ(p.async, 0);
+  EXPECT_EQ(p.opt, 1);
 }
 
 TEST(JitParams, ListIsTableOrderWithCurrentValues) {
   JitParams p;
   p.set("maxside=7");
   auto l = p.list();
-  ASSERT_EQ(l.size(), 9u);
+  ASSERT_EQ(l.size(), 10u);
   EXPECT_EQ(l.front(), (std::pair<std::string, int64_t>{"hotloop", 56}));
   bool found = false;
   for (const auto& [name, value] : l) {
@@ -66,7 +67,7 @@ TEST(JitParams, UnknownNameListsKnownNames) {
   JitParams p;
   EXPECT_EQ(set_error(p, "foo=1"),
             "unknown JIT parameter 'foo' (known: hotloop, hotcall, hotexit, maxrecord, maxtrace, "
-            "maxside, maxinline, blacklist, async)");
+            "maxside, maxinline, blacklist, async, opt)");
   EXPECT_NE(set_error(p, "=1").find("unknown JIT parameter ''"), std::string::npos);
   // Names are exact: no case folding, no prefixes.
   EXPECT_NE(set_error(p, "HOTLOOP=1").find("unknown JIT parameter 'HOTLOOP'"), std::string::npos);

@@ -1,5 +1,5 @@
-// The optimizing host backend (tier T2): trace IR -> LLVM IR -> O2 -> native
-// code through LLVM ORC's LLJIT.
+// The optimizing host backend (tier T2): trace IR -> LLVM IR -> the trace
+// pass pipeline -> native code through LLVM ORC's LLJIT.
 //
 // Each LlvmBackend owns one LLJIT instance; compiled traces stay valid as long
 // as the backend lives. compile() is not thread-safe: a background compile
@@ -20,15 +20,19 @@ namespace tessera::jit {
 
 struct CompiledTrace {
   TraceFn fn = nullptr;
-  std::string llvm_ir;    // the optimized module as text (for --dump)
+  std::string llvm_ir;    // the optimized module as text (for --dump; empty unless kept)
   size_t code_size = 0;   // bytes of machine code (text sections of the object file)
   double compile_ms = 0;  // lowering + optimization + machine code generation
 };
 
 class LlvmBackend {
  public:
-  // opt_level 0..3 selects both the IR pipeline (PassBuilder O0..O3) and the
-  // code generator's optimization level.
+  // opt_level selects the IR pipeline and the code generator's level:
+  //   0  no IR passes, CodeGenOptLevel::None (fast instruction selection)
+  //   1  PassBuilder O1, Less
+  //   2  the trace pipeline (EarlyCSE, InstCombine, SimplifyCFG, LICM, GVN,
+  //      DSE, InstCombine, SimplifyCFG), Less: the default
+  //   3  PassBuilder O3, Aggressive
   explicit LlvmBackend(int opt_level = 2);
   ~LlvmBackend();
   LlvmBackend(const LlvmBackend&) = delete;
@@ -45,6 +49,11 @@ class LlvmBackend {
   // `global_watch`: see LoweringEnv.
   CompiledTrace compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
                         const FunctionProto* proto = nullptr, const uint8_t* global_watch = nullptr);
+
+  // Whether CompiledTrace::llvm_ir is filled (default true). Printing a large
+  // module costs a few percent of its compile time, so the runtime keeps it
+  // only for --dump.
+  void set_keep_llvm_ir(bool keep);
 
  private:
   struct Impl;

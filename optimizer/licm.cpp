@@ -1,0 +1,88 @@
+#include "optimizer/licm.h"
+
+#include <set>
+#include <utility>
+
+#include "optimizer/ir_rewrite.h"
+
+namespace tessera::jit {
+namespace {
+
+bool traps_or_loops(IROp op) { return op == IROp::IDIV || op == IROp::IMOD || op == IROp::IPOW; }
+
+}  // namespace
+
+bool LicmPass::run(TraceIR& ir) {
+  const IRRef loop = ir.loop_ref();
+  if (loop == kNoRef || ir.snapshots().empty()) return false;
+  const Snapshot& entry = ir.snapshots()[0];
+  if (!entry.entries.empty() || !entry.frames.empty() || entry.base_proto != nullptr) return false;
+  for (IRRef r = 0; r < loop; ++r)
+    if (ir_has_side_effect(ir[r].op)) return false;  // snapshot 0 would not be the entry state
+
+  // What the body may change.
+  bool calls = false, list_stores = false;
+  std::set<uint32_t> stored_globals;
+  std::vector<bool> invariant(ir.size(), false);
+  for (IRRef r = 0; r < loop; ++r) invariant[r] = true;
+  for (IRRef r = loop + 1; r < ir.size(); ++r) {
+    const IRIns& in = ir[r];
+    if (ir_is_const(in.op)) invariant[r] = true;
+    switch (in.op) {
+      case IROp::CALL:
+      case IROp::FPUSH:
+      case IROp::FPOP: calls = true; break;
+      case IROp::LSTORE: list_stores = true; break;
+      case IROp::GSTORE: stored_globals.insert(in.op1); break;
+      case IROp::PHI: invariant[in.op1] = false; break;
+      default: break;
+    }
+  }
+
+  auto operands_invariant = [&](const IRIns& in) {
+    const IROpInfo& info = ir_op_info(in.op);
+    if (info.op1 == OperandKind::ref && in.op1 != kNoRef && !invariant[in.op1]) return false;
+    if (info.op2 == OperandKind::ref && in.op2 != kNoRef && !invariant[in.op2]) return false;
+    return true;
+  };
+
+  std::set<std::pair<IRRef, IRRef>> bounds_checked;  // (list, index) with a moved bounds guard
+  std::vector<IRRef> moved;
+  std::vector<bool> is_moved(ir.size(), false);
+  for (IRRef r = loop + 1; r < ir.size(); ++r) {
+    IRIns& in = ir[r];
+    if (ir_is_const(in.op) || !operands_invariant(in)) continue;
+    bool move = false;
+    switch (in.op) {
+      case IROp::GUARDT:
+      case IROp::GUARDF: {
+        move = true;
+        const IRIns& cond = ir[in.op1];
+        if (in.op == IROp::GUARDT && cond.op == IROp::ULT && ir[cond.op2].op == IROp::LLEN)
+          bounds_checked.insert({ir[cond.op2].op1, cond.op1});
+        break;
+      }
+      case IROp::GLOAD: move = !calls && !stored_globals.count(in.op1); break;
+      case IROp::LLEN: move = !calls; break;
+      case IROp::LLOAD: move = !calls && !list_stores && bounds_checked.count({in.op1, in.op2}); break;
+      default: move = ir_is_cse(in.op) && !traps_or_loops(in.op); break;
+    }
+    if (!move) continue;
+    if (ir_is_guard(in.op)) in.snap = 0;
+    invariant[r] = true;
+    is_moved[r] = true;
+    moved.push_back(r);
+  }
+  if (moved.empty()) return false;
+
+  std::vector<IRRef> order;
+  for (IRRef r = 0; r < loop; ++r)
+    if (!ir_is_const(ir[r].op)) order.push_back(r);
+  order.insert(order.end(), moved.begin(), moved.end());
+  for (IRRef r = loop; r < ir.size(); ++r)
+    if (!ir_is_const(ir[r].op) && !is_moved[r]) order.push_back(r);
+  ir = rebuild_trace(ir, identity_subst(ir), order);
+  return true;
+}
+
+}  // namespace tessera::jit

@@ -1,0 +1,21 @@
+// A trace optimization pass: one transformation of the trace IR, IR in and
+// IR out (LLVM's pass model, LuaJIT's opt_* files). Passes keep the trace's
+// snapshots, their numbering and the exit protocol intact: a guard that a
+// pass removes or moves leaves its snapshot in place (unused or shared), so
+// exit numbers, stats and side-trace links keep their meaning.
+#pragma once
+
+#include "tracer/trace_ir.h"
+
+namespace tessera::jit {
+
+class TracePass {
+ public:
+  virtual ~TracePass() = default;
+  // Short name for dumps and --dump file names ("cse", "licm", "dce").
+  virtual const char* name() const = 0;
+  // Rewrites `ir` in place; returns whether anything changed.
+  virtual bool run(TraceIR& ir) = 0;
+};
+
+}  // namespace tessera::jit

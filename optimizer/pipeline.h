@@ -1,0 +1,31 @@
+// TracePipeline: the trace optimizer, the passes in their order
+// (cse, licm, cse again to merge what LICM brought together, dce).
+// Runs between the recorder and the backend; `--jit-param opt=0` skips it.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "optimizer/pass.h"
+
+namespace tessera::jit {
+
+class TracePipeline {
+ public:
+  // The default pipeline.
+  TracePipeline();
+  // Called after each pass with its name and the IR it left (for --dump's
+  // per-pass files, -print-after-all style); may be empty.
+  using AfterPass = std::function<void(const char* pass, const TraceIR& ir)>;
+  // Returns whether any pass changed the trace.
+  bool run(TraceIR& ir, const AfterPass& after = {}) const;
+  // The pass names in order, e.g. for --help and docs.
+  std::vector<std::string> pass_names() const;
+
+ private:
+  std::vector<std::unique_ptr<TracePass>> passes_;
+};
+
+}  // namespace tessera::jit

@@ -1,0 +1,29 @@
+// IR in / IR out for optimizer pass tests: parse the text form, run one pass
+// (or the pipeline), print the result.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "optimizer/pass.h"
+#include "optimizer/pipeline.h"
+#include "tracer/trace_ir.h"
+
+namespace tessera::jit::passtest {
+
+inline std::string apply(TracePass& pass, std::string_view text) {
+  TraceIR ir = parse_ir(text);
+  pass.run(ir);
+  std::string out = print_ir(ir);
+  // The result must itself be well-formed IR: it parses back to the same text.
+  if (print_ir(parse_ir(out)) != out) return "ROUND TRIP FAILED\n" + out;
+  return out;
+}
+
+inline std::string apply(const TracePipeline& pipeline, std::string_view text) {
+  TraceIR ir = parse_ir(text);
+  pipeline.run(ir);
+  return print_ir(ir);
+}
+
+}  // namespace tessera::jit::passtest
