@@ -107,7 +107,7 @@ void TraceJit::invalidate(Trace& t) {
   // No exit goes to it any more (its side traces are reachable only from it).
   for (auto& other : traces_)
     for (size_t k = 0; k < other->ir.snapshots().size(); ++k)
-      if (other->links[k] == t.fn) other->links[k] = nullptr;
+      if (other->links[k] == t.native) other->links[k] = nullptr;
 }
 
 void TraceJit::invalidate_global(uint32_t index) {
@@ -226,7 +226,7 @@ void TraceJit::finish_recording() {
       stack_need_ = std::max<uint32_t>(stack_need_, f.base + static_cast<uint32_t>(f.proto->nregs) + 1);
   }
   trace->exits.assign(trace->ir.snapshots().size(), 0);
-  trace->links = std::make_unique<TraceFn[]>(trace->ir.snapshots().size());  // all null
+  trace->links = std::make_unique<NativeTrace[]>(trace->ir.snapshots().size());  // all null
   trace->side_tries.assign(trace->ir.snapshots().size(), 0);
   for (const Snapshot& s : trace->ir.snapshots()) {
     const FunctionProto& base = s.base_proto ? *s.base_proto : *trace->proto;
@@ -307,6 +307,7 @@ void TraceJit::discard(Trace& t, const std::string& why) {
 void TraceJit::install(Trace& t, CompiledTrace& code) {
   t.pending = false;
   t.fn = code.fn;
+  t.native = code.native;
   t.llvm_ir = std::move(code.llvm_ir);
   t.compile_ms += code.compile_ms;  // after the optimizer's share
   stats_.compile_ms += code.compile_ms;
@@ -332,15 +333,15 @@ void TraceJit::install(Trace& t, CompiledTrace& code) {
   stats_.last_trace_ms = now_ms() - created_ms_;
   if (stats_.first_trace_ms < 0) stats_.first_trace_ms = stats_.last_trace_ms;
   if (t.link == static_cast<int32_t>(t.id))
-    t.links[t.link_snap] = t.fn;
+    t.links[t.link_snap] = t.native;
   else if (t.link >= 0)
-    t.links[t.link_snap] = traces_[static_cast<size_t>(t.link)]->fn;
+    t.links[t.link_snap] = traces_[static_cast<size_t>(t.link)]->native;
   for (const auto& a : t.ir.assumed_globals())
     if (a.index < num_globals_) global_watch_[a.index] = 1;
   if (t.is_side) {
     // Hang it off its parent's exit: the next time that exit is taken the
     // runtime goes straight into it.
-    traces_[t.parent]->links[t.parent_snap] = t.fn;
+    traces_[t.parent]->links[t.parent_snap] = t.native;
     ++traces_[t.root]->sides;
     ++stats_.side_traces;
   } else if (t.kind == Trace::Kind::Function) {

@@ -46,7 +46,8 @@ struct Trace {
   uint32_t recorded_size = 0;  // IR instructions as recorded
   // --dump only: the IR as recorded and after each optimizer pass.
   std::vector<std::pair<std::string, std::string>> pass_ir;
-  TraceFn fn = nullptr;
+  TraceFn fn = nullptr;        // C++ enters here
+  NativeTrace native = nullptr;  // linked exits jump here
   std::string llvm_ir;
   double record_ms = 0, compile_ms = 0;
   uint64_t entries = 0;
@@ -54,7 +55,7 @@ struct Trace {
   // The native code's exit links (trace_abi.h ExitLinking), one per snapshot:
   // an attached side trace, or for a side trace's final EXIT the trace it
   // links to. Exits whose slot is set never come back to the runtime.
-  std::unique_ptr<TraceFn[]> links;
+  std::unique_ptr<NativeTrace[]> links;
   std::vector<uint8_t> side_tries;    // failed side-trace recordings per exit
   // Side traces: the root trace they belong to and the exit they hang off.
   // Any trace that ends in a linked EXIT: the trace it links to.

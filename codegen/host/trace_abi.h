@@ -51,7 +51,14 @@ struct JitContext {
   void* jit = nullptr;
 };
 
+// How C++ enters a compiled trace (the C calling convention).
 using TraceFn = uint32_t (*)(Value* base, Value* globals, uint64_t* exit_vals, JitContext* ctx);
+// A trace's own code, which exits jump to: the same arguments in LLVM's
+// preserve_none convention, so that going from trace to trace saves and
+// restores no callee-saved registers (each trace would otherwise push and
+// pop six of them on every hop). Only generated code calls it; C++ enters
+// through the TraceFn wrapper compiled with it.
+using NativeTrace = const void*;
 
 // Linked exits (optional, chosen when the trace is compiled; see
 // LlvmBackend::compile). Instead of filling exit_vals, an exit writes its
@@ -62,7 +69,7 @@ using TraceFn = uint32_t (*)(Value* base, Value* globals, uint64_t* exit_vals, J
 // compiled, so hot exits go from trace to trace without leaving native code.
 struct ExitLinking {
   uint32_t code_base = 0;     // e.g. trace id << 16, to tell which trace exited
-  TraceFn* links = nullptr;   // one slot per snapshot, null = back to the caller
+  NativeTrace* links = nullptr;  // one slot per snapshot, null = back to the caller
 };
 
 // Marks "no result expected" for tessera_jit_call's expect_tag (CALLs of type

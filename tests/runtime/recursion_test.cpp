@@ -59,7 +59,7 @@ TEST(Recursion, FibCompilesToAFunctionTraceWithUpAndDownRecursion) {
   EXPECT_GE(uses(*rt, jit::IROp::RETGUARD).traces, 1);
   // Some trace links to the function trace (a recursive call jumps to it).
   bool linked = false;
-  for (const auto& t : traces) linked = linked || (t->link == 0 && t->links[t->link_snap] == traces[0]->fn);
+  for (const auto& t : traces) linked = linked || (t->link == 0 && t->links[t->link_snap] == traces[0]->native);
   EXPECT_TRUE(linked);
 }
 

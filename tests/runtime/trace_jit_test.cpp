@@ -235,7 +235,7 @@ TEST(TraceJitSideTraces, HotExitGetsASideTraceThatLinksBack) {
     if (!t->is_side || t->link < 0) continue;
     const auto& parent = *rt->tracing()->traces()[t->parent];
     // The parent's exit and the side trace's final exit both go on natively.
-    if (parent.links[t->parent_snap] == t->fn && t->links[t->link_snap] != nullptr) linked = true;
+    if (parent.links[t->parent_snap] == t->native && t->links[t->link_snap] != nullptr) linked = true;
   }
   EXPECT_TRUE(linked);
   // 1000 branch flips, but only the exits before the side trace existed (and

@@ -43,6 +43,9 @@ namespace tessera::jit {
 namespace {
 
 constexpr uint64_t kValueSize = sizeof(tessera::Value);
+// NativeTrace's convention (trace_abi.h): no callee-saved registers but RSP
+// and RBP, so hops between linked traces cost a jump.
+constexpr llvm::CallingConv::ID kTraceCallingConv = llvm::CallingConv::PreserveNone;
 static_assert(kValueSize == 16);
 
 Tag tag_for(IRType t) {
@@ -80,7 +83,9 @@ class Lowering {
     const IRRef loop = find_loop();
     auto* fty = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, ptr_}, false);
     f_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, fn_name, m_);
+    f_->setCallingConv(kTraceCallingConv);
     f_->setDoesNotThrow();  // the helpers catch everything
+    emit_entry_wrapper(fn_name, fty);
     base_ = f_->getArg(0);
     globals_ = f_->getArg(1);
     exit_vals_ = f_->getArg(2);
@@ -136,6 +141,21 @@ class Lowering {
       if (in.op == IROp::CALL && in.op2 < env_.calls.size() && env_.calls[in.op2]->dest_slot >= 0)
         scalar_slots_.erase(static_cast<uint32_t>(env_.calls[in.op2]->dest_slot));
     }
+  }
+
+  // The TraceFn for C++: calls the trace and returns its exit code. The
+  // callee-saved registers the trace may clobber are saved here, once per
+  // entry from the interpreter rather than once per trace-to-trace hop.
+  void emit_entry_wrapper(const std::string& fn_name, llvm::FunctionType* fty) {
+    auto* w = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, fn_name + "_entry", m_);
+    w->setDoesNotThrow();
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c_, "entry", w));
+    std::vector<llvm::Value*> args;
+    for (llvm::Argument& a : w->args()) args.push_back(&a);
+    w->addParamAttr(2, llvm::Attribute::NoAlias);
+    llvm::CallInst* call = b.CreateCall(fty, f_, args);
+    call->setCallingConv(kTraceCallingConv);
+    b.CreateRet(call);
   }
 
   // --- errors
@@ -277,6 +297,7 @@ class Lowering {
       b_.SetInsertPoint(tail);
       llvm::CallInst* call =
           b_.CreateCall(f_->getFunctionType(), next, {base_, globals_, exit_vals_, ctx_});
+      call->setCallingConv(kTraceCallingConv);
       call->setTailCallKind(llvm::CallInst::TCK_MustTail);
       b_.CreateRet(call);
     }

@@ -49,8 +49,10 @@ struct LoweringEnv {
   const uint8_t* global_watch = nullptr;
 };
 
-// Emits into `m` one function named `fn_name` with the TraceFn signature.
-// Throws std::runtime_error naming the offending instruction on malformed IR.
+// Emits into `m` the trace as a function named `fn_name` in the trace
+// calling convention (NativeTrace, trace_abi.h), and `fn_name` + "_entry",
+// its TraceFn wrapper for C++ callers. Throws std::runtime_error naming the
+// offending instruction on malformed IR.
 void lower_trace(const TraceIR& ir, const LoweringEnv& env, const std::string& fn_name,
                  llvm::Module& m);
 

@@ -262,8 +262,9 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
     throw std::runtime_error("llvm backend: trace '" + name + "': " + error_text(std::move(e)));
   im.last_text_bytes = 0;
   // The lookup runs the code generator and links the object.
-  auto addr = unwrap(im.jit->lookup(fn_name), "looking up the compiled trace");
+  auto addr = unwrap(im.jit->lookup(fn_name + "_entry"), "looking up the compiled trace");
   out.fn = addr.toPtr<TraceFn>();
+  out.native = unwrap(im.jit->lookup(fn_name), "looking up the compiled trace").toPtr<const void*>();
   out.code_size = im.last_text_bytes;
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;

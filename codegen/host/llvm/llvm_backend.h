@@ -19,7 +19,8 @@
 namespace tessera::jit {
 
 struct CompiledTrace {
-  TraceFn fn = nullptr;
+  TraceFn fn = nullptr;          // entry for C++ (the C calling convention)
+  NativeTrace native = nullptr;  // the trace itself, for ExitLinking::links
   std::string llvm_ir;    // the optimized module as text (for --dump; empty unless kept)
   size_t code_size = 0;   // bytes of machine code (text sections of the object file)
   double compile_ms = 0;  // lowering + optimization + machine code generation
