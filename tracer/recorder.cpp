@@ -970,12 +970,15 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs)
     carried[abs] = sloads_[abs] != kNoRef && modified_[abs] && dirty_[abs] && slots_[abs] != kNoRef &&
                    slots_[abs] != sloads_[abs] && !is_object(ir_[slots_[abs]].type);
-  // Registers that hold no named local inside the loop are the compiler's
-  // temporaries there: each statement writes them before it reads them, so
-  // nothing reads them across the back-edge and the write-back is dead.
+  // A register needs the write-back only if a named local lives in it when
+  // an iteration starts (declared before the loop, still in scope). The
+  // others are dead at the back-edge: the compiler's temporaries, which each
+  // statement writes before it reads them, and locals declared inside the
+  // body, which each iteration declares (writes) again before any use and
+  // which are out of scope once the loop is left.
   auto temporary = [&](uint32_t abs) {
     for (const FunctionProto::LocalInfo& l : root_->locals)
-      if (l.reg == abs && l.start_pc <= body_end_ && l.end_pc >= body_begin_) return false;
+      if (l.reg == abs && l.start_pc <= body_begin_ && l.end_pc >= body_begin_) return false;
     return true;
   };
   for (uint32_t abs = 0; !linear_ && abs < slots_.size(); ++abs)

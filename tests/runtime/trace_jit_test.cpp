@@ -300,6 +300,30 @@ TEST(TraceRecorderIR, CountingLoop) {
             "SNAP #1 ir=0010 pc=6 frames=[] [1=0008 2=0006 3=0004 5=0003]\n");
 }
 
+// A local declared inside the loop body is dead at the back-edge: it is not
+// written back at the end of each iteration (only exits write it, from the
+// point of its declaration on). A local declared before the loop that the
+// body overwrites before reading it is live there and is written back.
+TEST(TraceRecorderIR, LocalsDeclaredInTheBodyAreNotWrittenBackEachIteration) {
+  const std::string src =
+      "fn f(n) {\n  let last = 0\n  let s = 0\n  let i = 0\n"
+      "  while i < n {\n    let t = i * 3\n    last = t + 1\n    s += t\n    i += 1\n  }\n"
+      "  return [s, last]\n}\nprint(f(100), f(3), f(0))\n";
+  auto rt = expect_same(src);
+  const auto& traces = rt->tracing()->traces();
+  ASSERT_GE(traces.size(), 1u);
+  const jit::TraceIR& ir = traces[0]->ir;
+  // Registers: n=0, last=1, s=2, i=3, t=4.
+  bool stores_t = false, stores_last = false;
+  for (const jit::IRIns& in : ir.instructions()) {
+    if (in.op != jit::IROp::SSTORE) continue;
+    stores_t = stores_t || in.op1 == 4;
+    stores_last = stores_last || in.op1 == 1;
+  }
+  EXPECT_FALSE(stores_t) << jit::print_ir(ir);
+  EXPECT_TRUE(stores_last) << jit::print_ir(ir);
+}
+
 // Where recording must not apply: a loop whose variable changes type every
 // iteration is type-unstable, and recording aborts with that reason.
 TEST(TraceRecorderIR, TypeUnstableLoopAborts) {
