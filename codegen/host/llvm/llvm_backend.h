@@ -31,8 +31,8 @@ class LlvmBackend {
   // opt_level selects the IR pipeline and the code generator's level:
   //   0  no IR passes, CodeGenOptLevel::None (fast instruction selection)
   //   1  PassBuilder O1, Less
-  //   2  the trace pipeline (EarlyCSE, InstCombine, SimplifyCFG, LICM, GVN,
-  //      DSE, InstCombine, SimplifyCFG), Less: the default
+  //   2  the trace pipeline (EarlyCSE, InstCombine, SimplifyCFG, LICM,
+  //      InstCombine, SimplifyCFG), Less: the default
   //   3  PassBuilder O3, Aggressive
   explicit LlvmBackend(int opt_level = 2);
   ~LlvmBackend();
