@@ -137,6 +137,11 @@ void tessera_jit_clear_registers(Value* regs, uint32_t n) {
     if (regs[i].is_obj()) regs[i] = Value();
 }
 
+void tessera_jit_release_slots(Value* base, const uint32_t* slots, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i)
+    if (base[slots[i]].is_obj()) base[slots[i]] = Value();
+}
+
 int64_t tessera_jit_int_pow(int64_t a, int64_t b) { return tessera::int_pow(a, b); }
 double tessera_jit_float_floordiv(double a, double b) { return tessera::float_floordiv(a, b); }
 double tessera_jit_float_mod(double a, double b) { return tessera::float_mod(a, b); }

@@ -107,6 +107,11 @@ void tessera_jit_global_stored(tessera::jit::JitContext* ctx, uint32_t index);
 // registers at `regs` (as RET does), leaving nil in their place.
 void tessera_jit_clear_registers(tessera::Value* regs, uint32_t n);
 
+// Releases the objects held by the registers base[slots[0..n)] (each then
+// holds nil). An exit calls it, when any of the registers it is about to
+// overwrite holds an object, before it writes them all with plain stores.
+void tessera_jit_release_slots(tessera::Value* base, const uint32_t* slots, uint32_t n);
+
 // Scalar operations with the language's exact semantics (vm/core/number_ops.h).
 int64_t tessera_jit_int_pow(int64_t a, int64_t b);
 double tessera_jit_float_floordiv(double a, double b);

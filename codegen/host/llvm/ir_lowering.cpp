@@ -275,17 +275,7 @@ class Lowering {
     } else {
       // Write the registers ourselves, then go on to the linked trace, if
       // any, as a tail call: chains of linked traces keep the stack flat.
-      for (const SnapshotEntry& e : s.entries) {
-        llvm::Value* dst = slot_addr(base_, e.slot);
-        const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(e.ref)));
-        if (scalar_slots_.count(e.slot) && tag < static_cast<uint8_t>(Tag::Str)) {
-          // A scalar over a scalar: no reference counting.
-          b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
-          b_.CreateStore(to_payload(value_of(e.ref)), b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
-        } else {
-          store_value(dst, e.ref);
-        }
-      }
+      write_registers(s.entries);
       llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(
           ptr_, ptr_const(reinterpret_cast<const void*>(env_.linking.links)), snap);
       llvm::Value* next = b_.CreateLoad(ptr_, slot);
@@ -303,6 +293,60 @@ class Lowering {
     }
     exits_.emplace(key, bb);
     return bb;
+  }
+
+  // An exit's register writes, batched: new object values gain their
+  // reference first; then one test of all the overwritten registers' old
+  // tags (OR-ed: tags below Str fit in three bits, so the OR reaches Str only
+  // if some tag does) decides whether a helper must release old objects;
+  // then plain stores. One branch per exit instead of one (and a release
+  // block) per register keeps exits small for the code generator and cheap
+  // on the hot, linked path. Registers that hold a scalar at every exit
+  // (scalar_slots_) need no test.
+  void write_registers(const std::vector<SnapshotEntry>& entries) {
+    std::vector<uint32_t> unknown;
+    llvm::Value* tags = nullptr;
+    for (const SnapshotEntry& e : entries) {
+      const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(e.ref)));
+      if (tag >= static_cast<uint8_t>(Tag::Str)) add_refcount(to_payload(value_of(e.ref)), 1);
+      if (scalar_slots_.count(e.slot)) continue;
+      unknown.push_back(e.slot);
+      llvm::Value* old = b_.CreateLoad(i8_, slot_addr(base_, e.slot));
+      tags = tags ? b_.CreateOr(tags, old) : old;
+    }
+    if (tags != nullptr) {
+      llvm::Function* fn = b_.GetInsertBlock()->getParent();
+      auto* release = llvm::BasicBlock::Create(c_, "exit.release", fn);
+      auto* done = llvm::BasicBlock::Create(c_, "exit.write", fn);
+      llvm::MDBuilder md(c_);
+      b_.CreateCondBr(b_.CreateICmpUGE(tags, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str))), release,
+                      done, md.createBranchWeights(1, 1u << 10));
+      b_.SetInsertPoint(release);
+      // A helper rather than an inline release per register: measured on the
+      // benchmarks, the inline form made compiling 25-45% slower and the code
+      // no faster, even where hot exits overwrite objects every time.
+      auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, ptr_, i32_}, false);
+      call_addr(reinterpret_cast<const void*>(&tessera_jit_release_slots), fty,
+                {base_, slot_list(unknown), llvm::ConstantInt::get(i32_, static_cast<uint32_t>(unknown.size()))},
+                false);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+    }
+    for (const SnapshotEntry& e : entries) {
+      llvm::Value* dst = slot_addr(base_, e.slot);
+      const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(e.ref)));
+      b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
+      b_.CreateStore(to_payload(value_of(e.ref)), b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
+    }
+  }
+
+  // A constant array of slot numbers in the module (lives with the code).
+  llvm::Value* slot_list(const std::vector<uint32_t>& slots) {
+    llvm::Constant* data = llvm::ConstantDataArray::get(c_, slots);
+    auto* g = new llvm::GlobalVariable(m_, data->getType(), /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                                       data, "slots");
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    return g;
   }
 
   // Continues on the fall-through path when `ok` holds, else leaves the
@@ -788,13 +832,33 @@ class Lowering {
     // taken before the callee's registers let go of theirs), the callee's
     // objects are released, the frame is popped.
     store_value(b_.CreateConstGEP1_64(i8_, base_, -static_cast<int64_t>(kValueSize)), ins.op1);
+    // One test of all the callee's registers whose tag is not known (their
+    // tags OR-ed, as in write_registers); the helper clears them only when
+    // some register holds an object.
     const uint32_t n = static_cast<uint32_t>(cur_proto_->nregs);
-    if (n <= 16) {
-      for (uint32_t i = 0; i < n; ++i) release_register(slot_addr(base_, i));
-    } else {
-      auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i32_}, false);
+    llvm::Value* tags = nullptr;
+    for (uint32_t i = 0; i < n && n <= 64; ++i) {
+      auto known = slot_tags_.find(i);
+      if (known != slot_tags_.end() && known->second < static_cast<uint8_t>(Tag::Str)) continue;
+      llvm::Value* t = b_.CreateLoad(i8_, slot_addr(base_, i));
+      tags = tags ? b_.CreateOr(tags, t) : t;
+    }
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i32_}, false);
+    if (n > 64) {
       call_addr(reinterpret_cast<const void*>(&tessera_jit_clear_registers), fty,
                 {base_, llvm::ConstantInt::get(i32_, n)}, false);
+    } else if (tags != nullptr) {
+      llvm::Function* fn = b_.GetInsertBlock()->getParent();
+      auto* clear = llvm::BasicBlock::Create(c_, "pop.clear", fn);
+      auto* done = llvm::BasicBlock::Create(c_, "pop.done", fn);
+      llvm::MDBuilder md(c_);
+      b_.CreateCondBr(b_.CreateICmpUGE(tags, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str))), clear,
+                      done, md.createBranchWeights(1, 1u << 10));
+      b_.SetInsertPoint(clear);
+      call_addr(reinterpret_cast<const void*>(&tessera_jit_clear_registers), fty,
+                {base_, llvm::ConstantInt::get(i32_, n)}, false);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
     }
     llvm::Value* fr = frame_region();
     llvm::Value* top = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, top)));
@@ -806,28 +870,6 @@ class Lowering {
     set_base(b_.CreateGEP(i8_, stack, b_.CreateShl(index, 4)));
     cur_proto_ = returning_to_;
     returning_to_ = nullptr;
-  }
-
-  // A register holding an object becomes nil, its reference released.
-  void release_register(llvm::Value* addr) {
-    llvm::Function* fn = b_.GetInsertBlock()->getParent();
-    auto* clear = llvm::BasicBlock::Create(c_, "clear.obj", fn);
-    auto* free = llvm::BasicBlock::Create(c_, "clear.free", fn);
-    auto* done = llvm::BasicBlock::Create(c_, "clear.done", fn);
-    llvm::Value* tag = b_.CreateLoad(i8_, addr);
-    b_.CreateCondBr(b_.CreateICmpUGE(tag, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str))), clear, done);
-    b_.SetInsertPoint(clear);
-    llvm::Value* payload_addr = b_.CreateConstInBoundsGEP1_64(i8_, addr, Value::kPayloadOffset);
-    llvm::Value* obj = b_.CreateLoad(i64_, payload_addr);
-    b_.CreateStore(llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Nil)), addr);
-    b_.CreateStore(llvm::ConstantInt::get(i64_, 0), payload_addr);
-    llvm::Value* left = add_refcount(obj, -1);
-    b_.CreateCondBr(b_.CreateICmpEQ(left, llvm::ConstantInt::get(i32_, 0)), free, done);
-    b_.SetInsertPoint(free);
-    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {i64_}, false);
-    call_addr(reinterpret_cast<const void*>(&tessera_jit_free), fty, {obj}, false);
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
   }
 
   // --- loop structure
