@@ -4,7 +4,9 @@
 // A snapshot lists, for every slot the trace has written since it started
 // (sparse, as in LuaJIT: unmodified slots still hold the right value in the
 // interpreter's registers), the IR reference whose value belongs there, plus
-// the frames of inlined calls and the bytecode position to resume at.
+// the frames of inlined calls and the bytecode position to resume at. Slots
+// the interpreter will not read before writing them, resuming there, are
+// left out (tracer/register_liveness.h), except in snapshots with frames.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tracer/register_liveness.h"
 #include "vm/builtins/builtin.h"
 #include "vm/builtins/value_ops.h"
 #include "vm/core/error.h"
@@ -1007,6 +1008,13 @@ TraceRecorder::Status TraceRecorder::close_trace() {
       }
     }
     for (auto& e : s.entries) e.ref = remap[e.ref];
+    // Registers the interpreter does not read before writing them when it
+    // resumes here keep whatever they hold: the exit does not write them
+    // (register_liveness.h). Snapshots with inlined frames keep everything.
+    if (s.frames.empty()) {
+      const FunctionProto& fn = s.base_proto ? *s.base_proto : *root_;
+      std::erase_if(s.entries, [&](const SnapshotEntry& e) { return !register_live_at(fn, s.pc, e.slot); });
+    }
     s.ir_ref = s.ir_ref < remap.size() && remap[s.ir_ref] != kNoRef ? remap[s.ir_ref] : 0;
     out.snapshots().push_back(std::move(s));
   }
