@@ -1,6 +1,7 @@
 #include "optimizer/cse.h"
 
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "optimizer/ir_rewrite.h"
@@ -12,7 +13,7 @@ namespace {
 // still valid. Keys use resolved operands, so chains of equal values match.
 struct RegionTables {
   std::map<std::tuple<IROp, IRType, uint32_t, uint32_t>, IRRef> pure;
-  std::map<std::pair<IROp, IRRef>, bool> guards;  // (GUARDT|GUARDF, cond)
+  std::set<std::pair<IROp, IRRef>> guards;        // (GUARDT|GUARDF, cond) established
   std::map<uint32_t, IRRef> globals;              // global -> value
   std::map<IRRef, IRRef> lengths;                 // list -> LLEN
   std::map<std::pair<IRRef, IRRef>, IRRef> elements;  // (list, index) -> value
@@ -66,7 +67,7 @@ bool CsePass::run(TraceIR& ir) {
           replace(r, kNoRef);
           continue;
         }
-        t.guards[{in.op, a}] = true;
+        t.guards.insert({in.op, a});
         continue;
       }
       case IROp::GLOAD: {

@@ -24,10 +24,9 @@ bool LicmPass::run(TraceIR& ir) {
   bool calls = false, list_stores = false;
   std::set<uint32_t> stored_globals;
   std::vector<bool> invariant(ir.size(), false);
-  for (IRRef r = 0; r < loop; ++r) invariant[r] = true;
+  for (IRRef r = 0; r < loop; ++r) invariant[r] = true;  // constants come first, then the entry loads
   for (IRRef r = loop + 1; r < ir.size(); ++r) {
     const IRIns& in = ir[r];
-    if (ir_is_const(in.op)) invariant[r] = true;
     switch (in.op) {
       case IROp::CALL:
       case IROp::FPUSH:

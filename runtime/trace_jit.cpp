@@ -239,30 +239,7 @@ void TraceJit::finish_recording() {
     discard(t, "too many snapshots or traces for the exit code");
     return;
   }
-  t.recorded_size = static_cast<uint32_t>(t.ir.size());
-  stats_.ir_recorded += t.recorded_size;
-  if (params_.opt) {
-    // The optimizer keeps snapshots and their numbers, so exits, links and
-    // side traces are sized and keyed as recorded.
-    const double o0 = now_ms();
-    TracePipeline::AfterPass keep;
-    if (!dump_dir_.empty()) {
-      t.pass_ir.emplace_back("recorded", print_ir(t.ir));
-      keep = [&t](const char* pass, const TraceIR& ir) { t.pass_ir.emplace_back(pass, print_ir(ir)); };
-    }
-    try {
-      optimizer_.run(t.ir, keep);
-    } catch (const std::exception& e) {
-      // A pass that cannot handle a trace is a bug: the trace is dropped,
-      // the program goes on in the interpreter, and --stats says why.
-      discard(t, std::string("optimizer: ") + e.what());
-      return;
-    }
-    const double spent = now_ms() - o0;
-    stats_.optimize_ms += spent;
-    stats_.compile_ms += spent;
-    t.compile_ms += spent;
-  }
+  if (!optimize(t)) return;
   stats_.ir_instructions += t.ir.size();
   ExitLinking linking;
   linking.code_base = t.id << 16;
@@ -290,6 +267,33 @@ void TraceJit::finish_recording() {
   } catch (const std::exception& e) {
     discard(t, e.what());
   }
+}
+
+bool TraceJit::optimize(Trace& t) {
+  t.recorded_size = static_cast<uint32_t>(t.ir.size());
+  stats_.ir_recorded += t.recorded_size;
+  if (!params_.opt) return true;
+  // The optimizer keeps snapshots and their numbers, so exits, links and
+  // side traces are sized and keyed as recorded.
+  const double o0 = now_ms();
+  TracePipeline::AfterPass keep;
+  if (!dump_dir_.empty()) {
+    t.pass_ir.emplace_back("recorded", print_ir(t.ir));
+    keep = [&t](const char* pass, const TraceIR& ir) { t.pass_ir.emplace_back(pass, print_ir(ir)); };
+  }
+  try {
+    optimizer_.run(t.ir, keep);
+  } catch (const std::exception& e) {
+    // A pass that cannot handle a trace is a bug: the trace is dropped,
+    // the program goes on in the interpreter, and --stats says why.
+    discard(t, std::string("optimizer: ") + e.what());
+    return false;
+  }
+  const double spent = now_ms() - o0;
+  stats_.optimize_ms += spent;
+  stats_.compile_ms += spent;
+  t.compile_ms += spent;
+  return true;
 }
 
 void TraceJit::discard(Trace& t, const std::string& why) {

@@ -119,6 +119,9 @@ class TraceJit {
   // at safe points: no trace runs, no recording is under way).
   void install_finished();
   void install(Trace& t, CompiledTrace& code);
+  // Runs the trace optimizer on a recorded trace (unless opt=0), keeping the
+  // per-pass IR for --dump. False: a pass failed and the trace was discarded.
+  bool optimize(Trace& t);
   void discard(Trace& t, const std::string& why);
   bool pending_trace(const FunctionProto* proto, uint32_t loop_pc, Trace::Kind kind) const;
   bool pending_side_trace(uint32_t parent, uint32_t snap) const;

@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -314,30 +315,38 @@ class Lowering {
       llvm::Value* old = b_.CreateLoad(i8_, slot_addr(base_, e.slot));
       tags = tags ? b_.CreateOr(tags, old) : old;
     }
-    if (tags != nullptr) {
-      llvm::Function* fn = b_.GetInsertBlock()->getParent();
-      auto* release = llvm::BasicBlock::Create(c_, "exit.release", fn);
-      auto* done = llvm::BasicBlock::Create(c_, "exit.write", fn);
-      llvm::MDBuilder md(c_);
-      b_.CreateCondBr(b_.CreateICmpUGE(tags, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str))), release,
-                      done, md.createBranchWeights(1, 1u << 10));
-      b_.SetInsertPoint(release);
-      // A helper rather than an inline release per register: measured on the
-      // benchmarks, the inline form made compiling 25-45% slower and the code
-      // no faster, even where hot exits overwrite objects every time.
+    // A helper rather than an inline release per register: measured on the
+    // benchmarks, the inline form made compiling 25-45% slower and the code
+    // no faster, even where hot exits overwrite objects every time.
+    if_objects(tags, "exit.release", [&] {
       auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, ptr_, i32_}, false);
       call_addr(reinterpret_cast<const void*>(&tessera_jit_release_slots), fty,
                 {base_, slot_list(unknown), llvm::ConstantInt::get(i32_, static_cast<uint32_t>(unknown.size()))},
                 false);
-      b_.CreateBr(done);
-      b_.SetInsertPoint(done);
-    }
+    });
     for (const SnapshotEntry& e : entries) {
       llvm::Value* dst = slot_addr(base_, e.slot);
       const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(e.ref)));
       b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
       b_.CreateStore(to_payload(value_of(e.ref)), b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
     }
+  }
+
+  // When the OR-ed tags `tags` (null: none) show some register holding an
+  // object, runs the code `cold` emits in a block off the hot path; then
+  // goes on after it.
+  void if_objects(llvm::Value* tags, const char* name, const std::function<void()>& cold) {
+    if (tags == nullptr) return;
+    llvm::Function* fn = b_.GetInsertBlock()->getParent();
+    auto* then = llvm::BasicBlock::Create(c_, name, fn);
+    auto* done = llvm::BasicBlock::Create(c_, std::string(name) + ".done", fn);
+    llvm::MDBuilder md(c_);
+    b_.CreateCondBr(b_.CreateICmpUGE(tags, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str))), then, done,
+                    md.createBranchWeights(1, 1u << 10));
+    b_.SetInsertPoint(then);
+    cold();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
   }
 
   // A constant array of slot numbers in the module (lives with the code).
@@ -847,18 +856,11 @@ class Lowering {
     if (n > 64) {
       call_addr(reinterpret_cast<const void*>(&tessera_jit_clear_registers), fty,
                 {base_, llvm::ConstantInt::get(i32_, n)}, false);
-    } else if (tags != nullptr) {
-      llvm::Function* fn = b_.GetInsertBlock()->getParent();
-      auto* clear = llvm::BasicBlock::Create(c_, "pop.clear", fn);
-      auto* done = llvm::BasicBlock::Create(c_, "pop.done", fn);
-      llvm::MDBuilder md(c_);
-      b_.CreateCondBr(b_.CreateICmpUGE(tags, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str))), clear,
-                      done, md.createBranchWeights(1, 1u << 10));
-      b_.SetInsertPoint(clear);
-      call_addr(reinterpret_cast<const void*>(&tessera_jit_clear_registers), fty,
-                {base_, llvm::ConstantInt::get(i32_, n)}, false);
-      b_.CreateBr(done);
-      b_.SetInsertPoint(done);
+    } else {
+      if_objects(tags, "pop.clear", [&] {
+        call_addr(reinterpret_cast<const void*>(&tessera_jit_clear_registers), fty,
+                  {base_, llvm::ConstantInt::get(i32_, n)}, false);
+      });
     }
     llvm::Value* fr = frame_region();
     llvm::Value* top = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, top)));
