@@ -2,11 +2,13 @@
 
 #include "optimizer/cse.h"
 #include "optimizer/dce.h"
+#include "optimizer/fold.h"
 #include "optimizer/licm.h"
 
 namespace tessera::jit {
 
 TracePipeline::TracePipeline() {
+  passes_.push_back(std::make_unique<FoldPass>());
   passes_.push_back(std::make_unique<CsePass>());
   passes_.push_back(std::make_unique<LicmPass>());
   passes_.push_back(std::make_unique<CsePass>());

@@ -1,5 +1,5 @@
 // TracePipeline: the trace optimizer, the passes in their order
-// (cse, licm, cse again to merge what LICM brought together, dce).
+// (fold, cse, licm, cse again to merge what LICM brought together, dce).
 // Runs between the recorder and the backend; `--jit-param opt=0` skips it.
 #pragma once
 

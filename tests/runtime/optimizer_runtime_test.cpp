@@ -107,7 +107,8 @@ TEST(OptimizerInJit, DumpWritesTheIrAfterEachPass) {
     ASSERT_EQ(vm.run_source("t.tsb", "let s = 0\nfor i in range(100) { s += i }\nprint(s)\n"), RunStatus::Ok);
     EXPECT_EQ(out.str(), "4950\n");
   }
-  for (const char* suffix : {".ir", ".ll", ".0-recorded.ir", ".1-cse.ir", ".2-licm.ir", ".3-cse.ir", ".4-dce.ir"})
+  for (const char* suffix : {".ir", ".ll", ".0-recorded.ir", ".1-fold.ir", ".2-cse.ir", ".3-licm.ir", ".4-cse.ir",
+                             ".5-dce.ir"})
     EXPECT_TRUE(std::filesystem::exists(dir / (std::string("t-2-trace0") + suffix))) << suffix;
   std::filesystem::remove_all(dir);
 }
