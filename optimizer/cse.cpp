@@ -116,13 +116,12 @@ bool CsePass::run(TraceIR& ir) {
       case IROp::TSTORE:
         t.tensor_elements.clear();
         continue;
-      case IROp::CALL:
-      case IROp::FPUSH:
-      case IROp::FPOP:
-        t.forget_memory();
-        continue;
       default:
         break;
+    }
+    if (clobbers_memory(in.op)) {
+      t.forget_memory();
+      continue;
     }
     if (ir_is_cse(in.op)) {
       auto [it, fresh] = t.pure.emplace(std::make_tuple(in.op, in.type, a, b), r);

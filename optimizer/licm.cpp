@@ -27,10 +27,8 @@ bool LicmPass::run(TraceIR& ir) {
   for (IRRef r = 0; r < loop; ++r) invariant[r] = true;  // constants come first, then the entry loads
   for (IRRef r = loop + 1; r < ir.size(); ++r) {
     const IRIns& in = ir[r];
+    calls = calls || clobbers_memory(in.op);
     switch (in.op) {
-      case IROp::CALL:
-      case IROp::FPUSH:
-      case IROp::FPOP: calls = true; break;
       case IROp::LSTORE: list_stores = true; break;
       case IROp::GSTORE: stored_globals.insert(in.op1); break;
       case IROp::PHI: invariant[in.op1] = false; break;

@@ -9,6 +9,12 @@
 
 namespace tessera::jit {
 
+// Whether `op` may change any memory a load reads (globals, list lengths and
+// storage, elements): helper calls, and frame pushes and pops, which release
+// objects. CSE forgets its loads at such an instruction; LICM moves no load
+// out of a loop that contains one.
+inline bool clobbers_memory(IROp op) { return op == IROp::CALL || op == IROp::FPUSH || op == IROp::FPOP; }
+
 class TracePass {
  public:
   virtual ~TracePass() = default;
