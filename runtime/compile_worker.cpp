@@ -41,7 +41,7 @@ void CompileWorker::run() {
     Result r{job.trace_id, {}, {}};
     try {
       if (!backend_) backend_ = std::make_unique<LlvmBackend>(2);
-      backend_->set_keep_llvm_ir(job.keep_llvm_ir);
+      backend_->set_keep_text(job.keep_llvm_ir);
       r.code = backend_->compile(*job.ir, job.name, job.linking, job.proto, job.global_watch);
     } catch (const std::exception& e) {
       r.error = e.what();

@@ -53,6 +53,11 @@ void JitParams::set(std::string_view name_eq_value) {
   const std::string_view value = name_eq_value.substr(eq + 1);
   for (const ParamInfo& p : kParams) {
     if (p.name != name) continue;
+    // Words some parameters accept for a number (tier=auto).
+    if (p.name == "tier" && value == "auto") {
+      this->*p.field = 0;
+      return;
+    }
     int64_t v = 0;
     const char* first = value.data();
     const char* last = value.data() + value.size();

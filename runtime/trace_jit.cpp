@@ -8,6 +8,7 @@
 #include <fstream>
 #include <ostream>
 
+#include "codegen/host/asmjit/asmjit_backend.h"
 #include "codegen/host/llvm/llvm_backend.h"
 #include "optimizer/pipeline.h"
 #include "runtime/compile_worker.h"
@@ -235,7 +236,7 @@ void TraceJit::finish_recording() {
   exit_buffer_.resize(std::max<size_t>(exit_buffer_.size(), trace->max_entries + 1));
   Trace& t = *trace;
   traces_.push_back(std::move(trace));
-  if (t.ir.snapshots().size() > 0xFFFF || t.id > 0xFFFF) {
+  if (t.ir.snapshots().size() >= kTierUpExit || t.id > 0xFFFF) {
     discard(t, "too many snapshots or traces for the exit code");
     return;
   }
@@ -244,8 +245,26 @@ void TraceJit::finish_recording() {
   ExitLinking linking;
   linking.code_base = t.id << 16;
   linking.links = t.links.get();
-  std::string name =
-      fmt::format("trace{}_{}_{}", t.id, t.function == "<main>" ? "main" : t.function, t.line);
+  std::string name = code_name(t);
+  if (params_.tier != 2) {
+    // T1: asmjit takes microseconds, so it always compiles right here.
+    try {
+      if (!baseline_) {
+        baseline_ = std::make_unique<AsmjitBackend>();
+        baseline_->set_keep_text(!dump_dir_.empty());
+      }
+      uint32_t* counter = nullptr;
+      if (params_.tier == 0) {
+        t.tier_up_counter = static_cast<uint32_t>(params_.tier2);
+        counter = &t.tier_up_counter;
+      }
+      CompiledTrace code = baseline_->compile(t.ir, name, linking, t.proto, global_watch_, counter);
+      install(t, code, 1);
+    } catch (const std::exception& e) {
+      discard(t, e.what());
+    }
+    return;
+  }
   if (params_.async) {
     // LLVM works on its own thread; the interpreter goes on, and the trace
     // is installed at the next safe point after it is done.
@@ -260,13 +279,17 @@ void TraceJit::finish_recording() {
     // hot do not pay for it.
     if (!backend_) {
       backend_ = std::make_unique<LlvmBackend>(2);
-      backend_->set_keep_llvm_ir(!dump_dir_.empty());
+      backend_->set_keep_text(!dump_dir_.empty());
     }
     CompiledTrace code = backend_->compile(t.ir, name, linking, t.proto, global_watch_);
-    install(t, code);
+    install(t, code, 2);
   } catch (const std::exception& e) {
     discard(t, e.what());
   }
+}
+
+std::string TraceJit::code_name(const Trace& t) const {
+  return fmt::format("trace{}_{}_{}", t.id, t.function == "<main>" ? "main" : t.function, t.line);
 }
 
 bool TraceJit::optimize(Trace& t) {
@@ -308,13 +331,25 @@ void TraceJit::discard(Trace& t, const std::string& why) {
   }
 }
 
-void TraceJit::install(Trace& t, CompiledTrace& code) {
+void TraceJit::note_compiled(Trace& t, const CompiledTrace& code, int tier) {
+  const size_t k = static_cast<size_t>(tier - 1);
+  t.code_text[k] = code.text;
+  t.code_size[k] = code.code_size;
+  t.tier_compile_ms[k] = code.compile_ms;
+  t.compile_ms += code.compile_ms;  // after the optimizer's share
+  stats_.compile_ms += code.compile_ms;
+  ++stats_.tier_compiled[k];
+  stats_.tier_compile_ms[k] += code.compile_ms;
+  stats_.tier_code_bytes[k] += code.code_size;
+  stats_.tier_compile_samples[k].push_back(code.compile_ms);
+}
+
+void TraceJit::install(Trace& t, CompiledTrace& code, int tier) {
   t.pending = false;
   t.fn = code.fn;
   t.native = code.native;
-  t.llvm_ir = std::move(code.llvm_ir);
-  t.compile_ms += code.compile_ms;  // after the optimizer's share
-  stats_.compile_ms += code.compile_ms;
+  t.tier = static_cast<uint8_t>(tier);
+  note_compiled(t, code, tier);
   // Compiled in the background, the trace may be out of date by now: a
   // global it assumed was stored into, or the trace it hangs off or links to
   // was invalidated. (Its watch bytes were not set while it compiled.)
@@ -364,9 +399,53 @@ void TraceJit::install_finished() {
   if (!worker_) return;
   for (CompileWorker::Result& r : worker_->take_finished()) {
     Trace& t = *traces_[r.trace_id];
+    if (t.upgrade == Trace::Upgrade::Queued) {
+      // A T1 trace's T2 code. If LLVM failed, the trace stays in T1 and
+      // polls no more.
+      if (!r.error.empty()) {
+        t.upgrade = Trace::Upgrade::Failed;
+        t.tier_up_counter = UINT32_MAX;
+        stats_.last_abort[static_cast<int>(AbortReason::NYIBytecode)] = "tier-up: " + r.error;
+      } else {
+        upgrade(t, r.code);
+      }
+      continue;
+    }
     if (!r.error.empty()) discard(t, r.error);
-    else install(t, r.code);
+    else install(t, r.code, 2);
   }
+}
+
+void TraceJit::request_upgrade(Trace& t) {
+  ++stats_.tier_up_exits;
+  // Poll again after another `tier2` iterations: the T1 code keeps running
+  // until the T2 code is there.
+  t.tier_up_counter = static_cast<uint32_t>(params_.tier2);
+  if (t.upgrade != Trace::Upgrade::None || t.dead) return;
+  if (!worker_) worker_ = std::make_unique<CompileWorker>();
+  ExitLinking linking;
+  linking.code_base = t.id << 16;
+  linking.links = t.links.get();  // shared: both tiers' exits read the same links
+  t.upgrade = Trace::Upgrade::Queued;
+  worker_->submit(CompileWorker::Job{t.id, &t.ir, code_name(t), linking, t.proto, global_watch_, !dump_dir_.empty()});
+}
+
+void TraceJit::upgrade(Trace& t, CompiledTrace& code) {
+  note_compiled(t, code, 2);
+  t.upgrade = Trace::Upgrade::Done;
+  if (t.dead) return;  // invalidated while LLVM worked
+  // Safe point: no trace runs. Everything that entered or linked to the T1
+  // code now goes to the T2 code; the T1 code stays mapped (unused).
+  const NativeTrace old = t.native;
+  t.fn = code.fn;
+  t.native = code.native;
+  t.tier = 2;
+  t.tier_up_counter = UINT32_MAX;
+  for (auto& other : traces_)
+    for (size_t k = 0; k < other->ir.snapshots().size(); ++k)
+      if (other->links[k] == old) other->links[k] = t.native;
+  ++stats_.upgrades;
+  if (!dump_dir_.empty()) dump(t);
 }
 
 void TraceJit::stop_compiling() {
@@ -406,6 +485,16 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
   const uint32_t code = traces_[id]->fn(base, globals, exit_buffer_.data(), &ctx);
   Trace& t = *traces_[code >> 16];
   const uint32_t snap_no = code & 0xFFFF;
+  if (snap_no == kTierUpExit) {
+    // A T1 trace ran `tier2` iterations: the interpreter resumes where
+    // snapshot 0 does (the loop-carried values are written), and the trace
+    // is entered again right there, in T2 once it is ready.
+    request_upgrade(t);
+    exit.pcs = resume_pcs(t.ir.snapshots()[0]);
+    exit.frames.clear();
+    exit.start_recording = false;
+    return;
+  }
   const Snapshot& snap = t.ir.snapshots()[snap_no];
   ++t.exits[snap_no];
   exit.pcs = resume_pcs(snap);
@@ -452,6 +541,17 @@ void TraceJit::print_stats(std::ostream& os) const {
                     "optimizer {:.3f} ms of the compiling time)\n",
                     stats_.record_ms, stats_.compile_ms, stats_.ir_instructions, stats_.ir_recorded,
                     stats_.optimize_ms);
+  static constexpr const char* kTierNames[2] = {"T1 (asmjit)", "T2 (llvm)"};
+  for (size_t k = 0; k < 2; ++k) {
+    if (stats_.tier_compiled[k] == 0) continue;
+    std::vector<double> v = stats_.tier_compile_samples[k];
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    os << fmt::format("  {}: {} traces compiled in {:.3f} ms (median {:.3f} ms), {} bytes of code\n", kTierNames[k],
+                      stats_.tier_compiled[k], stats_.tier_compile_ms[k], v[v.size() / 2], stats_.tier_code_bytes[k]);
+  }
+  if (stats_.tier_up_exits > 0)
+    os << fmt::format("  tier-up: {} T1 traces swapped for T2 code ({} tier-up exits)\n", stats_.upgrades,
+                      stats_.tier_up_exits);
   if (stats_.first_trace_ms >= 0)
     os << fmt::format("  warm-up: first trace compiled at {:.3f} ms, last at {:.3f} ms\n",
                       stats_.first_trace_ms, stats_.last_trace_ms);
@@ -464,10 +564,16 @@ void TraceJit::print_stats(std::ostream& os) const {
     if (t->link >= 0) kind += fmt::format(", links to {}", t->link);
     if (t->pending) kind += ", still compiling when the run ended";
     else if (t->dead) kind += t->fn ? ", invalidated" : ", not compiled";
+    std::string tiers;
+    for (size_t k = 0; k < 2; ++k)
+      if (t->code_size[k] > 0)
+        tiers += fmt::format("{}T{} {:.3f} ms {} bytes", tiers.empty() ? "" : ", ", k + 1, t->tier_compile_ms[k],
+                             t->code_size[k]);
     os << fmt::format("    trace {}  {}:{} in {}, {}: {} IR instructions ({} recorded), {} snapshots, compiled in "
-                      "{:.3f} ms; entered {} times, {} exits\n",
+                      "{:.3f} ms{}; entered {} times, {} exits\n",
                       t->id, script_name_, t->line, t->function, kind, t->ir.size(), t->recorded_size,
-                      t->ir.snapshots().size(), t->compile_ms, t->entries, exits);
+                      t->ir.snapshots().size(), t->compile_ms,
+                      tiers.empty() ? "" : fmt::format(" ({}; runs T{})", tiers, t->tier), t->entries, exits);
     for (size_t s = 0; s < t->exits.size(); ++s)
       if (t->exits[s])
         os << fmt::format("      exit #{} to line {}: {} times\n", s, t->exit_lines[s], t->exits[s]);
@@ -482,7 +588,9 @@ void TraceJit::dump(const Trace& t) const {
   std::ofstream(base + ".ir") << fmt::format("-- trace {} of {}:{} ({})\n", t.id, script_name_, t.line,
                                              t.function)
                               << print_ir(t.ir);
-  std::ofstream(base + ".ll") << t.llvm_ir;
+  // The code of each tier compiled so far: T1's assembly, T2's LLVM IR.
+  if (!t.code_text[0].empty()) std::ofstream(base + ".s") << t.code_text[0];
+  if (!t.code_text[1].empty()) std::ofstream(base + ".ll") << t.code_text[1];
   // -print-after-all style: the IR as recorded, then after each pass.
   for (size_t k = 0; k < t.pass_ir.size(); ++k)
     std::ofstream(fmt::format("{}.{}-{}.ir", base, k, t.pass_ir[k].first)) << t.pass_ir[k].second;

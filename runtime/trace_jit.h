@@ -1,6 +1,9 @@
 // TraceJit: the trace compiler's control loop — start recording at hot
 // loops, hot function entries and hot exits; compile finished traces with
-// the LLVM backend (here, or on the CompileWorker's thread with async=1);
+// the tier the `tier` parameter picks (T1: asmjit, here; T2: LLVM, here or on
+// the CompileWorker's thread with async=1; auto: T1 first, then T2 in the
+// background once a trace has run `tier2` iterations, swapped in at its loop
+// header through the tier-up exit);
 // install them (patch the loop's back-edge, set the function's entry trace,
 // link the parent's exit); run traces and hand their exits to deopt/;
 // invalidate traces whose assumed globals change. Also back-off and
@@ -25,6 +28,7 @@
 namespace tessera::jit {
 
 class LlvmBackend;
+class AsmjitBackend;
 class CompileWorker;
 struct CompiledTrace;
 
@@ -48,7 +52,18 @@ struct Trace {
   std::vector<std::pair<std::string, std::string>> pass_ir;
   TraceFn fn = nullptr;        // C++ enters here
   NativeTrace native = nullptr;  // linked exits jump here
-  std::string llvm_ir;
+  // The tier of the code installed now (1: asmjit, 2: LLVM; 0: none yet),
+  // and per tier (index tier-1): the code as text for --dump, its size and
+  // its compile time.
+  uint8_t tier = 0;
+  std::array<std::string, 2> code_text;
+  std::array<size_t, 2> code_size{};
+  std::array<double, 2> tier_compile_ms{};
+  // tier=auto: T1 code counts iterations down here (LoweringEnv); at zero
+  // it leaves through the tier-up exit. The T2 recompilation's state:
+  enum class Upgrade : uint8_t { None, Queued, Done, Failed };
+  Upgrade upgrade = Upgrade::None;
+  uint32_t tier_up_counter = 0;
   double record_ms = 0, compile_ms = 0;
   uint64_t entries = 0;
   std::vector<uint64_t> exits;  // per snapshot
@@ -81,6 +96,13 @@ struct TraceStats {
   std::array<std::string, kNumAbortReasons> last_abort{};  // where the last one happened
   uint64_t ir_instructions = 0, ir_recorded = 0;  // after the optimizer / as recorded
   double record_ms = 0, compile_ms = 0, optimize_ms = 0;  // compile_ms includes optimize_ms
+  // Per tier (index tier-1): traces compiled, compile time, code bytes.
+  std::array<uint64_t, 2> tier_compiled{};
+  std::array<double, 2> tier_compile_ms{};
+  std::array<uint64_t, 2> tier_code_bytes{};
+  uint64_t tier_up_exits = 0;  // T1 traces that reached `tier2` and left to be upgraded
+  uint64_t upgrades = 0;       // T2 code swapped in for T1 code
+  std::vector<double> tier_compile_samples[2];  // ms per trace, for medians
   // Warm-up: when the first and the last trace were compiled, in ms since
   // the TraceJit was created (-1: none yet).
   double first_trace_ms = -1, last_trace_ms = -1;
@@ -118,7 +140,11 @@ class TraceJit {
   // Async compilation: installs the traces the worker has finished (called
   // at safe points: no trace runs, no recording is under way).
   void install_finished();
-  void install(Trace& t, CompiledTrace& code);
+  void install(Trace& t, CompiledTrace& code, int tier);
+  // tier=auto: swaps the T2 code of an installed T1 trace in.
+  void upgrade(Trace& t, CompiledTrace& code);
+  void request_upgrade(Trace& t);
+  void note_compiled(Trace& t, const CompiledTrace& code, int tier);
   // Runs the trace optimizer on a recorded trace (unless opt=0), keeping the
   // per-pass IR for --dump. False: a pass failed and the trace was discarded.
   bool optimize(Trace& t);
@@ -130,6 +156,7 @@ class TraceJit {
   RecorderLimits limits() const;
   void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit);
   void abort_recording(AbortReason r, const std::string& detail);
+  std::string code_name(const Trace& t) const;
   void dump(const Trace& t) const;
 
   VM& vm_;
@@ -137,8 +164,9 @@ class TraceJit {
   std::string script_name_;
   std::string dump_dir_;
   TracePipeline optimizer_;
-  std::unique_ptr<LlvmBackend> backend_;    // synchronous compilation (async=0)
-  std::unique_ptr<CompileWorker> worker_;   // async=1
+  std::unique_ptr<AsmjitBackend> baseline_;  // T1 (tier=1, auto)
+  std::unique_ptr<LlvmBackend> backend_;    // T2, synchronous compilation (async=0)
+  std::unique_ptr<CompileWorker> worker_;   // T2 in the background (async=1, tier-up)
   std::unique_ptr<TraceRecorder> recorder_;
   double record_start_ms_ = 0;
   double created_ms_ = 0;

@@ -72,6 +72,10 @@ struct ExitLinking {
   NativeTrace* links = nullptr;  // one slot per snapshot, null = back to the caller
 };
 
+// The snapshot number of the tier-up exit (lowering_env.h tier_up_counter):
+// no IR snapshot has it; the runtime resumes where snapshot 0 does.
+constexpr uint32_t kTierUpExit = 0xFFFF;
+
 // Marks "no result expected" for tessera_jit_call's expect_tag (CALLs of type
 // None, e.g. IndexSet or print).
 constexpr uint8_t kJitAnyTag = 0xFF;

@@ -27,8 +27,6 @@
 #include <stdexcept>
 
 #include "codegen/host/llvm/ir_lowering.h"
-#include "vm/core/value.h"
-#include "vm/tensor/tensor.h"
 
 namespace tessera::jit {
 namespace {
@@ -44,54 +42,6 @@ template <typename T>
 T unwrap(llvm::Expected<T> e, const char* what) {
   if (!e) throw std::runtime_error(std::string("llvm backend: ") + what + ": " + error_text(e.takeError()));
   return std::move(*e);
-}
-
-TensorLayout measure_tensor_layout(const ListLayout& vec) {
-  // A vector<int64_t> keeps its data pointer where vector<Value> does.
-  TensorObj t(DType::I32, Shape{2, 3});
-  const char* base = reinterpret_cast<const char*>(&t);
-  TensorLayout l;
-  l.dtype_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.dtype) - base);
-  l.shape_begin_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.shape) - base) + vec.begin_offset;
-  l.data_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.data) - base);
-  const int64_t* shape_data;
-  std::memcpy(&shape_data, base + l.shape_begin_offset, sizeof shape_data);
-  if (shape_data != t.shape.data())
-    throw std::runtime_error("llvm backend: cannot find the shape pointer inside std::vector<int64_t>");
-  return l;
-}
-
-size_t obj_refcount_offset() {
-  ListObj o;
-  return static_cast<size_t>(reinterpret_cast<const char*>(&o.refcount) - reinterpret_cast<const char*>(&o));
-}
-
-// Finds where ListObj keeps its element pointers by looking at a real one:
-// the word that equals data() is `begin`, the word that equals data()+size is
-// `end`. Layout-independent, so a different standard library (or a debug
-// vector) cannot silently break LLEN and LLOAD.
-ListLayout measure_list_layout() {
-  ListObj list;
-  list.items.resize(3);
-  ListLayout l;
-  l.items_offset = reinterpret_cast<const char*>(&list.items) - reinterpret_cast<const char*>(&list);
-  const auto begin = reinterpret_cast<uintptr_t>(list.items.data());
-  const auto end = reinterpret_cast<uintptr_t>(list.items.data() + list.items.size());
-  bool found_begin = false, found_end = false;
-  for (size_t off = 0; off + sizeof(uintptr_t) <= sizeof(list.items); off += sizeof(uintptr_t)) {
-    uintptr_t word;
-    std::memcpy(&word, reinterpret_cast<const char*>(&list.items) + off, sizeof word);
-    if (word == begin && !found_begin) {
-      l.begin_offset = off;
-      found_begin = true;
-    } else if (word == end && !found_end) {
-      l.end_offset = off;
-      found_end = true;
-    }
-  }
-  if (!found_begin || !found_end)
-    throw std::runtime_error("llvm backend: cannot find the element pointers inside std::vector<Value>");
-  return l;
 }
 
 llvm::OptimizationLevel pass_level(int opt) {
@@ -137,8 +87,7 @@ llvm::FunctionPassManager trace_function_pipeline() {
 
 struct LlvmBackend::Impl {
   int opt_level;
-  ListLayout list_layout;
-  TensorLayout tensor_layout;
+  ObjectLayout layout;
   std::unique_ptr<llvm::TargetMachine> tm;  // for the IR pipeline's cost model
   std::unique_ptr<llvm::orc::LLJIT> jit;
   // Copies of every compiled trace's call targets: generated code points at
@@ -146,7 +95,7 @@ struct LlvmBackend::Impl {
   std::deque<CallTarget> call_targets;
   uint64_t next_id = 0;
   size_t last_text_bytes = 0;  // set by the object transform during lookup
-  bool keep_llvm_ir = true;
+  bool keep_text = true;
 
   void optimize(llvm::Module& m) {
     // Declaration order matters: managers are destroyed in reverse, and the
@@ -174,8 +123,7 @@ struct LlvmBackend::Impl {
 
 LlvmBackend::LlvmBackend(int opt_level) : impl_(std::make_unique<Impl>()) {
   impl_->opt_level = opt_level;
-  impl_->list_layout = measure_list_layout();
-  impl_->tensor_layout = measure_tensor_layout(impl_->list_layout);
+  impl_->layout = object_layout();
   // Registers the host target with LLVM (idempotent, process-wide by LLVM's
   // design).
   llvm::InitializeNativeTarget();
@@ -205,11 +153,7 @@ LlvmBackend::LlvmBackend(int opt_level) : impl_(std::make_unique<Impl>()) {
 
 LlvmBackend::~LlvmBackend() = default;
 
-void LlvmBackend::set_keep_llvm_ir(bool keep) { impl_->keep_llvm_ir = keep; }
-
-CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name) {
-  return compile(ir, name, ExitLinking{});
-}
+void LlvmBackend::set_keep_text(bool keep) { impl_->keep_text = keep; }
 
 CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
                                    const FunctionProto* proto, const uint8_t* global_watch) {
@@ -223,9 +167,9 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
   mod->setTargetTriple(im.jit->getTargetTriple().str());
 
   LoweringEnv env;
-  env.list = im.list_layout;
-  env.tensor = im.tensor_layout;
-  env.obj_refcount_offset = obj_refcount_offset();
+  env.list = im.layout.list;
+  env.tensor = im.layout.tensor;
+  env.obj_refcount_offset = im.layout.refcount_offset;
   env.linking = linking;
   env.proto = proto;
   env.global_watch = global_watch;
@@ -251,8 +195,8 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
   im.optimize(*mod);
 
   CompiledTrace out;
-  if (im.keep_llvm_ir) {
-    llvm::raw_string_ostream os(out.llvm_ir);
+  if (im.keep_text) {
+    llvm::raw_string_ostream os(out.text);
     mod->print(os, nullptr);
   }
 

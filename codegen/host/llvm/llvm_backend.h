@@ -13,20 +13,12 @@
 #include <memory>
 #include <string>
 
-#include "codegen/host/trace_abi.h"
+#include "codegen/host/compiled_trace.h"
 #include "tracer/trace_ir.h"
 
 namespace tessera::jit {
 
-struct CompiledTrace {
-  TraceFn fn = nullptr;          // entry for C++ (the C calling convention)
-  NativeTrace native = nullptr;  // the trace itself, for ExitLinking::links
-  std::string llvm_ir;    // the optimized module as text (for --dump; empty unless kept)
-  size_t code_size = 0;   // bytes of machine code (text sections of the object file)
-  double compile_ms = 0;  // lowering + optimization + machine code generation
-};
-
-class LlvmBackend {
+class LlvmBackend final : public HostBackend {
  public:
   // opt_level selects the IR pipeline and the code generator's level:
   //   0  no IR passes, CodeGenOptLevel::None (fast instruction selection)
@@ -39,22 +31,13 @@ class LlvmBackend {
   LlvmBackend(const LlvmBackend&) = delete;
   LlvmBackend& operator=(const LlvmBackend&) = delete;
 
-  // Compiles `ir` (which must loop: LOOP + PHIs). `name` names the function
-  // in the dump; the backend makes the symbol unique. Throws
-  // std::runtime_error with a message naming the trace and the offending
-  // instruction on malformed IR or an LLVM failure.
-  CompiledTrace compile(const TraceIR& ir, const std::string& name);
-  // The same with linked exits (trace_abi.h): exits write the registers and
-  // continue into `linking.links[snap]` when it is set.
-  // `proto`: the function the trace starts in (needed by FPUSH).
-  // `global_watch`: see LoweringEnv.
+  const char* name() const override { return "llvm"; }
+  using HostBackend::compile;
   CompiledTrace compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
-                        const FunctionProto* proto = nullptr, const uint8_t* global_watch = nullptr);
-
-  // Whether CompiledTrace::llvm_ir is filled (default true). Printing a large
-  // module costs a few percent of its compile time, so the runtime keeps it
-  // only for --dump.
-  void set_keep_llvm_ir(bool keep);
+                        const FunctionProto* proto = nullptr, const uint8_t* global_watch = nullptr) override;
+  // CompiledTrace::text is the optimized module (printing a large module
+  // costs a few percent of its compile time).
+  void set_keep_text(bool keep) override;
 
  private:
   struct Impl;

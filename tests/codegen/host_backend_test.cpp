@@ -1,5 +1,6 @@
-// LlvmBackend: traces built by hand with TraceIR's builder, compiled, and run
-// on real Values; results checked against the same computation in C++.
+// Both host tiers (T1: AsmjitBackend, T2: LlvmBackend): traces built by hand
+// with TraceIR's builder, compiled, and run on real Values; results checked
+// against the same computation in C++. Every test runs on each backend.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -8,8 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "codegen/host/asmjit/asmjit_backend.h"
 #include "codegen/host/llvm/llvm_backend.h"
 #include "codegen/host/trace_abi.h"
 #include "tracer/trace_ir.h"
@@ -49,11 +53,19 @@ double as_double(uint64_t bits) { return std::bit_cast<double>(bits); }
 void report(const char* what, const CompiledTrace& t) {
   std::cout << "[compile] " << what << ": " << t.compile_ms << " ms, " << t.code_size << " bytes\n";
   // TESSERA_CODEGEN_DUMP=1 shows the optimized LLVM IR, for inspecting codegen.
-  if (std::getenv("TESSERA_CODEGEN_DUMP") != nullptr) std::cout << t.llvm_ir << "\n";
+  if (std::getenv("TESSERA_CODEGEN_DUMP") != nullptr) std::cout << t.text << "\n";
 }
 
+class HostBackendTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::unique_ptr<HostBackend> make_backend() const {
+    if (GetParam() == "asmjit") return std::make_unique<AsmjitBackend>();
+    return std::make_unique<LlvmBackend>();
+  }
+};
+
 // i from 0 while i < n: s += i*i % 7. Exits through a GUARDF when i >= n.
-TEST(LlvmBackend, IntCountingLoop) {
+TEST_P(HostBackendTest, IntCountingLoop) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
   IRRef i = sload(ir, IRType::Int, 0, s0);
@@ -70,7 +82,8 @@ TEST(LlvmBackend, IntCountingLoop) {
   ir.emit(IROp::PHI, IRType::Int, i, i2);
   ir.emit(IROp::PHI, IRType::Int, s, s2);
 
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(ir, "count");
   report("int counting loop", t);
   ASSERT_NE(t.fn, nullptr);
@@ -95,7 +108,7 @@ TEST(LlvmBackend, IntCountingLoop) {
 
 // Mandelbrot step: x, y = x*x - y*y + cx, 2*x*y + cy while k < n and
 // x*x + y*y <= 4. Results must be bit-identical to C++.
-TEST(LlvmBackend, FloatLoopBitExact) {
+TEST_P(HostBackendTest, FloatLoopBitExact) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
   IRRef x = sload(ir, IRType::Float, 0, s0);
@@ -121,7 +134,8 @@ TEST(LlvmBackend, FloatLoopBitExact) {
   ir.emit(IROp::PHI, IRType::Float, y, y2);
   ir.emit(IROp::PHI, IRType::Int, k, k2);
 
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(ir, "mandel");
   report("mandelbrot step", t);
 
@@ -155,7 +169,7 @@ TEST(LlvmBackend, FloatLoopBitExact) {
 
 // A trace that computes op(slot0, slot1) once and exits through snapshot 1
 // with the result: for checking single operations on runtime values.
-CompiledTrace binop_trace(LlvmBackend& be, IROp op, IRType in, IRType out) {
+CompiledTrace binop_trace(HostBackend& be, IROp op, IRType in, IRType out) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
   IRRef a = sload(ir, in, 0, s0);
@@ -167,8 +181,9 @@ CompiledTrace binop_trace(LlvmBackend& be, IROp op, IRType in, IRType out) {
   return be.compile(ir, ir_op_info(op).name);
 }
 
-TEST(LlvmBackend, FlooredIntDivMod) {
-  LlvmBackend be;
+TEST_P(HostBackendTest, FlooredIntDivMod) {
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace div = binop_trace(be, IROp::IDIV, IRType::Int, IRType::Int);
   CompiledTrace mod = binop_trace(be, IROp::IMOD, IRType::Int, IRType::Int);
   CompiledTrace pow = binop_trace(be, IROp::IPOW, IRType::Int, IRType::Int);
@@ -206,8 +221,9 @@ TEST(LlvmBackend, FlooredIntDivMod) {
   EXPECT_EQ(static_cast<int64_t>(r.exit_vals[0]), int_pow(3, 41));
 }
 
-TEST(LlvmBackend, FloatFloorDivModPowAndCompare) {
-  LlvmBackend be;
+TEST_P(HostBackendTest, FloatFloorDivModPowAndCompare) {
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace fdiv = binop_trace(be, IROp::FFLOORDIV, IRType::Float, IRType::Float);
   CompiledTrace fmod = binop_trace(be, IROp::FMOD, IRType::Float, IRType::Float);
   CompiledTrace fpow = binop_trace(be, IROp::FPOW, IRType::Float, IRType::Float);
@@ -233,7 +249,7 @@ TEST(LlvmBackend, FloatFloorDivModPowAndCompare) {
   }
 }
 
-TEST(LlvmBackend, FloatMathAndConv) {
+TEST_P(HostBackendTest, FloatMathAndConv) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
   IRRef i = sload(ir, IRType::Int, 0, s0);
@@ -244,7 +260,8 @@ TEST(LlvmBackend, FloatMathAndConv) {
     entries.push_back({fn + 1, ir.emit(IROp::FMATH, IRType::Float, f, fn)});
   const uint16_t s1 = snap(ir, entries);
   ir.emit(IROp::GUARDT, IRType::None, ir.kbool(false), 0, s1);
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(ir, "fmath");
   Runner r;
   r.regs = {Value::integer(3)};
@@ -257,7 +274,7 @@ TEST(LlvmBackend, FloatMathAndConv) {
 
 // Slot 0 holds a float where the trace expects an int: the first guard fails
 // and the trace leaves through snapshot 0 before anything else happens.
-TEST(LlvmBackend, SloadTypeGuardExitsFirst) {
+TEST_P(HostBackendTest, SloadTypeGuardExitsFirst) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
   IRRef a = sload(ir, IRType::Int, 0, s0);
@@ -266,7 +283,8 @@ TEST(LlvmBackend, SloadTypeGuardExitsFirst) {
   ir.emit(IROp::SSTORE, IRType::None, 2, l);
   const uint16_t s1 = snap(ir, {{0, a}});
   ir.emit(IROp::GUARDT, IRType::None, ir.kbool(false), 0, s1);
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(ir, "tyguard");
   Runner r;
   Value list = make_list({Value::integer(1)});
@@ -312,9 +330,10 @@ struct ListTrace {
   }
 };
 
-TEST(LlvmBackend, ListLoadStoreAndBounds) {
+TEST_P(HostBackendTest, ListLoadStoreAndBounds) {
   ListTrace lt;
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(lt.ir, "lists");
   report("list loop", t);
   std::vector<Value> items;
@@ -351,7 +370,7 @@ TEST(LlvmBackend, ListLoadStoreAndBounds) {
   EXPECT_EQ(src.as_list()->refcount, 2u);  // src + r.regs[0]
 }
 
-TEST(LlvmBackend, GlobalLoadGuardAndStore) {
+TEST_P(HostBackendTest, GlobalLoadGuardAndStore) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
   IRRef g = ir.emit(IROp::GLOAD, IRType::Int, 0, 0, s0);
@@ -360,7 +379,8 @@ TEST(LlvmBackend, GlobalLoadGuardAndStore) {
   ir.emit(IROp::GSTORE, IRType::None, 1, g2);
   const uint16_t s1 = snap(ir, {{0, g}});
   ir.emit(IROp::GUARDT, IRType::None, ir.kbool(false), 0, s1);
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(ir, "globals");
   Runner r;
   r.regs = {Value::nil()};
@@ -375,7 +395,7 @@ TEST(LlvmBackend, GlobalLoadGuardAndStore) {
   EXPECT_EQ(r.run(t.fn), 0u);
 }
 
-TEST(LlvmBackend, SstoreListRefcounts) {
+TEST_P(HostBackendTest, SstoreListRefcounts) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
   IRRef l = sload(ir, IRType::List, 0, s0);
@@ -386,7 +406,8 @@ TEST(LlvmBackend, SstoreListRefcounts) {
   ir.emit(IROp::SSTORE, IRType::None, 3, ir.kint(5));
   const uint16_t s1 = snap(ir, {{0, l}});
   ir.emit(IROp::GUARDT, IRType::None, ir.kbool(false), 0, s1);
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(ir, "sstore");
   Value list = make_list({Value::integer(1), Value::integer(2)});
   Value other = make_list({});
@@ -405,7 +426,7 @@ TEST(LlvmBackend, SstoreListRefcounts) {
 
 // The recorder's model: CALL (type None) stores into dest_slot, then an SLOAD
 // reload types the result. Also the scalar-return model (CALL of type Float).
-TEST(LlvmBackend, CallBuiltin) {
+TEST_P(HostBackendTest, CallBuiltin) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
   IRRef x = sload(ir, IRType::Float, 0, s0);
@@ -423,7 +444,8 @@ TEST(LlvmBackend, CallBuiltin) {
   IRRef z = ir.emit(IROp::CALL, IRType::Float, args, 1, s1);
   const uint16_t s3 = snap(ir, {{2, y}, {3, z}});
   ir.emit(IROp::GUARDT, IRType::None, ir.kbool(false), 0, s3);
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(ir, "call");
   report("builtin call", t);
   Runner r;
@@ -437,7 +459,7 @@ TEST(LlvmBackend, CallBuiltin) {
 // pop(list): succeeds on a non-empty list (result into dest_slot); on an
 // empty list the built-in raises and the trace leaves through the CALL's
 // snapshot.
-TEST(LlvmBackend, FailingCallExitsThroughItsSnapshot) {
+TEST_P(HostBackendTest, FailingCallExitsThroughItsSnapshot) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
   IRRef l = sload(ir, IRType::List, 0, s0);
@@ -452,7 +474,8 @@ TEST(LlvmBackend, FailingCallExitsThroughItsSnapshot) {
   ir.emit(IROp::SLOAD, IRType::Int, 1, 1, s2);
   IRRef k2 = ir.emit(IROp::ADD, IRType::Int, k, ir.kint(1));
   ir.emit(IROp::PHI, IRType::Int, k, k2);
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(ir, "pop");
   Runner r;
   Value list = make_list({Value::integer(1), Value::integer(2), Value::integer(3)});
@@ -469,21 +492,28 @@ TEST(LlvmBackend, FailingCallExitsThroughItsSnapshot) {
   EXPECT_TRUE(r.regs[1].is_str());
 }
 
-TEST(LlvmBackend, ReportsCompileTimeSizeAndIR) {
+TEST_P(HostBackendTest, ReportsCompileTimeSizeAndIR) {
   ListTrace lt;
-  LlvmBackend be;
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   CompiledTrace t = be.compile(lt.ir, "timed");
   EXPECT_GT(t.compile_ms, 0.0);
   EXPECT_GT(t.code_size, 0u);
-  EXPECT_NE(t.llvm_ir.find("define"), std::string::npos);
-  EXPECT_NE(t.llvm_ir.find("phi"), std::string::npos);
+  if (std::string(be.name()) == "llvm") {
+    EXPECT_NE(t.text.find("define"), std::string::npos);
+    EXPECT_NE(t.text.find("phi"), std::string::npos);
+  } else {
+    EXPECT_NE(t.text.find("ret"), std::string::npos);  // the assembly listing
+    EXPECT_NE(t.text.find("jmp"), std::string::npos);
+  }
   // A second trace in the same backend with the same name is fine.
   CompiledTrace t2 = be.compile(lt.ir, "timed");
   EXPECT_NE(t2.fn, t.fn);
 }
 
-TEST(LlvmBackend, RejectsMalformedTraces) {
-  LlvmBackend be;
+TEST_P(HostBackendTest, RejectsMalformedTraces) {
+  auto owned = make_backend();
+  HostBackend& be = *owned;
   TraceIR noloop;
   const uint16_t s0 = snap(noloop, {});
   sload(noloop, IRType::Int, 0, s0);
@@ -505,6 +535,9 @@ TEST(LlvmBackend, RejectsMalformedTraces) {
   badtype.emit(IROp::ADD, IRType::Int, f, f);
   EXPECT_THROW(be.compile(badtype, "badtype"), std::runtime_error);
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, HostBackendTest, ::testing::Values("asmjit", "llvm"),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace
 }  // namespace tessera::jit

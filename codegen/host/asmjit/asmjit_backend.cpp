@@ -1,0 +1,105 @@
+#include "codegen/host/asmjit/asmjit_backend.h"
+
+#include <asmjit/x86.h>
+
+#include <chrono>
+#include <deque>
+#include <stdexcept>
+
+#include "codegen/host/asmjit/trace_assembler.h"
+#include "codegen/host/lowering_env.h"
+
+namespace tessera::jit {
+namespace {
+
+// asmjit reports errors through a handler; the first one is kept and
+// turned into an exception once emitting is over.
+class FirstError : public asmjit::ErrorHandler {
+ public:
+  void handleError(asmjit::Error err, const char* message, asmjit::BaseEmitter*) override {
+    if (error == asmjit::kErrorOk) {
+      error = err;
+      text = message;
+    }
+  }
+  asmjit::Error error = asmjit::kErrorOk;
+  std::string text;
+};
+
+}  // namespace
+
+struct AsmjitBackend::Impl {
+  asmjit::JitRuntime runtime;
+  ObjectLayout layout = object_layout();
+  // Copies of every compiled trace's call targets: generated code points at
+  // them, so they live as long as the code (deque: stable addresses).
+  std::deque<CallTarget> call_targets;
+  bool keep_text = true;
+};
+
+AsmjitBackend::AsmjitBackend() : impl_(std::make_unique<Impl>()) {}
+AsmjitBackend::~AsmjitBackend() = default;
+
+void AsmjitBackend::set_keep_text(bool keep) { impl_->keep_text = keep; }
+
+CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
+                                     const FunctionProto* proto, const uint8_t* global_watch) {
+  return compile(ir, name, linking, proto, global_watch, nullptr);
+}
+
+CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
+                                     const FunctionProto* proto, const uint8_t* global_watch,
+                                     uint32_t* tier_up_counter) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Impl& im = *impl_;
+  LoweringEnv env;
+  env.list = im.layout.list;
+  env.tensor = im.layout.tensor;
+  env.obj_refcount_offset = im.layout.refcount_offset;
+  env.linking = linking;
+  env.proto = proto;
+  env.global_watch = global_watch;
+  env.tier_up_counter = tier_up_counter;
+  const size_t first_call = im.call_targets.size();
+  for (const CallTarget& t : ir.calls()) {
+    im.call_targets.push_back(t);
+    env.calls.push_back(&im.call_targets.back());
+  }
+
+  asmjit::CodeHolder code;
+  code.init(im.runtime.environment());
+  FirstError errors;
+  code.setErrorHandler(&errors);
+  asmjit::StringLogger logger;
+  if (im.keep_text) code.setLogger(&logger);
+  asmjit::x86::Assembler a(&code);
+  asmjit::Label native = a.newLabel(), entry = a.newLabel();
+  try {
+    t1::assemble_trace(ir, env, a, native, entry);
+  } catch (const std::exception& e) {
+    im.call_targets.resize(first_call);  // nothing refers to them yet
+    throw std::runtime_error("asmjit backend: trace '" + name + "': " + e.what());
+  }
+  if (errors.error != asmjit::kErrorOk) {
+    im.call_targets.resize(first_call);
+    throw std::runtime_error("asmjit backend: trace '" + name + "': " + errors.text);
+  }
+  code.flatten();
+  code.resolveUnresolvedLinks();
+  void* base = nullptr;
+  if (asmjit::Error err = im.runtime.add(&base, &code)) {
+    im.call_targets.resize(first_call);
+    throw std::runtime_error("asmjit backend: trace '" + name + "': cannot install the code: " +
+                             asmjit::DebugUtils::errorAsString(err));
+  }
+  CompiledTrace out;
+  auto* start = static_cast<const char*>(base);
+  out.native = start + code.labelOffsetFromBase(native);
+  out.fn = reinterpret_cast<TraceFn>(const_cast<char*>(start + code.labelOffsetFromBase(entry)));
+  out.code_size = code.codeSize();
+  if (im.keep_text) out.text = std::string("; trace ") + name + "\n" + logger.data();
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace tessera::jit

@@ -1,0 +1,111 @@
+#include "codegen/host/asmjit/live_intervals.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace tessera::jit::t1 {
+
+bool has_value(const IRIns& ins) {
+  if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG) return false;
+  return ins.type != IRType::None || ins.op == IROp::LREF || ins.op == IROp::TREF;
+}
+
+RegClass value_class(const IRIns& ins) {
+  if (ins.op == IROp::LREF || ins.op == IROp::TREF) return RegClass::Gpr;
+  return ins.type == IRType::Float ? RegClass::Xmm : RegClass::Gpr;
+}
+
+bool calls_helper(const IRIns& ins) {
+  switch (ins.op) {
+    case IROp::CALL:
+    case IROp::IPOW:
+    case IROp::FFLOORDIV:
+    case IROp::FMOD:
+    case IROp::FPOW: return true;
+    case IROp::FMATH: return ins.op2 != static_cast<uint32_t>(FloatMath::Sqrt);  // sqrt is an instruction
+    default: return false;
+  }
+}
+
+bool may_exit(const IRIns& ins) {
+  return ins.snap != kNoSnap && (ir_is_guard(ins.op) || ins.op == IROp::CALL);
+}
+
+namespace {
+
+// Operands read by `ins` (CALL reads its whole CARG chain).
+void operands(const TraceIR& ir, const IRIns& ins, std::vector<IRRef>& out) {
+  out.clear();
+  const IROpInfo& info = ir_op_info(ins.op);
+  if (ins.op == IROp::CARG) return;  // read by its CALL
+  if (ins.op == IROp::CALL) {
+    IRRef r = ins.op1;
+    while (r != kNoRef) {
+      if (r >= ir.size()) throw std::runtime_error("CALL argument reference out of range");
+      if (ir[r].op != IROp::CARG) {
+        out.push_back(r);
+        break;
+      }
+      out.push_back(ir[r].op2);
+      r = ir[r].op1;
+    }
+    return;
+  }
+  if (info.op1 == OperandKind::ref && ins.op1 != kNoRef) out.push_back(ins.op1);
+  if (info.op2 == OperandKind::ref && ins.op2 != kNoRef) out.push_back(ins.op2);
+}
+
+}  // namespace
+
+TraceLiveness compute_liveness(const TraceIR& ir) {
+  TraceLiveness lv;
+  const uint32_t n = static_cast<uint32_t>(ir.size());
+  lv.uses.assign(n, 0);
+  for (IRRef r = 0; r < n; ++r)
+    if (ir[r].op == IROp::LOOP) lv.loop = r;
+
+  std::vector<uint32_t> last(n, 0);
+  std::vector<bool> used(n, false);
+  auto use = [&](IRRef v, uint32_t at) {
+    if (v >= n) throw std::runtime_error("reference " + std::to_string(v) + " is out of range");
+    ++lv.uses[v];
+    if (!has_value(ir[v])) return;
+    used[v] = true;
+    // Read inside the loop body but defined before it: live on every iteration.
+    if (lv.loop != kNoRef && v < lv.loop && at > lv.loop) at = n;
+    last[v] = std::max(last[v], at);
+  };
+  std::vector<IRRef> ops;
+  for (IRRef r = 0; r < n; ++r) {
+    const IRIns& ins = ir[r];
+    if (calls_helper(ins)) lv.calls.push_back(r);
+    if (ins.op == IROp::PHI) {
+      use(ins.op1, n);
+      use(ins.op2, n);
+      continue;
+    }
+    operands(ir, ins, ops);
+    for (IRRef v : ops) use(v, r);
+    if (may_exit(ins)) {
+      if (ins.snap >= ir.snapshots().size())
+        throw std::runtime_error("snapshot #" + std::to_string(ins.snap) + " does not exist");
+      for (const SnapshotEntry& e : ir.snapshots()[ins.snap].entries) use(e.ref, r);
+    }
+  }
+  for (IRRef r = 0; r < n; ++r) {
+    if (!has_value(ir[r])) continue;
+    LiveInterval iv;
+    iv.ref = r;
+    iv.start = r;
+    // A value nobody reads still gets its register for its own instruction.
+    iv.end = used[r] ? last[r] : r;
+    iv.cls = value_class(ir[r]);
+    auto c = std::upper_bound(lv.calls.begin(), lv.calls.end(), iv.start);
+    iv.crosses_call = c != lv.calls.end() && *c < iv.end;
+    lv.intervals.push_back(iv);
+  }
+  return lv;
+}
+
+}  // namespace tessera::jit::t1

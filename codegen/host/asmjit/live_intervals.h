@@ -1,0 +1,51 @@
+// Live intervals of a trace's values, for the T1 tier's linear-scan register
+// allocator (Poletto & Sarkar). A trace is linear, so a value's interval is
+// one range of instruction positions [start, end]: from its definition to its
+// last use. Uses are operands, the snapshot entries of every instruction that
+// may exit (an exit reads them), and PHIs. The loop (LOOP ... end) needs two
+// extensions: a value defined before LOOP and used in the body stays live to
+// the end (the next iteration reads it again), and a PHI's loop-carried
+// values, both its entry value and its next-iteration value, live to the end,
+// where the back-edge moves the second into the first's location.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tracer/trace_ir.h"
+
+namespace tessera::jit::t1 {
+
+enum class RegClass : uint8_t { Gpr, Xmm };
+
+struct LiveInterval {
+  IRRef ref = kNoRef;
+  uint32_t start = 0, end = 0;  // positions (instruction indices); end = ir.size() at the back-edge
+  RegClass cls = RegClass::Gpr;
+  // A helper call on the instruction path (not a cold path) lies strictly
+  // inside the interval, so the value should live in a register the C
+  // calling convention preserves.
+  bool crosses_call = false;
+};
+
+struct TraceLiveness {
+  std::vector<LiveInterval> intervals;  // by start position
+  std::vector<uint32_t> uses;           // per instruction: how many times it is read
+  std::vector<uint32_t> calls;          // positions of instructions that call a helper
+  IRRef loop = kNoRef;                  // the LOOP instruction, if any
+};
+
+// Whether instruction `ins` defines a value that lives in a register (not a
+// constant, not a PHI: a PHI names its first operand's location).
+bool has_value(const IRIns& ins);
+// The register class of `ins`'s value (raw addresses of LREF/TREF are GPRs).
+RegClass value_class(const IRIns& ins);
+// Whether `ins` calls a C helper on its main path (T1's lowering decides
+// this; cold paths save what they need themselves).
+bool calls_helper(const IRIns& ins);
+// Whether `ins` may leave the trace through its snapshot.
+bool may_exit(const IRIns& ins);
+
+TraceLiveness compute_liveness(const TraceIR& ir);
+
+}  // namespace tessera::jit::t1

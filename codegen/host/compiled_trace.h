@@ -1,0 +1,43 @@
+// What a host backend hands back for one trace, and the interface both host
+// tiers implement (T1: asmjit, T2: LLVM ORC), so that the runtime and the
+// tests treat them alike.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "codegen/host/trace_abi.h"
+#include "tracer/trace_ir.h"
+
+namespace tessera::jit {
+
+struct CompiledTrace {
+  TraceFn fn = nullptr;          // entry for C++ (the C calling convention)
+  NativeTrace native = nullptr;  // the trace itself, for ExitLinking::links
+  // --dump: the generated code as text (T2: the optimized LLVM IR, T1: the
+  // assembly listing); empty unless the backend was asked to keep it.
+  std::string text;
+  size_t code_size = 0;   // bytes of machine code
+  double compile_ms = 0;  // everything the backend did for this trace
+};
+
+class HostBackend {
+ public:
+  virtual ~HostBackend() = default;
+  // "asmjit" or "llvm".
+  virtual const char* name() const = 0;
+  // Compiles `ir` (a loop: LOOP + PHIs, or a linear trace ending in EXIT).
+  // `name` names the code in dumps. With linking.links set, exits write the
+  // registers and continue into links[snap] when it is set (trace_abi.h);
+  // otherwise they fill exit_vals. `proto`: the function the trace starts in
+  // (needed by FPUSH). `global_watch`: see LoweringEnv. Throws
+  // std::runtime_error naming the trace and the offending instruction.
+  virtual CompiledTrace compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
+                                const FunctionProto* proto = nullptr, const uint8_t* global_watch = nullptr) = 0;
+  CompiledTrace compile(const TraceIR& ir, const std::string& name) { return compile(ir, name, ExitLinking{}); }
+  // Whether CompiledTrace::text is filled (default true; the runtime keeps
+  // it only for --dump, as printing costs compile time).
+  virtual void set_keep_text(bool keep) = 0;
+};
+
+}  // namespace tessera::jit
