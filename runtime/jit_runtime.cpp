@@ -76,12 +76,17 @@ bool JitRuntime::on_hot_function(FunctionProto& fn) {
   return tracing_ && tracing_->start_function_recording(fn);
 }
 
+void JitRuntime::enable_tier_profile() {
+  if (tracing_) tracing_->enable_tier_profile();
+}
+
 void JitRuntime::print_stats(std::ostream& os, double wall_seconds) const {
   os << "tessera-vm stats\n";
   if (!params_.enabled) {
     os << "  jit: off (interpreter only; hot-code detection not installed)\n";
   } else if (tracing_) {
-    os << "  jit: on (hot loops and functions are recorded as traces and compiled with LLVM ORC)\n";
+    os << "  jit: on (hot loops and functions are recorded as traces and compiled with asmjit (T1) and LLVM ORC "
+          "(T2))\n";
   } else {
     os << "  jit: on (hot-code detection only: no trace compiler installed)\n";
   }

@@ -35,6 +35,8 @@ class JitRuntime : public JitHooks {
   // Without it the runtime only observes hot code. `dump_dir`: see TraceJit.
   void enable_tracing(VM& vm, const std::string& dump_dir = {});
   const jit::TraceJit* tracing() const { return tracing_.get(); }
+  // After enable_tracing: sample CPU time per host tier for print_stats.
+  void enable_tier_profile();
 
   // JitHooks. on_hot_loop records the event and, with tracing enabled, asks
   // the trace compiler whether to start recording.

@@ -342,6 +342,13 @@ void TraceJit::note_compiled(Trace& t, const CompiledTrace& code, int tier) {
   stats_.tier_compile_ms[k] += code.compile_ms;
   stats_.tier_code_bytes[k] += code.code_size;
   stats_.tier_compile_samples[k].push_back(code.compile_ms);
+  if (profile_) profile_->add_code(code.code_begin, code.code_size, tier);
+}
+
+void TraceJit::enable_tier_profile() {
+  if (profile_) return;
+  profile_ = std::make_unique<TierProfile>();
+  if (!profile_->start()) profile_.reset();  // another VM profiles, or no timer: no tier times
 }
 
 void TraceJit::install(Trace& t, CompiledTrace& code, int tier) {
@@ -422,12 +429,29 @@ void TraceJit::request_upgrade(Trace& t) {
   // until the T2 code is there.
   t.tier_up_counter = static_cast<uint32_t>(params_.tier2);
   if (t.upgrade != Trace::Upgrade::None || t.dead) return;
-  if (!worker_) worker_ = std::make_unique<CompileWorker>();
   ExitLinking linking;
   linking.code_base = t.id << 16;
   linking.links = t.links.get();  // shared: both tiers' exits read the same links
-  t.upgrade = Trace::Upgrade::Queued;
-  worker_->submit(CompileWorker::Job{t.id, &t.ir, code_name(t), linking, t.proto, global_watch_, !dump_dir_.empty()});
+  if (params_.async) {
+    if (!worker_) worker_ = std::make_unique<CompileWorker>();
+    t.upgrade = Trace::Upgrade::Queued;
+    worker_->submit(
+        CompileWorker::Job{t.id, &t.ir, code_name(t), linking, t.proto, global_watch_, !dump_dir_.empty()});
+    return;
+  }
+  // async=0: LLVM compiles now, and the program goes on in T2 (reproducible).
+  try {
+    if (!backend_) {
+      backend_ = std::make_unique<LlvmBackend>(2);
+      backend_->set_keep_text(!dump_dir_.empty());
+    }
+    CompiledTrace code = backend_->compile(t.ir, code_name(t), linking, t.proto, global_watch_);
+    upgrade(t, code);
+  } catch (const std::exception& e) {
+    t.upgrade = Trace::Upgrade::Failed;
+    t.tier_up_counter = UINT32_MAX;
+    stats_.last_abort[static_cast<int>(AbortReason::NYIBytecode)] = std::string("tier-up: ") + e.what();
+  }
 }
 
 void TraceJit::upgrade(Trace& t, CompiledTrace& code) {
@@ -548,6 +572,18 @@ void TraceJit::print_stats(std::ostream& os) const {
     std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
     os << fmt::format("  {}: {} traces compiled in {:.3f} ms (median {:.3f} ms), {} bytes of code\n", kTierNames[k],
                       stats_.tier_compiled[k], stats_.tier_compile_ms[k], v[v.size() / 2], stats_.tier_code_bytes[k]);
+  }
+  if (profile_) {
+    // Sampled CPU time of the process (the background compiler's included,
+    // under "elsewhere"), up to now.
+    const auto s = profile_->samples();
+    const double total = static_cast<double>(s[0] + s[1] + s[2]);
+    auto share = [&](uint64_t n) { return total > 0 ? 100.0 * static_cast<double>(n) / total : 0.0; };
+    os << fmt::format("  time in code (CPU time sampled every {:.0f} ms): T1 {:.0f} ms ({:.1f}%), T2 {:.0f} ms ({:.1f}%), "
+                      "elsewhere {:.0f} ms ({:.1f}%: interpreter, recorder, compilers, runtime)\n",
+                      TierProfile::kIntervalMs, static_cast<double>(s[1]) * TierProfile::kIntervalMs, share(s[1]),
+                      static_cast<double>(s[2]) * TierProfile::kIntervalMs, share(s[2]),
+                      static_cast<double>(s[0]) * TierProfile::kIntervalMs, share(s[0]));
   }
   if (stats_.tier_up_exits > 0)
     os << fmt::format("  tier-up: {} T1 traces swapped for T2 code ({} tier-up exits)\n", stats_.upgrades,

@@ -22,6 +22,7 @@
 #include "codegen/host/trace_abi.h"
 #include "optimizer/pipeline.h"
 #include "runtime/jit_params.h"
+#include "runtime/tier_profile.h"
 #include "tracer/recorder.h"
 #include "vm/interp/jit_hooks.h"
 
@@ -131,6 +132,8 @@ class TraceJit {
   uint32_t trace_stack_need(uint32_t id) const;
   void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit);
 
+  // --stats: samples where the CPU time goes, per tier (TierProfile).
+  void enable_tier_profile();
   const TraceStats& stats() const { return stats_; }
   const std::vector<std::unique_ptr<Trace>>& traces() const { return traces_; }
   void print_stats(std::ostream& os) const;
@@ -164,6 +167,7 @@ class TraceJit {
   std::string script_name_;
   std::string dump_dir_;
   TracePipeline optimizer_;
+  std::unique_ptr<TierProfile> profile_;     // --stats only
   std::unique_ptr<AsmjitBackend> baseline_;  // T1 (tier=1, auto)
   std::unique_ptr<LlvmBackend> backend_;    // T2, synchronous compilation (async=0)
   std::unique_ptr<CompileWorker> worker_;   // T2 in the background (async=1, tier-up)

@@ -18,6 +18,9 @@ struct CompiledTrace {
   // assembly listing); empty unless the backend was asked to keep it.
   std::string text;
   size_t code_size = 0;   // bytes of machine code
+  // Where that code starts (T2: the lower of fn and native, an estimate:
+  // LLVM places the module's text as it likes); for profiling.
+  const void* code_begin = nullptr;
   double compile_ms = 0;  // everything the backend did for this trace
 };
 

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Differential fuzzer for tessera-vm: interpreter vs. trace JIT.
 
-Every generated program (gen_program.generate(seed)) is run three times,
+Every generated program (gen_program.generate(seed)) is run five times,
 from the same file path so that file names in messages agree:
 
-    off      tessera-vm run P.tsb --jit=off
-    default  tessera-vm run P.tsb
-    eager    tessera-vm run P.tsb --jit-param hotloop=1 --jit-param hotcall=1 --jit-param hotexit=1
+    off       tessera-vm run P.tsb --jit=off
+    default   tessera-vm run P.tsb                      (tier=auto)
+    eager     tessera-vm run P.tsb --jit-param hotloop=1 --jit-param hotcall=1 --jit-param hotexit=1
+                                   --jit-param tier2=2  (auto: traces move to T2 almost at once)
+    eager-t1  eager with --jit-param tier=1             (asmjit only)
+    eager-t2  eager with --jit-param tier=2             (LLVM only)
 
 stdout, stderr and the exit status must be identical.  A timeout, a death by
 signal, or a sanitizer report in stderr is a failure on its own.  A syntax
@@ -34,10 +37,13 @@ import gen_program  # noqa: E402
 
 TIMEOUT = 10.0
 
+EAGER = ["--jit-param", "hotloop=1", "--jit-param", "hotcall=1", "--jit-param", "hotexit=1"]
 MODES = [
     ("off", ["--jit=off"]),
     ("default", []),
-    ("eager", ["--jit-param", "hotloop=1", "--jit-param", "hotcall=1", "--jit-param", "hotexit=1"]),
+    ("eager", EAGER + ["--jit-param", "tier2=2"]),
+    ("eager-t1", EAGER + ["--jit-param", "tier=1"]),
+    ("eager-t2", EAGER + ["--jit-param", "tier=2"]),
 ]
 
 # Sanitizer / crash markers.  The VM's own errors look like

@@ -30,15 +30,30 @@ TEST(JitParams, Defaults) {
   EXPECT_EQ(p.maxside, 100);
   EXPECT_EQ(p.maxinline, 6);
   EXPECT_EQ(p.blacklist, 11);
-  EXPECT_EQ(p.async, 0);
+  EXPECT_EQ(p.async, 1);
+  EXPECT_EQ(p.tier, 0);  // auto
+  EXPECT_EQ(p.tier2, 1000);
   EXPECT_EQ(p.opt, 1);
+}
+
+TEST(JitParams, TierAcceptsAutoAndItsNumbers) {
+  JitParams p;
+  p.set("tier=1");
+  EXPECT_EQ(p.tier, 1);
+  p.set("tier=auto");
+  EXPECT_EQ(p.tier, 0);
+  p.set("tier=2");
+  EXPECT_EQ(p.tier, 2);
+  EXPECT_NE(set_error(p, "tier=3").find("tier expects an integer in 0..2"), std::string::npos);
+  EXPECT_NE(set_error(p, "tier2=auto").find("tier2 expects an integer"), std::string::npos);
+  EXPECT_EQ(p.tier, 2);
 }
 
 TEST(JitParams, ListIsTableOrderWithCurrentValues) {
   JitParams p;
   p.set("maxside=7");
   auto l = p.list();
-  ASSERT_EQ(l.size(), 10u);
+  ASSERT_EQ(l.size(), 12u);
   EXPECT_EQ(l.front(), (std::pair<std::string, int64_t>{"hotloop", 56}));
   bool found = false;
   for (const auto& [name, value] : l) {
@@ -67,7 +82,7 @@ TEST(JitParams, UnknownNameListsKnownNames) {
   JitParams p;
   EXPECT_EQ(set_error(p, "foo=1"),
             "unknown JIT parameter 'foo' (known: hotloop, hotcall, hotexit, maxrecord, maxtrace, "
-            "maxside, maxinline, blacklist, async, opt)");
+            "maxside, maxinline, blacklist, async, tier, tier2, opt)");
   EXPECT_NE(set_error(p, "=1").find("unknown JIT parameter ''"), std::string::npos);
   // Names are exact: no case folding, no prefixes.
   EXPECT_NE(set_error(p, "HOTLOOP=1").find("unknown JIT parameter 'HOTLOOP'"), std::string::npos);

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   std::string jit_mode = "on";
   run->add_option("--jit", jit_mode,
                   "on: hot loops are recorded as traces and compiled to native code "
-                  "(LLVM ORC); off: interpreter only")
+                  "(asmjit, then LLVM ORC for traces that stay hot; see tier); off: interpreter only")
       ->default_val("on")
       ->check(CLI::IsMember({"on", "off"}));
   std::vector<std::string> jit_param_args;
@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
   runtime.set_script_name(run_file);
   if (jit_params.enabled) {
     runtime.enable_tracing(vm, dump_dir);
+    if (want_stats) runtime.enable_tier_profile();
     vm.set_jit_hooks(&runtime);
   }
   const auto start = std::chrono::steady_clock::now();

@@ -97,6 +97,7 @@ CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name,
   out.native = start + code.labelOffsetFromBase(native);
   out.fn = reinterpret_cast<TraceFn>(const_cast<char*>(start + code.labelOffsetFromBase(entry)));
   out.code_size = code.codeSize();
+  out.code_begin = base;
   if (im.keep_text) out.text = std::string("; trace ") + name + "\n" + logger.data();
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;

@@ -21,7 +21,9 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstring>
 #include <deque>
 #include <stdexcept>
@@ -208,6 +210,7 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
   out.fn = addr.toPtr<TraceFn>();
   out.native = unwrap(im.jit->lookup(fn_name), "looking up the compiled trace").toPtr<const void*>();
   out.code_size = im.last_text_bytes;
+  out.code_begin = std::min(reinterpret_cast<const void*>(out.fn), out.native, std::less<>());
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

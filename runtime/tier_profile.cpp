@@ -1,0 +1,93 @@
+#include "runtime/tier_profile.h"
+
+#if defined(__linux__) && defined(__x86_64__)
+#include <signal.h>
+#include <sys/time.h>
+#include <ucontext.h>
+#define TESSERA_TIER_PROFILE 1
+#endif
+
+namespace tessera::jit {
+
+#ifdef TESSERA_TIER_PROFILE
+namespace {
+
+std::atomic<TierProfile*> g_active{nullptr};
+struct sigaction g_previous;
+
+void on_sigprof(int, siginfo_t*, void* context) {
+  TierProfile* p = g_active.load(std::memory_order_acquire);
+  if (p == nullptr) return;
+  const auto* uc = static_cast<const ucontext_t*>(context);
+  p->sample(static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]));
+}
+
+}  // namespace
+#endif
+
+TierProfile::~TierProfile() { stop(); }
+
+bool TierProfile::start() {
+#ifdef TESSERA_TIER_PROFILE
+  TierProfile* expected = nullptr;
+  if (!g_active.compare_exchange_strong(expected, this)) return false;
+  struct sigaction sa = {};
+  sa.sa_sigaction = &on_sigprof;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;  // interrupted system calls resume
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGPROF, &sa, &g_previous) != 0) {
+    g_active.store(nullptr);
+    return false;
+  }
+  itimerval t = {};
+  t.it_interval.tv_usec = static_cast<suseconds_t>(kIntervalMs * 1000);
+  t.it_value = t.it_interval;
+  if (setitimer(ITIMER_PROF, &t, nullptr) != 0) {
+    sigaction(SIGPROF, &g_previous, nullptr);
+    g_active.store(nullptr);
+    return false;
+  }
+  running_ = true;
+  return true;
+#else
+  return false;
+#endif
+}
+
+void TierProfile::stop() {
+#ifdef TESSERA_TIER_PROFILE
+  if (!running_) return;
+  itimerval off = {};
+  setitimer(ITIMER_PROF, &off, nullptr);
+  sigaction(SIGPROF, &g_previous, nullptr);
+  g_active.store(nullptr, std::memory_order_release);
+  running_ = false;
+#endif
+}
+
+void TierProfile::add_code(const void* begin, size_t size, int tier) {
+  const size_t n = ranges_.load(std::memory_order_relaxed);
+  if (n >= kMaxRanges || begin == nullptr || size == 0) return;
+  const auto b = reinterpret_cast<uintptr_t>(begin);
+  begin_[n].store(b, std::memory_order_relaxed);
+  end_[n].store(b + size, std::memory_order_relaxed);
+  tier_[n].store(static_cast<uint8_t>(tier), std::memory_order_relaxed);
+  ranges_.store(n + 1, std::memory_order_release);  // the handler sees the range complete
+}
+
+void TierProfile::sample(uintptr_t pc) {
+  const size_t n = ranges_.load(std::memory_order_acquire);
+  for (size_t i = 0; i < n; ++i) {
+    if (pc >= begin_[i].load(std::memory_order_relaxed) && pc < end_[i].load(std::memory_order_relaxed)) {
+      samples_[tier_[i].load(std::memory_order_relaxed)].fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+  }
+  samples_[0].fetch_add(1, std::memory_order_relaxed);
+}
+
+std::array<uint64_t, 3> TierProfile::samples() const {
+  return {samples_[0].load(), samples_[1].load(), samples_[2].load()};
+}
+
+}  // namespace tessera::jit

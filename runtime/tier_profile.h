@@ -1,0 +1,47 @@
+// TierProfile: where the process spends its CPU time, by host tier, for
+// --stats. Linked traces hop from trace to trace (and from tier to tier)
+// without returning to the runtime, so entries cannot be timed; instead a
+// profiling timer (ITIMER_PROF, every 1 ms of CPU time) samples the
+// interrupted program counter and counts it against the code ranges of T1
+// and T2 traces, or "elsewhere" (interpreter, recorder, compilers, runtime).
+// One profile may run per process (the signal handler is process-wide);
+// Linux x86-64 only, elsewhere start() does nothing.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace tessera::jit {
+
+class TierProfile {
+ public:
+  static constexpr double kIntervalMs = 1.0;
+  TierProfile() = default;
+  ~TierProfile();
+  TierProfile(const TierProfile&) = delete;
+  TierProfile& operator=(const TierProfile&) = delete;
+
+  // Starts sampling; false if another profile runs or the timer cannot be set.
+  bool start();
+  void stop();
+  // Registers [begin, begin + size) as code of `tier` (1 or 2). Called on
+  // the thread that installs code, never concurrently with itself.
+  void add_code(const void* begin, size_t size, int tier);
+  // Samples: [0] elsewhere, [1] in T1 code, [2] in T2 code.
+  std::array<uint64_t, 3> samples() const;
+
+  void sample(uintptr_t pc);  // from the signal handler
+
+ private:
+  static constexpr size_t kMaxRanges = 8192;  // further code is counted as elsewhere
+  std::array<std::atomic<uintptr_t>, kMaxRanges> begin_{};
+  std::array<std::atomic<uintptr_t>, kMaxRanges> end_{};
+  std::array<std::atomic<uint8_t>, kMaxRanges> tier_{};
+  std::atomic<size_t> ranges_{0};
+  std::array<std::atomic<uint64_t>, 3> samples_{};
+  bool running_ = false;
+};
+
+}  // namespace tessera::jit

@@ -1,0 +1,107 @@
+// The host tiers inside the JIT: tier=1 (asmjit only), tier=2 (LLVM only)
+// and auto (asmjit first, LLVM for traces that run `tier2` iterations)
+// give the interpreter's results; auto swaps T2 code in at the loop header
+// through the tier-up exit, for loops, side traces and function traces.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "runtime/jit_runtime.h"
+#include "tests/runtime/script_runner.h"
+#include "vm/interp/vm.h"
+
+namespace tessera {
+namespace {
+
+JitParams params(const std::string& tier, int tier2 = 5) {
+  JitParams p;
+  p.set("async=0");  // upgrades happen at the tier-up exit: deterministic
+  p.set("hotloop=3");
+  p.set("hotcall=3");
+  p.set("hotexit=2");
+  p.set("tier=" + tier);
+  p.set("tier2=" + std::to_string(tier2));
+  return p;
+}
+
+// Loop-carried ints, floats and a bool, an exit to a side trace, a list
+// element store and a call: everything the tier-up exit must write back.
+const char* kLoops =
+    "fn run(n) {\n"
+    "  let s = 0\n  let f = 0.5\n  let flag = false\n  let xs = [0, 0, 0]\n"
+    "  for i in range(n) {\n"
+    "    s = s + i * 3\n    f = f * 1.0001 + 0.25\n"
+    "    if i % 7 == 0 { flag = not flag; xs[i % 3] = xs[i % 3] + 1 }\n"
+    "  }\n"
+    "  return [s, f, flag, xs, abs(-s)]\n}\n"
+    "print(run(50))\nprint(run(1000))\nprint(run(3))\n";
+
+const char* kFib = "fn fib(n) { if n < 2 { return n }\n return fib(n - 1) + fib(n - 2) }\nprint(fib(20))\n";
+
+TEST(Tiers, EachTierGivesTheInterpretersResults) {
+  for (const char* src : {kLoops, kFib}) {
+    for (const char* tier : {"1", "2", "auto"}) {
+      SCOPED_TRACE(std::string("tier=") + tier);
+      testing::expect_same_as_interpreter(src, params(tier));
+      testing::expect_same_as_interpreter(src, params(tier, 1));
+    }
+  }
+}
+
+TEST(Tiers, PinnedTiersCompileWithOneBackendOnly) {
+  auto t1 = testing::expect_same_as_interpreter(kLoops, params("1"));
+  const jit::TraceStats& s1 = t1->tracing()->stats();
+  EXPECT_GT(s1.tier_compiled[0], 0u);
+  EXPECT_EQ(s1.tier_compiled[1], 0u);
+  EXPECT_EQ(s1.tier_up_exits, 0u);
+  for (const auto& t : t1->tracing()->traces())
+    if (!t->dead) EXPECT_EQ(t->tier, 1);
+
+  auto t2 = testing::expect_same_as_interpreter(kLoops, params("2"));
+  const jit::TraceStats& s2 = t2->tracing()->stats();
+  EXPECT_EQ(s2.tier_compiled[0], 0u);
+  EXPECT_GT(s2.tier_compiled[1], 0u);
+  for (const auto& t : t2->tracing()->traces())
+    if (!t->dead) EXPECT_EQ(t->tier, 2);
+}
+
+TEST(Tiers, AutoUpgradesHotTracesAtTheTierUpExit) {
+  for (const char* src : {kLoops, kFib}) {
+    auto rt = testing::expect_same_as_interpreter(src, params("auto", 5));
+    const jit::TraceStats& s = rt->tracing()->stats();
+    EXPECT_GT(s.tier_up_exits, 0u);
+    EXPECT_GT(s.upgrades, 0u);
+    EXPECT_EQ(s.tier_compiled[0], s.compiled);  // every trace started in T1
+    bool side_upgraded = false, root_upgraded = false;
+    for (const auto& t : rt->tracing()->traces()) {
+      if (t->tier != 2) continue;
+      EXPECT_EQ(t->upgrade, jit::Trace::Upgrade::Done);
+      EXPECT_GT(t->code_size[0], 0u);  // its T1 code came first
+      EXPECT_GT(t->code_size[1], 0u);
+      (t->is_side ? side_upgraded : root_upgraded) = true;
+    }
+    EXPECT_TRUE(root_upgraded);
+    if (src == kLoops) EXPECT_TRUE(side_upgraded);
+  }
+}
+
+TEST(Tiers, TracesBelowTheThresholdStayInT1) {
+  auto rt = testing::expect_same_as_interpreter(kLoops, params("auto", 1000000));
+  const jit::TraceStats& s = rt->tracing()->stats();
+  EXPECT_EQ(s.upgrades, 0u);
+  EXPECT_EQ(s.tier_compiled[1], 0u);
+  EXPECT_GT(s.tier_compiled[0], 0u);
+}
+
+TEST(Tiers, BackgroundUpgradeGivesTheSameResults) {
+  // async=1: LLVM works on its thread while T1 code keeps running; when the
+  // swap happens depends on timing, the results must not.
+  JitParams p = params("auto", 2);
+  p.set("async=1");
+  auto rt = testing::expect_same_as_interpreter(kLoops, p);
+  EXPECT_GT(rt->tracing()->stats().tier_up_exits, 0u);
+  testing::expect_same_as_interpreter(kFib, p);
+}
+
+}  // namespace
+}  // namespace tessera
