@@ -3,13 +3,21 @@
 JIT), CPython, PyPy and C.
 
 Runs every program of the scalar suite under each runtime, takes the median of --runs wall
-times, and checks that every runtime prints the same checksum as tessera-vm. Two Tessera
-runtimes: `tessera` (JIT on, the default) and `tessera-interp` (`--jit=off`). Then, unless
---no-warmup, one extra run of `tessera --stats` per program gives the warm-up table (traces
-recorded / compiled / aborted, recording and compiling time, time to the first and to the last
-compiled trace). Writes experiments/results/jit-YYYY-MM-DD.md (both tables) + .csv, the warm-up
-CSV jit-warmup-YYYY-MM-DD.csv, and latest.md / latest.csv / latest-warmup.csv. Older results
-files (interp-*.md, the interpreter-only runs) are never touched.
+times, and checks that every runtime prints the same checksum as tessera-vm. Four Tessera
+runtimes: `tessera` (JIT on, the default host tier `auto`: asmjit T1 first, LLVM T2 for the
+traces that stay hot), `tessera-t1` (`--jit-param tier=1`, asmjit only), `tessera-t2`
+(`--jit-param tier=2`, LLVM only) and `tessera-interp` (`--jit=off`). Then, unless --no-warmup,
+one extra run of `tessera --stats` per program gives the warm-up table (traces recorded /
+compiled / aborted, recording and compiling time, time to the first and to the last compiled
+trace), and one extra `--stats` run with tier=1 / tier=2 (for tessera-t1 / tessera-t2 when
+selected) gives the compile-latency-per-tier table (per-trace T1 and T2 compile times, code
+bytes); and experiments/bench/warmup/warmup.tsb runs once under --jit=off, tier=1, tier=2
+(async=0) and auto, printing its time per iteration, for the warm-up plot. Writes
+experiments/results/jit-YYYY-MM-DD.md (all tables, a link to the plot) + .csv, the warm-up CSV
+jit-warmup-YYYY-MM-DD.csv, the per-iteration CSV warmup-iterations-YYYY-MM-DD.csv, the plot
+warmup-YYYY-MM-DD.svg, and latest.md / latest.csv / latest-warmup.csv /
+latest-warmup-iterations.csv / latest-warmup.svg. Older results files (interp-*.md, the
+interpreter-only runs) are never touched.
 
 Programs: experiments/bench/tsb/*.tsb (ours); the twins live in the shared folder
 (../shared/bench/{lua,py,c} relative to the repository root, or --shared PATH).
@@ -46,7 +54,19 @@ EXPECTED_SMALL = {
     "nbody": "-0.169075164 -0.169071607", "sieve": "17984", "spectral_norm": "1.274206094",
     "matmul_scalar": "-22.500000", "fannkuch": "228 16",
 }
-PEERS = ["tessera", "tessera-interp", "lua5.4", "luajit-joff", "luajit", "python3", "pypy3", "c"]
+PEERS = ["tessera", "tessera-t1", "tessera-t2", "tessera-interp", "lua5.4", "luajit-joff", "luajit",
+         "python3", "pypy3", "c"]
+# The warm-up program (experiments/bench/warmup/warmup.tsb): iterations per --size, and the
+# checksum it prints at the small size (whatever the mode).
+WARMUP_ITERS = {"small": 40, "default": 300}
+WARMUP_EXPECTED_SMALL = "checksum -1.535387135"
+# Modes the warm-up program runs under: (label, tessera-vm run options).
+WARMUP_MODES = [
+    ("jit=off", ["--jit=off"]),
+    ("tier=1", ["--jit-param", "tier=1"]),
+    ("tier=2", ["--jit-param", "tier=2", "--jit-param", "async=0"]),
+    ("auto", []),
+]
 
 
 def log(msg):
@@ -132,7 +152,15 @@ def measure(cmd, runs, timeout, env=None):
     return Result("ok", statistics.median(times), output)
 
 
-TESSERA = ("tessera", "tessera-interp")
+TESSERA = ("tessera", "tessera-t1", "tessera-t2", "tessera-interp")
+# tessera-vm run options of each Tessera runtime, and how the log names it.
+TESSERA_OPTS = {"tessera": [], "tessera-t1": ["--jit-param", "tier=1"],
+                "tessera-t2": ["--jit-param", "tier=2"], "tessera-interp": ["--jit=off"]}
+TESSERA_NAMES = {"tessera": "tessera-vm", "tessera-t1": "tessera-vm --jit-param tier=1",
+                 "tessera-t2": "tessera-vm --jit-param tier=2", "tessera-interp": "tessera-vm --jit=off"}
+# Compile-latency runs: (tier, the peer that asks for it) — one extra `--stats` run per program
+# with `--jit-param tier=N`, only when that peer is selected.
+TIER_RUNS = [("1", "tessera-t1"), ("2", "tessera-t2")]
 
 # Lines of `tessera-vm run --stats` (stderr) read for the warm-up table.
 STATS_PATTERNS = {
@@ -141,10 +169,22 @@ STATS_PATTERNS = {
     "time": re.compile(r"time: recording ([\d.]+) ms, compiling ([\d.]+) ms(?:; (\d+) IR instructions)?"),
     "warmup": re.compile(r"warm-up: first trace compiled at ([\d.]+) ms, last at ([\d.]+) ms"),
     "wall": re.compile(r"wall time: ([\d.]+) ms"),
+    # `T1 (asmjit): 10 traces compiled in 0.511 ms (median 0.046 ms), 56701 bytes of code`
+    "tier_total": re.compile(r"^\s*(T[12]) \([^)]*\): (\d+) traces? compiled in ([\d.]+) ms"
+                             r"(?: \(median ([\d.]+) ms\))?, (\d+) bytes", re.M),
+    # `tier-up: 6 T1 traces swapped for T2 code (3284 tier-up exits)`
+    "tierup": re.compile(r"tier-up: (\d+) T1 traces? swapped for T2 code(?: \((\d+) tier-up exits?\))?"),
+    # per trace: `    trace 0  FILE:55 in advance, ... (T1 0.116 ms 5780 bytes, T2 15.980 ms 3524 bytes; runs T2)`
+    "trace_line": re.compile(r"^\s*trace \d+\s.*$", re.M),
+    "trace_tier": re.compile(r"\b(T[12]) ([\d.]+) ms (\d+) bytes"),
 }
 WARMUP_FIELDS = ["traces_recorded", "traces_compiled", "side_traces", "traces_aborted", "loops_blacklisted",
                  "recording_ms", "compiling_ms", "ir_instructions", "first_trace_ms",
-                 "last_trace_ms", "vm_wall_ms"]
+                 "last_trace_ms", "vm_wall_ms", "tierup_swapped", "tierup_exits"]
+# Compile latency per tier (warm-up CSV columns): traces compiled by the tier, median compile
+# time per trace (T1 in microseconds, T2 in milliseconds) and bytes of code.
+TIER_FIELDS = ["t1_traces", "t1_median_compile_us", "t1_code_bytes",
+               "t2_traces", "t2_median_compile_ms", "t2_code_bytes"]
 
 
 def parse_stats(text):
@@ -164,7 +204,39 @@ def parse_stats(text):
     m = STATS_PATTERNS["wall"].search(text)
     if m:
         f["vm_wall_ms"] = float(m.group(1))
+    m = STATS_PATTERNS["tierup"].search(text)
+    if m:
+        f["tierup_swapped"] = int(m.group(1))
+        f["tierup_exits"] = int(m.group(2)) if m.group(2) else None
     return f
+
+
+def parse_tiers(text):
+    """Per host tier ("T1", "T2") of a --stats report: {"ms": [compile ms of each trace],
+    "bytes": [code bytes of each trace], "traces": N or None, "total_bytes": N or None,
+    "median_ms": X or None} (the last three from the tier's summary line, None if missing)."""
+    tiers = {t: {"ms": [], "bytes": [], "traces": None, "total_bytes": None, "median_ms": None}
+             for t in ("T1", "T2")}
+    for m in STATS_PATTERNS["tier_total"].finditer(text):
+        d = tiers[m.group(1)]
+        d["traces"], d["total_bytes"] = int(m.group(2)), int(m.group(5))
+        d["median_ms"] = float(m.group(4)) if m.group(4) else None
+    for line in STATS_PATTERNS["trace_line"].findall(text):
+        for m in STATS_PATTERNS["trace_tier"].finditer(line):
+            tiers[m.group(1)]["ms"].append(float(m.group(2)))
+            tiers[m.group(1)]["bytes"].append(int(m.group(3)))
+    return tiers
+
+
+def tier_summary(d):
+    """(traces, median compile ms per trace, code bytes) of one tier of parse_tiers(), each None
+    when the report has neither per-trace lines nor the tier's summary line."""
+    if d is None:
+        return None, None, None
+    traces = d["traces"] if d["traces"] is not None else (len(d["ms"]) or None)
+    median = statistics.median(d["ms"]) if d["ms"] else d["median_ms"]
+    code = d["total_bytes"] if d["total_bytes"] is not None else (sum(d["bytes"]) if d["bytes"] else None)
+    return traces, median, code
 
 
 def run_stats(cmd, timeout):
@@ -184,6 +256,110 @@ def run_stats(cmd, timeout):
         first = err.strip().splitlines()
         return "crash", elapsed, out, err, "exit %d: %s" % (p.returncode, first[0] if first else "")
     return "ok", elapsed, out, err, ""
+
+
+def parse_iterations(text):
+    """The warm-up program's output: ([(iteration, microseconds)], checksum line or None)."""
+    times, check = [], None
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "iter":
+            try:
+                times.append((int(parts[1]), float(parts[2])))
+            except ValueError:
+                pass
+        elif parts and parts[0] == "checksum":
+            check = line.strip()
+    return times, check
+
+
+SVG_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
+
+
+def svg_line_plot(series, title, xlabel, ylabel, width=860, height=480):
+    """A line plot with a log-scale y axis, as an SVG document (a string; plain formatting, no
+    dependencies). series: [(label, [(x, y), ...])]; y <= 0 is drawn at the bottom of the axis;
+    a series without points is left out."""
+    from xml.sax.saxutils import escape
+    series = [(label, pts) for label, pts in series if pts]
+    left, right, top, bottom = 80, 150, 40, 60
+    pw, ph = width - left - right, height - top - bottom
+    xs = [x for _, pts in series for x, _ in pts]
+    ys = [y for _, pts in series for _, y in pts if y > 0]
+    xmin, xmax = (min(xs), max(xs)) if xs else (0, 1)
+    if xmax <= xmin:
+        xmax = xmin + 1
+    lo = math.floor(math.log10(min(ys))) if ys else 0
+    hi = math.ceil(math.log10(max(ys))) if ys else 1
+    if hi <= lo:
+        hi = lo + 1
+
+    def px(x):
+        return left + (x - xmin) / (xmax - xmin) * pw
+
+    def py(y):
+        y = max(y, 10.0 ** lo)
+        return top + (hi - math.log10(y)) / (hi - lo) * ph
+
+    def num(v):
+        if 1e-3 <= v < 1e4:
+            return "%g" % v
+        e = math.floor(math.log10(v) + 1e-9)
+        return "%de%d" % (round(v / 10.0 ** e), e)
+
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+           'font-family="sans-serif" font-size="12">' % (width, height, width, height),
+           '<title>%s</title>' % escape(title),
+           '<rect x="0" y="0" width="%d" height="%d" fill="white"/>' % (width, height),
+           '<text x="%.1f" y="22" text-anchor="middle" font-size="15">%s</text>'
+           % (left + pw / 2.0, escape(title))]
+    # y grid and ticks: every decade labelled, 2x and 5x as light lines (labelled when the
+    # axis spans at most three decades).
+    for k in range(lo, hi + 1):
+        for mult in (1, 2, 5):
+            v = mult * 10.0 ** k
+            if v > 10.0 ** hi:
+                break
+            y = py(v)
+            major = mult == 1
+            out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="1"/>'
+                       % (left, y, left + pw, y, "#cccccc" if major else "#eeeeee"))
+            if major or hi - lo <= 3:
+                out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black"/>' % (left - 5, y, left, y))
+                out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (left - 8, y + 4, num(v)))
+    # x ticks: a step of 1, 2 or 5 times a power of ten, at most 10 intervals.
+    span = xmax - xmin
+    step = 1.0
+    for e in range(0, 12):
+        cand = [m * 10.0 ** e for m in (1, 2, 5) if span / (m * 10.0 ** e) <= 10]
+        if cand:
+            step = cand[0]
+            break
+    t = math.ceil(xmin / step) * step
+    while t <= xmax + 1e-9:
+        x = px(t)
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eeeeee"/>' % (x, top, x, top + ph))
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="black"/>' % (x, top + ph, x, top + ph + 5))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (x, top + ph + 18, "%g" % t))
+        t += step
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>' % (left, top, pw, ph))
+    out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (left + pw / 2.0, height - 15, escape(xlabel)))
+    out.append('<text x="18" y="%.1f" text-anchor="middle" transform="rotate(-90 18 %.1f)">%s</text>'
+               % (top + ph / 2.0, top + ph / 2.0, escape(ylabel)))
+    # One polyline per series, then the legend to the right of the plot.
+    for i, (label, pts) in enumerate(series):
+        color = SVG_COLORS[i % len(SVG_COLORS)]
+        coords = " ".join("%.1f,%.1f" % (px(x), py(y)) for x, y in pts)
+        out.append('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>' % (color, coords))
+        ly = top + 10 + 20 * i
+        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>'
+                   % (left + pw + 12, ly, left + pw + 36, ly, color))
+        out.append('<text x="%d" y="%d">%s</text>' % (left + pw + 42, ly + 4, escape(label)))
+    if not series:
+        out.append('<text x="%.1f" y="%.1f" text-anchor="middle">no data</text>' % (left + pw / 2.0, top + ph / 2.0))
+    out.append('</svg>')
+    return "\n".join(out) + "\n"
 
 
 def main():
@@ -223,14 +399,14 @@ def main():
     versions = {}
     # How each peer runs a program: (command prefix or None when unavailable, source folder, ext)
     runners = {}
+    def tessera_cmd(prog, args, opts=(), path=None):
+        return ([vm, "run", path or os.path.join(tsb_dir, prog + ".tsb")] + list(opts)
+                + (["--"] + args if args else []))
     if os.path.exists(vm):
-        versions["tessera"] = versions["tessera-interp"] = version_of([vm, "--version"])
-
-        def tessera_cmd(prog, args, opts=()):
-            return ([vm, "run", os.path.join(tsb_dir, prog + ".tsb")] + list(opts)
-                    + (["--"] + args if args else []))
-        runners["tessera"] = lambda prog, args: tessera_cmd(prog, args)
-        runners["tessera-interp"] = lambda prog, args: tessera_cmd(prog, args, ["--jit=off"])
+        vm_version = version_of([vm, "--version"])
+        for peer in TESSERA:
+            versions[peer] = vm_version
+            runners[peer] = (lambda opts: lambda prog, args: tessera_cmd(prog, args, opts))(TESSERA_OPTS[peer])
     else:
         notes.append("tessera-vm not found at %s" % vm)
         log("!!! tessera-vm not found at %s" % vm)
@@ -274,6 +450,9 @@ def main():
     env_pypy = dict(os.environ, PYPY_GC_NURSERY="4M")  # see shared/bench/README.md
     results = {}   # (prog, peer) -> Result
     warmup = {}    # prog -> dict: status, seconds, output, detail and WARMUP_FIELDS
+    tiers = {}     # (prog, "default" | "1" | "2") -> parse_tiers() of that --stats run, or None
+    tier_status = {}  # (prog, "1" | "2") -> status of the tier=N --stats run
+    tier_runs = [(t, peer) for t, peer in TIER_RUNS if peer in peers]
     mismatches = 0
     failures = 0
     for prog in programs:
@@ -296,8 +475,9 @@ def main():
                 if mismatch:
                     r.status, r.detail = "mismatch", mismatch
                 elif peer in TESSERA and ref is None:
-                    # The reference is the JIT's checksum; the interpreter's if the JIT failed.
-                    ref, ref_name = r.output, "tessera-vm" if peer == "tessera" else "tessera-vm --jit=off"
+                    # The reference is the default JIT's checksum; the next Tessera runtime's
+                    # (tier=1, tier=2, then the interpreter) if it failed.
+                    ref, ref_name = r.output, TESSERA_NAMES[peer]
             if r.status == "mismatch":
                 mismatches += 1
                 log("!!! CHECKSUM MISMATCH %s %s: %s" % (prog, peer, r.detail))
@@ -309,29 +489,84 @@ def main():
             results[(prog, peer)] = r
         if a.no_warmup or "tessera" not in runners:
             continue
-        # Warm-up: one more run of the JIT with --stats (stderr), not counted in the timings.
-        cmd = tessera_cmd(prog, args, ["--stats"])
-        log("%-14s %-12s %s" % (prog, "warm-up", shlex.join(cmd)))
-        status, t, out, err, detail = run_stats(cmd, a.timeout)
-        w = {"status": status, "seconds": t, "output": out, "detail": detail}
-        w.update(parse_stats(err))
-        if status == "ok":
-            if want is not None and not same_checksum(want, out):
-                w["status"], w["detail"] = "mismatch", "printed %r, expected %r" % (out, want)
-            elif ref is not None and not same_checksum(ref, out):
-                w["status"], w["detail"] = "mismatch", "printed %r, %s printed %r" % (out, ref_name, ref)
-        if w["status"] == "mismatch":
-            mismatches += 1
-            log("!!! CHECKSUM MISMATCH %s tessera --stats: %s" % (prog, w["detail"]))
-        elif w["status"] != "ok":
-            failures += 1
-            log("!!! %s tessera --stats: %s %s" % (prog, w["status"].upper(), w["detail"]))
-        else:
-            log("    %.3f s, traces %s compiled, first at %s ms, last at %s ms" % (
-                t, w["traces_compiled"], w["first_trace_ms"], w["last_trace_ms"]))
-        warmup[prog] = w
+        # Warm-up: one more run of the JIT with --stats (stderr), not counted in the timings;
+        # then, for the compile-latency table, one with tier=1 / tier=2 for each of tessera-t1 /
+        # tessera-t2 that is selected.
+        for tier, tpeer in [("default", "tessera")] + tier_runs:
+            opts = ["--stats"] if tier == "default" else ["--stats", "--jit-param", "tier=" + tier]
+            label = "tessera --stats" if tier == "default" else "tessera --stats tier=" + tier
+            cmd = tessera_cmd(prog, args, opts)
+            log("%-14s %-12s %s" % (prog, "warm-up" if tier == "default" else "tier=" + tier, shlex.join(cmd)))
+            status, t, out, err, detail = run_stats(cmd, a.timeout)
+            w = {"status": status, "seconds": t, "output": out, "detail": detail}
+            w.update(parse_stats(err))
+            tiers[(prog, tier)] = parse_tiers(err) if err else None
+            if status == "ok":
+                if want is not None and not same_checksum(want, out):
+                    w["status"], w["detail"] = "mismatch", "printed %r, expected %r" % (out, want)
+                elif ref is not None and not same_checksum(ref, out):
+                    w["status"], w["detail"] = "mismatch", "printed %r, %s printed %r" % (out, ref_name, ref)
+            if w["status"] == "mismatch":
+                mismatches += 1
+                log("!!! CHECKSUM MISMATCH %s %s: %s" % (prog, label, w["detail"]))
+            elif w["status"] != "ok":
+                failures += 1
+                log("!!! %s %s: %s %s" % (prog, label, w["status"].upper(), w["detail"]))
+            elif tier == "default":
+                log("    %.3f s, traces %s compiled, first at %s ms, last at %s ms" % (
+                    t, w["traces_compiled"], w["first_trace_ms"], w["last_trace_ms"]))
+            else:
+                n, med, code = tier_summary(tiers[(prog, tier)]["T" + tier])
+                log("    %.3f s, T%s: %s traces, median %s ms per trace, %s bytes of code" % (
+                    t, tier, n, med, code))
+            if tier == "default":
+                warmup[prog] = w
+            else:
+                tier_status[(prog, tier)] = w["status"]
     if tmpdir:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+    # Warm-up plot: the warm-up program once under each mode, its time per iteration.
+    iters = {}   # mode -> dict: status, seconds, output (checksum line), detail, times [(i, µs)]
+    if not a.no_warmup and "tessera" in runners:
+        n_iter = WARMUP_ITERS[a.size]
+        wpath = os.path.join(REPO, "experiments", "bench", "warmup", "warmup.tsb")
+        for mode, opts in WARMUP_MODES:
+            cmd = tessera_cmd("warmup", [str(n_iter)], opts, path=wpath)
+            log("%-14s %-12s %s" % ("warmup.tsb", mode, shlex.join(cmd)))
+            status, t, out, detail = run_once(cmd, a.timeout)
+            times, check = parse_iterations(out)
+            if status == "ok" and (len(times) != n_iter or check is None):
+                status, detail = "crash", "printed %d iteration lines (expected %d)%s" % (
+                    len(times), n_iter, "" if check else " and no checksum line")
+            iters[mode] = {"status": status, "seconds": t, "output": check or "", "detail": detail,
+                           "times": times}
+        # Checksums: against the known one at --size small, and across the modes (reference:
+        # auto, or the first mode that passed if auto failed).
+        want = WARMUP_EXPECTED_SMALL if a.size == "small" else None
+        ref, ref_mode = None, None
+        for mode in ["auto"] + [m for m, _ in WARMUP_MODES if m != "auto"]:
+            it = iters[mode]
+            if it["status"] != "ok":
+                continue
+            if want is not None and not same_checksum(want, it["output"]):
+                it["status"], it["detail"] = "mismatch", "printed %r, expected %r" % (it["output"], want)
+            elif ref is not None and not same_checksum(ref, it["output"]):
+                it["status"], it["detail"] = "mismatch", "printed %r, %s printed %r" % (it["output"], ref_mode, ref)
+            elif ref is None:
+                ref, ref_mode = it["output"], mode
+        for mode, _ in WARMUP_MODES:
+            it = iters[mode]
+            if it["status"] == "mismatch":
+                mismatches += 1
+                log("!!! CHECKSUM MISMATCH warmup.tsb %s: %s" % (mode, it["detail"]))
+            elif it["status"] != "ok":
+                failures += 1
+                log("!!! warmup.tsb %s: %s %s" % (mode, it["status"].upper(), it["detail"]))
+            else:
+                us = [u for _, u in it["times"]]
+                log("    %-8s %.3f s, first iteration %.1f us, median %.1f us -> %s" % (
+                    mode, it["seconds"], us[0], statistics.median(us), it["output"]))
 
     # Report.
     def cell(prog, peer):
@@ -362,6 +597,8 @@ def main():
     ratio_cols = [
         ("JIT speed-up (tessera-interp / tessera)", "tessera-interp", "tessera", "%.2fx"),
         ("tessera / luajit", "tessera", "luajit", "%.2fx"),
+        ("tessera-t1 / luajit", "tessera-t1", "luajit", "%.2fx"),
+        ("tessera-t2 / luajit", "tessera-t2", "luajit", "%.2fx"),
         ("tessera / luajit -joff", "tessera", "luajit-joff", "%.2fx"),
         ("tessera-interp / luajit -joff", "tessera-interp", "luajit-joff", "%.2fx"),
     ]
@@ -397,7 +634,10 @@ def main():
     lines.append("| " + " | ".join(gm) + " |")
     lines.append("")
     lines.append("Cells: median wall seconds of the whole process (start-up, parsing, JIT compilation "
-                 "included); `tessera` = tessera-vm with its trace JIT (the default), `tessera-interp` = "
+                 "included); `tessera` = tessera-vm with its trace JIT (the default, host tier `auto`: "
+                 "asmjit T1 code first, LLVM T2 code compiled in the background for the traces that stay "
+                 "hot), `tessera-t1` = `tessera-vm run --jit-param tier=1` (asmjit T1 only), `tessera-t2` = "
+                 "`tessera-vm run --jit-param tier=2` (LLVM T2 only), `tessera-interp` = "
                  "`tessera-vm run --jit=off` (interpreter only). MISMATCH = checksum differs from "
                  "tessera-vm's; CRASH / TIMEOUT = the run failed. "
                  "JIT speed-up = tessera-interp time / tessera time, a plain ratio (2.00x: the JIT takes "
@@ -442,6 +682,104 @@ def main():
                      "compiling time / wall s. wall s = wall seconds of this run (whole process, "
                      "`--stats` on); median wall s = the JIT's cell in the table above. "
                      "`-` = line missing from the report (e.g. no trace compiled).")
+    # Compile latency per tier: T1 figures from the tier=1 run when tessera-t1 is selected, else
+    # from the default (auto) run; T2 figures from the tier=2 run when tessera-t2 is selected,
+    # else from the default run (only the traces that tiered up).
+    tier_src = {t: (t if any(t == tr for tr, _ in tier_runs) else "default") for t in ("1", "2")}
+
+    def tier_data(prog, t):
+        d = tiers.get((prog, tier_src[t]))
+        return d["T" + t] if d else None
+
+    def tier_row(prog):
+        n1, m1, c1 = tier_summary(tier_data(prog, "1"))
+        n2, m2, c2 = tier_summary(tier_data(prog, "2"))
+        return dict(zip(TIER_FIELDS, [n1, None if m1 is None else round(m1 * 1000.0, 3), c1,
+                                      n2, None if m2 is None else round(m2, 3), c2]))
+
+    def dash(v, fmt="%s"):
+        return "—" if v is None else fmt % v
+
+    if tiers:
+        src_text = {"default": "the default run (`tessera --stats`, tier `auto`)",
+                    "1": "the `--jit-param tier=1` run", "2": "the `--jit-param tier=2` run"}
+        lines += ["", "## Compile latency per tier", ""]
+        th = ["program", "T1 traces", "T1 median µs / trace", "T1 code bytes",
+              "T2 traces", "T2 median ms / trace", "T2 code bytes"]
+        lines.append("| " + " | ".join(th) + " |")
+        lines.append("|" + "---|" * len(th))
+        all_ms = {"1": [], "2": []}
+        all_n = {"1": [], "2": []}
+        all_code = {"1": [], "2": []}
+        for prog in programs:
+            if (prog, "default") not in tiers:
+                continue
+            r = tier_row(prog)
+            name = prog
+            for src in sorted(set(tier_src.values())):
+                st = warmup[prog]["status"] if src == "default" else tier_status.get((prog, src))
+                if st and st != "ok":
+                    name += " (%s run %s)" % ("default" if src == "default" else "tier=" + src, st.upper())
+            for t in ("1", "2"):
+                d = tier_data(prog, t)
+                if d:
+                    all_ms[t] += d["ms"]
+                n, _, c = tier_summary(d)
+                all_n[t].append(n)
+                all_code[t].append(c)
+            lines.append("| " + " | ".join([
+                name, dash(r["t1_traces"]), dash(r["t1_median_compile_us"], "%.0f"), dash(r["t1_code_bytes"]),
+                dash(r["t2_traces"]), dash(r["t2_median_compile_ms"], "%.1f"), dash(r["t2_code_bytes"])]) + " |")
+
+        def total(xs):
+            xs = [x for x in xs if x is not None]
+            return sum(xs) if xs else None
+
+        def med(xs, scale):
+            return statistics.median(xs) * scale if xs else None
+        lines.append("| " + " | ".join([
+            "all programs", dash(total(all_n["1"])), dash(med(all_ms["1"], 1000.0), "%.0f"),
+            dash(total(all_code["1"])), dash(total(all_n["2"])), dash(med(all_ms["2"], 1.0), "%.1f"),
+            dash(total(all_code["2"])), ]) + " |")
+        lines.append("")
+        lines.append("Per-trace host compile times from the `--stats` report (the `(T1 X ms N bytes, T2 Y ms "
+                     "M bytes; runs ...)` part of each `trace` line): T1 columns from %s, T2 columns from %s. "
+                     "Median µs / ms = median compile time of one trace (T1 asmjit in microseconds, T2 LLVM "
+                     "in milliseconds); traces and code bytes = the tier's summary line (`T1 (asmjit): N "
+                     "traces compiled ..., B bytes of code`). all programs = median over every trace of "
+                     "every program, totals of traces and bytes. `—` = no such line in the report (e.g. "
+                     "no trace reached T2)." % (src_text[tier_src["1"]], src_text[tier_src["2"]]))
+    svg_name = "warmup-%s.svg" % today
+    if iters:
+        lines += ["", "## Warm-up plot (experiments/bench/warmup/warmup.tsb)", "",
+                  "![time per iteration of warmup.tsb under each mode](%s)" % svg_name, ""]
+        ih = ["mode", "options", "iterations", "iteration 0 µs", "median µs of iterations 1-9",
+              "median µs of the last half", "total ms", "checksum"]
+        lines.append("| " + " | ".join(ih) + " |")
+        lines.append("|" + "---|" * len(ih))
+        half = WARMUP_ITERS[a.size] // 2
+        for mode, opts in WARMUP_MODES:
+            it = iters[mode]
+            early = [u for i, u in it["times"] if 1 <= i <= 9]
+            late = [u for i, u in it["times"] if i >= half]
+            status = "" if it["status"] == "ok" else " " + it["status"].upper()
+            lines.append("| " + " | ".join([
+                mode, "`%s`" % " ".join(opts) if opts else "(none)", "%d%s" % (len(it["times"]), status),
+                dash(dict(it["times"]).get(0), "%.1f"),
+                dash(statistics.median(early) if early else None, "%.1f"),
+                dash(statistics.median(late) if late else None, "%.1f"),
+                dash(sum(u for _, u in it["times"]) / 1000.0 if it["times"] else None, "%.1f"),
+                it["output"].replace("checksum", "", 1).strip() or "—"]) + " |")
+        lines.append("")
+        lines.append("One run per mode of `tessera-vm run experiments/bench/warmup/warmup.tsb OPTIONS -- %d`: "
+                     "the same piece of scalar work (steps of a small n-body-like float update with a "
+                     "call per pair) %d times, each iteration timed with `clock()` inside the program "
+                     "(microseconds; the plot's y axis is logarithmic). jit=off: interpreter only; "
+                     "tier=1: asmjit only; tier=2: LLVM only, compiled before going on (`async=0`), so "
+                     "its compile time lands in the iterations that trigger it; auto: the default. "
+                     "The per-iteration times are in `warmup-iterations-%s.csv`. "
+                     "The checksum must agree across the modes."
+                     % (WARMUP_ITERS[a.size], WARMUP_ITERS[a.size], today))
     if mismatches:
         lines.append("")
         lines.append("**%d checksum mismatch(es)** — see the log of the run." % mismatches)
@@ -467,14 +805,34 @@ def main():
         for path in (wstem + ".csv", os.path.join(a.out_dir, "latest-warmup.csv")):
             with open(path, "w", newline="") as f:
                 cw = csv.writer(f)
-                cw.writerow(["program", "status"] + WARMUP_FIELDS + ["wall_seconds", "output"])
+                cw.writerow(["program", "status"] + WARMUP_FIELDS + TIER_FIELDS + ["wall_seconds", "output"])
                 for prog in programs:
                     wr = warmup.get(prog)
                     if wr:
+                        tr = tier_row(prog)
                         cw.writerow([prog, wr["status"]]
                                     + ["" if wr[k] is None else wr[k] for k in WARMUP_FIELDS]
+                                    + ["" if tr[k] is None else tr[k] for k in TIER_FIELDS]
                                     + ["%.6f" % wr["seconds"] if wr["seconds"] else "", wr["output"]])
         written += [wstem + ".csv", "latest-warmup.csv"]
+    if iters:
+        istem = os.path.join(a.out_dir, "warmup-iterations-%s" % today)
+        for path in (istem + ".csv", os.path.join(a.out_dir, "latest-warmup-iterations.csv")):
+            with open(path, "w", newline="") as f:
+                cw = csv.writer(f)
+                cw.writerow(["mode", "iteration", "microseconds"])
+                for mode, _ in WARMUP_MODES:
+                    for i, us in iters[mode]["times"]:
+                        cw.writerow([mode, i, us])
+        svg = svg_line_plot(
+            [(mode + ("" if iters[mode]["status"] == "ok" else " (" + iters[mode]["status"] + ")"),
+              iters[mode]["times"]) for mode, _ in WARMUP_MODES],
+            "warmup.tsb: time per iteration (%s, %d iterations)" % (today, WARMUP_ITERS[a.size]),
+            "iteration", "time per iteration (µs, log scale)")
+        for path in (os.path.join(a.out_dir, svg_name), os.path.join(a.out_dir, "latest-warmup.svg")):
+            with open(path, "w") as f:
+                f.write(svg)
+        written += [istem + ".csv", "latest-warmup-iterations.csv", svg_name, "latest-warmup.svg"]
     log("wrote " + ", ".join(os.path.relpath(x, a.out_dir) if os.path.isabs(x) else x for x in written)
         + " in " + a.out_dir)
     print(report)
