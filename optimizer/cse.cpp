@@ -3,28 +3,60 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <vector>
 
+#include "optimizer/alias.h"
 #include "optimizer/ir_rewrite.h"
 
 namespace tessera::jit {
 namespace {
 
+// The values known to be in memory (globals, list and tensor elements): what
+// a load read or a store wrote, per location. A store forgets exactly the
+// entries the alias analysis says it may overwrite.
+class KnownMemory {
+ public:
+  explicit KnownMemory(const AliasAnalysis& aa) : aa_(aa) {}
+
+  // The value known at a location that must alias `loc`, or kNoRef.
+  IRRef find(const MemLocation& loc) const {
+    for (const Entry& e : known_)
+      if (aa_.alias(e.loc, loc) == AliasResult::MustAlias) return e.value;
+    return kNoRef;
+  }
+  // `value` is what `loc` holds now (read by a load or written by a store).
+  void remember(const MemLocation& loc, IRRef value) {
+    std::erase_if(known_, [&](const Entry& e) { return aa_.alias(e.loc, loc) == AliasResult::MustAlias; });
+    known_.push_back({loc, value});
+  }
+  // A store to `loc`: what may have been at it is no longer known.
+  void forget_aliases(const MemLocation& loc) {
+    std::erase_if(known_, [&](const Entry& e) { return aa_.alias(e.loc, loc) != AliasResult::NoAlias; });
+  }
+  void clear() { known_.clear(); }
+
+ private:
+  struct Entry {
+    MemLocation loc;
+    IRRef value;
+  };
+  const AliasAnalysis& aa_;
+  std::vector<Entry> known_;
+};
+
 // What one region knows: pure values, established guards, and the loads
 // still valid. Keys use resolved operands, so chains of equal values match.
 struct RegionTables {
+  explicit RegionTables(const AliasAnalysis& aa) : memory(aa) {}
   std::map<std::tuple<IROp, IRType, uint32_t, uint32_t>, IRRef> pure;
-  std::set<std::pair<IROp, IRRef>> guards;        // (GUARDT|GUARDF, cond) established
-  std::map<uint32_t, IRRef> globals;              // global -> value
-  std::map<IRRef, IRRef> lengths;                 // list -> LLEN
-  std::map<std::pair<IRRef, IRRef>, IRRef> elements;  // (list, index) -> value
-  std::map<std::pair<IRRef, IRRef>, IRRef> tensor_elements;
+  std::set<std::pair<IROp, IRRef>> guards;  // (GUARDT|GUARDF, cond) established
+  KnownMemory memory;                       // GLOAD/LLOAD/TLOAD values, GSTORE/LSTORE values
+  std::map<IRRef, IRRef> lengths;           // list -> LLEN
   std::map<std::tuple<IROp, IRRef, IRRef>, IRRef> addresses;  // LREF/TREF
 
   void forget_memory() {
-    globals.clear();
+    memory.clear();
     lengths.clear();
-    elements.clear();
-    tensor_elements.clear();
     addresses.clear();
   }
   void clear() {
@@ -38,13 +70,25 @@ struct RegionTables {
 
 bool CsePass::run(TraceIR& ir) {
   std::vector<IRRef> subst = identity_subst(ir);
-  RegionTables t;
   bool changed = false;
   // Operands as they will be after substitution: keys compare final values.
   auto op_ref = [&](IRRef r) { return resolve_ref(subst, r); };
+  const AliasAnalysis aa(ir, op_ref);
+  RegionTables t(aa);
   auto replace = [&](IRRef r, IRRef by) {
     subst[r] = by;
     changed = true;
+  };
+  // A load is replaced by the value known at its location when the types
+  // agree (the load's type guard then holds); otherwise it becomes known.
+  auto load = [&](IRRef r) {
+    const MemLocation loc = aa.location(r);
+    const IRRef known = t.memory.find(loc);
+    if (known != kNoRef && ir[known].type == ir[r].type) {
+      replace(r, known);
+      return;
+    }
+    t.memory.remember(loc, r);
   };
 
   for (IRRef r = 0; r < ir.size(); ++r) {
@@ -70,41 +114,27 @@ bool CsePass::run(TraceIR& ir) {
         t.guards.insert({in.op, a});
         continue;
       }
-      case IROp::GLOAD: {
-        auto it = t.globals.find(in.op1);
-        if (it != t.globals.end() && ir[it->second].type == in.type) {
-          replace(r, it->second);
-          continue;
-        }
-        t.globals[in.op1] = r;
+      case IROp::GLOAD:
+      case IROp::LLOAD:
+      case IROp::TLOAD:
+        load(r);
+        continue;
+      case IROp::GSTORE:
+      case IROp::LSTORE: {
+        // The stored value is forwarded; a list store through something
+        // other than an LREF names no known element and is only a kill.
+        const MemLocation loc = aa.location(r);
+        t.memory.forget_aliases(loc);
+        if (loc.space == MemLocation::Space::Global || loc.object != kNoRef) t.memory.remember(loc, b);
         continue;
       }
-      case IROp::GSTORE:
-        t.globals[in.op1] = b;
+      case IROp::TSTORE:
+        // Not forwarded: the value is converted to the tensor's dtype.
+        t.memory.forget_aliases(aa.location(r));
         continue;
       case IROp::LLEN: {
         auto [it, fresh] = t.lengths.emplace(a, r);
         if (!fresh) replace(r, it->second);
-        continue;
-      }
-      case IROp::LLOAD: {
-        auto it = t.elements.find({a, b});
-        if (it != t.elements.end() && ir[it->second].type == in.type) {
-          replace(r, it->second);
-          continue;
-        }
-        t.elements[{a, b}] = r;
-        continue;
-      }
-      case IROp::LSTORE: {
-        t.elements.clear();
-        const IRIns& ref = ir[a];
-        if (ref.op == IROp::LREF) t.elements[{op_ref(ref.op1), op_ref(ref.op2)}] = b;
-        continue;
-      }
-      case IROp::TLOAD: {
-        auto [it, fresh] = t.tensor_elements.emplace(std::make_pair(a, b), r);
-        if (!fresh && ir[it->second].type == in.type) replace(r, it->second);
         continue;
       }
       case IROp::LREF:
@@ -113,9 +143,6 @@ bool CsePass::run(TraceIR& ir) {
         if (!fresh) replace(r, it->second);
         continue;
       }
-      case IROp::TSTORE:
-        t.tensor_elements.clear();
-        continue;
       default:
         break;
     }

@@ -9,15 +9,24 @@
 //  - a guard on a condition an earlier guard already established
 //    (GUARDT x after GUARDT x) is removed;
 //  - loads are reused or forwarded while no instruction that may write the
-//    memory they read comes between:
+//    memory they read comes between. A store kills only what it may alias
+//    (optimizer/alias.h: same list or tensor with an index that differs by
+//    a known non-zero constant, another dtype, another global, another kind
+//    of memory: no alias); "same" below means MustAlias:
 //      GLOAD g   earlier GLOAD g, or the value of GSTORE g (same type);
 //                killed by GSTORE g, CALL, FPUSH, FPOP
 //      LLEN l    earlier LLEN l; killed by CALL, FPUSH, FPOP (only helpers
 //                resize lists)
-//      LLOAD l i earlier LLOAD l i, or the value an LSTORE through LREF l i
-//                stored (same type); killed by any LSTORE (two list refs
-//                may name one list), CALL, FPUSH, FPOP
-//      TLOAD t i earlier TLOAD t i; killed by TSTORE, CALL, FPUSH, FPOP
+//      LLOAD l i earlier LLOAD of the same element, or the value an LSTORE
+//                to it stored (same type); killed by an LSTORE that may
+//                alias it (through another list ref, which may name the
+//                same list, or at an index not known to differ), CALL,
+//                FPUSH, FPOP
+//      TLOAD t i earlier TLOAD of the same element; killed by a TSTORE that
+//                may alias it, CALL, FPUSH, FPOP (a TSTORE's value is not
+//                forwarded: it is converted to the tensor's dtype)
+//      LREF/TREF earlier equal address; killed by CALL, FPUSH, FPOP (a
+//                helper may move a list's storage)
 // Nothing is reused across LOOP: inside the body, a loop-carried value (the
 // first operand of a PHI) names the PHI, not the value before the loop.
 #pragma once

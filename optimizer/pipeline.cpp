@@ -2,7 +2,9 @@
 
 #include "optimizer/cse.h"
 #include "optimizer/dce.h"
+#include "optimizer/dse.h"
 #include "optimizer/fold.h"
+#include "optimizer/guard_elim.h"
 #include "optimizer/licm.h"
 
 namespace tessera::jit {
@@ -11,7 +13,9 @@ TracePipeline::TracePipeline() {
   passes_.push_back(std::make_unique<FoldPass>());
   passes_.push_back(std::make_unique<CsePass>());
   passes_.push_back(std::make_unique<LicmPass>());
+  passes_.push_back(std::make_unique<GuardElimPass>());
   passes_.push_back(std::make_unique<CsePass>());
+  passes_.push_back(std::make_unique<DsePass>());
   passes_.push_back(std::make_unique<DcePass>());
 }
 

@@ -1,5 +1,6 @@
 // TracePipeline: the trace optimizer, the passes in their order
-// (fold, cse, licm, cse again to merge what LICM brought together, dce).
+// (fold, cse, licm, guards (guard elimination), cse again to merge what
+// LICM and guard elimination brought together, dse, dce).
 // Runs between the recorder and the backend; `--jit-param opt=0` skips it.
 #pragma once
 
