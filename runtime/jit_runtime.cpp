@@ -91,7 +91,10 @@ void JitRuntime::print_stats(std::ostream& os, double wall_seconds) const {
     os << "  jit: on (hot-code detection only: no trace compiler installed)\n";
   }
   os << "  parameters:";
-  for (const auto& [name, value] : params_.list()) os << " " << name << "=" << value;
+  for (const auto& [name, value] : params_.list()) {
+    if (name == "tier" && value == 0) os << " tier=auto";  // as it is spelled on the command line
+    else os << " " << name << "=" << value;
+  }
   os << "\n";
   if (params_.enabled) {
     os << fmt::format("  hot loops: {} (each reported once per {} back-edges)\n", loops_.size(),
