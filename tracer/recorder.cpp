@@ -895,14 +895,21 @@ void TraceRecorder::switch_base_frame(FunctionProto* proto) {
 
 TraceRecorder::Status TraceRecorder::push_frame(FunctionProto* callee, uint32_t a) {
   // The caller's frame must be complete in memory when the callee returns to
-  // it: store every register the trace holds only as an SSA value.
+  // it: store every register the trace holds only as an SSA value. Except
+  // the CALL register itself when it holds the callee: nothing reads it
+  // once the frame is pushed (the return overwrites it with the result;
+  // tracebacks name frames by their function), so it stays dirty and
+  // reaches memory only through FPUSH's snapshot, whose exit redoes the
+  // CALL, which reads it.
+  const IRRef callee_ref = constant(Value::function(callee));
   for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
+    if (abs == a && frames_.size() == 1 && slots_[abs] == callee_ref) continue;
     if (dirty_[abs] && slots_[abs] != kNoRef) {
       ir_.emit(IROp::SSTORE, IRType::None, abs, slots_[abs]);
       dirty_[abs] = false;
     }
   }
-  ir_.emit(IROp::FPUSH, IRType::None, constant(Value::function(callee)), a, snapshot(cur_pc_));
+  ir_.emit(IROp::FPUSH, IRType::None, callee_ref, a, snapshot(cur_pc_));
   switch_base_frame(callee);
   return link_to(callee == root_ && func_ ? kLinkSelf : static_cast<uint32_t>(callee->entry_trace), 0);
 }

@@ -63,6 +63,32 @@ TEST(Recursion, FibCompilesToAFunctionTraceWithUpAndDownRecursion) {
   EXPECT_TRUE(linked);
 }
 
+TEST(Recursion, CallRegisterReachesMemoryOnlyThroughFpushSnapshot) {
+  // The register holding the callee is not stored before FPUSH (nothing reads
+  // it while the callee runs; its return overwrites it); FPUSH's snapshot
+  // carries it, for the interpreter to redo the CALL when the push fails
+  // (StackOverflowIsRaisedByTheInterpreter exercises that exit).
+  auto rt = expect_same(kFib + std::string("print(fib(15))\n"));
+  int pushes = 0;
+  for (const auto& t : rt->tracing()->traces()) {
+    const jit::TraceIR& ir = t->ir;
+    for (jit::IRRef r = 0; r < ir.size(); ++r) {
+      if (ir[r].op != jit::IROp::FPUSH) continue;
+      ++pushes;
+      const jit::IRRef callee = ir[r].op1;
+      const uint32_t call_slot = ir[r].op2;
+      for (jit::IRRef q = 0; q < r; ++q)
+        EXPECT_FALSE(ir[q].op == jit::IROp::SSTORE && ir[q].op1 == call_slot && ir[q].op2 == callee)
+            << jit::print_ir(ir);
+      bool in_snapshot = false;
+      for (const jit::SnapshotEntry& e : ir.snapshots()[ir[r].snap].entries)
+        in_snapshot = in_snapshot || (e.slot == call_slot && e.ref == callee);
+      EXPECT_TRUE(in_snapshot) << jit::print_ir(ir);
+    }
+  }
+  EXPECT_GT(pushes, 0);
+}
+
 TEST(Recursion, ErrorDeepInRecursionHasTheInterpretersTraceback) {
   // Warm up with good calls, then divide by zero at the bottom of a deep
   // recursion whose frames compiled code pushed: the traceback lists them all
