@@ -85,6 +85,7 @@ TraceIR rebuild_trace(const TraceIR& in, const std::vector<IRRef>& subst, const 
   }
   out.calls() = in.calls();
   out.assumed_globals() = in.assumed_globals();
+  out.set_function(in.function());
   return out;
 }
 

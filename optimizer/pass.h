@@ -2,7 +2,10 @@
 // IR out (LLVM's pass model, LuaJIT's opt_* files). Passes keep the trace's
 // snapshots, their numbering and the exit protocol intact: a guard that a
 // pass removes or moves leaves its snapshot in place (unused or shared), so
-// exit numbers, stats and side-trace links keep their meaning.
+// exit numbers, stats and side-trace links keep their meaning. A pass may
+// append new snapshots after the existing ones (loop peeling gives the
+// peeled iteration's guards their own); it never renumbers or deletes one.
+// The runtime sizes its per-exit tables after the optimizer has run.
 #pragma once
 
 #include "tracer/trace_ir.h"

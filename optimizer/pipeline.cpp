@@ -1,18 +1,26 @@
 #include "optimizer/pipeline.h"
 
+#include "optimizer/alloc_sink.h"
 #include "optimizer/cse.h"
 #include "optimizer/dce.h"
 #include "optimizer/dse.h"
 #include "optimizer/fold.h"
 #include "optimizer/guard_elim.h"
 #include "optimizer/licm.h"
+#include "optimizer/loop_peel.h"
 
 namespace tessera::jit {
 
-TracePipeline::TracePipeline() {
+TracePipeline::TracePipeline() : TracePipeline(Options{}) {}
+
+TracePipeline::TracePipeline(const Options& options) {
   passes_.push_back(std::make_unique<FoldPass>());
   passes_.push_back(std::make_unique<CsePass>());
   passes_.push_back(std::make_unique<LicmPass>());
+  passes_.push_back(std::make_unique<AllocSinkPass>());
+  // After LICM, which needs a preamble without side effects; before the
+  // passes that use what the peeled iteration establishes.
+  if (options.peel) passes_.push_back(std::make_unique<LoopPeelPass>());
   passes_.push_back(std::make_unique<GuardElimPass>());
   passes_.push_back(std::make_unique<CsePass>());
   passes_.push_back(std::make_unique<DsePass>());

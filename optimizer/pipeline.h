@@ -1,6 +1,9 @@
 // TracePipeline: the trace optimizer, the passes in their order
-// (fold, cse, licm, guards (guard elimination), cse again to merge what
-// LICM and guard elimination brought together, dse, dce).
+// (fold, cse, licm, sink (allocation sinking), guards (guard elimination),
+// cse again to merge what LICM, sinking and guard elimination brought
+// together, dse, dce). With Options::peel (`--jit-param peel=1`) loop
+// peeling runs after sink: fold, cse, licm, sink, peel, guards, cse, dse,
+// dce (optimizer/loop_peel.h says why there).
 // Runs between the recorder and the backend; `--jit-param opt=0` skips it.
 #pragma once
 
@@ -15,8 +18,12 @@ namespace tessera::jit {
 
 class TracePipeline {
  public:
+  struct Options {
+    bool peel = false;  // loop peeling (LoopPeelPass)
+  };
   // The default pipeline.
   TracePipeline();
+  explicit TracePipeline(const Options& options);
   // Called after each pass with its name and the IR it left (for --dump's
   // per-pass files, -print-after-all style); may be empty.
   using AfterPass = std::function<void(const char* pass, const TraceIR& ir)>;

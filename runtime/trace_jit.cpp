@@ -56,6 +56,7 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
       params_(params),
       script_name_(std::move(script_name)),
       dump_dir_(std::move(dump_dir)),
+      optimizer_(TracePipeline::Options{.peel = params.peel != 0}),
       created_ms_(now_ms()) {}
 
 // The worker goes first: it may be compiling a trace's IR.
@@ -220,27 +221,40 @@ void TraceJit::finish_recording() {
   trace->record_ms = t0 - record_start_ms_;
   recorder_.reset();
   stack_need_ = std::max(stack_need_, trace->max_slot + 1);
-  for (const Snapshot& s : trace->ir.snapshots()) {
-    trace->max_entries = std::max<uint32_t>(trace->max_entries, static_cast<uint32_t>(s.entries.size()));
-    if (s.base_proto) stack_need_ = std::max<uint32_t>(stack_need_, static_cast<uint32_t>(s.base_proto->nregs) + 1);
-    for (const SnapshotFrame& f : s.frames)
-      stack_need_ = std::max<uint32_t>(stack_need_, f.base + static_cast<uint32_t>(f.proto->nregs) + 1);
-  }
-  trace->exits.assign(trace->ir.snapshots().size(), 0);
-  trace->links = std::make_unique<NativeTrace[]>(trace->ir.snapshots().size());  // all null
-  trace->side_tries.assign(trace->ir.snapshots().size(), 0);
-  for (const Snapshot& s : trace->ir.snapshots()) {
-    const FunctionProto& base = s.base_proto ? *s.base_proto : *trace->proto;
-    trace->exit_lines.push_back(line_of(s.frames.empty() ? base : *s.frames.back().proto, s.pc));
-  }
-  exit_buffer_.resize(std::max<size_t>(exit_buffer_.size(), trace->max_entries + 1));
   Trace& t = *trace;
   traces_.push_back(std::move(trace));
-  if (t.ir.snapshots().size() >= kTierUpExit || t.id > 0xFFFF) {
+  // The per-snapshot tables are sized for the snapshots the optimizer leaves
+  // (a pass may append snapshots: optimizer/pass.h), and also for a trace
+  // dropped before or by the optimizer: invalidate() and --stats walk every
+  // trace's snapshots.
+  auto size_exit_tables = [&] {
+    t.max_entries = 0;
+    for (const Snapshot& s : t.ir.snapshots()) {
+      t.max_entries = std::max<uint32_t>(t.max_entries, static_cast<uint32_t>(s.entries.size()));
+      if (s.base_proto) stack_need_ = std::max<uint32_t>(stack_need_, static_cast<uint32_t>(s.base_proto->nregs) + 1);
+      for (const SnapshotFrame& f : s.frames)
+        stack_need_ = std::max<uint32_t>(stack_need_, f.base + static_cast<uint32_t>(f.proto->nregs) + 1);
+    }
+    t.exits.assign(t.ir.snapshots().size(), 0);
+    t.links = std::make_unique<NativeTrace[]>(t.ir.snapshots().size());  // all null
+    t.side_tries.assign(t.ir.snapshots().size(), 0);
+    t.exit_lines.clear();
+    for (const Snapshot& s : t.ir.snapshots()) {
+      const FunctionProto& base = s.base_proto ? *s.base_proto : *t.proto;
+      t.exit_lines.push_back(line_of(s.frames.empty() ? base : *s.frames.back().proto, s.pc));
+    }
+    exit_buffer_.resize(std::max<size_t>(exit_buffer_.size(), t.max_entries + 1));
+  };
+  auto fits_exit_code = [&] { return t.ir.snapshots().size() < kTierUpExit && t.id <= 0xFFFF; };
+  bool go = fits_exit_code();
+  if (!go) discard(t, "too many snapshots or traces for the exit code");
+  else go = optimize(t);  // drops the trace itself when a pass fails
+  size_exit_tables();
+  if (!go) return;
+  if (!fits_exit_code()) {  // the optimizer appended snapshots
     discard(t, "too many snapshots or traces for the exit code");
     return;
   }
-  if (!optimize(t)) return;
   stats_.ir_instructions += t.ir.size();
   ExitLinking linking;
   linking.code_base = t.id << 16;
@@ -296,8 +310,9 @@ bool TraceJit::optimize(Trace& t) {
   t.recorded_size = static_cast<uint32_t>(t.ir.size());
   stats_.ir_recorded += t.recorded_size;
   if (!params_.opt) return true;
-  // The optimizer keeps snapshots and their numbers, so exits, links and
-  // side traces are sized and keyed as recorded.
+  // The optimizer keeps snapshots and their numbers (it may append some),
+  // so exits, links and side traces are keyed as recorded; finish_recording
+  // sizes their tables after this.
   const double o0 = now_ms();
   TracePipeline::AfterPass keep;
   if (!dump_dir_.empty()) {

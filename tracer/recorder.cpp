@@ -1027,6 +1027,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   }
   out.calls() = ir_.calls();
   out.assumed_globals() = ir_.assumed_globals();
+  out.set_function(root_);
   ir_ = std::move(out);
   return Status::Done;
 }

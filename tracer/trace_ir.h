@@ -126,12 +126,19 @@ class TraceIR {
   // Index of the LOOP instruction, or kNoRef for a trace that does not loop.
   IRRef loop_ref() const;
 
+  // The function the trace starts in (its snapshots' base frame where
+  // Snapshot::base_proto is null); set by the recorder, null in IR built or
+  // parsed by hand. Passes that ask which registers are live use it.
+  const FunctionProto* function() const { return function_; }
+  void set_function(const FunctionProto* f) { function_ = f; }
+
  private:
   std::vector<IRIns> ins_;
   std::vector<uint64_t> consts_;
   std::vector<Snapshot> snaps_;
   std::vector<CallTarget> calls_;
   std::vector<GlobalAssumption> assumed_;
+  const FunctionProto* function_ = nullptr;
   // Constant deduplication: (op, type, payload bits) -> ref. A hit is
   // re-checked against ins_, since operator[] lets callers rewrite entries.
   struct ConstKey {

@@ -142,6 +142,14 @@ void tessera_jit_release_slots(Value* base, const uint32_t* slots, uint32_t n) {
     if (base[slots[i]].is_obj()) base[slots[i]] = Value();
 }
 
+void tessera_jit_materialize_list(Value* base, uint32_t slot, const uint8_t* tags, const uint64_t* payloads,
+                                  uint32_t n) noexcept {
+  std::vector<Value> items;
+  items.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) items.push_back(tessera::jit::make_value(tags[i], payloads[i]));
+  base[slot] = tessera::make_list(std::move(items));  // releases what the register held
+}
+
 int64_t tessera_jit_int_pow(int64_t a, int64_t b) { return tessera::int_pow(a, b); }
 double tessera_jit_float_floordiv(double a, double b) { return tessera::float_floordiv(a, b); }
 double tessera_jit_float_mod(double a, double b) { return tessera::float_mod(a, b); }

@@ -116,6 +116,14 @@ void tessera_jit_clear_registers(tessera::Value* regs, uint32_t n);
 // overwrite holds an object, before it writes them all with plain stores.
 void tessera_jit_release_slots(tessera::Value* base, const uint32_t* slots, uint32_t n);
 
+// Materializes a sunk list (VNEWLIST, optimizer/alloc_sink.h) at an exit:
+// builds the list of the n elements (tags[i], payloads[i]) — borrowed, they
+// gain references — and stores it into base[slot], releasing what the
+// register held. noexcept: running out of memory while deoptimizing cannot
+// be reported to the program, so it terminates the process.
+void tessera_jit_materialize_list(tessera::Value* base, uint32_t slot, const uint8_t* tags, const uint64_t* payloads,
+                                  uint32_t n) noexcept;
+
 // Scalar operations with the language's exact semantics (vm/core/number_ops.h).
 int64_t tessera_jit_int_pow(int64_t a, int64_t b);
 double tessera_jit_float_floordiv(double a, double b);

@@ -424,6 +424,48 @@ TEST_P(HostBackendTest, SstoreListRefcounts) {
   EXPECT_EQ(list.as_list()->refcount, 1u);
 }
 
+// A sunk list (VNEWLIST, optimizer/alloc_sink.h) exists only at the exits
+// that name it: the exit builds [a, f, s] into register 3, releasing what
+// the register held, and the elements are owned by the new list too.
+TEST_P(HostBackendTest, ExitBuildsSunkList) {
+  TraceIR ir;
+  const uint16_t s0 = snap(ir, {});
+  IRRef a = sload(ir, IRType::Int, 0, s0);
+  IRRef f = sload(ir, IRType::Float, 1, s0);
+  IRRef str = sload(ir, IRType::Str, 2, s0);
+  IRRef args = ir.emit(IROp::CARG, IRType::None, ir.emit(IROp::CARG, IRType::None, a, f), str);
+  IRRef list = ir.emit(IROp::VNEWLIST, IRType::List, args, 3);
+  IRRef g = ir.emit(IROp::ADD, IRType::Int, a, ir.kint(1));
+  const uint16_t s1 = snap(ir, {{3, list}, {4, g}});
+  ir.emit(IROp::EXIT, IRType::None, 0, 0, s1);
+  auto owned = make_backend();
+  HostBackend& be = *owned;
+  // Unlinked exits hand values back in exit_vals: no place for a list.
+  EXPECT_THROW(be.compile(ir, "sunk"), std::runtime_error);
+  NativeTrace links[2] = {nullptr, nullptr};
+  ExitLinking linking;
+  linking.code_base = 7u << 16;
+  linking.links = links;
+  CompiledTrace t = be.compile(ir, "sunk", linking);
+  Value s = make_str("elem");
+  Value old = make_list({});
+  Runner r;
+  r.regs = {Value::integer(41), Value::number(0.5), s, old, Value::nil()};
+  EXPECT_EQ(old.as_list()->refcount, 2u);
+  EXPECT_EQ(r.run(t.fn), (7u << 16) | 1u);
+  ASSERT_TRUE(r.regs[3].is_list());
+  const auto& items = r.regs[3].as_list()->items;
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_EQ(items[0].as_int(), 41);
+  EXPECT_EQ(items[1].as_float(), 0.5);
+  EXPECT_EQ(items[2].as_str(), s.as_str());
+  EXPECT_EQ(r.regs[4].as_int(), 42);
+  EXPECT_EQ(old.as_list()->refcount, 1u);  // the register let go of it
+  EXPECT_EQ(s.as_str()->refcount, 3u);     // s, register 2, the new list
+  r.regs.clear();
+  EXPECT_EQ(s.as_str()->refcount, 1u);
+}
+
 // The recorder's model: CALL (type None) stores into dest_slot, then an SLOAD
 // reload types the result. Also the scalar-return model (CALL of type Float).
 TEST_P(HostBackendTest, CallBuiltin) {

@@ -417,6 +417,23 @@ class Gen:
                     val = "%s[%s] + %s" % (t, idx, self.gen_int(2))
                 self.emit("%s[%s] = %s" % (t, idx, val))
 
+    def temp_list_stmt(self):
+        # A small list literal that is only read at constant indices: the JIT
+        # sinks its allocation. Branches that read it (or print it) make exits
+        # where it is live, which must build it.
+        n = self.r.randint(1, 4)
+        elems = [self.gen_int(1) for _ in range(n)]
+        name = self.fresh("t")
+        self.emit("let %s = [%s]" % (name, ", ".join(elems)))
+        tgt = self.any_int_target()
+        self.emit("%s = %s + %s[%d]" % (tgt, tgt, name, self.r.randrange(n)))
+        if self.chance(0.5):
+            if self.chance(0.3) and self.cur_mult <= 40:
+                body = "print(%s)" % name
+            else:
+                body = "%s = %s - %s[%d]" % (tgt, tgt, name, self.r.randrange(n))
+            self.emit("if %s { %s }" % (self.gen_bool(1), body))
+
     def list_stmt_simple(self):
         l = self.pick(self.visible("ilist"))
         if self.chance(0.6):
@@ -624,6 +641,8 @@ class Gen:
                 self.let_stmt()
             elif k < 0.6 and self.visible("ilist"):
                 self.list_stmt_simple()
+            elif k < 0.65:
+                self.temp_list_stmt()
             elif k < 0.7 and loopvar:
                 self.dyn_stmt(loopvar)
             elif k < 0.8 and depth < 4:
@@ -637,8 +656,10 @@ class Gen:
             self.assign_stmt()
         elif k < 0.35:
             self.let_stmt()
-        elif k < 0.5:
+        elif k < 0.45:
             self.list_stmt()
+        elif k < 0.5:
+            self.temp_list_stmt()
         elif k < 0.6 and loopvar:
             self.dyn_stmt(loopvar)
         elif k < 0.7 and depth < 5:

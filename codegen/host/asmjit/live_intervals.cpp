@@ -7,7 +7,8 @@
 namespace tessera::jit::t1 {
 
 bool has_value(const IRIns& ins) {
-  if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG) return false;
+  // VNEWLIST: a sunk list has no register; exits build it from its elements.
+  if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG || ins.op == IROp::VNEWLIST) return false;
   return ins.type != IRType::None || ins.op == IROp::LREF || ins.op == IROp::TREF;
 }
 
@@ -38,7 +39,7 @@ namespace {
 void operands(const TraceIR& ir, const IRIns& ins, std::vector<IRRef>& out) {
   out.clear();
   const IROpInfo& info = ir_op_info(ins.op);
-  if (ins.op == IROp::CARG) return;  // read by its CALL
+  if (ins.op == IROp::CARG || ins.op == IROp::VNEWLIST) return;  // read by a CALL / by exits
   if (ins.op == IROp::CALL) {
     IRRef r = ins.op1;
     while (r != kNoRef) {
@@ -90,7 +91,17 @@ TraceLiveness compute_liveness(const TraceIR& ir) {
     if (may_exit(ins)) {
       if (ins.snap >= ir.snapshots().size())
         throw std::runtime_error("snapshot #" + std::to_string(ins.snap) + " does not exist");
-      for (const SnapshotEntry& e : ir.snapshots()[ins.snap].entries) use(e.ref, r);
+      for (const SnapshotEntry& e : ir.snapshots()[ins.snap].entries) {
+        use(e.ref, r);
+        // An exit that builds a sunk list reads its elements.
+        if (e.ref < n && ir[e.ref].op == IROp::VNEWLIST) {
+          IRIns elements;
+          elements.op = IROp::CALL;
+          elements.op1 = ir[e.ref].op1;
+          operands(ir, elements, ops);
+          for (IRRef v : ops) use(v, r);
+        }
+      }
     }
   }
   for (IRRef r = 0; r < n; ++r) {

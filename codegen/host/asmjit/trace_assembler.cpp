@@ -148,8 +148,10 @@ class Assembler {
     find_loop();
     find_scalar_slots();
     max_args_ = 1;
-    for (IRRef r = 0; r < ir_.size(); ++r)
+    for (IRRef r = 0; r < ir_.size(); ++r) {
       if (ir_[r].op == IROp::CALL) max_args_ = std::max(max_args_, count_args(ir_[r].op1));
+      if (ir_[r].op == IROp::VNEWLIST) max_args_ = std::max(max_args_, ir_[r].op2);
+    }
     tags_off_ = kArgs + 8 * static_cast<int32_t>(max_args_);
     spill_base_ = tags_off_ + static_cast<int32_t>((max_args_ + 7) / 8 * 8);
     frame_ = spill_base_ + 8 * static_cast<int32_t>(ra_.num_slots);
@@ -167,7 +169,7 @@ class Assembler {
     for (IRRef r = 0; r < ir_.size(); ++r) {
       cur_ = r;
       const IRIns& ins = ir_[r];
-      if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG) continue;
+      if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG || ins.op == IROp::VNEWLIST) continue;
       if (r == loop_) {
         begin_loop();
         continue;
@@ -511,7 +513,13 @@ class Assembler {
     const uint32_t saved_cur = cur_;
     cur_ = at;
     const Snapshot& s = ir_.snapshots()[snap];
-    for (const SnapshotEntry& e : s.entries) check_ref(e.ref);
+    for (const SnapshotEntry& e : s.entries) {
+      if (ir_[e.ref].op == IROp::VNEWLIST) {
+        if (env_.linking.links == nullptr) fail("a sunk allocation needs linked exits (they write the registers)");
+        continue;
+      }
+      check_ref(e.ref);
+    }
     if (env_.linking.links == nullptr) {
       a_.mov(x86::r11, x86::qword_ptr(x86::rsp, kExitVals));
       for (size_t i = 0; i < s.entries.size(); ++i)
@@ -552,7 +560,9 @@ class Assembler {
   // New objects gain their reference; one test of the OR-ed old tags of the
   // overwritten registers decides whether the release helper runs (off the
   // path); then plain stores.
-  void write_registers(const std::vector<SnapshotEntry>& entries, uint32_t at) {
+  void write_registers(const std::vector<SnapshotEntry>& all, uint32_t at) {
+    std::vector<SnapshotEntry> entries, sunk;
+    for (const SnapshotEntry& e : all) (ir_[e.ref].op == IROp::VNEWLIST ? sunk : entries).push_back(e);
     std::vector<uint32_t> unknown;
     for (const SnapshotEntry& e : entries) {
       const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[e.ref].type));
@@ -562,6 +572,10 @@ class Assembler {
       }
       if (!scalar_slots_.count(e.slot)) unknown.push_back(e.slot);
     }
+    // Sunk lists are built after the new objects gained their references
+    // (building one may release the register's old object) and before the
+    // other registers let go of theirs (an element may be owned only there).
+    for (const SnapshotEntry& e : sunk) materialize_list(e, entries, at);
     if (!unknown.empty()) {
       a_.movzx(x86::eax, reg_tag(unknown[0]));
       for (size_t i = 1; i < unknown.size(); ++i) a_.or_(x86::al, reg_tag(unknown[i]));
@@ -589,13 +603,50 @@ class Assembler {
     }
   }
 
+  // The elements of sunk list `list` (its CARG chain).
+  std::vector<IRRef> list_elements(IRRef list) const {
+    std::vector<IRRef> out;
+    for (IRRef a = ir_[list].op1; a != kNoRef && a < ir_.size();) {
+      if (ir_[a].op != IROp::CARG) {
+        out.push_back(a);
+        break;
+      }
+      out.push_back(ir_[a].op2);
+      a = ir_[a].op1;
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  // Builds sunk list e.ref in register e.slot (tessera_jit_materialize_list),
+  // keeping the exit's other values (`entries`) and the elements intact.
+  void materialize_list(const SnapshotEntry& e, const std::vector<SnapshotEntry>& entries, uint32_t at) {
+    const std::vector<IRRef> elements = list_elements(e.ref);
+    std::vector<SnapshotEntry> keep = entries;
+    for (IRRef v : elements) keep.push_back(SnapshotEntry{0, v});
+    for (size_t i = 0; i < elements.size(); ++i) {
+      check_ref(elements[i]);
+      const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[elements[i]].type));
+      a_.mov(x86::byte_ptr(x86::rsp, tags_off_ + static_cast<int32_t>(i)), tag);
+      store_payload(x86::qword_ptr(x86::rsp, kArgs + 8 * static_cast<int32_t>(i)), elements[i]);
+    }
+    save_entries(keep, at, true);
+    a_.mov(x86::rdi, kBase);
+    a_.mov(x86::esi, e.slot);
+    a_.lea(x86::rdx, x86::qword_ptr(x86::rsp, tags_off_));
+    a_.lea(x86::rcx, x86::qword_ptr(x86::rsp, kArgs));
+    a_.mov(x86::r8d, static_cast<uint32_t>(elements.size()));
+    call_addr(reinterpret_cast<const void*>(&tessera_jit_materialize_list));
+    save_entries(keep, at, false);
+  }
+
   // Saves (or restores) the call-clobbered registers of a snapshot's values
   // around a helper call in an exit stub.
   void save_entries(const std::vector<SnapshotEntry>& entries, uint32_t /*at*/, bool save) {
     std::unordered_set<IRRef> done;
     for (const SnapshotEntry& e : entries) {
       const IRRef v = e.ref;
-      if (is_const(v) || ra_.reg[v] == kNoReg || !done.insert(v).second) continue;
+      if (is_const(v) || ir_[v].op == IROp::VNEWLIST || ra_.reg[v] == kNoReg || !done.insert(v).second) continue;
       const uint8_t reg = ra_.reg[v];
       if (is_float(v)) {
         if (save) a_.movsd(slot_mem(v), x86::xmm(reg));

@@ -268,6 +268,8 @@ class Lowering {
     b_.SetInsertPoint(bb);
     const Snapshot& s = ir_.snapshots()[snap];
     if (env_.linking.links == nullptr) {
+      for (const SnapshotEntry& e : s.entries)
+        if (ir_[e.ref].op == IROp::VNEWLIST) fail("a sunk allocation needs linked exits (they write the registers)");
       for (size_t i = 0; i < s.entries.size(); ++i) {
         llvm::Value* v = to_payload(value_of(s.entries[i].ref));
         b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(i64_, exit_vals_, i));
@@ -304,12 +306,20 @@ class Lowering {
   // block) per register keeps exits small for the code generator and cheap
   // on the hot, linked path. Registers that hold a scalar at every exit
   // (scalar_slots_) need no test.
-  void write_registers(const std::vector<SnapshotEntry>& entries) {
+  void write_registers(const std::vector<SnapshotEntry>& all) {
+    std::vector<SnapshotEntry> entries, sunk;
+    for (const SnapshotEntry& e : all) (ir_[e.ref].op == IROp::VNEWLIST ? sunk : entries).push_back(e);
     std::vector<uint32_t> unknown;
     llvm::Value* tags = nullptr;
     for (const SnapshotEntry& e : entries) {
       const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(e.ref)));
       if (tag >= static_cast<uint8_t>(Tag::Str)) add_refcount(to_payload(value_of(e.ref)), 1);
+    }
+    // Sunk lists are built after the new objects gained their references
+    // (building one may release the register's old object) and before the
+    // other registers let go of theirs (an element may be owned only there).
+    for (const SnapshotEntry& e : sunk) materialize_list(e);
+    for (const SnapshotEntry& e : entries) {
       if (scalar_slots_.count(e.slot)) continue;
       unknown.push_back(e.slot);
       llvm::Value* old = b_.CreateLoad(i8_, slot_addr(base_, e.slot));
@@ -330,6 +340,30 @@ class Lowering {
       b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
       b_.CreateStore(to_payload(value_of(e.ref)), b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
     }
+  }
+
+  // Builds sunk list e.ref (VNEWLIST) into register e.slot through
+  // tessera_jit_materialize_list; its elements go in argument buffers of
+  // the entry block's frame.
+  void materialize_list(const SnapshotEntry& e) {
+    std::vector<IRRef> elements;
+    flatten_args_or_none(ir_[e.ref].op1, elements);
+    const uint32_t n = static_cast<uint32_t>(elements.size());
+    llvm::IRBuilder<> ab(entry_, entry_->begin());
+    const uint32_t cap = n == 0 ? 1 : n;
+    llvm::Value* tags = ab.CreateAlloca(llvm::ArrayType::get(i8_, cap), nullptr, "sunk.tags");
+    llvm::Value* pays = ab.CreateAlloca(llvm::ArrayType::get(i64_, cap), nullptr, "sunk.payloads");
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(elements[i])));
+      b_.CreateStore(llvm::ConstantInt::get(i8_, tag), b_.CreateConstInBoundsGEP1_64(i8_, tags, i));
+      b_.CreateStore(to_payload(value_of(elements[i])), b_.CreateConstInBoundsGEP1_64(i64_, pays, i));
+    }
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i32_, ptr_, ptr_, i32_}, false);
+    call_addr(reinterpret_cast<const void*>(&tessera_jit_materialize_list), fty,
+              {base_, llvm::ConstantInt::get(i32_, e.slot), tags, pays, llvm::ConstantInt::get(i32_, n)}, false);
+  }
+  void flatten_args_or_none(IRRef chain, std::vector<IRRef>& out) {
+    if (chain != kNoRef) flatten_args(chain, out);
   }
 
   // When the OR-ed tags `tags` (null: none) show some register holding an
@@ -740,6 +774,7 @@ class Lowering {
       }
 
       case IROp::CARG: break;  // consumed by its CALL
+      case IROp::VNEWLIST: break;  // no code: exits that name it build the list
       case IROp::CALL:
         v = lower_call(ins);
         if (ins.op2 < env_.calls.size() && env_.calls[ins.op2]->dest_slot >= 0)

@@ -1,0 +1,39 @@
+// AllocSinkPass: allocation sinking (LuaJIT's lj_opt_sink idea, PyPy's
+// virtuals) for list literals. A `[a, b, ...]` built in a trace is a CALL of
+// the NewList helper, whose result register owns the list. When the trace
+// only reads the list's length and its elements at constant indices, the
+// allocation is not needed on the trace: the CALL becomes VNEWLIST (no
+// code), LLEN becomes the element count, and each LLOAD becomes the element
+// it would load. The list is built only where it becomes visible to the
+// interpreter: at an exit whose snapshot names it (its register, where the
+// interpreter may read it) — the backends call tessera_jit_materialize_list
+// there.
+//
+// Sunk only when nothing lets the list escape: its reload (SLOAD op2=1 of
+// the CALL's register) is used by LLEN, by LLOAD at a constant index within
+// the list whose element has the loaded type, and by snapshots; anything
+// else (a store of it, a call argument, an element store into it, a PHI, an
+// identity comparison) keeps the allocation. Also kept: allocations before
+// LOOP in a loop trace (the register would have to stay materialized across
+// iterations), and allocations in a loop body whose register a guard earlier
+// in the body might need (an exit there would expect the previous
+// iteration's list; the register must be dead there by bytecode liveness,
+// which needs TraceIR::function()).
+//
+// Exits after the allocation get a snapshot entry for its register (naming
+// the VNEWLIST) until the register is written again, where the register is
+// live. A snapshot that guards on both sides of the allocation use keeps the
+// allocation (the entry would be wrong before it).
+#pragma once
+
+#include "optimizer/pass.h"
+
+namespace tessera::jit {
+
+class AllocSinkPass final : public TracePass {
+ public:
+  const char* name() const override { return "sink"; }
+  bool run(TraceIR& ir) override;
+};
+
+}  // namespace tessera::jit

@@ -1,0 +1,235 @@
+#include "optimizer/loop_peel.h"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera::jit {
+namespace {
+
+// The instructions a body may hold to be peeled: those whose copy before
+// LOOP means exactly what the first iteration did. Not helper calls (CALL
+// and its CARGs write result slots that reloads read back), frame pushes
+// and pops (they rebase the slots), RETGUARD and EXIT (not in a loop body
+// the recorder writes), nor opcodes added later until someone checks them.
+bool peelable(IROp op) {
+  switch (op) {
+#define PEELABLE(name) case IROp::name:
+    PEELABLE(KNIL) PEELABLE(KBOOL) PEELABLE(KINT) PEELABLE(KFLOAT) PEELABLE(KOBJ)
+    PEELABLE(SLOAD) PEELABLE(SSTORE) PEELABLE(GLOAD) PEELABLE(GSTORE)
+    PEELABLE(ADD) PEELABLE(SUB) PEELABLE(MUL) PEELABLE(NEG) PEELABLE(IDIV) PEELABLE(IMOD) PEELABLE(IPOW)
+    PEELABLE(FADD) PEELABLE(FSUB) PEELABLE(FMUL) PEELABLE(FDIV) PEELABLE(FNEG) PEELABLE(FFLOORDIV)
+    PEELABLE(FMOD) PEELABLE(FPOW) PEELABLE(FMATH) PEELABLE(CONV)
+    PEELABLE(LT) PEELABLE(LE) PEELABLE(GT) PEELABLE(GE) PEELABLE(EQ) PEELABLE(NE) PEELABLE(ULT) PEELABLE(NOT)
+    PEELABLE(GUARDT) PEELABLE(GUARDF)
+    PEELABLE(LLEN) PEELABLE(LLOAD) PEELABLE(LREF) PEELABLE(LSTORE)
+    PEELABLE(TDTYPE) PEELABLE(TDIM) PEELABLE(TIDX) PEELABLE(TLOAD) PEELABLE(TREF) PEELABLE(TSTORE)
+#undef PEELABLE
+      return true;
+    default: return false;
+  }
+}
+
+[[noreturn]] void malformed(const std::string& what) { throw std::invalid_argument("peel: " + what); }
+
+// The trace being peeled and the three ways its references are renumbered
+// into the new one: `pre` for constants and the preamble (a PHI's first
+// operand there is the entry value), `peeled` for the peeled body, `body`
+// for the loop body (a PHI's first operand there is the carried value).
+class Peeler {
+ public:
+  explicit Peeler(const TraceIR& ir) : ir_(ir), n_(ir.size()), loop_(ir.loop_ref()) {}
+
+  // The peeled trace, or false when this trace is left alone.
+  bool peel(TraceIR& out) {
+    if (loop_ == kNoRef) return false;
+    if (!analyse()) return false;
+    build(out);
+    return true;
+  }
+
+ private:
+  bool in_body(IRRef r) const { return r > loop_ && r < n_ && !ir_is_const(ir_[r].op) && ir_[r].op != IROp::PHI; }
+  // Constants and the preamble: the same value wherever it is used.
+  bool before_loop(IRRef r) const { return r < n_ && (r < loop_ || ir_is_const(ir_[r].op)); }
+
+  // Checks the shape, collects the body, the PHIs and the snapshots' users.
+  bool analyse() {
+    const size_t nsnaps = ir_.snapshots().size();
+    used_before_.assign(nsnaps, false);
+    used_in_body_.assign(nsnaps, false);
+    for (IRRef r = 0; r < n_; ++r) {
+      const IRIns& in = ir_[r];
+      if (ir_is_const(in.op)) continue;
+      if (in.snap != kNoSnap && in.snap >= nsnaps)
+        malformed("instruction " + std::to_string(r) + " names snapshot #" + std::to_string(in.snap) +
+                  ", which does not exist");
+      if (r < loop_) {
+        if (in.op == IROp::PHI) malformed("PHI " + std::to_string(r) + " is before LOOP");
+        if (in.snap != kNoSnap) used_before_[in.snap] = true;
+      } else if (r > loop_) {
+        if (in.op == IROp::PHI) {
+          phis_.push_back(r);
+          continue;
+        }
+        if (!peelable(in.op)) return false;
+        body_.push_back(r);
+        if (in.snap != kNoSnap) used_in_body_[in.snap] = true;
+      }
+    }
+    if (phis_.empty()) return false;  // nothing carried: the body learns nothing
+    std::map<IRRef, IRRef> op1_seen;
+    for (IRRef p : phis_) {
+      const IRIns& phi = ir_[p];
+      if (phi.op1 >= loop_ || ir_is_const(ir_[phi.op1].op))
+        malformed("PHI " + std::to_string(p) + ": its first operand must be an instruction before LOOP");
+      if (phi.op2 >= n_) malformed("PHI " + std::to_string(p) + ": its second operand does not exist");
+      // A constant, an invariant or another PHI's entry value (loop_peel.h).
+      if (!in_body(phi.op2) || ir_[phi.op2].type == IRType::None) return false;
+      if (!op1_seen.emplace(phi.op1, p).second) return false;  // two PHIs on one value
+    }
+    // A snapshot that guards both before LOOP and in the body exit through
+    // mean the same in both places after peeling: no carried or body values.
+    for (size_t k = 0; k < nsnaps; ++k) {
+      if (!used_before_[k] || !used_in_body_[k]) continue;
+      for (const SnapshotEntry& e : ir_.snapshots()[k].entries)
+        if (!before_loop(e.ref) || op1_seen.count(e.ref)) return false;
+    }
+    size_t appended = 0;
+    for (size_t k = 0; k < nsnaps; ++k) appended += used_in_body_[k];
+    // Guards number snapshots in 16 bits (kNoSnap is none), and the exit
+    // code reserves 0xFFFF (the runtime discards traces that reach it).
+    if (nsnaps + appended >= kNoSnap) return false;
+    return true;
+  }
+
+  IRRef map_pre(IRRef r) const {
+    if (r >= n_ || pre_[r] == kNoRef) malformed("reference " + std::to_string(r) + " is not before LOOP");
+    return pre_[r];
+  }
+  IRRef map_peeled(IRRef r) const {
+    if (r < n_ && r > loop_) {
+      if (peeled_[r] == kNoRef) malformed("reference " + std::to_string(r) + " is used before it is defined");
+      return peeled_[r];
+    }
+    return map_pre(r);
+  }
+  IRRef map_body(IRRef r) const {
+    if (r < n_ && r > loop_) {
+      if (body_ref_[r] == kNoRef) malformed("reference " + std::to_string(r) + " is used before it is defined");
+      return body_ref_[r];
+    }
+    if (r < n_ && carried_[r] != kNoRef) return carried_[r];
+    return map_pre(r);
+  }
+
+  template <typename Map>
+  IRRef copy(TraceIR& out, IRRef r, Map map, uint16_t snap) const {
+    IRIns in = ir_[r];
+    const IROpInfo& info = ir_op_info(in.op);
+    if (info.op1 == OperandKind::ref && in.op1 != kNoRef) in.op1 = map(in.op1);
+    if (info.op2 == OperandKind::ref && in.op2 != kNoRef) in.op2 = map(in.op2);
+    return out.emit(in.op, in.type, in.op1, in.op2, snap);
+  }
+
+  void build(TraceIR& out) {
+    pre_.assign(n_, kNoRef);
+    peeled_.assign(n_, kNoRef);
+    body_ref_.assign(n_, kNoRef);
+    carried_.assign(n_, kNoRef);
+    auto pre = [this](IRRef r) { return map_pre(r); };
+    auto peeled = [this](IRRef r) { return map_peeled(r); };
+    auto body = [this](IRRef r) { return map_body(r); };
+
+    for (IRRef r = 0; r < n_; ++r) {
+      const IRIns& in = ir_[r];
+      switch (in.op) {
+        case IROp::KNIL: pre_[r] = out.knil(); break;
+        case IROp::KBOOL: pre_[r] = out.kbool(in.op1 != 0); break;
+        case IROp::KINT: pre_[r] = out.kint(ir_.const_int(r)); break;
+        case IROp::KFLOAT: pre_[r] = out.kfloat(ir_.const_float(r)); break;
+        case IROp::KOBJ: pre_[r] = out.kobj(ir_.const_ptr(r), in.type); break;
+        default: break;
+      }
+    }
+    for (IRRef r = 0; r < loop_; ++r)
+      if (!ir_is_const(ir_[r].op)) pre_[r] = copy(out, r, pre, ir_[r].snap);
+
+    // The peeled iteration; its guards exit through the appended copies.
+    const size_t nsnaps = ir_.snapshots().size();
+    std::vector<uint16_t> peeled_snap(nsnaps, kNoSnap);
+    uint16_t next = static_cast<uint16_t>(nsnaps);
+    for (size_t k = 0; k < nsnaps; ++k)
+      if (used_in_body_[k]) peeled_snap[k] = next++;
+    for (IRRef r : body_) {
+      const uint16_t s = ir_[r].snap;
+      peeled_[r] = copy(out, r, peeled, s == kNoSnap ? kNoSnap : peeled_snap[s]);
+    }
+    const IRRef new_loop = out.emit(IROp::LOOP, IRType::None);
+
+    // In the body, a PHI's first operand names the value the peeled
+    // iteration carries in: the peeled copy of its second operand. PHIs
+    // with the same second operand get the same one (and merge below).
+    for (IRRef p : phis_) carried_[ir_[p].op1] = peeled_[ir_[p].op2];
+    for (IRRef r : body_) body_ref_[r] = copy(out, r, body, ir_[r].snap);
+    std::map<IRRef, bool> emitted;  // new first operands
+    for (IRRef p : phis_) {
+      const IRIns& phi = ir_[p];
+      const IRRef a = peeled_[phi.op2];
+      if (!emitted.emplace(a, true).second) continue;
+      out.emit(IROp::PHI, phi.type, a, body_ref_[phi.op2]);
+    }
+
+    // Snapshots keep their numbers; the peeled copies follow.
+    std::vector<IRRef> at_orig(n_ + 1, kNoRef), at_peeled(n_ + 1, kNoRef);
+    at_orig[n_] = static_cast<IRRef>(out.size());
+    at_peeled[n_] = new_loop;
+    for (IRRef r = n_; r-- > 0;) {
+      const bool kept = !ir_is_const(ir_[r].op) && ir_[r].op != IROp::PHI;
+      at_orig[r] = !kept ? at_orig[r + 1] : r < loop_ ? pre_[r] : r == loop_ ? new_loop : body_ref_[r];
+      at_peeled[r] = r > loop_ && kept ? peeled_[r] : at_peeled[r + 1];
+    }
+    auto where = [&](const std::vector<IRRef>& at, uint32_t ir_ref) { return at[std::min<size_t>(ir_ref, n_)]; };
+    for (size_t k = 0; k < nsnaps; ++k) {
+      Snapshot s = ir_.snapshots()[k];
+      // Not exited from the body (snapshot 0, those of guards before LOOP,
+      // unused ones that name no body value): a PHI's first operand is the
+      // entry value. Otherwise the body's meaning.
+      bool before = !used_in_body_[k];
+      for (const SnapshotEntry& e : s.entries) before = before && before_loop(e.ref);
+      for (SnapshotEntry& e : s.entries) e.ref = before ? map_pre(e.ref) : map_body(e.ref);
+      s.ir_ref = where(at_orig, s.ir_ref);
+      out.snapshots().push_back(std::move(s));
+    }
+    for (size_t k = 0; k < nsnaps; ++k) {
+      if (!used_in_body_[k]) continue;
+      Snapshot s = ir_.snapshots()[k];
+      for (SnapshotEntry& e : s.entries) e.ref = map_peeled(e.ref);
+      s.ir_ref = s.ir_ref > loop_ ? where(at_peeled, s.ir_ref) : at_peeled[loop_ + 1];
+      s.exit_count = 0;
+      out.snapshots().push_back(std::move(s));
+    }
+    out.calls() = ir_.calls();
+    out.assumed_globals() = ir_.assumed_globals();
+  }
+
+  const TraceIR& ir_;
+  const size_t n_;
+  const IRRef loop_;
+  std::vector<IRRef> body_, phis_;
+  std::vector<bool> used_before_, used_in_body_;
+  std::vector<IRRef> pre_, peeled_, body_ref_, carried_;
+};
+
+}  // namespace
+
+bool LoopPeelPass::run(TraceIR& ir) {
+  TraceIR out;
+  if (!Peeler(ir).peel(out)) return false;
+  ir = std::move(out);
+  return true;
+}
+
+}  // namespace tessera::jit
