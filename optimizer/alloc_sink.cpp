@@ -23,20 +23,6 @@ void operands(const IRIns& ins, std::vector<IRRef>& out) {
   if (info.op2 == OperandKind::ref && ins.op2 != kNoRef) out.push_back(ins.op2);
 }
 
-std::vector<IRRef> call_args(const TraceIR& ir, IRRef chain) {
-  std::vector<IRRef> args;
-  for (IRRef a = chain; a != kNoRef;) {
-    if (ir[a].op != IROp::CARG) {
-      args.push_back(a);
-      break;
-    }
-    args.push_back(ir[a].op2);
-    a = ir[a].op1;
-  }
-  std::reverse(args.begin(), args.end());
-  return args;
-}
-
 const SnapshotEntry* entry_for(const Snapshot& s, uint32_t slot) {
   for (const SnapshotEntry& e : s.entries)
     if (e.slot == slot) return &e;
@@ -70,7 +56,7 @@ class Sinker {
     if (target.kind != CallTarget::Kind::NewList || target.dest_slot < 0) return false;
     if (loop_ != kNoRef && c < loop_) return false;  // would stay materialized across iterations
     const auto dest = static_cast<uint32_t>(target.dest_slot);
-    const std::vector<IRRef> args = call_args(ir_, call.op1);
+    const std::vector<IRRef> args = carg_list(ir_, call.op1);
     const IRRef reload = c + 1 < ir_.size() && ir_[c + 1].op == IROp::SLOAD && ir_[c + 1].op1 == dest &&
                                  ir_[c + 1].op2 == 1 && ir_[c + 1].type == IRType::List
                              ? c + 1

@@ -1,4 +1,5 @@
 // TraceIR builder: instruction emission and the deduplicated constants.
+#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <iterator>
@@ -95,6 +96,21 @@ IRRef TraceIR::loop_ref() const {
   for (IRRef r = 0; r < ins_.size(); ++r)
     if (ins_[r].op == IROp::LOOP) return r;
   return kNoRef;
+}
+
+std::vector<IRRef> carg_list(const TraceIR& ir, IRRef chain) {
+  std::vector<IRRef> args;
+  for (IRRef a = chain; a != kNoRef;) {
+    if (a >= ir.size()) throw std::invalid_argument("argument reference " + std::to_string(a) + " is out of range");
+    if (ir[a].op != IROp::CARG) {
+      args.push_back(a);
+      break;
+    }
+    args.push_back(ir[a].op2);
+    a = ir[a].op1;
+  }
+  std::reverse(args.begin(), args.end());
+  return args;
 }
 
 }  // namespace tessera::jit

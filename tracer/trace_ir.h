@@ -88,6 +88,13 @@ struct CallTarget {
   const void* aux = nullptr;  // BuiltinKw: the ListObj of keyword names (a bytecode constant)
 };
 
+class TraceIR;
+
+// The arguments of a CALL (or the elements of a VNEWLIST) in order: the
+// leaves of the CARG chain `chain` (kNoRef: none). Throws
+// std::invalid_argument on a reference out of range.
+std::vector<IRRef> carg_list(const TraceIR& ir, IRRef chain);
+
 class TraceIR {
  public:
   // Emits an instruction (constants go through the k* helpers, which

@@ -6,9 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "codegen/host/trace_abi.h"
+#include "tracer/trace_ir.h"
 
 namespace tessera {
 struct FunctionProto;
@@ -67,5 +69,11 @@ struct LoweringEnv {
   // trace's start) and can swap in the LLVM code there.
   uint32_t* tier_up_counter = nullptr;
 };
+
+// The environment for compiling `ir`: the layouts, the linking, and the
+// trace's call table copied into `call_store` (which must live as long as
+// the code: generated code embeds the copies' addresses; deque: stable).
+LoweringEnv make_lowering_env(const TraceIR& ir, const ObjectLayout& layout, std::deque<CallTarget>& call_store,
+                              const ExitLinking& linking, const FunctionProto* proto, const uint8_t* global_watch);
 
 }  // namespace tessera::jit

@@ -1,5 +1,6 @@
 // object_layout(): where the interpreter's heap objects keep the fields that
-// generated code reads, found by looking at real objects.
+// generated code reads, found by looking at real objects; and the lowering
+// environment both host tiers build from it.
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -71,6 +72,22 @@ const ObjectLayout& object_layout() {
     return l;
   }();
   return layout;
+}
+
+LoweringEnv make_lowering_env(const TraceIR& ir, const ObjectLayout& layout, std::deque<CallTarget>& call_store,
+                              const ExitLinking& linking, const FunctionProto* proto, const uint8_t* global_watch) {
+  LoweringEnv env;
+  env.list = layout.list;
+  env.tensor = layout.tensor;
+  env.obj_refcount_offset = layout.refcount_offset;
+  env.linking = linking;
+  env.proto = proto;
+  env.global_watch = global_watch;
+  for (const CallTarget& t : ir.calls()) {
+    call_store.push_back(t);
+    env.calls.push_back(&call_store.back());
+  }
+  return env;
 }
 
 }  // namespace tessera::jit

@@ -52,19 +52,9 @@ CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name,
                                      uint32_t* tier_up_counter) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& im = *impl_;
-  LoweringEnv env;
-  env.list = im.layout.list;
-  env.tensor = im.layout.tensor;
-  env.obj_refcount_offset = im.layout.refcount_offset;
-  env.linking = linking;
-  env.proto = proto;
-  env.global_watch = global_watch;
-  env.tier_up_counter = tier_up_counter;
   const size_t first_call = im.call_targets.size();
-  for (const CallTarget& t : ir.calls()) {
-    im.call_targets.push_back(t);
-    env.calls.push_back(&im.call_targets.back());
-  }
+  LoweringEnv env = make_lowering_env(ir, im.layout, im.call_targets, linking, proto, global_watch);
+  env.tier_up_counter = tier_up_counter;
 
   asmjit::CodeHolder code;
   code.init(im.runtime.environment());

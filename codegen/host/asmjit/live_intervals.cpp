@@ -41,16 +41,7 @@ void operands(const TraceIR& ir, const IRIns& ins, std::vector<IRRef>& out) {
   const IROpInfo& info = ir_op_info(ins.op);
   if (ins.op == IROp::CARG || ins.op == IROp::VNEWLIST) return;  // read by a CALL / by exits
   if (ins.op == IROp::CALL) {
-    IRRef r = ins.op1;
-    while (r != kNoRef) {
-      if (r >= ir.size()) throw std::runtime_error("CALL argument reference out of range");
-      if (ir[r].op != IROp::CARG) {
-        out.push_back(r);
-        break;
-      }
-      out.push_back(ir[r].op2);
-      r = ir[r].op1;
-    }
+    out = carg_list(ir, ins.op1);
     return;
   }
   if (info.op1 == OperandKind::ref && ins.op1 != kNoRef) out.push_back(ins.op1);
@@ -94,13 +85,8 @@ TraceLiveness compute_liveness(const TraceIR& ir) {
       for (const SnapshotEntry& e : ir.snapshots()[ins.snap].entries) {
         use(e.ref, r);
         // An exit that builds a sunk list reads its elements.
-        if (e.ref < n && ir[e.ref].op == IROp::VNEWLIST) {
-          IRIns elements;
-          elements.op = IROp::CALL;
-          elements.op1 = ir[e.ref].op1;
-          operands(ir, elements, ops);
-          for (IRRef v : ops) use(v, r);
-        }
+        if (e.ref < n && ir[e.ref].op == IROp::VNEWLIST)
+          for (IRRef v : carg_list(ir, ir[e.ref].op1)) use(v, r);
       }
     }
   }

@@ -14,6 +14,7 @@
 
 #include "codegen/host/asmjit/linear_scan.h"
 #include "codegen/host/asmjit/live_intervals.h"
+#include "codegen/host/ir_value_tags.h"
 #include "codegen/host/trace_abi.h"
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/value.h"
@@ -52,22 +53,6 @@ constexpr int32_t kExitVals = 24;
 constexpr int32_t kCtx = 32;
 constexpr int32_t kArgs = 40;      // call payloads, then tags
 
-Tag tag_for(IRType t) {
-  switch (t) {
-    case IRType::Nil: return Tag::Nil;
-    case IRType::Bool: return Tag::Bool;
-    case IRType::Int: return Tag::Int;
-    case IRType::Float: return Tag::Float;
-    case IRType::Str: return Tag::Str;
-    case IRType::List: return Tag::List;
-    case IRType::Tensor: return Tag::Tensor;
-    case IRType::Func: return Tag::Func;
-    case IRType::Builtin: return Tag::Builtin;
-    case IRType::DType: return Tag::DTypeV;
-    case IRType::None: break;
-  }
-  throw std::runtime_error("type None has no value tag");
-}
 
 x86::Mem sized(x86::Mem m, uint32_t bytes) {
   m.setSize(bytes);
@@ -149,7 +134,7 @@ class Assembler {
     find_scalar_slots();
     max_args_ = 1;
     for (IRRef r = 0; r < ir_.size(); ++r) {
-      if (ir_[r].op == IROp::CALL) max_args_ = std::max(max_args_, count_args(ir_[r].op1));
+      if (ir_[r].op == IROp::CALL) max_args_ = std::max(max_args_, static_cast<uint32_t>(carg_list(ir_, ir_[r].op1).size()));
       if (ir_[r].op == IROp::VNEWLIST) max_args_ = std::max(max_args_, ir_[r].op2);
     }
     tags_off_ = kArgs + 8 * static_cast<int32_t>(max_args_);
@@ -253,16 +238,6 @@ class Assembler {
       if (in.op == IROp::CALL && in.op2 < env_.calls.size() && env_.calls[in.op2]->dest_slot >= 0)
         scalar_slots_.erase(static_cast<uint32_t>(env_.calls[in.op2]->dest_slot));
     }
-  }
-
-  uint32_t count_args(IRRef r) const {
-    uint32_t n = 0;
-    while (r != kNoRef && r < ir_.size()) {
-      ++n;
-      if (ir_[r].op != IROp::CARG) break;
-      r = ir_[r].op1;
-    }
-    return n;
   }
 
   // The C-convention wrapper: rbx and r12-r15 are the C callee-saved
@@ -603,25 +578,10 @@ class Assembler {
     }
   }
 
-  // The elements of sunk list `list` (its CARG chain).
-  std::vector<IRRef> list_elements(IRRef list) const {
-    std::vector<IRRef> out;
-    for (IRRef a = ir_[list].op1; a != kNoRef && a < ir_.size();) {
-      if (ir_[a].op != IROp::CARG) {
-        out.push_back(a);
-        break;
-      }
-      out.push_back(ir_[a].op2);
-      a = ir_[a].op1;
-    }
-    std::reverse(out.begin(), out.end());
-    return out;
-  }
-
   // Builds sunk list e.ref in register e.slot (tessera_jit_materialize_list),
   // keeping the exit's other values (`entries`) and the elements intact.
   void materialize_list(const SnapshotEntry& e, const std::vector<SnapshotEntry>& entries, uint32_t at) {
-    const std::vector<IRRef> elements = list_elements(e.ref);
+    const std::vector<IRRef> elements = carg_list(ir_, ir_[e.ref].op1);
     std::vector<SnapshotEntry> keep = entries;
     for (IRRef v : elements) keep.push_back(SnapshotEntry{0, v});
     for (size_t i = 0; i < elements.size(); ++i) {
@@ -984,17 +944,7 @@ class Assembler {
   // --- tessera_jit_call
   void lower_call(IRRef r, const IRIns& ins) {
     if (ins.op2 >= env_.calls.size()) fail("call table index " + std::to_string(ins.op2) + " out of range");
-    std::vector<IRRef> args;
-    for (IRRef a = ins.op1; a != kNoRef;) {
-      if (a >= ir_.size()) fail("argument reference out of range");
-      if (ir_[a].op != IROp::CARG) {
-        args.push_back(a);
-        break;
-      }
-      args.push_back(ir_[a].op2);
-      a = ir_[a].op1;
-    }
-    std::reverse(args.begin(), args.end());
+    const std::vector<IRRef> args = carg_list(ir_, ins.op1);
     save_live(r);
     for (size_t i = 0; i < args.size(); ++i) {
       check_ref(args[i]);

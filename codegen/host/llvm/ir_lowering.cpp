@@ -35,6 +35,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "codegen/host/ir_value_tags.h"
 #include "codegen/host/trace_abi.h"
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/value.h"
@@ -49,22 +50,6 @@ constexpr uint64_t kValueSize = sizeof(tessera::Value);
 constexpr llvm::CallingConv::ID kTraceCallingConv = llvm::CallingConv::PreserveNone;
 static_assert(kValueSize == 16);
 
-Tag tag_for(IRType t) {
-  switch (t) {
-    case IRType::Nil: return Tag::Nil;
-    case IRType::Bool: return Tag::Bool;
-    case IRType::Int: return Tag::Int;
-    case IRType::Float: return Tag::Float;
-    case IRType::Str: return Tag::Str;
-    case IRType::List: return Tag::List;
-    case IRType::Tensor: return Tag::Tensor;
-    case IRType::Func: return Tag::Func;
-    case IRType::Builtin: return Tag::Builtin;
-    case IRType::DType: return Tag::DTypeV;
-    case IRType::None: break;
-  }
-  throw std::runtime_error("type None has no value tag");
-}
 
 class Lowering {
  public:
@@ -346,8 +331,7 @@ class Lowering {
   // tessera_jit_materialize_list; its elements go in argument buffers of
   // the entry block's frame.
   void materialize_list(const SnapshotEntry& e) {
-    std::vector<IRRef> elements;
-    flatten_args_or_none(ir_[e.ref].op1, elements);
+    const std::vector<IRRef> elements = carg_list(ir_, ir_[e.ref].op1);
     const uint32_t n = static_cast<uint32_t>(elements.size());
     llvm::IRBuilder<> ab(entry_, entry_->begin());
     const uint32_t cap = n == 0 ? 1 : n;
@@ -361,9 +345,6 @@ class Lowering {
     auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i32_, ptr_, ptr_, i32_}, false);
     call_addr(reinterpret_cast<const void*>(&tessera_jit_materialize_list), fty,
               {base_, llvm::ConstantInt::get(i32_, e.slot), tags, pays, llvm::ConstantInt::get(i32_, n)}, false);
-  }
-  void flatten_args_or_none(IRRef chain, std::vector<IRRef>& out) {
-    if (chain != kNoRef) flatten_args(chain, out);
   }
 
   // When the OR-ed tags `tags` (null: none) show some register holding an
@@ -496,20 +477,9 @@ class Lowering {
     return n;
   }
 
-  void flatten_args(IRRef r, std::vector<IRRef>& out) {
-    if (r >= ir_.size()) fail("argument reference out of range");
-    if (ir_[r].op == IROp::CARG) {
-      flatten_args(ir_[r].op1, out);
-      out.push_back(ir_[r].op2);
-    } else {
-      out.push_back(r);
-    }
-  }
-
   llvm::Value* lower_call(const IRIns& ins) {
     if (ins.op2 >= env_.calls.size()) fail("call table index " + std::to_string(ins.op2) + " out of range");
-    std::vector<IRRef> args;
-    if (ins.op1 != kNoRef) flatten_args(ins.op1, args);
+    const std::vector<IRRef> args = carg_list(ir_, ins.op1);
     const uint32_t n = static_cast<uint32_t>(args.size());
 
     // Argument buffers live in the entry block's frame, so a call inside the

@@ -168,18 +168,8 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
   mod->setDataLayout(im.jit->getDataLayout());
   mod->setTargetTriple(im.jit->getTargetTriple().str());
 
-  LoweringEnv env;
-  env.list = im.layout.list;
-  env.tensor = im.layout.tensor;
-  env.obj_refcount_offset = im.layout.refcount_offset;
-  env.linking = linking;
-  env.proto = proto;
-  env.global_watch = global_watch;
   const size_t first_call = im.call_targets.size();
-  for (const CallTarget& t : ir.calls()) {
-    im.call_targets.push_back(t);
-    env.calls.push_back(&im.call_targets.back());
-  }
+  LoweringEnv env = make_lowering_env(ir, im.layout, im.call_targets, linking, proto, global_watch);
   try {
     lower_trace(ir, env, fn_name, *mod);
   } catch (const std::exception& e) {
