@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <unordered_set>
 #include <vector>
 
 #include "codegen/host/trace_abi.h"
@@ -69,6 +70,13 @@ struct LoweringEnv {
   // trace's start) and can swap in the LLVM code there.
   uint32_t* tier_up_counter = nullptr;
 };
+
+// Registers that hold a scalar at every exit of `ir`: loaded with a scalar
+// type on entry (before any exit but snapshot 0's, which writes nothing) and
+// never given an object (a store, a helper's result, an object reload).
+// Exits write them without reference counting. Empty for traces that move
+// their base frame (FPUSH, FPOP: the same slot number names other registers).
+std::unordered_set<uint32_t> scalar_slots(const TraceIR& ir, const LoweringEnv& env);
 
 // The environment for compiling `ir`: the layouts, the linking, and the
 // trace's call table copied into `call_store` (which must live as long as

@@ -131,7 +131,7 @@ class Assembler {
     ra_ = linear_scan(ir_, lv_, t1_registers());
     preserved_mask_ = t1_registers().gpr_call_preserved;
     find_loop();
-    find_scalar_slots();
+    scalar_slots_ = scalar_slots(ir_, env_);
     max_args_ = 1;
     for (IRRef r = 0; r < ir_.size(); ++r) {
       if (ir_[r].op == IROp::CALL) max_args_ = std::max(max_args_, static_cast<uint32_t>(carg_list(ir_, ir_[r].op1).size()));
@@ -216,29 +216,6 @@ class Assembler {
     cur_ = kNoRef;
   }
 
-  // As in the LLVM tier: slots that hold a scalar at every exit need no
-  // reference counting when an exit writes them.
-  void find_scalar_slots() {
-    for (IRRef r = 0; r < ir_.size(); ++r) {
-      const IRIns& in = ir_[r];
-      if (in.op == IROp::FPUSH || in.op == IROp::FPOP) {
-        scalar_slots_.clear();
-        return;
-      }
-      if (in.op == IROp::SLOAD && in.op2 == 0 && in.type != IRType::None &&
-          static_cast<uint8_t>(tag_for(in.type)) < kFirstObjectTag)
-        scalar_slots_.insert(in.op1);
-    }
-    for (IRRef r = 0; r < ir_.size(); ++r) {
-      const IRIns& in = ir_[r];
-      if ((in.op == IROp::SSTORE && in.op2 < ir_.size() && ir_[in.op2].type != IRType::None &&
-           static_cast<uint8_t>(tag_for(ir_[in.op2].type)) >= kFirstObjectTag) ||
-          (in.op == IROp::SLOAD && in.op2 != 0 && static_cast<uint8_t>(tag_for(in.type)) >= kFirstObjectTag))
-        scalar_slots_.erase(in.op1);
-      if (in.op == IROp::CALL && in.op2 < env_.calls.size() && env_.calls[in.op2]->dest_slot >= 0)
-        scalar_slots_.erase(static_cast<uint32_t>(env_.calls[in.op2]->dest_slot));
-    }
-  }
 
   // The C-convention wrapper: rbx and r12-r15 are the C callee-saved
   // registers the trace may use (it leaves rbp alone); five pushes keep the

@@ -83,7 +83,7 @@ class Lowering {
     // exit_vals is a buffer of the caller's that nothing else reaches.
     f_->addParamAttr(2, llvm::Attribute::NoAlias);
 
-    find_scalar_slots();
+    scalar_slots_ = scalar_slots(ir_, env_);
     entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
     b_.SetInsertPoint(entry_);
 
@@ -103,31 +103,6 @@ class Lowering {
   }
 
  private:
-  // Slots that hold a scalar at every exit: loaded with a scalar type on
-  // entry (before any exit but snapshot 0's, which writes nothing), and
-  // never given an object (a store, a helper's result, an object reload).
-  // Exits write them without reference counting. Not for traces that move
-  // their base frame (the same slot number names other registers).
-  void find_scalar_slots() {
-    for (IRRef r = 0; r < ir_.size(); ++r) {
-      const IRIns& in = ir_[r];
-      if (in.op == IROp::FPUSH || in.op == IROp::FPOP) {
-        scalar_slots_.clear();
-        return;
-      }
-      if (in.op == IROp::SLOAD && in.op2 == 0 && in.type != IRType::None &&
-          static_cast<uint8_t>(tag_for(in.type)) < static_cast<uint8_t>(Tag::Str))
-        scalar_slots_.insert(in.op1);
-    }
-    for (IRRef r = 0; r < ir_.size(); ++r) {
-      const IRIns& in = ir_[r];
-      if ((in.op == IROp::SSTORE && static_cast<uint8_t>(tag_for(ir_[in.op2].type)) >= static_cast<uint8_t>(Tag::Str)) ||
-          (in.op == IROp::SLOAD && in.op2 != 0 && static_cast<uint8_t>(tag_for(in.type)) >= static_cast<uint8_t>(Tag::Str)))
-        scalar_slots_.erase(in.op1);
-      if (in.op == IROp::CALL && in.op2 < env_.calls.size() && env_.calls[in.op2]->dest_slot >= 0)
-        scalar_slots_.erase(static_cast<uint32_t>(env_.calls[in.op2]->dest_slot));
-    }
-  }
 
   // The TraceFn for C++: calls the trace and returns its exit code. The
   // callee-saved registers the trace may clobber are saved here, once per
@@ -956,7 +931,7 @@ class Lowering {
   IRRef cur_ = kNoRef;
   const FunctionProto* cur_proto_ = nullptr;     // the base frame's function here
   std::unordered_map<uint32_t, uint8_t> slot_tags_;  // base slot -> its tag here, where known
-  std::unordered_set<uint32_t> scalar_slots_;         // find_scalar_slots
+  std::unordered_set<uint32_t> scalar_slots_;         // lowering_env.h scalar_slots()
   const FunctionProto* returning_to_ = nullptr;  // checked by the last RETGUARD
 };
 
