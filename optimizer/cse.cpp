@@ -99,9 +99,25 @@ bool CsePass::run(TraceIR& ir) {
     const uint32_t b = info.op2 == OperandKind::ref && in.op2 != kNoRef ? op_ref(in.op2) : in.op2;
 
     switch (in.op) {
-      case IROp::LOOP:
-        t.clear();
+      case IROp::LOOP: {
+        // Pure values and established guards carry into the body when no
+        // operand is loop-carried: inside the body a PHI's first operand
+        // names the PHI, every other reference the same value as before
+        // LOOP (what a peeled iteration computes once serves every
+        // iteration, LuaJIT's loop optimization). Memory does not carry:
+        // the body's stores change it from one iteration to the next.
+        std::set<IRRef> carried;
+        for (IRRef q = r + 1; q < ir.size(); ++q)
+          if (ir[q].op == IROp::PHI) carried.insert(op_ref(ir[q].op1));
+        std::erase_if(t.pure, [&](const auto& e) {
+          const auto& [op, type, x, y] = e.first;
+          const IROpInfo& oi = ir_op_info(op);
+          return (oi.op1 == OperandKind::ref && carried.count(x)) || (oi.op2 == OperandKind::ref && carried.count(y));
+        });
+        std::erase_if(t.guards, [&](const auto& g) { return carried.count(g.second) > 0; });
+        t.forget_memory();
         continue;
+      }
       case IROp::GUARDT:
       case IROp::GUARDF: {
         const bool want = in.op == IROp::GUARDT;

@@ -27,8 +27,12 @@
 //                forwarded: it is converted to the tensor's dtype)
 //      LREF/TREF earlier equal address; killed by CALL, FPUSH, FPOP (a
 //                helper may move a list's storage)
-// Nothing is reused across LOOP: inside the body, a loop-carried value (the
+// Across LOOP only pure values and established guards carry, and only those
+// without a loop-carried operand: inside the body a loop-carried value (the
 // first operand of a PHI) names the PHI, not the value before the loop.
+// With a peeled first iteration (loop_peel.h) this is LuaJIT's loop
+// optimization: what the peeled iteration computed from invariants serves
+// every iteration. Loads never carry (the body's stores).
 #pragma once
 
 #include "optimizer/pass.h"

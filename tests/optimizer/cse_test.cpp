@@ -217,5 +217,45 @@ TEST(Cse, GuardOnAnEstablishedConditionIsRemoved) {
             "SNAP #3 ir=0005 pc=6 frames=[] []\n");
 }
 
+// Across LOOP: a pure value and a guard of the part before LOOP serve the
+// body when their operands are not loop-carried (a * b, and the guard on
+// a * b > 0); x * b, whose x is carried, is the PHI's product in the body
+// and stays.
+TEST(Cse, InvariantValuesAndGuardsCarryIntoTheLoopBodyButNotCarriedOnes) {
+  CsePass cse;
+  EXPECT_EQ(apply(cse,
+                  "0000    int  KINT   0\n"
+                  "0001 >  int  SLOAD  0  0  #0\n"
+                  "0002 >  int  SLOAD  1  0  #0\n"
+                  "0003 >  int  SLOAD  2  0  #0\n"
+                  "0004    int  MUL    0001  0002\n"
+                  "0005    bool GT     0004  0000\n"
+                  "0006 >  none GUARDT 0005  #0\n"
+                  "0007    int  MUL    0003  0002\n"
+                  "0008    none LOOP\n"
+                  "0009    int  MUL    0001  0002\n"
+                  "0010    bool GT     0009  0000\n"
+                  "0011 >  none GUARDT 0010  #1\n"
+                  "0012    int  MUL    0003  0002\n"
+                  "0013    int  ADD    0012  0009\n"
+                  "0014    int  PHI    0003  0013\n"
+                  "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+                  "SNAP #1 ir=0011 pc=2 frames=[] [2=0003]\n"),
+            "0000    int  KINT   0\n"
+            "0001 >  int  SLOAD  0  0  #0\n"
+            "0002 >  int  SLOAD  1  0  #0\n"
+            "0003 >  int  SLOAD  2  0  #0\n"
+            "0004    int  MUL    0001  0002\n"
+            "0005    bool GT     0004  0000\n"
+            "0006 >  none GUARDT 0005  #0\n"
+            "0007    int  MUL    0003  0002\n"
+            "0008    none LOOP\n"
+            "0009    int  MUL    0003  0002\n"
+            "0010    int  ADD    0009  0004\n"
+            "0011    int  PHI    0003  0010\n"
+            "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+            "SNAP #1 ir=0009 pc=2 frames=[] [2=0003]\n");
+}
+
 }  // namespace
 }  // namespace tessera::jit
