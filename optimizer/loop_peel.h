@@ -26,8 +26,9 @@
 // the peeled bounds check of l[i] gives 0 <= k, so i >= 1 in the body, and
 // the body's bounds check goes (loop_peel_test.cpp). Where the upper half of
 // a bounds check is not a fact already, peeling does not remove it.
-// CSE does not reuse preamble values in the body (cse.h); LICM leaves few
-// candidates for that (integer //, %, ** of invariant operands).
+// The second CSE reuses in the body the pure values and guards the peeled
+// iteration computed from invariants (cse.h); LICM leaves few candidates
+// for that (integer //, %, ** of invariant operands).
 //
 // Costs: the trace's code roughly doubles, and a peeled loop's PHIs no longer
 // start from entry SLOADs, so under tier=auto its T1 code does not poll for
