@@ -6,7 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <deque>
+#include <stdexcept>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -70,6 +73,18 @@ struct LoweringEnv {
   // trace's start) and can swap in the LLVM code there.
   uint32_t* tier_up_counter = nullptr;
 };
+
+// Throws std::runtime_error with `msg`, prefixed by the instruction it is
+// about ("instruction 0012 (SLOAD): ..."), when `at` names one. Both tiers
+// report malformed IR this way.
+[[noreturn]] inline void throw_at_instruction(const TraceIR& ir, IRRef at, const std::string& msg) {
+  char where[64];
+  if (at < ir.size())
+    std::snprintf(where, sizeof where, "instruction %04u (%s): ", at, ir_op_info(ir[at].op).name);
+  else
+    where[0] = '\0';
+  throw std::runtime_error(std::string(where) + msg);
+}
 
 // Registers that hold a scalar at every exit of `ir`: loaded with a scalar
 // type on entry (before any exit but snapshot 0's, which writes nothing) and

@@ -185,14 +185,7 @@ class Assembler {
 
  private:
   // --- errors
-  [[noreturn]] void fail(const std::string& msg) const {
-    char where[64];
-    if (cur_ < ir_.size())
-      std::snprintf(where, sizeof where, "instruction %04u (%s): ", cur_, ir_op_info(ir_[cur_].op).name);
-    else
-      where[0] = '\0';
-    throw std::runtime_error(std::string(where) + msg);
-  }
+  [[noreturn]] void fail(const std::string& msg) const { throw_at_instruction(ir_, cur_, msg); }
 
   void find_loop() {
     for (IRRef r = 0; r < ir_.size(); ++r) {
