@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 #include <ostream>
 
 #include "codegen/host/asmjit/asmjit_backend.h"
@@ -235,6 +236,13 @@ void TraceJit::finish_recording() {
       for (const SnapshotFrame& f : s.frames)
         stack_need_ = std::max<uint32_t>(stack_need_, f.base + static_cast<uint32_t>(f.proto->nregs) + 1);
     }
+    // FPUSH checks room against FrameRegion::push_limit only, which must
+    // therefore cover every callee's registers.
+    for (IRRef r = 0; r < t.ir.size(); ++r)
+      if (t.ir[r].op == IROp::FPUSH && t.ir[t.ir[r].op1].op == IROp::KOBJ) {
+        const auto* callee = static_cast<const FunctionProto*>(t.ir.const_ptr(t.ir[r].op1));
+        stack_need_ = std::max<uint32_t>(stack_need_, static_cast<uint32_t>(callee->nregs) + 1);
+      }
     t.exits.assign(t.ir.snapshots().size(), 0);
     t.links = std::make_unique<NativeTrace[]>(t.ir.snapshots().size());  // all null
     t.side_tries.assign(t.ir.snapshots().size(), 0);
@@ -349,6 +357,7 @@ void TraceJit::discard(Trace& t, const std::string& why) {
 void TraceJit::note_compiled(Trace& t, const CompiledTrace& code, int tier) {
   const size_t k = static_cast<size_t>(tier - 1);
   t.code_text[k] = code.text;
+  if (!code.object.empty()) t.code_object = code.object;
   t.code_size[k] = code.code_size;
   t.tier_compile_ms[k] = code.compile_ms;
   t.compile_ms += code.compile_ms;  // after the optimizer's share
@@ -358,6 +367,16 @@ void TraceJit::note_compiled(Trace& t, const CompiledTrace& code, int tier) {
   stats_.tier_code_bytes[k] += code.code_size;
   stats_.tier_compile_samples[k].push_back(code.compile_ms);
   if (profile_) profile_->add_code(code.code_begin, code.code_size, tier);
+  if (params_.perfmap && code.code_size > 0) {
+    // perf's JIT symbol file: "START SIZE NAME" per line, hex, appended as
+    // code appears (T2's start is an estimate: CompiledTrace::code_begin).
+    if (!perf_map_.is_open())
+      perf_map_.open(fmt::format("/tmp/perf-{}.map", static_cast<long>(getpid())), std::ios::app);
+    perf_map_ << fmt::format("{:x} {:x} tessera:{}:{}:trace{}:T{}\n", reinterpret_cast<uintptr_t>(code.code_begin),
+                             code.code_size, std::filesystem::path(script_name_).filename().string(), t.line, t.id,
+                             tier)
+              << std::flush;
+  }
 }
 
 void TraceJit::enable_tier_profile() {
@@ -515,13 +534,14 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
   ctx.vm = &vm_;
   ctx.base = base;
   ctx.globals = globals;
-  ctx.frames = &frames;
+  ctx.frames = frames;
   ctx.jit = this;
   ctx.global_stored = [](void* jit, uint32_t index) { static_cast<TraceJit*>(jit)->invalidate_global(index); };
   ++traces_[id]->entries;
   // Linked exits go from trace to trace natively (tail calls); what comes
   // back is the exit that has no link, with the registers already written.
   const uint32_t code = traces_[id]->fn(base, globals, exit_buffer_.data(), &ctx);
+  frames.top = ctx.frames.top;  // pushed and popped by compiled code
   Trace& t = *traces_[code >> 16];
   const uint32_t snap_no = code & 0xFFFF;
   if (snap_no == kTierUpExit) {
@@ -639,9 +659,11 @@ void TraceJit::dump(const Trace& t) const {
   std::ofstream(base + ".ir") << fmt::format("-- trace {} of {}:{} ({})\n", t.id, script_name_, t.line,
                                              t.function)
                               << print_ir(t.ir);
-  // The code of each tier compiled so far: T1's assembly, T2's LLVM IR.
+  // The code of each tier compiled so far: T1's assembly, T2's LLVM IR and
+  // its object file (machine code: objdump -d).
   if (!t.code_text[0].empty()) std::ofstream(base + ".s") << t.code_text[0];
   if (!t.code_text[1].empty()) std::ofstream(base + ".ll") << t.code_text[1];
+  if (!t.code_object.empty()) std::ofstream(base + ".o", std::ios::binary) << t.code_object;
   // -print-after-all style: the IR as recorded, then after each pass.
   for (size_t k = 0; k < t.pass_ir.size(); ++k)
     std::ofstream(fmt::format("{}.{}-{}.ir", base, k, t.pass_ir[k].first)) << t.pass_ir[k].second;

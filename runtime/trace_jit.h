@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <iosfwd>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <utility>
@@ -58,6 +59,7 @@ struct Trace {
   // its compile time.
   uint8_t tier = 0;
   std::array<std::string, 2> code_text;
+  std::string code_object;  // --dump: T2's object file
   std::array<size_t, 2> code_size{};
   std::array<double, 2> tier_compile_ms{};
   // tier=auto: T1 code counts iterations down here (LoweringEnv); at zero
@@ -168,6 +170,7 @@ class TraceJit {
   std::string dump_dir_;
   TracePipeline optimizer_;
   std::unique_ptr<TierProfile> profile_;     // --stats only
+  std::ofstream perf_map_;                    // perfmap=1 only
   std::unique_ptr<AsmjitBackend> baseline_;  // T1 (tier=1, auto)
   std::unique_ptr<LlvmBackend> backend_;    // T2, synchronous compilation (async=0)
   std::unique_ptr<CompileWorker> worker_;   // T2 in the background (async=1, tier-up)

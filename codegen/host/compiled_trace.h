@@ -17,6 +17,9 @@ struct CompiledTrace {
   // --dump: the generated code as text (T2: the optimized LLVM IR, T1: the
   // assembly listing); empty unless the backend was asked to keep it.
   std::string text;
+  // --dump, T2 only: the ELF object LLVM generated (`objdump -d` shows the
+  // machine code that runs); empty otherwise.
+  std::string object;
   size_t code_size = 0;   // bytes of machine code
   // Where that code starts (T2: the lower of fn and native, an estimate:
   // LLVM places the module's text as it likes); for profiling.

@@ -93,6 +93,14 @@ struct LoweringEnv {
 // their base frame (FPUSH, FPOP: the same slot number names other registers).
 std::unordered_set<uint32_t> scalar_slots(const TraceIR& ir, const LoweringEnv& env);
 
+// FPOP after `RETGUARD caller, ret_pc`: how many registers below the
+// returning frame's base the caller's base lies. A user function's frame is
+// always pushed by a CALL (the interpreter's, FPUSH's, or an exit rebuilding
+// an inlined call), one register above the CALL's register `a`, so this is
+// a + 1 for the CALL before ret_pc; 0 when that instruction is no CALL (the
+// code then reads the caller frame's base index instead).
+uint32_t caller_base_distance(const FunctionProto& caller, uint32_t ret_pc);
+
 // The environment for compiling `ir`: the layouts, the linking, and the
 // trace's call table copied into `call_store` (which must live as long as
 // the code: generated code embeds the copies' addresses; deque: stable).

@@ -26,10 +26,11 @@
 
 #include <cstdint>
 
+#include "vm/interp/jit_hooks.h"  // FrameRegion
+
 namespace tessera {
 class Value;
 class VM;
-struct FrameRegion;
 }  // namespace tessera
 
 namespace tessera::jit {
@@ -40,11 +41,17 @@ struct CallTarget;
 // is not an argument of the IR instruction.
 struct JitContext {
   VM* vm = nullptr;
-  Value* base = nullptr;     // the same pointer as the trace's `base` argument
+  // The base frame's register 0 as of the last helper call that needs it
+  // (tessera_jit_call writes its result register through it): traces that
+  // push and pop frames move their base without updating this field.
+  Value* base = nullptr;
   Value* globals = nullptr;  // the same pointer as the trace's `globals` argument
   // The interpreter's frames, which traces that follow recursion push and
-  // pop in place (FPUSH, FPOP); they keep `base` current as they do.
-  FrameRegion* frames = nullptr;
+  // pop in place (FPUSH, FPOP): a copy of its FrameRegion for the run, so
+  // that the top frame is one load from ctx (FPUSH and FPOP are on the
+  // critical path of every recursive call). Only `top` changes while traces
+  // run; the runtime copies it back when the run ends.
+  FrameRegion frames;
   // Called after the trace stored into a watched global (one some trace
   // assumed constant), so that the traces that assumed it are invalidated.
   void (*global_stored)(void* jit, uint32_t index) = nullptr;

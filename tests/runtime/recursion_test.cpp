@@ -126,6 +126,27 @@ TEST(Recursion, ObjectsReturnedThroughCompiledFramesStayOwned) {
       "for i in range(12) { print(len(s(i)), len(l(i))) }\nprint(s(5), l(6))\n");
 }
 
+TEST(Recursion, HelperResultsAfterFramePushesAndPopsLandInTheirFrame) {
+  // Compiled code moves its base on FPUSH and FPOP without updating
+  // JitContext::base; a helper with a result register (str(), `+` on
+  // strings) gets it just before the call. In every tier, and with traces
+  // of both tiers linked to each other (auto, tier2=1).
+  const char* src =
+      "fn f(n) {\n  if n == 0 { return str(n) }\n  let t = f(n - 1)\n  let u = str(n % 10)\n"
+      "  return t + u\n}\n"
+      "fn g(n) {\n  if n < 2 { return len(str(n)) }\n  return g(n - 1) + g(n - 2) + len(str(n))\n}\n"
+      "for i in range(25) { print(f(i % 13), g(i % 11)) }\n";
+  for (const char* tier : {"1", "2", "auto"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    JitParams p = recursion_params();
+    p.set(std::string("tier=") + tier);
+    p.set("tier2=1");
+    auto rt = testing::expect_same_as_interpreter(src, p);
+    EXPECT_GE(uses(*rt, jit::IROp::FPUSH).traces, 1);
+    EXPECT_GE(uses(*rt, jit::IROp::FPOP).traces, 1);
+  }
+}
+
 TEST(Recursion, MutualRecursionAbortsFromInlinedFramesAndStaysCorrect) {
   expect_same(
       "fn even(n) {\n  if n == 0 { return true }\n  return odd(n - 1)\n}\n"

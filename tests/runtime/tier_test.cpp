@@ -4,7 +4,12 @@
 // through the tier-up exit, for loops, side traces and function traces.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <regex>
 #include <string>
+
+#include <unistd.h>
 
 #include "runtime/jit_runtime.h"
 #include "tests/runtime/script_runner.h"
@@ -101,6 +106,33 @@ TEST(Tiers, BackgroundUpgradeGivesTheSameResults) {
   auto rt = testing::expect_same_as_interpreter(kLoops, p);
   EXPECT_GT(rt->tracing()->stats().tier_up_exits, 0u);
   testing::expect_same_as_interpreter(kFib, p);
+}
+
+TEST(Tiers, PerfMapNamesEachTiersCodeOfEachTrace) {
+  // perfmap=1: Linux perf's /tmp/perf-PID.map gets "START SIZE NAME" (hex)
+  // for every trace each tier compiled, so `perf report` names traces.
+  const std::string path = "/tmp/perf-" + std::to_string(static_cast<long>(getpid())) + ".map";
+  std::remove(path.c_str());
+  JitParams p = params("auto", 5);
+  p.set("perfmap=1");
+  auto rt = testing::expect_same_as_interpreter(kFib, p);
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  const std::regex line(R"(([0-9a-f]+) ([0-9a-f]+) tessera:[^:]+:\d+:trace(\d+):T([12]))");
+  size_t lines = 0, t1 = 0, t2 = 0;
+  for (std::string l; std::getline(in, l); ++lines) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(l, m, line)) << l;
+    EXPECT_NE(std::stoull(m[1], nullptr, 16), 0u);
+    EXPECT_GT(std::stoull(m[2], nullptr, 16), 0u);
+    EXPECT_LT(std::stoul(m[3]), rt->tracing()->traces().size());
+    (m[4] == "1" ? t1 : t2) += 1;
+  }
+  const jit::TraceStats& s = rt->tracing()->stats();
+  EXPECT_EQ(t1, s.tier_compiled[0]);
+  EXPECT_EQ(t2, s.tier_compiled[1]);
+  EXPECT_GT(t2, 0u);
+  std::remove(path.c_str());
 }
 
 }  // namespace

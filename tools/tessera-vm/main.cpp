@@ -65,8 +65,9 @@ int main(int argc, char** argv) {
                 "parameters, hot loops and functions, wall time");
   std::string dump_dir;
   run->add_option("--dump", dump_dir,
-                  "Write each compiled trace's IR, snapshots and LLVM IR to DIR "
-                  "(files SCRIPT-LINE-traceN.ir / .ll)")
+                  "Write each compiled trace's IR (as recorded, after each pass, as compiled), "
+                  "T1 assembly and T2 LLVM IR and object code to DIR "
+                  "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o)")
       ->type_name("DIR");
   run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all());
 

@@ -18,10 +18,14 @@ class CallFrameStack {
  public:
   // `depth_limit` frames may be pushed by calls; `slack` more only by trace
   // exits that rebuild inlined frames.
+  // A sentinel frame (null proto and pc) sits below frame 0, so that
+  // compiled code may read "the caller of the top frame" without first
+  // checking that there is one (RETGUARD then fails on the null proto).
   CallFrameStack(size_t depth_limit, size_t slack)
-      : frames_(new CallFrame[depth_limit + slack]), capacity_end_(frames_.get() + depth_limit + slack) {
-    region_.bottom = region_.top = frames_.get();
-    region_.limit = frames_.get() + depth_limit;
+      : frames_(new CallFrame[depth_limit + slack + 1]), capacity_end_(frames_.get() + 1 + depth_limit + slack) {
+    frames_[0] = CallFrame{nullptr, nullptr, 0};
+    region_.bottom = region_.top = frames_.get() + 1;
+    region_.limit = region_.bottom + depth_limit;
   }
 
   size_t size() const { return static_cast<size_t>(region_.top - region_.bottom); }

@@ -74,6 +74,7 @@ Interpreter::Interpreter(VM& vm, std::unique_ptr<Module> module)
   stack_.resize(1024);
   frames_.region().stack = stack_.data();
   frames_.region().stack_end = stack_.data() + stack_.size();
+  frames_.region().update_push_limit();
   max_depth_ = static_cast<size_t>(vm_.options().max_depth);
 }
 
@@ -104,6 +105,7 @@ void Interpreter::ensure_stack(size_t needed) {
   stack_.resize(n);
   frames_.region().stack = stack_.data();
   frames_.region().stack_end = stack_.data() + stack_.size();
+  frames_.region().update_push_limit();
 }
 
 bool Interpreter::run_main(ScriptError& err) {
@@ -145,11 +147,17 @@ ScriptError Interpreter::make_error(const std::string& message) const {
   return err;
 }
 
+void FrameRegion::update_push_limit() {
+  const size_t room = static_cast<size_t>(stack_end - stack);
+  push_limit = room > trace_stack_need + 1 ? stack_end - (trace_stack_need + 1) : stack;
+}
+
 void Interpreter::enter_trace(uint32_t id) {
   const uint32_t base = frames_.back().base;
   const uint32_t need = hooks_->trace_stack_need(id);
   ensure_stack(static_cast<size_t>(base) + need + 1);
   frames_.region().trace_stack_need = need;
+  frames_.region().update_push_limit();
   hooks_->run_trace(id, stack_.data() + base, globals_.data(), frames_.region(), exit_);
   // Recursion in compiled code may have pushed or popped frames: the exit
   // is in the top frame.

@@ -60,6 +60,14 @@ struct FrameRegion {
   Value* stack = nullptr;          // the register stack's slot 0
   Value* stack_end = nullptr;      // one past its last slot
   uint64_t trace_stack_need = 0;   // registers above a trace's base any trace may touch
+  // The highest register 0 a frame pushed by compiled code (FPUSH) may have:
+  // stack_end - (trace_stack_need + 1), so that one compare checks room for
+  // the callee's registers and any trace run from its frame (the JIT keeps
+  // trace_stack_need at least every pushed callee's register count + 1).
+  Value* push_limit = nullptr;
+
+  // Call after changing stack, stack_end or trace_stack_need.
+  void update_push_limit();  // interpreter.cpp
 };
 
 class JitHooks {

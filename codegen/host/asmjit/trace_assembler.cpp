@@ -933,6 +933,9 @@ class Assembler {
     a_.lea(x86::rax, x86::qword_ptr(x86::rsp, kResult));
     a_.mov(x86::qword_ptr(x86::rsp, kOutArg), x86::rax);
     a_.mov(x86::rdi, x86::qword_ptr(x86::rsp, kCtx));
+    // The helper writes its result register through ctx->base, which frame
+    // pushes and pops leave stale (trace_abi.h): bring it up to date here.
+    a_.mov(x86::qword_ptr(x86::rdi, static_cast<int32_t>(offsetof(JitContext, base))), kBase);
     a_.mov(x86::rsi, reinterpret_cast<uint64_t>(env_.calls[ins.op2]));
     a_.lea(x86::rdx, x86::qword_ptr(x86::rsp, tags_off_));
     a_.lea(x86::rcx, x86::qword_ptr(x86::rsp, kArgs));
@@ -962,15 +965,14 @@ class Assembler {
       fail("operand must be a function constant");
     return static_cast<const FunctionProto*>(ir_.const_ptr(r));
   }
-  // rdx = ctx->frames
+  // rdx = &ctx->frames (the run's FrameRegion, trace_abi.h)
   void load_frames() {
     a_.mov(x86::rdx, x86::qword_ptr(x86::rsp, kCtx));
-    a_.mov(x86::rdx, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(JitContext, frames))));
+    a_.add(x86::rdx, static_cast<int32_t>(offsetof(JitContext, frames)));
   }
+  // (ctx->base is written only before the helper calls that read it.)
   void set_base_from(const x86::Gp& nb) {
     if (nb.id() != kBase.id()) a_.mov(kBase, nb);
-    a_.mov(x86::rax, x86::qword_ptr(x86::rsp, kCtx));
-    a_.mov(x86::qword_ptr(x86::rax, static_cast<int32_t>(offsetof(JitContext, base))), kBase);
     slot_tags_.clear();  // other registers now
   }
 
@@ -982,19 +984,12 @@ class Assembler {
     const int32_t callee_off = static_cast<int32_t>(ins.op2 + 1) * kValueSize;
     load_frames();
     // Room for a frame and for the callee's registers and any trace run
-    // from its frame: top < limit, callee_base + (max(need, nregs)+1)*16 <= stack_end.
+    // from its frame: top < limit, callee_base <= push_limit.
     a_.mov(x86::rax, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, top))));
     a_.cmp(x86::rax, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, limit))));
     jump_to_exit(CondCode::kAE, ins.snap);
-    a_.mov(x86::r10, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, trace_stack_need))));
-    a_.mov(x86::r11, static_cast<uint64_t>(callee->nregs));
-    a_.cmp(x86::r10, x86::r11);
-    a_.cmovb(x86::r10, x86::r11);
-    a_.add(x86::r10, 1);
-    a_.shl(x86::r10, 4);
     a_.lea(x86::r11, x86::ptr(kBase, callee_off));
-    a_.add(x86::r10, x86::r11);
-    a_.cmp(x86::r10, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, stack_end))));
+    a_.cmp(x86::r11, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, push_limit))));
     jump_to_exit(CondCode::kA, ins.snap);
     // caller = top - 1 frame: its pc resumes after the CALL.
     constexpr int32_t kFrame = sizeof(CallFrame);
@@ -1019,18 +1014,16 @@ class Assembler {
     const FunctionProto* caller_proto = const_proto(ins.op1);
     constexpr int32_t kFrame = sizeof(CallFrame);
     load_frames();
-    // A caller exists (at least two frames), and it is the expected one.
+    // The caller is the expected one: its resume pc names the function too
+    // (no two functions share code). With only one frame this reads the
+    // sentinel below the bottom frame, whose pc is null (CallFrameStack).
     a_.mov(x86::rax, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, top))));
     a_.sub(x86::rax, 2 * kFrame);
-    a_.cmp(x86::rax, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, bottom))));
-    jump_to_exit(CondCode::kB, ins.snap);
-    a_.mov(x86::r10, reinterpret_cast<uint64_t>(caller_proto));
-    a_.cmp(x86::qword_ptr(x86::rax, static_cast<int32_t>(offsetof(CallFrame, proto))), x86::r10);
-    jump_to_exit(CondCode::kNE, ins.snap);
     a_.mov(x86::r10, reinterpret_cast<uint64_t>(caller_proto->code.data() + ins.op2));
     a_.cmp(x86::qword_ptr(x86::rax, static_cast<int32_t>(offsetof(CallFrame, pc))), x86::r10);
     jump_to_exit(CondCode::kNE, ins.snap);
     returning_to_ = caller_proto;
+    returning_pc_ = ins.op2;
   }
 
   void pop_frame(IRRef r, const IRIns& ins) {
@@ -1072,11 +1065,17 @@ class Assembler {
     a_.mov(x86::rax, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, top))));
     a_.sub(x86::rax, kFrame);
     a_.mov(x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, top))), x86::rax);
-    // The caller's frame (now the top one) gives the new base.
-    a_.mov(x86::r10d, x86::dword_ptr(x86::rax, -kFrame + static_cast<int32_t>(offsetof(CallFrame, base))));
-    a_.shl(x86::r10, 4);
-    a_.add(x86::r10, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, stack))));
-    set_base_from(x86::r10);
+    // The caller's base: a fixed distance below when a CALL pushed the frame
+    // (caller_base_distance), else read from the caller's frame.
+    if (const uint32_t below = caller_base_distance(*returning_to_, returning_pc_); below > 0) {
+      a_.sub(kBase, static_cast<int32_t>(below) * kValueSize);
+      set_base_from(kBase);
+    } else {
+      a_.mov(x86::r10d, x86::dword_ptr(x86::rax, -kFrame + static_cast<int32_t>(offsetof(CallFrame, base))));
+      a_.shl(x86::r10, 4);
+      a_.add(x86::r10, x86::qword_ptr(x86::rdx, static_cast<int32_t>(offsetof(FrameRegion, stack))));
+      set_base_from(x86::r10);
+    }
     cur_proto_ = returning_to_;
     returning_to_ = nullptr;
   }
@@ -1418,6 +1417,7 @@ class Assembler {
   std::unordered_set<uint32_t> scalar_slots_;
   const FunctionProto* cur_proto_ = nullptr;
   const FunctionProto* returning_to_ = nullptr;
+  uint32_t returning_pc_ = 0;  // and the pc it resumes at
 };
 
 }  // namespace

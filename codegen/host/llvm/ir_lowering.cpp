@@ -464,6 +464,10 @@ class Lowering {
     }
     const uint8_t expect = ins.type == IRType::None ? kJitAnyTag : static_cast<uint8_t>(tag_for(ins.type));
     auto* fty = llvm::FunctionType::get(i8_, {ptr_, ptr_, ptr_, ptr_, i32_, i8_, ptr_}, false);
+    // The helper writes its result register through ctx->base, which frame
+    // pushes and pops leave stale (trace_abi.h): bring it up to date here.
+    b_.CreateStore(base_, field(ctx_, offsetof(JitContext, base)));
+    top_ = nullptr;  // see frame_top()
     llvm::CallInst* ci = call_addr(
         reinterpret_cast<const void*>(&tessera_jit_call), fty,
         {ctx_, ptr_const(env_.calls[ins.op2]), tags, pays, llvm::ConstantInt::get(i32_, n),
@@ -748,16 +752,29 @@ class Lowering {
 
   // --- recursion: frames pushed and popped in place (FrameRegion)
   llvm::Value* field(llvm::Value* p, size_t off) { return byte_gep(p, off); }
-  llvm::Value* frame_region() { return b_.CreateLoad(ptr_, field(ctx_, offsetof(JitContext, frames))); }
+  // The run's FrameRegion, inside the JitContext (trace_abi.h).
+  llvm::Value* frame_region() { return field(ctx_, offsetof(JitContext, frames)); }
+  // FrameRegion::top, kept in SSA from one frame operation to the next (LLVM
+  // cannot tell that the slot stores in between leave it alone; reloading it
+  // puts a store-to-load round trip on every return's critical path).
+  // Forgotten at LOOP (iterations may differ) and at helper calls.
+  llvm::Value* frame_top(llvm::Value* fr) {
+    if (top_ == nullptr) top_ = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, top)));
+    return top_;
+  }
+  void set_frame_top(llvm::Value* fr, llvm::Value* top) {
+    b_.CreateStore(top, field(fr, offsetof(FrameRegion, top)));
+    top_ = top;
+  }
   const FunctionProto* const_proto(IRRef r) {
     if (ir_[r].op != IROp::KOBJ || ir_[r].type != IRType::Func) fail("operand must be a function constant");
     return static_cast<const FunctionProto*>(ir_.const_ptr(r));
   }
-  // The new base frame: later slot accesses, exits and helpers use it.
+  // The new base frame: later slot accesses, exits and helpers use it
+  // (ctx->base is written only before the helper calls that read it).
   void set_base(llvm::Value* nb) {
     base_ = nb;
     slot_tags_.clear();  // other registers now
-    b_.CreateStore(nb, field(ctx_, offsetof(JitContext, base)));
   }
 
   void push_frame(const IRIns& ins) {
@@ -767,17 +784,15 @@ class Lowering {
     // The snapshot resumes at the CALL; the caller resumes after it.
     const uint32_t ret_pc = ir_.snapshots()[ins.snap].pc + 1;
     llvm::Value* fr = frame_region();
-    llvm::Value* top = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, top)));
+    llvm::Value* top = frame_top(fr);
     llvm::Value* limit = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, limit)));
     llvm::Value* callee_base = slot_addr(base_, ins.op2 + 1);
-    // Room for the callee's registers and for any trace run from its frame.
-    llvm::Value* need = b_.CreateLoad(i64_, field(fr, offsetof(FrameRegion, trace_stack_need)));
-    llvm::Value* nregs = llvm::ConstantInt::get(i64_, static_cast<uint64_t>(callee->nregs));
-    need = b_.CreateSelect(b_.CreateICmpUGT(need, nregs), need, nregs);
-    llvm::Value* end = b_.CreateGEP(i8_, callee_base, b_.CreateShl(b_.CreateAdd(need, llvm::ConstantInt::get(i64_, 1)), 4));
-    llvm::Value* stack_end = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, stack_end)));
-    llvm::Value* ok = b_.CreateAnd(b_.CreateICmpULT(b_.CreatePtrToInt(top, i64_), b_.CreatePtrToInt(limit, i64_)),
-                                   b_.CreateICmpULE(b_.CreatePtrToInt(end, i64_), b_.CreatePtrToInt(stack_end, i64_)));
+    // Room for the callee's registers and for any trace run from its frame
+    // (push_limit accounts for both: FrameRegion).
+    llvm::Value* push_limit = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, push_limit)));
+    llvm::Value* ok =
+        b_.CreateAnd(b_.CreateICmpULT(b_.CreatePtrToInt(top, i64_), b_.CreatePtrToInt(limit, i64_)),
+                     b_.CreateICmpULE(b_.CreatePtrToInt(callee_base, i64_), b_.CreatePtrToInt(push_limit, i64_)));
     guard(ok, ins.snap);
     llvm::Value* caller = b_.CreateConstGEP1_64(i8_, top, -static_cast<int64_t>(sizeof(CallFrame)));
     b_.CreateStore(ptr_const(cur_proto_->code.data() + ret_pc), field(caller, offsetof(CallFrame, pc)));
@@ -786,7 +801,7 @@ class Lowering {
     llvm::Value* stack = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, stack)));
     llvm::Value* index = b_.CreateLShr(b_.CreateSub(b_.CreatePtrToInt(callee_base, i64_), b_.CreatePtrToInt(stack, i64_)), 4);
     b_.CreateStore(b_.CreateTrunc(index, i32_), field(top, offsetof(CallFrame, base)));
-    b_.CreateStore(b_.CreateConstGEP1_64(i8_, top, sizeof(CallFrame)), field(fr, offsetof(FrameRegion, top)));
+    set_frame_top(fr, b_.CreateConstGEP1_64(i8_, top, sizeof(CallFrame)));
     set_base(callee_base);
     cur_proto_ = callee;
   }
@@ -794,17 +809,15 @@ class Lowering {
   void return_guard(const IRIns& ins) {
     const FunctionProto* caller_proto = const_proto(ins.op1);
     llvm::Value* fr = frame_region();
-    llvm::Value* top = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, top)));
-    llvm::Value* bottom = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, bottom)));
+    llvm::Value* top = frame_top(fr);
     llvm::Value* caller = b_.CreateConstGEP1_64(i8_, top, -2 * static_cast<int64_t>(sizeof(CallFrame)));
-    // A caller exists (at least two frames), and it is the expected one.
-    guard(b_.CreateICmpUGE(b_.CreatePtrToInt(caller, i64_), b_.CreatePtrToInt(bottom, i64_)), ins.snap);
-    llvm::Value* p = b_.CreateLoad(ptr_, field(caller, offsetof(CallFrame, proto)));
+    // The caller is the expected one: its resume pc names the function too
+    // (no two functions share code). With only one frame this reads the
+    // sentinel below the bottom frame, whose pc is null (CallFrameStack).
     llvm::Value* pc = b_.CreateLoad(ptr_, field(caller, offsetof(CallFrame, pc)));
-    guard(b_.CreateAnd(b_.CreateICmpEQ(p, ptr_const(caller_proto)),
-                       b_.CreateICmpEQ(pc, ptr_const(caller_proto->code.data() + ins.op2))),
-          ins.snap);
+    guard(b_.CreateICmpEQ(pc, ptr_const(caller_proto->code.data() + ins.op2)), ins.snap);
     returning_to_ = caller_proto;
+    returning_pc_ = ins.op2;
   }
 
   void pop_frame(const IRIns& ins) {
@@ -836,19 +849,24 @@ class Lowering {
       });
     }
     llvm::Value* fr = frame_region();
-    llvm::Value* top = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, top)));
-    llvm::Value* callee = b_.CreateConstGEP1_64(i8_, top, -static_cast<int64_t>(sizeof(CallFrame)));
-    b_.CreateStore(callee, field(fr, offsetof(FrameRegion, top)));
-    llvm::Value* caller = b_.CreateConstGEP1_64(i8_, top, -2 * static_cast<int64_t>(sizeof(CallFrame)));
-    llvm::Value* index = b_.CreateZExt(b_.CreateLoad(i32_, field(caller, offsetof(CallFrame, base))), i64_);
-    llvm::Value* stack = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, stack)));
-    set_base(b_.CreateGEP(i8_, stack, b_.CreateShl(index, 4)));
+    llvm::Value* top = frame_top(fr);
+    set_frame_top(fr, b_.CreateConstGEP1_64(i8_, top, -static_cast<int64_t>(sizeof(CallFrame))));
+    const int64_t below = caller_base_distance(*returning_to_, returning_pc_);
+    if (below > 0) {
+      set_base(b_.CreateConstGEP1_64(i8_, base_, -below * static_cast<int64_t>(kValueSize)));
+    } else {
+      llvm::Value* caller = b_.CreateConstGEP1_64(i8_, top, -2 * static_cast<int64_t>(sizeof(CallFrame)));
+      llvm::Value* index = b_.CreateZExt(b_.CreateLoad(i32_, field(caller, offsetof(CallFrame, base))), i64_);
+      llvm::Value* stack = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, stack)));
+      set_base(b_.CreateGEP(i8_, stack, b_.CreateShl(index, 4)));
+    }
     cur_proto_ = returning_to_;
     returning_to_ = nullptr;
   }
 
   // --- loop structure
   void begin_loop(IRRef loop) {
+    top_ = nullptr;  // see frame_top()
     // Every PHI(a, b): `a` (before LOOP) is loop-carried; inside the body all
     // uses of `a` see the phi.
     for (IRRef r = loop + 1; r < ir_.size(); ++r) {
@@ -925,7 +943,9 @@ class Lowering {
   const FunctionProto* cur_proto_ = nullptr;     // the base frame's function here
   std::unordered_map<uint32_t, uint8_t> slot_tags_;  // base slot -> its tag here, where known
   std::unordered_set<uint32_t> scalar_slots_;         // lowering_env.h scalar_slots()
+  llvm::Value* top_ = nullptr;     // frame_top()
   const FunctionProto* returning_to_ = nullptr;  // checked by the last RETGUARD
+  uint32_t returning_pc_ = 0;                      // and the pc it resumes at
 };
 
 }  // namespace

@@ -97,6 +97,7 @@ struct LlvmBackend::Impl {
   std::deque<CallTarget> call_targets;
   uint64_t next_id = 0;
   size_t last_text_bytes = 0;  // set by the object transform during lookup
+  std::string last_object;      // likewise, when keep_text
   bool keep_text = true;
 
   void optimize(llvm::Module& m) {
@@ -146,6 +147,7 @@ LlvmBackend::LlvmBackend(int opt_level) : impl_(std::make_unique<Impl>()) {
           for (const auto& sec : (*obj)->sections())
             if (sec.isText()) text += sec.getSize();
           impl->last_text_bytes = text;
+          if (impl->keep_text) impl->last_object.assign(buf->getBufferStart(), buf->getBufferSize());
         } else {
           llvm::consumeError(obj.takeError());  // size is best effort
         }
@@ -195,11 +197,13 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
   if (llvm::Error e = im.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
     throw std::runtime_error("llvm backend: trace '" + name + "': " + error_text(std::move(e)));
   im.last_text_bytes = 0;
+  im.last_object.clear();
   // The lookup runs the code generator and links the object.
   auto addr = unwrap(im.jit->lookup(fn_name + "_entry"), "looking up the compiled trace");
   out.fn = addr.toPtr<TraceFn>();
   out.native = unwrap(im.jit->lookup(fn_name), "looking up the compiled trace").toPtr<const void*>();
   out.code_size = im.last_text_bytes;
+  out.object = std::move(im.last_object);
   out.code_begin = std::min(reinterpret_cast<const void*>(out.fn), out.native, std::less<>());
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;
