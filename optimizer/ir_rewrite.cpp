@@ -86,6 +86,7 @@ TraceIR rebuild_trace(const TraceIR& in, const std::vector<IRRef>& subst, const 
   out.calls() = in.calls();
   out.assumed_globals() = in.assumed_globals();
   out.set_function(in.function());
+  out.set_loop_trip_hint(in.loop_trip_hint());
   return out;
 }
 

@@ -228,6 +228,8 @@ class Peeler {
 bool LoopPeelPass::run(TraceIR& ir) {
   TraceIR out;
   if (!Peeler(ir).peel(out)) return false;
+  out.set_function(ir.function());
+  out.set_loop_trip_hint(ir.loop_trip_hint());
   ir = std::move(out);
   return true;
 }

@@ -8,6 +8,7 @@
 #include "optimizer/guard_elim.h"
 #include "optimizer/licm.h"
 #include "optimizer/loop_peel.h"
+#include "optimizer/loop_predicate.h"
 
 namespace tessera::jit {
 
@@ -22,6 +23,8 @@ TracePipeline::TracePipeline(const Options& options) {
   // passes that use what the peeled iteration establishes.
   if (options.peel) passes_.push_back(std::make_unique<LoopPeelPass>());
   passes_.push_back(std::make_unique<GuardElimPass>());
+  // After guard elimination, which may already prove a bounds check.
+  if (options.predicate) passes_.push_back(std::make_unique<LoopPredicatePass>());
   passes_.push_back(std::make_unique<CsePass>());
   passes_.push_back(std::make_unique<DsePass>());
   passes_.push_back(std::make_unique<DcePass>());

@@ -1,9 +1,11 @@
 // TracePipeline: the trace optimizer, the passes in their order
 // (fold, cse, licm, sink (allocation sinking), guards (guard elimination),
-// cse again to merge what LICM, sinking and guard elimination brought
-// together, dse, dce). With Options::peel (`--jit-param peel=1`) loop
-// peeling runs after sink: fold, cse, licm, sink, peel, guards, cse, dse,
-// dce (optimizer/loop_peel.h says why there).
+// predicate (loop predication of induction variables' bounds checks), cse
+// again to merge what LICM, sinking, guard elimination and predication
+// brought together, dse, dce). With Options::peel (`--jit-param peel=1`)
+// loop peeling runs after sink: fold, cse, licm, sink, peel, guards,
+// predicate, cse, dse, dce (optimizer/loop_peel.h says why there);
+// Options::predicate false (`predicate=0`) leaves predication out.
 // Runs between the recorder and the backend; `--jit-param opt=0` skips it.
 #pragma once
 
@@ -19,7 +21,8 @@ namespace tessera::jit {
 class TracePipeline {
  public:
   struct Options {
-    bool peel = false;  // loop peeling (LoopPeelPass)
+    bool peel = false;       // loop peeling (LoopPeelPass)
+    bool predicate = true;   // loop predication (LoopPredicatePass)
   };
   // The default pipeline.
   TracePipeline();

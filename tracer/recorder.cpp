@@ -553,6 +553,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       // left > 0 keeps looping; the exit re-runs FORLOOP, which falls through.
       // (Recording may end on the loop's last iteration: the trace is still
       // right for the next time the loop runs.)
+      trip_hint_ = R[ins.a + 1].as_int();
       for_step(ins, R, true);
       return close_trace();
     }
@@ -1028,6 +1029,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   out.calls() = ir_.calls();
   out.assumed_globals() = ir_.assumed_globals();
   out.set_function(root_);
+  out.set_loop_trip_hint(trip_hint_);
   ir_ = std::move(out);
   return Status::Done;
 }

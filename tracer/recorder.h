@@ -173,6 +173,7 @@ class TraceRecorder {
   bool first_ = true;
   int64_t pending_reload_ = -1;  // absolute slot a helper call just wrote
   bool side_ = false;
+  int64_t trip_hint_ = -1;  // TraceIR::loop_trip_hint
   bool func_ = false;
   // The trace does not loop (side and function traces, and root traces that
   // link to an inner loop's trace).

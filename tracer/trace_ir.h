@@ -139,6 +139,12 @@ class TraceIR {
   const FunctionProto* function() const { return function_; }
   void set_function(const FunctionProto* f) { function_ = f; }
 
+  // A FORLOOP trace: the iterations its loop still had to run when it was
+  // recorded (a profile hint: loop predication skips loops that looked
+  // short); -1 when unknown (other traces, IR built or parsed by hand).
+  int64_t loop_trip_hint() const { return loop_trip_hint_; }
+  void set_loop_trip_hint(int64_t n) { loop_trip_hint_ = n; }
+
  private:
   std::vector<IRIns> ins_;
   std::vector<uint64_t> consts_;
@@ -146,6 +152,7 @@ class TraceIR {
   std::vector<CallTarget> calls_;
   std::vector<GlobalAssumption> assumed_;
   const FunctionProto* function_ = nullptr;
+  int64_t loop_trip_hint_ = -1;
   // Constant deduplication: (op, type, payload bits) -> ref. A hit is
   // re-checked against ins_, since operator[] lets callers rewrite entries.
   struct ConstKey {

@@ -79,10 +79,16 @@ TEST(OptimizerInJit, GlobalStoredInTheLoopIsReadBackEachIteration) {
 }
 
 TEST(OptimizerInJit, OptimizedTracesAreSmallerThanRecorded) {
-  auto rt = expect_same_with_and_without_optimizer(
+  // (Without loop predication, which adds its checks before LOOP: fewer
+  // instructions per iteration, more in all.)
+  const char* src =
       "let X = [0.0, 1.0, 2.0, 3.0]\nlet V = [0.5, 0.5, 0.5, 0.5]\n"
       "fn step(n) {\n  for k in range(n) {\n    for i in range(4) { X[i] = X[i] + V[i] * 0.01 }\n  }\n}\n"
-      "step(300)\nprint(X)\n");
+      "step(300)\nprint(X)\n";
+  testing::expect_same_as_interpreter(src, params(0));
+  JitParams p = params(1);
+  p.set("predicate=0");
+  auto rt = testing::expect_same_as_interpreter(src, p);
   uint64_t recorded = 0, compiled = 0;
   for (const auto& t : rt->tracing()->traces()) {
     recorded += t->recorded_size;
@@ -93,29 +99,35 @@ TEST(OptimizerInJit, OptimizedTracesAreSmallerThanRecorded) {
   EXPECT_EQ(rt->tracing()->stats().ir_instructions, compiled);
 }
 
-// Loop peeling (peel=1, optimizer/loop_peel.h) in every tier, against the
-// interpreter and against peel=0.
-JitParams peel_params(int peel, int tier) {
+// A pass switched by a JIT parameter (peel, predicate) in every tier: the
+// program must give the interpreter's results with the pass on and off.
+JitParams switched_params(const std::string& param, int on, int tier) {
   JitParams p = params(1);
-  p.set("peel=" + std::to_string(peel));
+  p.set(param + "=" + std::to_string(on));
   p.set("tier=" + std::to_string(tier));
   p.set("tier2=2");
   return p;
 }
 
-// Runs `src` with peel=0 and peel=1 in each tier; returns the peel=1, tier=1
-// runtime.
-std::unique_ptr<JitRuntime> expect_same_with_and_without_peeling(const std::string& src,
-                                                                 RunStatus status = RunStatus::Ok) {
+// Runs `src` with `param`=0 and 1 in each tier; returns the `param`=1,
+// tier=1 runtime.
+std::unique_ptr<JitRuntime> expect_same_with_and_without(const std::string& param, const std::string& src,
+                                                         RunStatus status = RunStatus::Ok) {
   EXPECT_EQ(testing::run_script(src, nullptr, false).status, status);  // the program ends as intended
   std::unique_ptr<JitRuntime> t1;
   for (int tier : {0, 1, 2}) {
-    SCOPED_TRACE("tier=" + std::to_string(tier));
-    testing::expect_same_as_interpreter(src, peel_params(0, tier));
-    auto rt = testing::expect_same_as_interpreter(src, peel_params(1, tier));
+    SCOPED_TRACE(param + ", tier=" + std::to_string(tier));
+    testing::expect_same_as_interpreter(src, switched_params(param, 0, tier));
+    auto rt = testing::expect_same_as_interpreter(src, switched_params(param, 1, tier));
     if (tier == 1) t1 = std::move(rt);
   }
   return t1;
+}
+
+// Loop peeling (peel=1, optimizer/loop_peel.h).
+std::unique_ptr<JitRuntime> expect_same_with_and_without_peeling(const std::string& src,
+                                                                 RunStatus status = RunStatus::Ok) {
+  return expect_same_with_and_without("peel", src, status);
 }
 
 // Exits taken through snapshots the optimizer appended (the peeled
@@ -193,6 +205,71 @@ TEST(OptimizerInJit, PeeledLoopsWithObjectsCallsInlinedAndNestedLoops) {
   EXPECT_TRUE(has_peeled_loop(*rt));
 }
 
+// Loop predication (predicate=1, optimizer/loop_predicate.h): loops whose
+// index stays in range, one that leaves it at its last iteration (the error
+// is the interpreter's), and one that breaks out first (its predicate fails
+// on every entry).
+// Whether a loop trace has no bounds check left in its body while one of
+// the checks before its LOOP compares against that list's length.
+bool has_predicated_loop(const JitRuntime& rt) {
+  for (const auto& t : rt.tracing()->traces()) {
+    const jit::IRRef loop = t->ir.loop_ref();
+    if (loop == jit::kNoRef || t->dead) continue;
+    bool body_check = false, hoisted = false;
+    for (jit::IRRef r = 0; r < t->ir.size(); ++r) {
+      const jit::IRIns& g = t->ir[r];
+      if (g.op != jit::IROp::GUARDT || t->ir[g.op1].op != jit::IROp::ULT) continue;
+      if (r > loop) body_check = true;
+      else if (t->ir[t->ir[g.op1].op2].op == jit::IROp::LLEN) hoisted = true;
+    }
+    if (hoisted && !body_check) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<JitRuntime> expect_same_with_and_without_predication(const std::string& src,
+                                                                     RunStatus status = RunStatus::Ok) {
+  return expect_same_with_and_without("predicate", src, status);
+}
+
+TEST(OptimizerInJit, PredicatedLoopsGiveTheInterpretersResults) {
+  auto rt = expect_same_with_and_without_predication(
+      "fn total(l, a, b, step) {\n  let s = 0\n  for i in range(a, b, step) { s = s + l[i] }\n  return s\n}\n"
+      "let l = []\nfor j in range(100) { push(l, j * 3) }\n"
+      "for r in range(6) { print(total(l, 0, 100, 1), total(l, 5, 100, 7), total(l, 99, 100, 1), total(l, 3, 3, 1)) }\n"
+      // Negative starts wrap to the end of the list (l[-1]): not provable,
+      // the predicate fails on entry and the interpreter or a side trace runs it.
+      "for r in range(6) { print(total(l, -5, 5, 1)) }\n"
+      // Breaks out before its index leaves the list.
+      "fn first_big(l, n) {\n  for i in range(n) {\n    if i >= len(l) { return -1 }\n    if l[i] > 200 { return i }\n  }\n  return -2\n}\n"
+      "for r in range(8) { print(first_big(l, 1000), first_big(l, 50)) }\n");
+  ASSERT_TRUE(rt);
+  EXPECT_TRUE(has_predicated_loop(*rt));
+}
+
+TEST(OptimizerInJit, ShortLoopsAreNotPredicated) {
+  // The inner loop runs 3 times per entry: its trace records a trip hint
+  // below 8 and keeps its bounds check in the body.
+  auto rt = expect_same_with_and_without_predication(
+      "let l = [1, 2, 3]\nlet s = 0\nfor r in range(200) {\n  for i in range(3) { s = s + l[i] }\n}\nprint(s)\n");
+  ASSERT_TRUE(rt);
+  bool short_loop = false;
+  for (const auto& t : rt->tracing()->traces()) {
+    if (t->ir.loop_ref() == jit::kNoRef || t->ir.loop_trip_hint() < 0 || t->ir.loop_trip_hint() >= 8) continue;
+    short_loop = true;
+    EXPECT_FALSE(has_predicated_loop(*rt));
+  }
+  EXPECT_TRUE(short_loop);
+}
+
+TEST(OptimizerInJit, PredicatedLoopThatLeavesTheListRaisesTheInterpretersError) {
+  expect_same_with_and_without_predication(
+      "fn total(l, n) {\n  let s = 0\n  for i in range(n) { s = s + l[i] }\n  return s\n}\n"
+      "let l = []\nfor j in range(50) { push(l, j) }\n"
+      "for r in range(10) { print(total(l, 50)) }\nprint(total(l, 51))\n",
+      RunStatus::RuntimeError);
+}
+
 TEST(OptimizerInJit, DumpWritesTheIrAfterEachPass) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tessera-optimizer-dump-test";
   std::filesystem::remove_all(dir);
@@ -213,7 +290,7 @@ TEST(OptimizerInJit, DumpWritesTheIrAfterEachPass) {
   // an upgrade.
   EXPECT_FALSE(std::filesystem::exists(dir / "t-2-trace0.ll"));
   for (const char* suffix : {".ir", ".s", ".0-recorded.ir", ".1-fold.ir", ".2-cse.ir", ".3-licm.ir", ".4-sink.ir",
-                             ".5-guards.ir", ".6-cse.ir", ".7-dse.ir", ".8-dce.ir"})
+                             ".5-guards.ir", ".6-predicate.ir", ".7-cse.ir", ".8-dse.ir", ".9-dce.ir"})
     EXPECT_TRUE(std::filesystem::exists(dir / (std::string("t-2-trace0") + suffix))) << suffix;
   std::filesystem::remove_all(dir);
 }

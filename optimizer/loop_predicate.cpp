@@ -1,0 +1,160 @@
+#include "optimizer/loop_predicate.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "optimizer/ir_rewrite.h"
+
+namespace tessera::jit {
+namespace {
+
+constexpr int64_t kStepLimit = int64_t{1} << 31;   // steps and counts below this
+constexpr int64_t kStartLimit = int64_t{1} << 62;  // i0 + c0*s < 2^62 + 2^62: no wrap
+// The predicates cost a few instructions per entry into the loop, a body's
+// bounds check one compare per iteration: loops seen with fewer iterations
+// left than this when recorded (nbody's inner loops) keep their checks.
+constexpr int64_t kMinTripHint = 8;
+
+struct Loop {
+  const TraceIR& ir;
+  IRRef loop;
+  std::map<IRRef, IRRef> next;  // carried value (its pre-LOOP ref) -> its next value
+
+  bool is_kint(IRRef r, int64_t v) const { return ir[r].op == IROp::KINT && ir.const_int(r) == v; }
+  bool invariant(IRRef r) const { return ir_is_const(ir[r].op) || (r < loop && !next.count(r)); }
+  bool carried(IRRef r) const { return next.count(r) != 0; }
+
+  // c = PHI(c0, c - 1)
+  bool counts_down(IRRef c) const {
+    if (!carried(c)) return false;
+    const IRIns& n = ir[next.at(c)];
+    return n.op == IROp::SUB && n.op1 == c && is_kint(n.op2, 1);
+  }
+  // The carried value a guard in the body proves positive: GUARDT(c > 0),
+  // GUARDT(c >= 1), GUARDF(c <= 0), GUARDF(c < 1); else kNoRef.
+  IRRef positive(const IRIns& g) const {
+    if (g.op != IROp::GUARDT && g.op != IROp::GUARDF) return kNoRef;
+    const IRIns& c = ir[g.op1];
+    const bool t = g.op == IROp::GUARDT;
+    if ((t && c.op == IROp::GT && is_kint(c.op2, 0)) || (t && c.op == IROp::GE && is_kint(c.op2, 1)) ||
+        (!t && c.op == IROp::LE && is_kint(c.op2, 0)) || (!t && c.op == IROp::LT && is_kint(c.op2, 1)))
+      return c.op1;
+    return kNoRef;
+  }
+  // For i = PHI(i0, i + s) with s invariant: s; else kNoRef.
+  IRRef step_of(IRRef i) const {
+    if (!carried(i)) return kNoRef;
+    const IRIns& n = ir[next.at(i)];
+    if (n.op != IROp::ADD) return kNoRef;
+    if (n.op1 == i && invariant(n.op2)) return n.op2;
+    if (n.op2 == i && invariant(n.op1)) return n.op1;
+    return kNoRef;
+  }
+};
+
+// An index the pass can bound: a basic induction variable `i`, or `k`
+// carried with i's next value (k_0 = k0, then i's values shifted by one).
+struct IndexIv {
+  IRRef i = kNoRef;
+  IRRef step = kNoRef;
+  bool derived = false;  // k: its own entry value k0 needs its own check
+};
+
+}  // namespace
+
+bool LoopPredicatePass::run(TraceIR& ir) {
+  const IRRef loop_at = ir.loop_ref();
+  if (loop_at == kNoRef || ir.snapshots().empty()) return false;
+  if (ir.loop_trip_hint() >= 0 && ir.loop_trip_hint() < kMinTripHint) return false;
+  const Snapshot& entry = ir.snapshots()[0];
+  if (!entry.entries.empty() || !entry.frames.empty() || entry.base_proto != nullptr) return false;
+  for (IRRef r = 0; r < loop_at; ++r)
+    if (ir_has_side_effect(ir[r].op)) return false;  // snapshot 0 would not be the entry state
+
+  Loop L{ir, loop_at, {}};
+  for (IRRef r = loop_at + 1; r < ir.size(); ++r)
+    if (ir[r].op == IROp::PHI) L.next[ir[r].op1] = ir[r].op2;
+
+  IRRef count = kNoRef;
+  for (IRRef r = loop_at + 1; r < ir.size() && count == kNoRef; ++r) {
+    const IRRef c = L.positive(ir[r]);
+    if (c != kNoRef && L.counts_down(c)) count = c;
+  }
+  if (count == kNoRef) return false;
+
+  auto index_iv = [&](IRRef v) {
+    IndexIv iv;
+    if (!L.carried(v)) return iv;
+    if (IRRef s = L.step_of(v); s != kNoRef) {
+      iv.i = v;
+      iv.step = s;
+      return iv;
+    }
+    // k: carried with some basic induction variable's next value.
+    const IRRef kn = L.next.at(v);
+    for (const auto& [i, in] : L.next)
+      if (in == kn && i != v && L.step_of(i) != kNoRef) {
+        iv.i = i;
+        iv.step = L.step_of(i);
+        iv.derived = true;
+        return iv;
+      }
+    return iv;
+  };
+  auto step_usable = [&](IRRef s) {
+    return !ir_is_const(ir[s].op) || (ir[s].op == IROp::KINT && ir.const_int(s) >= 1 && ir.const_int(s) < kStepLimit);
+  };
+
+  struct Hoisted {
+    IRRef guard, index, bound;
+    IndexIv iv;
+  };
+  std::vector<Hoisted> hoisted;
+  for (IRRef r = loop_at + 1; r < ir.size(); ++r) {
+    const IRIns& g = ir[r];
+    if (g.op != IROp::GUARDT || ir[g.op1].op != IROp::ULT) continue;
+    const IRIns& cmp = ir[g.op1];
+    if (!L.invariant(cmp.op2)) continue;
+    const IndexIv iv = index_iv(cmp.op1);
+    if (iv.i == kNoRef || !step_usable(iv.step)) continue;
+    hoisted.push_back({r, cmp.op1, cmp.op2, iv});
+  }
+  if (hoisted.empty()) return false;
+
+  // The predicates, appended now and placed before LOOP below; each
+  // exits through snapshot 0.
+  const size_t first_new = ir.size();
+  auto guard = [&](IRRef a, IRRef b) {
+    const IRRef c = ir.emit(IROp::ULT, IRType::Bool, a, b);
+    ir.emit(IROp::GUARDT, IRType::None, c, 0, 0);
+  };
+  guard(count, ir.kint(kStepLimit));  // 0 <= c0 < 2^31
+  std::map<IRRef, IRRef> last;        // i -> i0 + c0*s, once its own predicates are in
+  std::map<std::pair<IRRef, IRRef>, bool> done;
+  for (const Hoisted& h : hoisted) {
+    auto [it, fresh] = last.emplace(h.iv.i, kNoRef);
+    if (fresh) {
+      if (!ir_is_const(ir[h.iv.step].op))  // 0 < s < 2^31
+        guard(ir.emit(IROp::SUB, IRType::Int, h.iv.step, ir.kint(1)), ir.kint(kStepLimit - 1));
+      guard(h.iv.i, ir.kint(kStartLimit));  // 0 <= i0 < 2^62
+      it->second = ir.emit(IROp::ADD, IRType::Int, h.iv.i, ir.emit(IROp::MUL, IRType::Int, count, h.iv.step));
+    }
+    if (done.emplace(std::make_pair(h.iv.i, h.bound), true).second) guard(it->second, h.bound);
+    if (h.iv.derived && done.emplace(std::make_pair(h.index, h.bound), true).second) guard(h.index, h.bound);
+  }
+
+  std::vector<IRRef> subst = identity_subst(ir);
+  for (const Hoisted& h : hoisted) subst[h.guard] = kNoRef;
+  std::vector<IRRef> order;
+  for (IRRef r = 0; r < loop_at; ++r)
+    if (!ir_is_const(ir[r].op)) order.push_back(r);
+  for (IRRef r = static_cast<IRRef>(first_new); r < ir.size(); ++r)
+    if (!ir_is_const(ir[r].op)) order.push_back(r);
+  for (IRRef r = loop_at; r < first_new; ++r)
+    if (!ir_is_const(ir[r].op) && subst[r] != kNoRef) order.push_back(r);
+  ir = rebuild_trace(ir, subst, order);
+  return true;
+}
+
+}  // namespace tessera::jit

@@ -1,0 +1,148 @@
+// LoopPredicatePass, IR in / IR out: the bounds check of a FORLOOP's index
+// leaves the body for checks of the loop's entry values before LOOP (exiting
+// through snapshot 0); then the cases where it must not apply.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "optimizer/loop_predicate.h"
+#include "tests/optimizer/pass_test_support.h"
+
+namespace tessera::jit {
+namespace {
+
+using passtest::apply;
+
+// for k in range(...) { s += xs[k] } as recorded: slot 4 the index i, 5 the
+// count c, 6 the step s, 7 the loop variable k; n = len(xs) invariant.
+const char* kForLoop =
+    "0000    int  KINT   0\n"
+    "0001    int  KINT   1\n"
+    "0002 >  list SLOAD  1  0  #0\n"
+    "0003 >  int  SLOAD  7  0  #0\n"
+    "0004 >  int  SLOAD  5  0  #0\n"
+    "0005 >  int  SLOAD  6  0  #0\n"
+    "0006 >  int  SLOAD  4  0  #0\n"
+    "0007 >  int  SLOAD  3  0  #0\n"
+    "0008    int  LLEN   0002\n"
+    "0009    none LOOP\n"
+    "0010    bool ULT    0003  0008\n"
+    "0011 >  none GUARDT 0010  #1\n"
+    "0012 >  int  LLOAD  0002  0003  #1\n"
+    "0013    int  ADD    0007  0012\n"
+    "0014    bool GT     0004  0000\n"
+    "0015 >  none GUARDT 0014  #2\n"
+    "0016    int  ADD    0006  0005\n"
+    "0017    int  SUB    0004  0001\n"
+    "0018    int  PHI    0007  0013\n"
+    "0019    int  PHI    0006  0016\n"
+    "0020    int  PHI    0004  0017\n"
+    "0021    int  PHI    0003  0016\n"
+    "SNAP #0 ir=0002 pc=20 frames=[] []\n"
+    "SNAP #1 ir=0011 pc=21 frames=[] [3=0007 4=0006 5=0004 7=0003]\n"
+    "SNAP #2 ir=0015 pc=23 frames=[] [3=0013 4=0006 5=0004 7=0003]\n";
+
+// The guard on k goes; before LOOP: 0 <= c0 < 2^31, 0 < s < 2^31,
+// 0 <= i0 < 2^62, i0 + c0*s < n and k0 < n (unsigned), all at snapshot 0.
+TEST(LoopPredicate, BoundsCheckOfTheLoopVariableMovesBeforeTheLoop) {
+  LoopPredicatePass pass;
+  EXPECT_EQ(apply(pass, kForLoop),
+            "0000    int  KINT   0\n"
+            "0001    int  KINT   1\n"
+            "0002    int  KINT   2147483648\n"
+            "0003    int  KINT   2147483647\n"
+            "0004    int  KINT   4611686018427387904\n"
+            "0005 >  list SLOAD  1  0  #0\n"
+            "0006 >  int  SLOAD  7  0  #0\n"
+            "0007 >  int  SLOAD  5  0  #0\n"
+            "0008 >  int  SLOAD  6  0  #0\n"
+            "0009 >  int  SLOAD  4  0  #0\n"
+            "0010 >  int  SLOAD  3  0  #0\n"
+            "0011    int  LLEN   0005\n"
+            "0012    bool ULT    0007  0002\n"
+            "0013 >  none GUARDT 0012  #0\n"
+            "0014    int  SUB    0008  0001\n"
+            "0015    bool ULT    0014  0003\n"
+            "0016 >  none GUARDT 0015  #0\n"
+            "0017    bool ULT    0009  0004\n"
+            "0018 >  none GUARDT 0017  #0\n"
+            "0019    int  MUL    0007  0008\n"
+            "0020    int  ADD    0009  0019\n"
+            "0021    bool ULT    0020  0011\n"
+            "0022 >  none GUARDT 0021  #0\n"
+            "0023    bool ULT    0006  0011\n"
+            "0024 >  none GUARDT 0023  #0\n"
+            "0025    none LOOP\n"
+            "0026    bool ULT    0006  0011\n"
+            "0027 >  int  LLOAD  0005  0006  #1\n"
+            "0028    int  ADD    0010  0027\n"
+            "0029    bool GT     0007  0000\n"
+            "0030 >  none GUARDT 0029  #2\n"
+            "0031    int  ADD    0009  0008\n"
+            "0032    int  SUB    0007  0001\n"
+            "0033    int  PHI    0010  0028\n"
+            "0034    int  PHI    0009  0031\n"
+            "0035    int  PHI    0007  0032\n"
+            "0036    int  PHI    0006  0031\n"
+            "SNAP #0 ir=0005 pc=20 frames=[] []\n"
+            "SNAP #1 ir=0027 pc=21 frames=[] [3=0010 4=0009 5=0007 7=0006]\n"
+            "SNAP #2 ir=0030 pc=23 frames=[] [3=0028 4=0009 5=0007 7=0006]\n");
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// Where it must not apply: the trace comes back unchanged.
+TEST(LoopPredicate, LeavesChecksItCannotProveForEveryIteration) {
+  LoopPredicatePass pass;
+  const std::string cases[] = {
+      // The length is read in the body (a helper call there could change it).
+      replaced(replaced(kForLoop, "0008    int  LLEN   0002\n0009    none LOOP\n",
+                        "0008    none LOOP\n0009    int  LLEN   0002\n"),
+               "0010    bool ULT    0003  0008\n", "0010    bool ULT    0003  0009\n"),
+      // The index is not an induction variable: k carries the sum.
+      replaced(kForLoop, "0021    int  PHI    0003  0016\n", "0021    int  PHI    0003  0013\n"),
+      // The step changes in the body (the index is carried, its step too).
+      replaced(kForLoop, "0016    int  ADD    0006  0005\n", "0016    int  ADD    0006  0013\n"),
+      // A constant step below 1 (counting down, or not moving).
+      replaced(kForLoop, "0016    int  ADD    0006  0005\n", "0016    int  ADD    0006  0000\n"),
+      // No count-down guard: the loop's last iteration is unknown.
+      replaced(kForLoop, "0015 >  none GUARDT 0014  #2\n", "0015 >  none GUARDF 0014  #2\n"),
+      // The count does not count down by one.
+      replaced(kForLoop, "0017    int  SUB    0004  0001\n", "0017    int  SUB    0004  0000\n"),
+  };
+  for (const std::string& text : cases) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(passtest::apply(pass, text), print_ir(parse_ir(text)));
+  }
+}
+
+// Snapshot 0 that writes a register is not the entry state: nothing may
+// exit through it before the loop (LICM's rule too).
+TEST(LoopPredicate, NeedsThePlainEntryState) {
+  LoopPredicatePass pass;
+  const std::string text = replaced(kForLoop, "SNAP #0 ir=0002 pc=20 frames=[] []\n",
+                                    "SNAP #0 ir=0002 pc=20 frames=[] [9=0003]\n");
+  EXPECT_EQ(passtest::apply(pass, text), print_ir(parse_ir(text)));
+}
+
+// The recorder's hint: a loop seen with few iterations left keeps its
+// checks (the predicates would cost more per entry than they save).
+TEST(LoopPredicate, LoopsRecordedNearlyDoneKeepTheirChecks) {
+  LoopPredicatePass pass;
+  for (int64_t hint : {0, 7, 8, 1000}) {
+    SCOPED_TRACE(hint);
+    TraceIR ir = parse_ir(kForLoop);
+    ir.set_loop_trip_hint(hint);
+    EXPECT_EQ(pass.run(ir), hint >= 8);
+  }
+  TraceIR unknown = parse_ir(kForLoop);  // -1: no hint, as in IR built by hand
+  EXPECT_TRUE(pass.run(unknown));
+}
+
+}  // namespace
+}  // namespace tessera::jit
