@@ -90,6 +90,24 @@ TEST(Tiers, AutoUpgradesHotTracesAtTheTierUpExit) {
   }
 }
 
+TEST(Tiers, LoopsEnteredThroughLinksCountTheirEntries) {
+  // The outer loop runs 3 iterations per call, and each leaves its body for
+  // the inner loop's trace and comes back through a link: it reaches its
+  // own back-edge about once per call. Counting entries upgrades it anyway.
+  const char* src =
+      "fn step(xs) {\n  let t = 0\n  for i in range(3) {\n    let a = xs[i]\n"
+      "    for j in range(i + 1, 3) { t = t + a * xs[j] }\n  }\n  return t\n}\n"
+      "let xs = [1, 2, 3]\nlet s = 0\nfor r in range(400) { s = s + step(xs) }\nprint(s)\n";
+  auto rt = testing::expect_same_as_interpreter(src, params("auto", 20));
+  int loops = 0;
+  for (const auto& t : rt->tracing()->traces()) {
+    if (t->dead || t->is_side || t->ir.loop_ref() == jit::kNoRef) continue;
+    ++loops;
+    EXPECT_EQ(t->tier, 2) << "trace " << t->id << " at line " << t->line;
+  }
+  EXPECT_GE(loops, 2);
+}
+
 TEST(Tiers, TracesBelowTheThresholdStayInT1) {
   auto rt = testing::expect_same_as_interpreter(kLoops, params("auto", 1000000));
   const jit::TraceStats& s = rt->tracing()->stats();

@@ -149,7 +149,7 @@ class Assembler {
     a_.mov(x86::qword_ptr(x86::rsp, kGlobals), x86::r13);
     a_.mov(x86::qword_ptr(x86::rsp, kExitVals), x86::r14);
     a_.mov(x86::qword_ptr(x86::rsp, kCtx), x86::r15);
-    if (loop_ == kNoRef) poll_tier_up();
+    poll_tier_up(/*at_entry=*/true);
 
     for (IRRef r = 0; r < ir_.size(); ++r) {
       cur_ = r;
@@ -165,7 +165,7 @@ class Assembler {
     cur_ = static_cast<IRRef>(ir_.size());
     if (loop_ != kNoRef) {
       phi_moves();
-      poll_tier_up();
+      poll_tier_up(/*at_entry=*/false);
       a_.jmp(loop_label_);
     } else if (ir_.size() == 0 || ir_[ir_.size() - 1].op != IROp::EXIT) {
       throw std::runtime_error("trace has neither a LOOP nor a final EXIT");
@@ -403,15 +403,18 @@ class Assembler {
     a_.call(x86::rax);
   }
   // --- tier-up polling (LoweringEnv::tier_up_counter)
-  // At the back-edge (every PHI already holds its next value) or at the
-  // start of a linear trace: count down; at zero, leave through the tier-up
-  // exit, which writes the loop-carried values (each PHI's entry SLOAD slot)
-  // and returns kTierUpExit. Loops whose PHIs do not all start from an entry
-  // SLOAD do not poll (they stay in T1).
-  void poll_tier_up() {
+  // At the start of every trace and at a loop's back-edge (every PHI
+  // already holds its next value): count down; at zero, leave through the
+  // tier-up exit, which writes the loop-carried values (each PHI's entry
+  // SLOAD slot; nothing at the start) and returns kTierUpExit. Counting
+  // entries too upgrades loops that are mostly entered through links and
+  // left through exits, rarely reaching their own back-edge (nbody's outer
+  // loop). Loops whose PHIs do not all start from an entry SLOAD do not poll
+  // at the back-edge.
+  void poll_tier_up(bool at_entry) {
     if (env_.tier_up_counter == nullptr || env_.linking.links == nullptr) return;
     std::vector<SnapshotEntry> carried;
-    for (IRRef r = loop_ == kNoRef ? ir_.size() : loop_ + 1; r < ir_.size(); ++r) {
+    for (IRRef r = at_entry || loop_ == kNoRef ? ir_.size() : loop_ + 1; r < ir_.size(); ++r) {
       const IRIns& p = ir_[r];
       if (p.op != IROp::PHI) continue;
       const IRIns& entry = ir_[p.op1];
