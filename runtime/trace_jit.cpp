@@ -13,6 +13,7 @@
 #include "codegen/host/llvm/llvm_backend.h"
 #include "optimizer/pipeline.h"
 #include "runtime/compile_worker.h"
+#include "tracer/exit_slot_types.h"
 #include "deopt/exit_handler.h"
 #include "vm/interp/vm.h"
 
@@ -579,6 +580,7 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   if (pending_side_trace(t.id, snap_no)) return;
   recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),
                                               TraceRecorder::SideTrace{});
+  recorder_->set_parent_types(exit_slot_types(t.ir, static_cast<uint16_t>(snap_no)));
   side_parent_ = t.id;
   side_snap_ = snap_no;
   record_start_ms_ = now_ms();

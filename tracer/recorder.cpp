@@ -216,8 +216,16 @@ IRRef TraceRecorder::read(uint32_t reg, const Value* R) {
     return r;
   }
   // First use in this iteration: the entry value, guarded by type. Entry
-  // SLOADs are hoisted before the loop; they exit through snapshot 0.
-  IRRef r = ir_.emit(IROp::SLOAD, type_of_value(R[reg]), abs, 0, 0);
+  // SLOADs are hoisted before the loop; they exit through snapshot 0. A side
+  // trace's parent may have proven the type already: no guard then.
+  const IRType t = type_of_value(R[reg]);
+  if (auto known = parent_types_.find(abs); known != parent_types_.end() && known->second == t) {
+    IRRef r = ir_.emit(IROp::SLOAD, t, abs, 2);
+    slots_[abs] = r;
+    sloads_[abs] = r;
+    return r;
+  }
+  IRRef r = ir_.emit(IROp::SLOAD, t, abs, 0, 0);
   slots_[abs] = r;
   sloads_[abs] = r;
   return r;

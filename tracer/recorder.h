@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tracer/trace_ir.h"
@@ -53,6 +55,10 @@ class TraceRecorder {
   struct SideTrace {};
   TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace);
   bool is_side() const { return side_; }
+  // A side trace: the types its parent proved for registers of the start
+  // frame at the exit (exit_slot_types.h). Their first loads are not
+  // guarded (SLOAD op2 = 2) when the value seen has that type.
+  void set_parent_types(std::unordered_map<uint32_t, IRType> types) { parent_types_ = std::move(types); }
 
   // A function trace: recording starts at pc 0 of `fn` when its entry got
   // hot. It does not loop: a recursive call ends it by pushing the callee's
@@ -174,6 +180,7 @@ class TraceRecorder {
   int64_t pending_reload_ = -1;  // absolute slot a helper call just wrote
   bool side_ = false;
   int64_t trip_hint_ = -1;  // TraceIR::loop_trip_hint
+  std::unordered_map<uint32_t, IRType> parent_types_;  // set_parent_types
   bool func_ = false;
   // The trace does not loop (side and function traces, and root traces that
   // link to an inner loop's trace).

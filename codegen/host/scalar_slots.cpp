@@ -10,7 +10,8 @@ std::unordered_set<uint32_t> scalar_slots(const TraceIR& ir, const LoweringEnv& 
   for (IRRef r = 0; r < ir.size(); ++r) {
     const IRIns& in = ir[r];
     if (in.op == IROp::FPUSH || in.op == IROp::FPOP) return {};  // the same slot number names other registers
-    if (in.op == IROp::SLOAD && in.op2 == 0 && in.type != IRType::None && !is_object(in.type)) slots.insert(in.op1);
+    if (in.op == IROp::SLOAD && (in.op2 == 0 || in.op2 == 2) && in.type != IRType::None && !is_object(in.type))
+      slots.insert(in.op1);
   }
   for (IRRef r = 0; r < ir.size(); ++r) {
     const IRIns& in = ir[r];

@@ -254,6 +254,35 @@ TEST(TraceJitSideTraces, OuterLoopThroughSideTraceIntoInnerTrace) {
   EXPECT_GE(rt->tracing()->stats().side_traces, 1u);
 }
 
+TEST(TraceJitSideTraces, SideTracesInheritTheTypesTheirParentProved) {
+  // The side trace for `i % 3 == 0` reads i, b and n, whose types the root
+  // trace proved before the exit: it loads them without a type guard (SLOAD
+  // op2 = 2), and the program still gives the interpreter's results in every
+  // tier, also once b turns into a float (the side trace's own guards, and
+  // then the root trace's, catch that).
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    JitParams p;
+    p.set("async=0");
+    p.set(std::string("tier=") + tier);
+    auto rt = testing::expect_same_as_interpreter(
+        "fn f(n, x) {\n  let a = 0\n  let b = x\n"
+        "  for i in range(n) {\n    if i % 3 == 0 { b += i * 2 } else { a += 1 }\n  }\n"
+        "  return [a, b]\n}\nprint(f(3000, 0))\nprint(f(3000, 0))\nprint(f(3000, 0.5))\n",
+        p);
+    int inherited = 0;
+    for (const auto& t : rt->tracing()->traces()) {
+      if (!t->is_side) continue;
+      for (jit::IRRef r = 0; r < t->ir.size(); ++r)
+        if (t->ir[r].op == jit::IROp::SLOAD && t->ir[r].op2 == 2) {
+          ++inherited;
+          EXPECT_EQ(t->ir[r].snap, jit::kNoSnap);
+        }
+    }
+    EXPECT_GT(inherited, 0);
+  }
+}
+
 TEST(TraceJitSideTraces, SideTraceGuardsFailToo) {
   // The side trace is specialised to ints; late in the run b becomes a float.
   expect_same(

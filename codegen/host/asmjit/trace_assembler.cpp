@@ -876,6 +876,10 @@ class Assembler {
     const uint8_t tag = static_cast<uint8_t>(tag_for(t));
     a_.cmp(x86::byte_ptr(base, disp + static_cast<int32_t>(Value::kTagOffset)), tag);
     jump_to_exit(CondCode::kNE, snap);
+    load_typed(r, base, disp, t);
+  }
+  // The payload of a value whose tag is known to be t's.
+  void load_typed(IRRef r, const x86::Gp& base, int32_t disp, IRType t) {
     const x86::Mem payload = x86::qword_ptr(base, disp + static_cast<int32_t>(Value::kPayloadOffset));
     if (t == IRType::Float) {
       const x86::Xmm d = def_xmm(r);
@@ -1201,7 +1205,8 @@ class Assembler {
     }
     switch (ins.op) {
       case IROp::SLOAD:
-        load_guarded(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type, ins.snap);
+        if (ins.op2 == 2) load_typed(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type);
+        else load_guarded(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type, ins.snap);
         slot_tags_[ins.op1] = static_cast<uint8_t>(tag_for(ins.type));
         break;
       case IROp::GLOAD:

@@ -356,6 +356,10 @@ class Lowering {
     const uint8_t tag = static_cast<uint8_t>(tag_for(t));
     llvm::Value* got = b_.CreateLoad(i8_, byte_gep(addr, tessera::Value::kTagOffset));
     guard(b_.CreateICmpEQ(got, llvm::ConstantInt::get(i8_, tag)), snap);
+    return load_typed(addr, t);
+  }
+  // The payload of a value whose tag is known to be t's.
+  llvm::Value* load_typed(llvm::Value* addr, IRType t) {
     if (t == IRType::Nil) return llvm::ConstantInt::get(i64_, 0);
     llvm::Value* p = byte_gep(addr, tessera::Value::kPayloadOffset);
     llvm::Type* ty = type_of(t);
@@ -587,7 +591,8 @@ class Lowering {
     };
     switch (ins.op) {
       case IROp::SLOAD:
-        v = load_guarded(slot_addr(base_, ins.op1), ins.type, ins.snap);
+        v = ins.op2 == 2 ? load_typed(slot_addr(base_, ins.op1), ins.type)
+                         : load_guarded(slot_addr(base_, ins.op1), ins.type, ins.snap);
         slot_tags_[ins.op1] = static_cast<uint8_t>(tag_for(ins.type));
         break;
       case IROp::GLOAD: v = load_guarded(slot_addr(globals_, ins.op1), ins.type, ins.snap); break;
