@@ -460,9 +460,13 @@ void TraceJit::install_finished() {
 
 void TraceJit::request_upgrade(Trace& t) {
   ++stats_.tier_up_exits;
-  // Poll again after another `tier2` iterations: the T1 code keeps running
-  // until the T2 code is there.
-  t.tier_up_counter = static_cast<uint32_t>(params_.tier2);
+  // Poll again while LLVM works (the T1 code keeps running until the T2
+  // code is there), each time after twice as many iterations: every poll is
+  // a trip through the interpreter, and a hot loop would otherwise take one
+  // per `tier2` iterations for as long as the compile queue is long.
+  t.tier_up_interval = t.tier_up_interval == 0 ? static_cast<uint32_t>(params_.tier2)
+                                               : std::min<uint32_t>(t.tier_up_interval, 1u << 30) * 2;
+  t.tier_up_counter = t.tier_up_interval;
   if (t.upgrade != Trace::Upgrade::None || t.dead) return;
   ExitLinking linking;
   linking.code_base = t.id << 16;

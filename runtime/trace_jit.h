@@ -67,6 +67,7 @@ struct Trace {
   enum class Upgrade : uint8_t { None, Queued, Done, Failed };
   Upgrade upgrade = Upgrade::None;
   uint32_t tier_up_counter = 0;
+  uint32_t tier_up_interval = 0;  // what the counter restarts from (doubles while LLVM works)
   double record_ms = 0, compile_ms = 0;
   uint64_t entries = 0;
   std::vector<uint64_t> exits;  // per snapshot

@@ -58,7 +58,7 @@ PEERS = ["tessera", "tessera-t1", "tessera-t2", "tessera-interp", "lua5.4", "lua
          "python3", "pypy3", "c"]
 # The warm-up program (experiments/bench/warmup/warmup.tsb): iterations per --size, and the
 # checksum it prints at the small size (whatever the mode).
-WARMUP_ITERS = {"small": 40, "default": 300}
+WARMUP_ITERS = {"small": 40, "default": 5000}  # long enough for auto to reach T2
 WARMUP_EXPECTED_SMALL = "checksum -1.535387135"
 # Modes the warm-up program runs under: (label, tessera-vm run options).
 WARMUP_MODES = [

@@ -108,6 +108,21 @@ TEST(Tiers, LoopsEnteredThroughLinksCountTheirEntries) {
   EXPECT_GE(loops, 2);
 }
 
+TEST(Tiers, PollsWhileLlvmWorksComeAtDoublingIntervals) {
+  // While a trace waits for LLVM, each tier-up exit sets the next poll twice
+  // as far away: a trace running N iterations polls at most about
+  // log2(N / tier2) + 1 times, however long the compile takes.
+  JitParams p = params("auto", 10);
+  p.set("async=1");
+  auto rt = testing::expect_same_as_interpreter(
+      "let s = 0\nfor i in range(200000) { s = (s + i * 7) % 1000003 }\nprint(s)\n", p);
+  const jit::TraceStats& st = rt->tracing()->stats();
+  ASSERT_GE(st.compiled, 1u);
+  // 200000 / 10 = 2^14.3: at most 16 polls per trace (the first included).
+  EXPECT_LE(st.tier_up_exits, 16u * st.compiled);
+  EXPECT_GT(st.tier_up_exits, 0u);
+}
+
 TEST(Tiers, TracesBelowTheThresholdStayInT1) {
   auto rt = testing::expect_same_as_interpreter(kLoops, params("auto", 1000000));
   const jit::TraceStats& s = rt->tracing()->stats();
