@@ -14,11 +14,7 @@ bool traps_or_loops(IROp op) { return op == IROp::IDIV || op == IROp::IMOD || op
 
 bool LicmPass::run(TraceIR& ir) {
   const IRRef loop = ir.loop_ref();
-  if (loop == kNoRef || ir.snapshots().empty()) return false;
-  const Snapshot& entry = ir.snapshots()[0];
-  if (!entry.entries.empty() || !entry.frames.empty() || entry.base_proto != nullptr) return false;
-  for (IRRef r = 0; r < loop; ++r)
-    if (ir_has_side_effect(ir[r].op)) return false;  // snapshot 0 would not be the entry state
+  if (!exits_to_entry_state(ir, loop)) return false;
 
   // What the body may change.
   bool calls = false, list_stores = false;

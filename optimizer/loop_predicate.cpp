@@ -65,12 +65,8 @@ struct IndexIv {
 
 bool LoopPredicatePass::run(TraceIR& ir) {
   const IRRef loop_at = ir.loop_ref();
-  if (loop_at == kNoRef || ir.snapshots().empty()) return false;
+  if (!exits_to_entry_state(ir, loop_at)) return false;
   if (ir.loop_trip_hint() >= 0 && ir.loop_trip_hint() < kMinTripHint) return false;
-  const Snapshot& entry = ir.snapshots()[0];
-  if (!entry.entries.empty() || !entry.frames.empty() || entry.base_proto != nullptr) return false;
-  for (IRRef r = 0; r < loop_at; ++r)
-    if (ir_has_side_effect(ir[r].op)) return false;  // snapshot 0 would not be the entry state
 
   Loop L{ir, loop_at, {}};
   for (IRRef r = loop_at + 1; r < ir.size(); ++r)

@@ -18,6 +18,20 @@ namespace tessera::jit {
 // out of a loop that contains one.
 inline bool clobbers_memory(IROp op) { return op == IROp::CALL || op == IROp::FPUSH || op == IROp::FPOP; }
 
+// Whether a guard placed before `loop` (the trace's LOOP) may exit through
+// snapshot 0: that snapshot writes nothing and names no frame, and nothing
+// before LOOP has a side effect, so the interpreter resumes at the loop
+// header with nothing done. LICM's hoisted guards and loop predication's
+// predicates rely on it.
+inline bool exits_to_entry_state(const TraceIR& ir, IRRef loop) {
+  if (loop == kNoRef || ir.snapshots().empty()) return false;
+  const Snapshot& entry = ir.snapshots()[0];
+  if (!entry.entries.empty() || !entry.frames.empty() || entry.base_proto != nullptr) return false;
+  for (IRRef r = 0; r < loop; ++r)
+    if (ir_has_side_effect(ir[r].op)) return false;
+  return true;
+}
+
 class TracePass {
  public:
   virtual ~TracePass() = default;
