@@ -6,8 +6,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <ostream>
+
+#include <unistd.h>  // getpid, for perfmap
 
 #include "codegen/host/asmjit/asmjit_backend.h"
 #include "codegen/host/llvm/llvm_backend.h"

@@ -20,7 +20,7 @@ class CallFrameStack {
   // exits that rebuild inlined frames.
   // A sentinel frame (null proto and pc) sits below frame 0, so that
   // compiled code may read "the caller of the top frame" without first
-  // checking that there is one (RETGUARD then fails on the null proto).
+  // checking that there is one (RETGUARD then fails on the null pc).
   CallFrameStack(size_t depth_limit, size_t slack)
       : frames_(new CallFrame[depth_limit + slack + 1]), capacity_end_(frames_.get() + 1 + depth_limit + slack) {
     frames_[0] = CallFrame{nullptr, nullptr, 0};
