@@ -13,17 +13,15 @@
 // the CALL's register) is used by LLEN, by LLOAD at a constant index within
 // the list whose element has the loaded type, and by snapshots; anything
 // else (a store of it, a call argument, an element store into it, a PHI, an
-// identity comparison) keeps the allocation. Also kept: allocations before
-// LOOP in a loop trace (the register would have to stay materialized across
-// iterations), and allocations in a loop body whose register a guard earlier
-// in the body might need (an exit there would expect the previous
-// iteration's list; the register must be dead there by bytecode liveness,
-// which needs TraceIR::function()).
+// identity comparison) keeps the allocation, as does a register write that
+// DeferredWrites (deferred_writes.h) cannot leave to the exits: before LOOP,
+// in a trace that moves its base frame, or where an earlier exit of the loop
+// body (or the loop header) may read the register as the previous iteration
+// left it.
 //
 // Exits after the allocation get a snapshot entry for its register (naming
 // the VNEWLIST) until the register is written again, where the register is
-// live. A snapshot that guards on both sides of the allocation use keeps the
-// allocation (the entry would be wrong before it).
+// live (DeferredWrites::defer).
 #pragma once
 
 #include "optimizer/pass.h"

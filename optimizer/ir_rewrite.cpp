@@ -83,10 +83,7 @@ TraceIR rebuild_trace(const TraceIR& in, const std::vector<IRRef>& subst, const 
     s.ir_ref = at;
     out.snapshots().push_back(std::move(s));
   }
-  out.calls() = in.calls();
-  out.assumed_globals() = in.assumed_globals();
-  out.set_function(in.function());
-  out.set_loop_trip_hint(in.loop_trip_hint());
+  out.copy_tables_from(in);
   return out;
 }
 

@@ -21,7 +21,7 @@ bool peelable(IROp op) {
     PEELABLE(SLOAD) PEELABLE(SSTORE) PEELABLE(GLOAD) PEELABLE(GSTORE)
     PEELABLE(ADD) PEELABLE(SUB) PEELABLE(MUL) PEELABLE(NEG) PEELABLE(IDIV) PEELABLE(IMOD) PEELABLE(IPOW)
     PEELABLE(FADD) PEELABLE(FSUB) PEELABLE(FMUL) PEELABLE(FDIV) PEELABLE(FNEG) PEELABLE(FFLOORDIV)
-    PEELABLE(FMOD) PEELABLE(FPOW) PEELABLE(FMATH) PEELABLE(CONV)
+    PEELABLE(FMOD) PEELABLE(FPOW) PEELABLE(FMATH) PEELABLE(CONV) PEELABLE(F32RND)
     PEELABLE(LT) PEELABLE(LE) PEELABLE(GT) PEELABLE(GE) PEELABLE(EQ) PEELABLE(NE) PEELABLE(ULT) PEELABLE(NOT)
     PEELABLE(GUARDT) PEELABLE(GUARDF)
     PEELABLE(LLEN) PEELABLE(LLOAD) PEELABLE(LREF) PEELABLE(LSTORE)
@@ -211,8 +211,7 @@ class Peeler {
       s.exit_count = 0;
       out.snapshots().push_back(std::move(s));
     }
-    out.calls() = ir_.calls();
-    out.assumed_globals() = ir_.assumed_globals();
+    out.copy_tables_from(ir_);
   }
 
   const TraceIR& ir_;
@@ -228,8 +227,6 @@ class Peeler {
 bool LoopPeelPass::run(TraceIR& ir) {
   TraceIR out;
   if (!Peeler(ir).peel(out)) return false;
-  out.set_function(ir.function());
-  out.set_loop_trip_hint(ir.loop_trip_hint());
   ir = std::move(out);
   return true;
 }

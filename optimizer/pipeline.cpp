@@ -9,6 +9,7 @@
 #include "optimizer/licm.h"
 #include "optimizer/loop_peel.h"
 #include "optimizer/loop_predicate.h"
+#include "optimizer/tensor_sink.h"
 
 namespace tessera::jit {
 
@@ -18,7 +19,10 @@ TracePipeline::TracePipeline(const Options& options) {
   passes_.push_back(std::make_unique<FoldPass>());
   passes_.push_back(std::make_unique<CsePass>());
   passes_.push_back(std::make_unique<LicmPass>());
-  passes_.push_back(std::make_unique<AllocSinkPass>());
+  if (options.sink) {
+    passes_.push_back(std::make_unique<TensorSinkPass>(options.sink_max_elements));
+    passes_.push_back(std::make_unique<AllocSinkPass>());
+  }
   // After LICM, which needs a preamble without side effects; before the
   // passes that use what the peeled iteration establishes.
   if (options.peel) passes_.push_back(std::make_unique<LoopPeelPass>());

@@ -1,14 +1,17 @@
 // TracePipeline: the trace optimizer, the passes in their order
-// (fold, cse, licm, sink (allocation sinking), guards (guard elimination),
+// (fold, cse, licm, tsink (sinking of small tensors), sink (of list
+// literals, some of which fed a sunk tensor), guards (guard elimination),
 // predicate (loop predication of induction variables' bounds checks), cse
 // again to merge what LICM, sinking, guard elimination and predication
 // brought together, dse, dce). With Options::peel (`--jit-param peel=1`)
 // loop peeling runs after sink: fold, cse, licm, sink, peel, guards,
 // predicate, cse, dse, dce (optimizer/loop_peel.h says why there);
-// Options::predicate false (`predicate=0`) leaves predication out.
+// Options::predicate false (`predicate=0`) leaves predication out,
+// Options::sink false (`sink=0`) both sinking passes.
 // Runs between the recorder and the backend; `--jit-param opt=0` skips it.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,6 +26,8 @@ class TracePipeline {
   struct Options {
     bool peel = false;       // loop peeling (LoopPeelPass)
     bool predicate = true;   // loop predication (LoopPredicatePass)
+    bool sink = true;        // allocation sinking (TensorSinkPass, AllocSinkPass)
+    uint32_t sink_max_elements = 16;  // TensorSinkPass's largest tensor
   };
   // The default pipeline.
   TracePipeline();

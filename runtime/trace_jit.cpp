@@ -59,7 +59,10 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
       params_(params),
       script_name_(std::move(script_name)),
       dump_dir_(std::move(dump_dir)),
-      optimizer_(TracePipeline::Options{.peel = params.peel != 0, .predicate = params.predicate != 0}),
+      optimizer_(TracePipeline::Options{.peel = params.peel != 0,
+                                         .predicate = params.predicate != 0,
+                                         .sink = params.sink != 0,
+                                         .sink_max_elements = static_cast<uint32_t>(params.sinkmax)}),
       created_ms_(now_ms()) {}
 
 // The worker goes first: it may be compiling a trace's IR.

@@ -31,5 +31,8 @@ smoke_out="$(mktemp -d)"
 trap 'rm -rf "$smoke_out"' EXIT
 python3 experiments/harness/run_bench.py --vm build/tessera-vm --runs 1 --size small \
   --peers tessera,tessera-interp --check-only --out-dir "$smoke_out"
+# The small-tensor programs: every tier, with and without sinking, prints
+# what the interpreter prints.
+python3 experiments/harness/run_sinking.py --vm build/tessera-vm --runs 1 --size small --check-only
 
 echo "==> all tests passed"

@@ -6,6 +6,7 @@
 //   SNAP #0 ir=0000 pc=3 frames=[] []
 //   CALL #0 builtin 0 sqrt 0x0
 //   CALL #1 indexget 0 index 0x0 dest=5     (object result owned by slot 5)
+//   VTENSOR #0 f32 [2, 3]                   (a sunk tensor's dtype and shape)
 //
 // Everything a trace holds except runtime counters is in the text, so tests
 // and optimizer passes can be written as IR in / IR out and dumps can be read
@@ -31,7 +32,8 @@ namespace {
 // payload) prints its bit pattern so that it reads back bit-exactly.
 constexpr uint64_t kCanonicalNaN = 0x7ff8000000000000ull;
 
-const char* const kCallKindNames[] = {"builtin", "arith", "compare", "indexget", "indexset", "builtinkw", "newlist"};
+const char* const kCallKindNames[] = {"builtin",  "arith",     "compare", "indexget",
+                                      "indexset", "builtinkw", "newlist", "negate"};
 constexpr int kNumCallKinds = static_cast<int>(std::size(kCallKindNames));
 
 // A missing operand (a CALL without arguments) is `none`, as ir.def says;
@@ -283,6 +285,8 @@ class Parser {
         parse_call(toks, line);
       else if (toks[0] == "ASSUME")
         parse_assume(toks, line);
+      else if (toks[0] == "VTENSOR")
+        parse_vtensor(l, line);
       else
         parse_ins(toks, line);
     }
@@ -516,6 +520,44 @@ class Parser {
     ir_.assumed_globals().push_back({g, reinterpret_cast<const void*>(static_cast<uintptr_t>(v))});
   }
 
+  // VTENSOR #N DTYPE [d0, d1, ...]
+  void parse_vtensor(std::string_view l, size_t line) {
+    auto toks = split_ws(l);
+    const char* usage = "expected 'VTENSOR #N DTYPE [d0, d1, ...]'";
+    if (toks.size() < 4) fail(line, usage);
+    uint32_t n;
+    if (!toks[1].starts_with("#") || !parse_num(toks[1].substr(1), n))
+      fail(line, "bad virtual tensor number '" + std::string(toks[1]) + "'");
+    auto& vts = ir_.virtual_tensors();
+    if (n != vts.size())
+      fail(line, "virtual tensor #" + std::to_string(n) + " out of order, expected #" + std::to_string(vts.size()));
+    VirtualTensor vt;
+    bool known = false;
+    for (int d = 0; d < kNumDTypes; ++d)
+      if (toks[2] == dtype_name(static_cast<DType>(d))) vt.dtype = static_cast<DType>(d), known = true;
+    if (!known) fail(line, "unknown dtype '" + std::string(toks[2]) + "'");
+    // The shape: everything after the dtype, "[" dims separated by ", " "]".
+    std::string_view rest = l.substr(l.find(toks[2]) + toks[2].size());
+    while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
+    while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.remove_suffix(1);
+    if (rest.size() < 2 || rest.front() != '[' || rest.back() != ']') fail(line, usage);
+    rest = rest.substr(1, rest.size() - 2);
+    while (!rest.empty()) {
+      const size_t comma = rest.find(',');
+      std::string_view tok = rest.substr(0, comma);
+      while (!tok.empty() && std::isspace(static_cast<unsigned char>(tok.front()))) tok.remove_prefix(1);
+      while (!tok.empty() && std::isspace(static_cast<unsigned char>(tok.back()))) tok.remove_suffix(1);
+      int64_t dim;
+      if (!parse_num(tok, dim) || dim < 0 || dim > (int64_t{1} << 20))
+        fail(line, "bad dimension '" + std::string(tok) + "'");
+      vt.shape.push_back(dim);
+      if (vt.shape.size() > 8 || vt.numel() > (int64_t{1} << 20)) fail(line, "virtual tensor too large");
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    vts.push_back(std::move(vt));
+  }
+
   // Cross-line checks, once every instruction, snapshot and call is known.
   void check_refs() {
     size_t n = ir_.size();
@@ -537,6 +579,12 @@ class Parser {
         fail(line, "snapshot #" + std::to_string(in.snap) + " does not exist");
       if (in.op == IROp::CALL && in.op2 >= ir_.calls().size())
         fail(line, "call #" + std::to_string(in.op2) + " does not exist");
+      if (in.op == IROp::VNEWTENSOR) {
+        if (in.op2 >= ir_.virtual_tensors().size())
+          fail(line, "virtual tensor #" + std::to_string(in.op2) + " does not exist");
+        if (static_cast<int64_t>(carg_list(ir_, in.op1).size()) != ir_.virtual_tensors()[in.op2].numel())
+          fail(line, "the element count does not match VTENSOR #" + std::to_string(in.op2));
+      }
     }
     for (size_t k = 0; k < ir_.snapshots().size(); ++k) {
       const Snapshot& s = ir_.snapshots()[k];
@@ -594,6 +642,12 @@ std::string print_ir(const TraceIR& ir) {
   for (const auto& a : ir.assumed_globals())
     out += "ASSUME global=" + std::to_string(a.index) +
            " value=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(a.value))) + "\n";
+  const auto& vts = ir.virtual_tensors();
+  for (size_t k = 0; k < vts.size(); ++k) {
+    out += "VTENSOR #" + std::to_string(k) + " " + dtype_name(vts[k].dtype) + " [";
+    for (size_t d = 0; d < vts[k].shape.size(); ++d) out += (d ? ", " : "") + std::to_string(vts[k].shape[d]);
+    out += "]\n";
+  }
   return out;
 }
 

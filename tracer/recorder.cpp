@@ -470,7 +470,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       IRRef b = read(ins.b, R);
       if (type_of(b) == IRType::Int) write(ins.a, ir_.emit(IROp::NEG, IRType::Int, b));
       else if (type_of(b) == IRType::Float) write(ins.a, ir_.emit(IROp::FNEG, IRType::Float, b));
-      else return abort(AbortReason::NYIBytecode, "NEG of a non-number");
+      else call_helper(CallTarget{CallTarget::Kind::Negate, 0, nullptr, "neg"}, {b}, ins.a);  // tensors; errors
       return Status::Continue;
     }
     case Op::NOT: {

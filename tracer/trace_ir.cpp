@@ -37,6 +37,20 @@ IRRef TraceIR::emit(IROp op, IRType type, uint32_t op1, uint32_t op2, uint16_t s
   return ref;
 }
 
+int64_t VirtualTensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+void TraceIR::copy_tables_from(const TraceIR& from) {
+  calls_ = from.calls_;
+  assumed_ = from.assumed_;
+  vtensors_ = from.vtensors_;
+  function_ = from.function_;
+  loop_trip_hint_ = from.loop_trip_hint_;
+}
+
 IRRef TraceIR::intern_const(IROp op, IRType type, uint64_t bits, bool pooled) {
   ConstKey key{bits, op, type};
   auto matches = [&](IRRef r) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "deopt/snapshot.h"
+#include "vm/core/value.h"
 
 namespace tessera::jit {
 
@@ -76,6 +77,7 @@ struct CallTarget {
     BuiltinKw,    // a BuiltinDef (ptr) with keyword arguments: the last `sub`
                   // arguments are their values, `aux` the list of their names
     NewList,      // a new list of the arguments
+    Negate,       // generic -x (a tensor: elementwise)
   };
   Kind kind;
   uint8_t sub = 0;
@@ -87,6 +89,19 @@ struct CallTarget {
   int32_t dest_slot = -1;
   const void* aux = nullptr;  // BuiltinKw: the ListObj of keyword names (a bytecode constant)
 };
+
+// The dtype and shape of a sunk tensor (VNEWTENSOR op2 indexes the trace's
+// table of them). Its elements, row-major, are the VNEWTENSOR's CARG chain.
+struct VirtualTensor {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  int64_t numel() const;
+  bool operator==(const VirtualTensor&) const = default;
+};
+
+// Whether `op` is an allocation the optimizer sank (VNEWLIST, VNEWTENSOR):
+// no code runs for it; exits whose snapshots name it build the object.
+inline bool ir_is_sunk_allocation(IROp op) { return op == IROp::VNEWLIST || op == IROp::VNEWTENSOR; }
 
 class TraceIR;
 
@@ -129,6 +144,9 @@ class TraceIR {
   };
   std::vector<GlobalAssumption>& assumed_globals() { return assumed_; }
   const std::vector<GlobalAssumption>& assumed_globals() const { return assumed_; }
+  // The layouts of the trace's sunk tensors (VNEWTENSOR op2).
+  std::vector<VirtualTensor>& virtual_tensors() { return vtensors_; }
+  const std::vector<VirtualTensor>& virtual_tensors() const { return vtensors_; }
 
   // Index of the LOOP instruction, or kNoRef for a trace that does not loop.
   IRRef loop_ref() const;
@@ -138,6 +156,11 @@ class TraceIR {
   // parsed by hand. Passes that ask which registers are live use it.
   const FunctionProto* function() const { return function_; }
   void set_function(const FunctionProto* f) { function_ = f; }
+
+  // Takes `from`'s tables and annotations (calls, assumed globals, virtual
+  // tensors, function, trip hint): what a pass that rebuilds the
+  // instructions and snapshots keeps unchanged.
+  void copy_tables_from(const TraceIR& from);
 
   // A FORLOOP trace: the iterations its loop still had to run when it was
   // recorded (a profile hint: loop predication skips loops that looked
@@ -151,6 +174,7 @@ class TraceIR {
   std::vector<Snapshot> snaps_;
   std::vector<CallTarget> calls_;
   std::vector<GlobalAssumption> assumed_;
+  std::vector<VirtualTensor> vtensors_;
   const FunctionProto* function_ = nullptr;
   int64_t loop_trip_hint_ = -1;
   // Constant deduplication: (op, type, payload bits) -> ref. A hit is
@@ -178,6 +202,7 @@ class TraceIR {
 //   SNAP #2 ir=0009 pc=17 frames=[f@4/12] [0=0005 4=0003]
 //   CALL #0 builtin 0 sqrt 0x55d0c0ffee00
 //   ASSUME global=3 value=0x55d0c0ffee40
+//   VTENSOR #0 f32 [2, 3]
 // print_ir(parse_ir(text)) == text for every printed trace.
 std::string print_ir(const TraceIR& ir);
 // Maps a snapshot frame's function name back to its proto (the text form

@@ -3,6 +3,7 @@
 // They are the only way generated code touches reference counts or calls
 // back into the VM: keeping that logic in C++ means the backends never
 // duplicate Value's ownership rules.
+#include <bit>
 #include <cmath>
 #include <new>
 #include <span>
@@ -17,6 +18,7 @@
 #include "vm/core/value.h"
 #include "vm/frontend/ast.h"
 #include "vm/interp/indexing.h"
+#include "vm/tensor/tensor.h"
 
 namespace tessera::jit {
 
@@ -82,6 +84,9 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
       return bd->fn(*ctx->vm, ca);
     }
     case CallTarget::Kind::NewList: return make_list(std::vector<Value>(args.begin(), args.end()));
+    case CallTarget::Kind::Negate:
+      if (args.size() != 1) throw RuntimeError("jit: negate call needs 1 argument");
+      return negate(args[0]);
     case CallTarget::Kind::IndexSet:
       if (args.size() < 2) throw RuntimeError("jit: index_set call needs an object and a value");
       index_set(args[0], args.data() + 1, args.size() - 2, args.back());
@@ -91,6 +96,7 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
 }
 
 }  // namespace
+
 }  // namespace tessera::jit
 
 using tessera::Tag;
@@ -148,6 +154,20 @@ void tessera_jit_materialize_list(Value* base, uint32_t slot, const uint8_t* tag
   items.reserve(n);
   for (uint32_t i = 0; i < n; ++i) items.push_back(tessera::jit::make_value(tags[i], payloads[i]));
   base[slot] = tessera::make_list(std::move(items));  // releases what the register held
+}
+
+void tessera_jit_materialize_tensor(Value* base, const uint32_t* slots, uint32_t n_slots, const int64_t* layout,
+                                    const uint64_t* payloads) noexcept {
+  const auto dtype = static_cast<tessera::DType>(layout[0]);
+  Value v = tessera::make_tensor(dtype, tessera::Shape(layout + 2, layout + 2 + layout[1]), /*zero=*/false);
+  tessera::TensorObj& t = tessera::tensor_of(v);
+  if (tessera::dtype_is_float(dtype)) {
+    for (int64_t i = 0; i < t.numel; ++i) t.set_f(i, std::bit_cast<double>(payloads[i]));
+  } else {
+    for (int64_t i = 0; i < t.numel; ++i) t.set_i(i, static_cast<int64_t>(payloads[i]));
+  }
+  // One object in every register that names it; each store releases what the register held.
+  for (uint32_t i = 0; i < n_slots; ++i) base[slots[i]] = v;
 }
 
 int64_t tessera_jit_int_pow(int64_t a, int64_t b) { return tessera::int_pow(a, b); }

@@ -93,6 +93,25 @@ struct LoweringEnv {
 // their base frame (FPUSH, FPOP: the same slot number names other registers).
 std::unordered_set<uint32_t> scalar_slots(const TraceIR& ir, const LoweringEnv& env);
 
+// Exits build the sunk allocations (VNEWLIST, VNEWTENSOR) their snapshots
+// name. A SunkObject is one of them with the registers that name it: a
+// tensor assigned to two variables is built once and stored into both (the
+// program may mutate it through either name).
+struct SunkObject {
+  uint32_t ref = 0;
+  std::vector<uint32_t> slots;
+};
+// Splits a snapshot's entries: the sunk allocations, in the order they are
+// first named, go to the result; the other entries to `values`.
+std::vector<SunkObject> split_sunk_entries(const TraceIR& ir, const std::vector<SnapshotEntry>& entries,
+                                           std::vector<SnapshotEntry>& values);
+// tessera_jit_materialize_tensor's `layout` for VNEWTENSOR `ref`: {dtype,
+// rank, dim0, ..., dim(rank-1)}. Throws std::runtime_error (naming the
+// instruction) unless the helper can build it from its elements: the
+// virtual tensor exists, the element count is its shape's, and the
+// elements are floats for a float dtype, ints or bools otherwise.
+std::vector<int64_t> sunk_tensor_layout(const TraceIR& ir, uint32_t ref);
+
 // FPOP after `RETGUARD caller, ret_pc`: how many registers below the
 // returning frame's base the caller's base lies. A user function's frame is
 // always pushed by a CALL (the interpreter's, FPUSH's, or an exit rebuilding

@@ -87,6 +87,7 @@ constexpr uint32_t kTierUpExit = 0xFFFF;
 // None, e.g. IndexSet or print).
 constexpr uint8_t kJitAnyTag = 0xFF;
 
+
 }  // namespace tessera::jit
 
 // Runtime helpers that compiled traces call. Their addresses are embedded in
@@ -130,6 +131,14 @@ void tessera_jit_release_slots(tessera::Value* base, const uint32_t* slots, uint
 // be reported to the program, so it terminates the process.
 void tessera_jit_materialize_list(tessera::Value* base, uint32_t slot, const uint8_t* tags, const uint64_t* payloads,
                                   uint32_t n) noexcept;
+
+// Materializes a sunk tensor (VNEWTENSOR) at an exit: builds one tensor of
+// dtype and shape `layout` (sunk_tensor_layout) whose element i has the bits
+// payloads[i] (a double for float dtypes, an int64 otherwise, rounded as
+// TensorObj::set_f / set_i store) and stores it into every register
+// base[slots[0..n_slots)], releasing what each held. noexcept: as above.
+void tessera_jit_materialize_tensor(tessera::Value* base, const uint32_t* slots, uint32_t n_slots,
+                                    const int64_t* layout, const uint64_t* payloads) noexcept;
 
 // Scalar operations with the language's exact semantics (vm/core/number_ops.h).
 int64_t tessera_jit_int_pow(int64_t a, int64_t b);

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include "vm/frontend/ast.h"
 #include "vm/core/value.h"
 #include "vm/interp/vm.h"
+#include "vm/tensor/tensor.h"
 
 namespace tessera::jit {
 namespace {
@@ -49,6 +51,20 @@ struct Runner {
 };
 
 double as_double(uint64_t bits) { return std::bit_cast<double>(bits); }
+
+// Linked exits with nothing linked yet: exits write the registers
+// themselves (which sunk allocations need) and return 7 << 16 | snapshot.
+struct ReturningExits {
+  NativeTrace links[8] = {};
+  ExitLinking linking{7u << 16, links};
+};
+
+// The CARG chain of `elements` (a CALL's arguments, a sunk object's elements).
+IRRef carg_chain(TraceIR& ir, const std::vector<IRRef>& elements) {
+  IRRef chain = elements.at(0);
+  for (size_t i = 1; i < elements.size(); ++i) chain = ir.emit(IROp::CARG, IRType::None, chain, elements[i]);
+  return chain;
+}
 
 void report(const char* what, const CompiledTrace& t) {
   std::cout << "[compile] " << what << ": " << t.compile_ms << " ms, " << t.code_size << " bytes\n";
@@ -433,8 +449,7 @@ TEST_P(HostBackendTest, ExitBuildsSunkList) {
   IRRef a = sload(ir, IRType::Int, 0, s0);
   IRRef f = sload(ir, IRType::Float, 1, s0);
   IRRef str = sload(ir, IRType::Str, 2, s0);
-  IRRef args = ir.emit(IROp::CARG, IRType::None, ir.emit(IROp::CARG, IRType::None, a, f), str);
-  IRRef list = ir.emit(IROp::VNEWLIST, IRType::List, args, 3);
+  IRRef list = ir.emit(IROp::VNEWLIST, IRType::List, carg_chain(ir, {a, f, str}), 3);
   IRRef g = ir.emit(IROp::ADD, IRType::Int, a, ir.kint(1));
   const uint16_t s1 = snap(ir, {{3, list}, {4, g}});
   ir.emit(IROp::EXIT, IRType::None, 0, 0, s1);
@@ -442,11 +457,8 @@ TEST_P(HostBackendTest, ExitBuildsSunkList) {
   HostBackend& be = *owned;
   // Unlinked exits hand values back in exit_vals: no place for a list.
   EXPECT_THROW(be.compile(ir, "sunk"), std::runtime_error);
-  NativeTrace links[2] = {nullptr, nullptr};
-  ExitLinking linking;
-  linking.code_base = 7u << 16;
-  linking.links = links;
-  CompiledTrace t = be.compile(ir, "sunk", linking);
+  ReturningExits exits;
+  CompiledTrace t = be.compile(ir, "sunk", exits.linking);
   Value s = make_str("elem");
   Value old = make_list({});
   Runner r;
@@ -464,6 +476,130 @@ TEST_P(HostBackendTest, ExitBuildsSunkList) {
   EXPECT_EQ(s.as_str()->refcount, 3u);     // s, register 2, the new list
   r.regs.clear();
   EXPECT_EQ(s.as_str()->refcount, 1u);
+}
+
+// A sunk tensor (VNEWTENSOR) named by two registers of the exit's snapshot,
+// as after `u = t`: the exit builds one tensor and stores it into both (the
+// program may mutate it through either name), releasing what they held.
+// Register 2 gets one of its elements too, which the helper call must keep.
+TEST_P(HostBackendTest, ExitBuildsOneSunkTensorForTwoRegisters) {
+  TraceIR ir;
+  const uint16_t s0 = snap(ir, {});
+  IRRef x = sload(ir, IRType::Float, 0, s0);
+  IRRef sq = ir.emit(IROp::F32RND, IRType::Float, ir.emit(IROp::FMUL, IRType::Float, x, x));
+  IRRef inc = ir.emit(IROp::F32RND, IRType::Float, ir.emit(IROp::FADD, IRType::Float, x, ir.kfloat(1.0)));
+  ir.virtual_tensors().push_back(VirtualTensor{DType::F32, {3}});
+  IRRef t = ir.emit(IROp::VNEWTENSOR, IRType::Tensor, carg_chain(ir, {sq, inc, ir.kfloat(-2.5)}), 0);
+  const uint16_t s1 = snap(ir, {{1, t}, {2, inc}, {3, t}});
+  ir.emit(IROp::EXIT, IRType::None, 0, 0, s1);
+  auto owned = make_backend();
+  HostBackend& be = *owned;
+  ReturningExits exits;
+  CompiledTrace t_code = be.compile(ir, "sunk_tensor", exits.linking);
+  Value old_list = make_list({});
+  Value old_str = make_str("old");
+  Runner r;
+  r.regs = {Value::number(0.1), old_list, Value::nil(), old_str};
+  EXPECT_EQ(r.run(t_code.fn), (7u << 16) | 1u);
+  ASSERT_TRUE(r.regs[1].is_tensor());
+  ASSERT_TRUE(r.regs[3].is_tensor());
+  const TensorObj* tensor = r.regs[1].as_tensor();
+  EXPECT_EQ(r.regs[3].as_tensor(), tensor);
+  EXPECT_EQ(tensor->refcount, 2u);
+  EXPECT_EQ(tensor->dtype, DType::F32);
+  EXPECT_EQ(tensor->shape, Shape{3});
+  const double inc_f32 = static_cast<float>(0.1 + 1.0);
+  EXPECT_EQ(tensor->get_f(0), static_cast<float>(0.1 * 0.1));
+  EXPECT_EQ(tensor->get_f(1), inc_f32);
+  EXPECT_EQ(tensor->get_f(2), -2.5);
+  ASSERT_TRUE(r.regs[2].is_float());
+  EXPECT_EQ(r.regs[2].as_float(), inc_f32);
+  EXPECT_EQ(old_list.as_list()->refcount, 1u);  // the registers let go of them
+  EXPECT_EQ(old_str.as_str()->refcount, 1u);
+}
+
+// An i64 tensor of shape [2, 2] and a rank-0 i32 tensor (set_i wraps) built
+// by one exit, with a sunk list beside them: each in its own register.
+TEST_P(HostBackendTest, ExitBuildsSunkIntTensors) {
+  TraceIR ir;
+  const uint16_t s0 = snap(ir, {});
+  IRRef a = sload(ir, IRType::Int, 0, s0);
+  IRRef a1 = ir.emit(IROp::ADD, IRType::Int, a, ir.kint(1));
+  IRRef a2 = ir.emit(IROp::MUL, IRType::Int, a, ir.kint(2));
+  ir.virtual_tensors().push_back(VirtualTensor{DType::I64, {2, 2}});
+  ir.virtual_tensors().push_back(VirtualTensor{DType::I32, {}});
+  IRRef mat = ir.emit(IROp::VNEWTENSOR, IRType::Tensor, carg_chain(ir, {a, a1, a2, ir.kint(-7)}), 0);
+  IRRef scalar = ir.emit(IROp::VNEWTENSOR, IRType::Tensor, carg_chain(ir, {ir.kint((int64_t{1} << 32) + 5)}), 1);
+  IRRef list = ir.emit(IROp::VNEWLIST, IRType::List, carg_chain(ir, {a2}), 1);
+  const uint16_t s1 = snap(ir, {{1, mat}, {2, list}, {3, scalar}, {4, a1}});
+  ir.emit(IROp::EXIT, IRType::None, 0, 0, s1);
+  auto owned = make_backend();
+  HostBackend& be = *owned;
+  ReturningExits exits;
+  CompiledTrace t = be.compile(ir, "sunk_int_tensor", exits.linking);
+  Runner r;
+  r.regs = {Value::integer(int64_t{1} << 40), Value::nil(), Value::nil(), Value::nil(), Value::nil()};
+  EXPECT_EQ(r.run(t.fn), (7u << 16) | 1u);
+  const int64_t v = int64_t{1} << 40;
+  ASSERT_TRUE(r.regs[1].is_tensor());
+  const TensorObj& m = *r.regs[1].as_tensor();
+  EXPECT_EQ(m.refcount, 1u);
+  EXPECT_EQ(m.dtype, DType::I64);
+  EXPECT_EQ(m.shape, (Shape{2, 2}));
+  const int64_t expect[] = {v, v + 1, 2 * v, -7};
+  for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(m.get_i(i), expect[i]) << i;
+  ASSERT_TRUE(r.regs[3].is_tensor());
+  const TensorObj& sc = *r.regs[3].as_tensor();
+  EXPECT_EQ(sc.dtype, DType::I32);
+  EXPECT_TRUE(sc.shape.empty());
+  EXPECT_EQ(sc.get_i(0), 5);
+  ASSERT_TRUE(r.regs[2].is_list());
+  EXPECT_EQ(r.regs[2].as_list()->items.at(0).as_int(), 2 * v);
+  EXPECT_EQ(r.regs[4].as_int(), v + 1);
+}
+
+// F32RND: the double rounded to the nearest binary32 (ties to even),
+// overflow to infinity, NaN kept, as (double)(float)x does with IEEE
+// arithmetic; on a runtime value and on a constant.
+TEST_P(HostBackendTest, F32RoundingMatchesFloatCast) {
+  TraceIR ir;
+  const uint16_t s0 = snap(ir, {});
+  IRRef x = sload(ir, IRType::Float, 0, s0);
+  ir.emit(IROp::LOOP, IRType::None);
+  IRRef rx = ir.emit(IROp::F32RND, IRType::Float, x);
+  IRRef rk = ir.emit(IROp::F32RND, IRType::Float, ir.kfloat(0.1));
+  const uint16_t s1 = snap(ir, {{1, rx}, {2, rk}});
+  ir.emit(IROp::GUARDT, IRType::None, ir.kbool(false), 0, s1);
+  auto owned = make_backend();
+  HostBackend& be = *owned;
+  CompiledTrace t = be.compile(ir, "f32rnd");
+  const double sub_min = std::ldexp(1.0, -149);  // the smallest f32 subnormal
+  const struct {
+    double in, out;
+  } cases[] = {
+      {0.1, static_cast<double>(0.1f)},
+      {1e300, INFINITY},
+      {-1e300, -INFINITY},
+      {1.5, 1.5},
+      {-0.0, -0.0},
+      {sub_min, sub_min},
+      {std::ldexp(1.0, -151), 0.0},           // below half the smallest subnormal
+      {1.5 * sub_min, 2 * sub_min},           // a tie: to even
+      {1.0 + std::ldexp(1.0, -24), 1.0},      // a tie: to even
+      {std::ldexp(0x1FFFFFF, 103), INFINITY},  // halfway from FLT_MAX to 2^128: to even
+      {16777217.0, 16777216.0},
+  };
+  Runner r;
+  r.regs = {Value::nil()};
+  for (const auto& c : cases) {
+    r.regs[0] = Value::number(c.in);
+    ASSERT_EQ(r.run(t.fn), 1u);
+    EXPECT_EQ(r.exit_vals[0], std::bit_cast<uint64_t>(c.out)) << c.in << " -> " << as_double(r.exit_vals[0]);
+    EXPECT_EQ(as_double(r.exit_vals[1]), static_cast<double>(0.1f));
+  }
+  r.regs[0] = Value::number(std::nan(""));
+  ASSERT_EQ(r.run(t.fn), 1u);
+  EXPECT_TRUE(std::isnan(as_double(r.exit_vals[0])));
 }
 
 // The recorder's model: CALL (type None) stores into dest_slot, then an SLOAD
@@ -576,6 +712,35 @@ TEST_P(HostBackendTest, RejectsMalformedTraces) {
   badtype.emit(IROp::LOOP, IRType::None);
   badtype.emit(IROp::ADD, IRType::Int, f, f);
   EXPECT_THROW(be.compile(badtype, "badtype"), std::runtime_error);
+
+  // Sunk tensors: built only by exits that write the registers, from as
+  // many elements as the shape has, of a type that fits the dtype.
+  ReturningExits exits;
+  auto sunk_tensor = [&](DType dtype, std::vector<int64_t> shape, IRType element_type, size_t n) {
+    TraceIR ir;
+    const uint16_t z = snap(ir, {});
+    IRRef e = sload(ir, element_type, 0, z);
+    ir.virtual_tensors().push_back(VirtualTensor{dtype, std::move(shape)});
+    IRRef t = ir.emit(IROp::VNEWTENSOR, IRType::Tensor, carg_chain(ir, std::vector<IRRef>(n, e)), 0);
+    ir.emit(IROp::EXIT, IRType::None, 0, 0, snap(ir, {{1, t}}));
+    return ir;
+  };
+  auto rejects = [&](const TraceIR& ir, const ExitLinking& linking, const std::string& why) {
+    try {
+      be.compile(ir, "badtensor", linking);
+      ADD_FAILURE() << "expected an error: " << why;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  rejects(sunk_tensor(DType::F32, {2}, IRType::Float, 2), ExitLinking{}, "needs linked exits");
+  rejects(sunk_tensor(DType::F32, {2}, IRType::Float, 3), exits.linking, "element count");
+  rejects(sunk_tensor(DType::F32, {2}, IRType::Int, 2), exits.linking, "does not fit dtype f32");
+  rejects(sunk_tensor(DType::I64, {1}, IRType::Float, 1), exits.linking, "does not fit dtype i64");
+  TraceIR no_table = sunk_tensor(DType::F32, {2}, IRType::Float, 2);
+  no_table.virtual_tensors().clear();
+  rejects(no_table, exits.linking, "does not exist");
+  be.compile(sunk_tensor(DType::F32, {2}, IRType::Float, 2), "goodtensor", exits.linking);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, HostBackendTest, ::testing::Values("asmjit", "llvm"),

@@ -434,6 +434,43 @@ class Gen:
                 body = "%s = %s - %s[%d]" % (tgt, tgt, name, self.r.randrange(n))
             self.emit("if %s { %s }" % (self.gen_bool(1), body))
 
+    def temp_tensor_stmt(self):
+        # Small tensor temporaries (f32 or i64, 1 to 4 elements) through a
+        # chain of operations: those the JIT computes as scalars (sinking)
+        # and some it does not (`%`, comparisons), read by item(sum()),
+        # element loads and shape queries. A branch that prints or mutates
+        # one makes exits where it is live, which must build it.
+        n = self.r.randint(1, 4)
+        floats = self.chance(0.6)
+        gen = (lambda: self.pick([self.gen_float, self.gen_safe_float])(2)) if floats else (lambda: self.gen_int(2))
+        cur = self.fresh("tv")
+        self.emit("let %s = tensor([%s])" % (cur, ", ".join(gen() for _ in range(n))))
+        shape = [n]
+        f_ops = ["{t} * {f}", "{t} + {t}", "{t} - {i}", "{t} / {f}", "sqrt({t} * {t} + 1.0)", "-{t}",
+                 "exp({t} * 0.001)", "{t} * tensor([{same}])", "zeros([2, 1]) + {t}", "full([{n}], {f}) - {t}"]
+        i_ops = ["{t} * {i}", "{t} + {t}", "{t} - {i}", "-{t}", "{t} * tensor([{same}])"]
+        for _ in range(self.r.randint(1, 3)):
+            # `%` is not computed element by element: what it reads stays allocated.
+            op = "{t} % 3" if self.chance(0.1) else self.pick(f_ops if floats else i_ops)
+            nxt = self.fresh("tv")
+            same = ", ".join(gen() for _ in range(shape[-1]))
+            self.emit("let %s = %s" % (nxt, op.format(t=cur, f=self.float_lit(), i=self.int_lit(), n=shape[-1],
+                                                       same=same)))
+            if op.startswith("zeros"):
+                shape = [2] + shape
+            cur = nxt
+        tgt = self.any_int_target()
+        if floats:
+            self.emit("%s = %s + int(item(sum(%s)) > 0.5) + numel(%s)" % (tgt, tgt, cur, cur))
+        else:
+            self.emit("%s = %s + item(sum(%s)) + len(%s) + %s[%s]" % (
+                tgt, tgt, cur, cur, cur, ", ".join(str(self.r.randrange(k)) for k in shape)))
+        if self.chance(0.5) and self.cur_mult <= 40:
+            body = self.pick(["print(item(sum(%s)), %s)" % (cur, cur),
+                              "%s[%s] = %s\n%sprint(%s)" % (cur, ", ".join("0" for _ in shape),
+                                                             "1.5" if floats else "7", "  " * (self.ind + 1), cur)])
+            self.emit("if %s {\n%s%s\n%s}" % (self.gen_bool(1), "  " * (self.ind + 1), body, "  " * self.ind))
+
     def list_stmt_simple(self):
         l = self.pick(self.visible("ilist"))
         if self.chance(0.6):
@@ -641,8 +678,10 @@ class Gen:
                 self.let_stmt()
             elif k < 0.6 and self.visible("ilist"):
                 self.list_stmt_simple()
-            elif k < 0.65:
+            elif k < 0.63:
                 self.temp_list_stmt()
+            elif k < 0.65:
+                self.temp_tensor_stmt()
             elif k < 0.7 and loopvar:
                 self.dyn_stmt(loopvar)
             elif k < 0.8 and depth < 4:
@@ -658,8 +697,10 @@ class Gen:
             self.let_stmt()
         elif k < 0.45:
             self.list_stmt()
-        elif k < 0.5:
+        elif k < 0.47:
             self.temp_list_stmt()
+        elif k < 0.5:
+            self.temp_tensor_stmt()
         elif k < 0.6 and loopvar:
             self.dyn_stmt(loopvar)
         elif k < 0.7 and depth < 5:

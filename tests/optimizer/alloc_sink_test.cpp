@@ -39,7 +39,8 @@ const char* kLinear =
 TEST(AllocSink, ReadOnlyListBecomesItsElementsAndExitsNameIt) {
   AllocSinkPass sink;
   // LLEN is 2, p[1] is b; the reload goes; exits after the allocation write
-  // register 3 from the VNEWLIST (its own reload's snapshot #2 is unused).
+  // register 3 from the VNEWLIST (so does the reload's snapshot #2, unused
+  // now: DeferredWrites names every snapshot after the write).
   EXPECT_EQ(apply(sink, kLinear),
             "0000    int  KINT   2\n"
             "0001 >  int  SLOAD  0  0  #0\n"
@@ -52,7 +53,7 @@ TEST(AllocSink, ReadOnlyListBecomesItsElementsAndExitsNameIt) {
             "0008 >  none EXIT    #5\n"
             "SNAP #0 ir=0001 pc=0 frames=[] []\n"
             "SNAP #1 ir=0003 pc=2 frames=[] []\n"
-            "SNAP #2 ir=0005 pc=3 frames=[] []\n"
+            "SNAP #2 ir=0005 pc=3 frames=[] [3=0004]\n"
             "SNAP #3 ir=0005 pc=4 frames=[] [3=0004]\n"
             "SNAP #4 ir=0007 pc=6 frames=[] [3=0004 4=0005]\n"
             "SNAP #5 ir=0008 pc=7 frames=[] [3=0004 4=0005]\n"
@@ -119,12 +120,15 @@ TEST(AllocSink, GuardBeforeTheAllocationThatMayReadTheRegisterKeepsIt) {
       "SNAP #4 ir=0008 pc=4 frames=[] [0=0001]\n"
       "CALL #0 newlist 0 newlist 0x0 dest=3\n";
   EXPECT_EQ(apply(sink, in), print_ir(parse_ir(in)));
-  // The same loop where that exit writes the register itself: sunk.
+  // The same loop where that exit writes the register itself is still kept:
+  // the loop header, where T1's tier-up exit resumes the interpreter after
+  // an iteration, may read the register too (liveness unknown here). With
+  // the bytecode's liveness the list's temporary is dead there, and sinks
+  // (AllocSinkInJit.ReadOnlyListIsNotAllocatedOnTheTrace).
   std::string written = in;
   written.replace(written.find("SNAP #1 ir=0004 pc=1 frames=[] [0=0001]"), 39,
                   "SNAP #1 ir=0004 pc=1 frames=[] [0=0001 3=0001]");
-  const std::string out = passtest::apply(sink, written);
-  EXPECT_NE(out.find("VNEWLIST"), std::string::npos) << out;
+  EXPECT_EQ(passtest::apply(sink, written), print_ir(parse_ir(written)));
 }
 
 // return [n] + f(n - 1): the list waits in its register while the recursive

@@ -83,5 +83,29 @@ TEST(Fold, InexactRulesAreNotApplied) {
   EXPECT_EQ(apply(fold, in), in);
 }
 
+// F32RND of a constant is the constant rounded to f32; of an F32RND, the
+// inner one (rounding twice rounds once); of anything else, itself.
+TEST(Fold, F32RoundingOfConstantsAndOfRoundedValues) {
+  FoldPass fold;
+  EXPECT_EQ(apply(fold,
+                  "0000    flt  KFLOAT 0.1\n"
+                  "0001    flt  KFLOAT 1e+300\n"
+                  "0002 >  flt  SLOAD  0  0  #0\n"
+                  "0003    flt  F32RND 0000\n"
+                  "0004    flt  F32RND 0001\n"
+                  "0005    flt  F32RND 0002\n"
+                  "0006    flt  F32RND 0005\n"
+                  "0007 >  none EXIT    #1\n"
+                  "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+                  "SNAP #1 ir=0007 pc=2 frames=[] [1=0003 2=0004 3=0006]\n"),
+            "0000    flt  KFLOAT 0.10000000149011612\n"
+            "0001    flt  KFLOAT inf\n"
+            "0002 >  flt  SLOAD  0  0  #0\n"
+            "0003    flt  F32RND 0002\n"
+            "0004 >  none EXIT    #1\n"
+            "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+            "SNAP #1 ir=0004 pc=2 frames=[] [1=0000 2=0001 3=0003]\n");
+}
+
 }  // namespace
 }  // namespace tessera::jit

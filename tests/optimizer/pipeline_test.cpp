@@ -14,7 +14,10 @@ namespace {
 
 TEST(TracePipeline, PassOrderAndAfterPassCallback) {
   TracePipeline p;
-  EXPECT_EQ(p.pass_names(), (std::vector<std::string>{"fold", "cse", "licm", "sink", "guards", "predicate", "cse", "dse", "dce"}));
+  EXPECT_EQ(p.pass_names(), (std::vector<std::string>{"fold", "cse", "licm", "tsink", "sink", "guards", "predicate",
+                                                       "cse", "dse", "dce"}));
+  EXPECT_EQ(TracePipeline(TracePipeline::Options{.sink = false}).pass_names(),
+            (std::vector<std::string>{"fold", "cse", "licm", "guards", "predicate", "cse", "dse", "dce"}));
   TraceIR ir = parse_ir(
       "0000 >  int  SLOAD  0  0  #0\n"
       "0001 >  none EXIT    #0\n"

@@ -8,20 +8,13 @@
 
 #include "runtime/jit_runtime.h"
 #include "tests/runtime/script_runner.h"
+#include "tests/runtime/sink_test_support.h"
 #include "vm/interp/vm.h"
 
 namespace tessera {
 namespace {
 
-JitParams params(const std::string& tier) {
-  JitParams p;
-  p.set("async=0");
-  p.set("hotloop=3");
-  p.set("hotexit=2");
-  p.set("tier=" + tier);
-  p.set("tier2=4");
-  return p;
-}
+JitParams params(const std::string& tier) { return testing::sink_test_params(tier); }
 
 // Whether any trace still allocates a list with the NewList helper, and
 // whether any sank one.
@@ -70,12 +63,7 @@ TEST(AllocSinkInJit, ExitsBuildTheListWhereTheInterpreterReadsIt) {
     auto rt = testing::expect_same_as_interpreter(kExitReadsTheList, params(tier));
     EXPECT_GT(allocations(*rt).sunk, 0);
     // An exit whose snapshot names a sunk list was taken: it built the list.
-    uint64_t materializing_exits = 0;
-    for (const auto& t : rt->tracing()->traces())
-      for (size_t k = 0; k < t->ir.snapshots().size(); ++k)
-        for (const jit::SnapshotEntry& e : t->ir.snapshots()[k].entries)
-          if (t->ir[e.ref].op == jit::IROp::VNEWLIST) materializing_exits += t->exits[k];
-    EXPECT_GT(materializing_exits, 0u);
+    EXPECT_GT(testing::materializing_exits(*rt, jit::IROp::VNEWLIST), 0u);
   }
 }
 

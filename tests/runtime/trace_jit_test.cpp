@@ -89,6 +89,21 @@ TEST(TraceJit, RuntimeErrorInsideCompiledCodeHasTheInterpretersTraceback) {
       "print(f())\n");
 }
 
+// `-x` of a tensor is a helper call (it aborted the recording before), and
+// of a string the helper's error leaves the trace: the interpreter raises
+// it with its own message and traceback.
+TEST(TraceJit, NegationOfTensorsAndStringsIsAHelperCall) {
+  auto rt = expect_same(
+      "fn f(n) {\n  let t = arange(20) * 0.5\n  let s = 0.0\n"
+      "  for i in range(n) {\n    let u = -t\n    s = s + u[i % 20]\n  }\n  return s\n}\n"
+      "print(f(100))\n");
+  EXPECT_GE(rt->tracing()->stats().compiled, 1u);
+  EXPECT_EQ(rt->tracing()->stats().aborts[static_cast<int>(jit::AbortReason::NYIBytecode)], 0u);
+  expect_same(
+      "fn f(n) {\n  let x = 1\n  for i in range(n) {\n    if i == 50 { x = \"s\" }\n    let y = -x\n  }\n}\n"
+      "f(100)\n");
+}
+
 TEST(TraceJit, GuardFailureInsideInlinedFramesRebuildsThem) {
   // g and h are inlined into the loop's trace; at i == 70 the innermost
   // frame takes a new path and raises, three frames deep.

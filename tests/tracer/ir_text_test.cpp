@@ -51,6 +51,7 @@ void expect_same_trace(const TraceIR& a, const TraceIR& b) {
     EXPECT_EQ(a.calls()[k].name, b.calls()[k].name);
     EXPECT_EQ(a.calls()[k].dest_slot, b.calls()[k].dest_slot);
   }
+  EXPECT_EQ(a.virtual_tensors(), b.virtual_tensors());
 }
 
 TEST(IRText, InstructionLineFormat) {
@@ -83,6 +84,7 @@ TEST(IRText, EveryOpcodePrintsAndParses) {
   static int obj;
   ir.snapshots().push_back(Snapshot{});
   ir.calls().push_back(CallTarget{CallTarget::Kind::Arith, 3, nullptr, "arith.+"});
+  ir.virtual_tensors().push_back(VirtualTensor{DType::I64, {1}});  // VNEWTENSOR's one element: `a`
   IRRef a = ir.emit(IROp::SLOAD, IRType::Int, 0, 0, 0);
   IRRef b = ir.emit(IROp::SLOAD, IRType::Int, 1, 0, 0);
   for (int k = 0; k < kNumIROps; ++k) {
@@ -100,7 +102,7 @@ TEST(IRText, EveryOpcodePrintsAndParses) {
       return kind == OperandKind::ref ? ref : kind == OperandKind::lit ? 7 : 0;
     };
     uint32_t op1 = operand(info.op1, a), op2 = operand(info.op2, b);
-    if (op == IROp::CALL) op2 = 0;  // call #0
+    if (op == IROp::CALL || op == IROp::VNEWTENSOR) op2 = 0;  // call #0, virtual tensor #0
     uint16_t snap = ir_is_guard(op) || op == IROp::CALL ? 0 : kNoSnap;
     ir.emit(op, IRType::Int, op1, op2, snap);
   }
@@ -273,6 +275,23 @@ TEST(IRText, CallTargetsAndOddNamesRoundTrip) {
   EXPECT_EQ(print_ir(back), text);
 }
 
+TEST(IRText, VirtualTensorsRoundTrip) {
+  const std::string text =
+      "0000    flt  KFLOAT 1.5\n"
+      "0001    int  KINT   3\n"
+      "0002    none CARG   0000  0000\n"
+      "0003    tens VNEWTENSOR 0002  0\n"
+      "0004    tens VNEWTENSOR 0001  1\n"
+      "VTENSOR #0 f32 [2]\n"
+      "VTENSOR #1 i64 []\n";
+  TraceIR ir = parse_ir(text);
+  ASSERT_EQ(ir.virtual_tensors().size(), 2u);
+  EXPECT_EQ(ir.virtual_tensors()[0], (VirtualTensor{DType::F32, {2}}));
+  EXPECT_EQ(ir.virtual_tensors()[1], (VirtualTensor{DType::I64, {}}));
+  EXPECT_EQ(ir.virtual_tensors()[1].numel(), 1);
+  EXPECT_EQ(print_ir(ir), text);
+}
+
 TEST(IRText, CommentsAndBlankLinesAreIgnored) {
   std::string text =
       "---- TRACE 1 IR\n"
@@ -346,6 +365,14 @@ TEST(IRText, MalformedInputReportsTheLine) {
       {"CALL #1 arith 0 sqrt 0x0\n", 1, "out of order"},
       {"CALL #0 arith 0 sq%zzrt 0x0\n", 1, "bad escape"},
       {"hello\n", 1, "expected an instruction reference"},
+      {"VTENSOR #1 f32 [2]\n", 1, "out of order"},
+      {"VTENSOR #0 f64 [2]\n", 1, "unknown dtype"},
+      {"VTENSOR #0 f32 2\n", 1, "expected 'VTENSOR"},
+      {"VTENSOR #0 f32 [2, x]\n", 1, "bad dimension"},
+      {"VTENSOR #0 f32 [-1]\n", 1, "bad dimension"},
+      {"VTENSOR #0 f32 [1048576, 1048576]\n", 1, "too large"},
+      {"0000    int  KINT   1\n0001    tens VNEWTENSOR 0000  0\n", 2, "virtual tensor #0 does not exist"},
+      {"0000    int  KINT   1\n0001    tens VNEWTENSOR 0000  0\nVTENSOR #0 i64 [2]\n", 2, "element count"},
   };
   for (const BadCase& c : cases) {
     std::string want = "line " + std::to_string(c.line) + ": ";

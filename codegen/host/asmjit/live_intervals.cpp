@@ -7,8 +7,8 @@
 namespace tessera::jit::t1 {
 
 bool has_value(const IRIns& ins) {
-  // VNEWLIST: a sunk list has no register; exits build it from its elements.
-  if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG || ins.op == IROp::VNEWLIST) return false;
+  // A sunk allocation has no register; exits build it from its elements.
+  if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG || ir_is_sunk_allocation(ins.op)) return false;
   return ins.type != IRType::None || ins.op == IROp::LREF || ins.op == IROp::TREF;
 }
 
@@ -39,7 +39,7 @@ namespace {
 void operands(const TraceIR& ir, const IRIns& ins, std::vector<IRRef>& out) {
   out.clear();
   const IROpInfo& info = ir_op_info(ins.op);
-  if (ins.op == IROp::CARG || ins.op == IROp::VNEWLIST) return;  // read by a CALL / by exits
+  if (ins.op == IROp::CARG || ir_is_sunk_allocation(ins.op)) return;  // read by a CALL / by exits
   if (ins.op == IROp::CALL) {
     out = carg_list(ir, ins.op1);
     return;
@@ -84,8 +84,8 @@ TraceLiveness compute_liveness(const TraceIR& ir) {
         throw std::runtime_error("snapshot #" + std::to_string(ins.snap) + " does not exist");
       for (const SnapshotEntry& e : ir.snapshots()[ins.snap].entries) {
         use(e.ref, r);
-        // An exit that builds a sunk list reads its elements.
-        if (e.ref < n && ir[e.ref].op == IROp::VNEWLIST)
+        // An exit that builds a sunk allocation reads its elements.
+        if (e.ref < n && ir_is_sunk_allocation(ir[e.ref].op))
           for (IRRef v : carg_list(ir, ir[e.ref].op1)) use(v, r);
       }
     }

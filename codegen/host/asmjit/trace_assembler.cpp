@@ -134,8 +134,9 @@ class Assembler {
     scalar_slots_ = scalar_slots(ir_, env_);
     max_args_ = 1;
     for (IRRef r = 0; r < ir_.size(); ++r) {
-      if (ir_[r].op == IROp::CALL) max_args_ = std::max(max_args_, static_cast<uint32_t>(carg_list(ir_, ir_[r].op1).size()));
-      if (ir_[r].op == IROp::VNEWLIST) max_args_ = std::max(max_args_, ir_[r].op2);
+      // A CALL's arguments, or the elements of a sunk allocation an exit builds.
+      if (ir_[r].op == IROp::CALL || ir_is_sunk_allocation(ir_[r].op))
+        max_args_ = std::max(max_args_, static_cast<uint32_t>(carg_list(ir_, ir_[r].op1).size()));
     }
     tags_off_ = kArgs + 8 * static_cast<int32_t>(max_args_);
     spill_base_ = tags_off_ + static_cast<int32_t>((max_args_ + 7) / 8 * 8);
@@ -154,7 +155,7 @@ class Assembler {
     for (IRRef r = 0; r < ir_.size(); ++r) {
       cur_ = r;
       const IRIns& ins = ir_[r];
-      if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG || ins.op == IROp::VNEWLIST) continue;
+      if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG || ir_is_sunk_allocation(ins.op)) continue;
       if (r == loop_) {
         begin_loop();
         continue;
@@ -172,10 +173,10 @@ class Assembler {
     }
     // Out of line: exit stubs and cold paths (each may add more cold code).
     for (size_t i = 0; i < cold_.size(); ++i) cold_[i]();
-    for (auto& [label, slots] : slot_lists_) {
-      a_.align(AlignMode::kData, 4);
+    for (auto& [label, bytes] : data_) {
+      a_.align(AlignMode::kData, 8);
       a_.bind(label);
-      a_.embed(slots.data(), slots.size() * sizeof(uint32_t));
+      a_.embed(bytes.data(), bytes.size());
     }
     AssemblyStats st;
     st.values = static_cast<uint32_t>(lv_.intervals.size());
@@ -462,7 +463,7 @@ class Assembler {
     cur_ = at;
     const Snapshot& s = ir_.snapshots()[snap];
     for (const SnapshotEntry& e : s.entries) {
-      if (ir_[e.ref].op == IROp::VNEWLIST) {
+      if (ir_is_sunk_allocation(ir_[e.ref].op)) {
         if (env_.linking.links == nullptr) fail("a sunk allocation needs linked exits (they write the registers)");
         continue;
       }
@@ -509,8 +510,8 @@ class Assembler {
   // overwritten registers decides whether the release helper runs (off the
   // path); then plain stores.
   void write_registers(const std::vector<SnapshotEntry>& all, uint32_t at) {
-    std::vector<SnapshotEntry> entries, sunk;
-    for (const SnapshotEntry& e : all) (ir_[e.ref].op == IROp::VNEWLIST ? sunk : entries).push_back(e);
+    std::vector<SnapshotEntry> entries;
+    const std::vector<SunkObject> sunk = split_sunk_entries(ir_, all, entries);
     std::vector<uint32_t> unknown;
     for (const SnapshotEntry& e : entries) {
       const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[e.ref].type));
@@ -520,10 +521,10 @@ class Assembler {
       }
       if (!scalar_slots_.count(e.slot)) unknown.push_back(e.slot);
     }
-    // Sunk lists are built after the new objects gained their references
+    // Sunk objects are built after the new objects gained their references
     // (building one may release the register's old object) and before the
     // other registers let go of theirs (an element may be owned only there).
-    for (const SnapshotEntry& e : sunk) materialize_list(e, entries, at);
+    for (const SunkObject& o : sunk) materialize(o, entries, at);
     if (!unknown.empty()) {
       a_.movzx(x86::eax, reg_tag(unknown[0]));
       for (size_t i = 1; i < unknown.size(); ++i) a_.or_(x86::al, reg_tag(unknown[i]));
@@ -551,25 +552,53 @@ class Assembler {
     }
   }
 
-  // Builds sunk list e.ref in register e.slot (tessera_jit_materialize_list),
-  // keeping the exit's other values (`entries`) and the elements intact.
-  void materialize_list(const SnapshotEntry& e, const std::vector<SnapshotEntry>& entries, uint32_t at) {
-    const std::vector<IRRef> elements = carg_list(ir_, ir_[e.ref].op1);
+  // Builds sunk object o into its registers: a list per register
+  // (tessera_jit_materialize_list), one tensor for all of them
+  // (tessera_jit_materialize_tensor).
+  void materialize(const SunkObject& o, const std::vector<SnapshotEntry>& entries, uint32_t at) {
+    const IRIns& ins = ir_[o.ref];
+    if (ins.op == IROp::VNEWLIST) {
+      for (uint32_t slot : o.slots) {
+        call_with_elements(ins, entries, at, /*tags=*/true, &tessera_jit_materialize_list, [&](uint32_t n) {
+          a_.mov(x86::rdi, kBase);
+          a_.mov(x86::esi, slot);
+          a_.lea(x86::rdx, x86::qword_ptr(x86::rsp, tags_off_));
+          a_.lea(x86::rcx, x86::qword_ptr(x86::rsp, kArgs));
+          a_.mov(x86::r8d, n);
+        });
+      }
+      return;
+    }
+    const Label layout = constant_data(sunk_tensor_layout(ir_, o.ref));
+    const Label slots = slot_list(o.slots);
+    call_with_elements(ins, entries, at, /*tags=*/false, &tessera_jit_materialize_tensor, [&](uint32_t) {
+      a_.mov(x86::rdi, kBase);
+      a_.lea(x86::rsi, x86::ptr(slots));
+      a_.mov(x86::edx, static_cast<uint32_t>(o.slots.size()));
+      a_.lea(x86::rcx, x86::ptr(layout));
+      a_.lea(x86::r8, x86::qword_ptr(x86::rsp, kArgs));
+    });
+  }
+
+  // Calls the materialization `helper` of sunk allocation `ins`: its
+  // elements' payloads (and with `tags` their tags) go in the argument
+  // buffer, `set_args(n)` loads the argument registers, and the exit's other
+  // values (`entries`) and the elements stay intact around the call.
+  template <typename Helper, typename SetArgs>
+  void call_with_elements(const IRIns& ins, const std::vector<SnapshotEntry>& entries, uint32_t at, bool tags,
+                          Helper* helper, SetArgs set_args) {
+    const std::vector<IRRef> elements = carg_list(ir_, ins.op1);
     std::vector<SnapshotEntry> keep = entries;
     for (IRRef v : elements) keep.push_back(SnapshotEntry{0, v});
     for (size_t i = 0; i < elements.size(); ++i) {
       check_ref(elements[i]);
       const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[elements[i]].type));
-      a_.mov(x86::byte_ptr(x86::rsp, tags_off_ + static_cast<int32_t>(i)), tag);
+      if (tags) a_.mov(x86::byte_ptr(x86::rsp, tags_off_ + static_cast<int32_t>(i)), tag);
       store_payload(x86::qword_ptr(x86::rsp, kArgs + 8 * static_cast<int32_t>(i)), elements[i]);
     }
     save_entries(keep, at, true);
-    a_.mov(x86::rdi, kBase);
-    a_.mov(x86::esi, e.slot);
-    a_.lea(x86::rdx, x86::qword_ptr(x86::rsp, tags_off_));
-    a_.lea(x86::rcx, x86::qword_ptr(x86::rsp, kArgs));
-    a_.mov(x86::r8d, static_cast<uint32_t>(elements.size()));
-    call_addr(reinterpret_cast<const void*>(&tessera_jit_materialize_list));
+    set_args(static_cast<uint32_t>(elements.size()));
+    call_addr(reinterpret_cast<const void*>(helper));
     save_entries(keep, at, false);
   }
 
@@ -579,7 +608,7 @@ class Assembler {
     std::unordered_set<IRRef> done;
     for (const SnapshotEntry& e : entries) {
       const IRRef v = e.ref;
-      if (is_const(v) || ir_[v].op == IROp::VNEWLIST || ra_.reg[v] == kNoReg || !done.insert(v).second) continue;
+      if (is_const(v) || ir_is_sunk_allocation(ir_[v].op) || ra_.reg[v] == kNoReg || !done.insert(v).second) continue;
       const uint8_t reg = ra_.reg[v];
       if (is_float(v)) {
         if (save) a_.movsd(slot_mem(v), x86::xmm(reg));
@@ -591,11 +620,15 @@ class Assembler {
     }
   }
 
-  Label slot_list(const std::vector<uint32_t>& slots) {
+  // Constant data after the code (slot lists, tensor layouts), 8-aligned.
+  template <typename Word>
+  Label constant_data(const std::vector<Word>& words) {
     Label l = a_.newLabel();
-    slot_lists_.emplace_back(l, slots);
+    const auto* bytes = reinterpret_cast<const uint8_t*>(words.data());
+    data_.emplace_back(l, std::vector<uint8_t>(bytes, bytes + words.size() * sizeof(Word)));
     return l;
   }
+  Label slot_list(const std::vector<uint32_t>& slots) { return constant_data(slots); }
 
   void jump_to_exit(CondCode cc, uint16_t snap) { a_.j(cc, exit_label(snap)); }
 
@@ -1269,6 +1302,17 @@ class Assembler {
         commit(r, d);
         break;
       }
+      case IROp::F32RND: {
+        // Both conversions write only the low part of their destination:
+        // zeroing first breaks the false dependency on its old value.
+        const x86::Xmm d = def_xmm(r);
+        a_.xorps(x86::xmm0, x86::xmm0);
+        a_.emit(x86::Inst::kIdCvtsd2ss, x86::xmm0, xmm_src(ins.op1, x86::xmm0));
+        a_.xorps(d, d);
+        a_.cvtss2sd(d, x86::xmm0);
+        commit(r, d);
+        break;
+      }
       case IROp::NOT: {
         const x86::Gp d = def_gpr(r);
         move_gpr(d, ins.op1);
@@ -1419,7 +1463,7 @@ class Assembler {
   int32_t tags_off_ = 0, spill_base_ = 0, frame_ = 0;
   std::map<uint16_t, Label> exits_;
   std::deque<std::function<void()>> cold_;  // deque: a cold path may add more while it is emitted
-  std::vector<std::pair<Label, std::vector<uint32_t>>> slot_lists_;
+  std::vector<std::pair<Label, std::vector<uint8_t>>> data_;  // constant_data
   std::unordered_set<IRRef> fused_;
   std::unordered_map<uint32_t, uint8_t> slot_tags_;  // base slot -> its tag here, where known
   std::unordered_set<uint32_t> scalar_slots_;

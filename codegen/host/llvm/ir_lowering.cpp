@@ -222,7 +222,8 @@ class Lowering {
     const Snapshot& s = ir_.snapshots()[snap];
     if (env_.linking.links == nullptr) {
       for (const SnapshotEntry& e : s.entries)
-        if (ir_[e.ref].op == IROp::VNEWLIST) fail("a sunk allocation needs linked exits (they write the registers)");
+        if (ir_is_sunk_allocation(ir_[e.ref].op))
+          fail("a sunk allocation needs linked exits (they write the registers)");
       for (size_t i = 0; i < s.entries.size(); ++i) {
         llvm::Value* v = to_payload(value_of(s.entries[i].ref));
         b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(i64_, exit_vals_, i));
@@ -260,18 +261,18 @@ class Lowering {
   // on the hot, linked path. Registers that hold a scalar at every exit
   // (scalar_slots_) need no test.
   void write_registers(const std::vector<SnapshotEntry>& all) {
-    std::vector<SnapshotEntry> entries, sunk;
-    for (const SnapshotEntry& e : all) (ir_[e.ref].op == IROp::VNEWLIST ? sunk : entries).push_back(e);
+    std::vector<SnapshotEntry> entries;
+    const std::vector<SunkObject> sunk = split_sunk_entries(ir_, all, entries);
     std::vector<uint32_t> unknown;
     llvm::Value* tags = nullptr;
     for (const SnapshotEntry& e : entries) {
       const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(e.ref)));
       if (tag >= static_cast<uint8_t>(Tag::Str)) add_refcount(to_payload(value_of(e.ref)), 1);
     }
-    // Sunk lists are built after the new objects gained their references
+    // Sunk objects are built after the new objects gained their references
     // (building one may release the register's old object) and before the
     // other registers let go of theirs (an element may be owned only there).
-    for (const SnapshotEntry& e : sunk) materialize_list(e);
+    for (const SunkObject& o : sunk) materialize(o);
     for (const SnapshotEntry& e : entries) {
       if (scalar_slots_.count(e.slot)) continue;
       unknown.push_back(e.slot);
@@ -295,24 +296,44 @@ class Lowering {
     }
   }
 
-  // Builds sunk list e.ref (VNEWLIST) into register e.slot through
-  // tessera_jit_materialize_list; its elements go in argument buffers of
-  // the entry block's frame.
-  void materialize_list(const SnapshotEntry& e) {
-    const std::vector<IRRef> elements = carg_list(ir_, ir_[e.ref].op1);
-    const uint32_t n = static_cast<uint32_t>(elements.size());
-    llvm::IRBuilder<> ab(entry_, entry_->begin());
-    const uint32_t cap = n == 0 ? 1 : n;
-    llvm::Value* tags = ab.CreateAlloca(llvm::ArrayType::get(i8_, cap), nullptr, "sunk.tags");
-    llvm::Value* pays = ab.CreateAlloca(llvm::ArrayType::get(i64_, cap), nullptr, "sunk.payloads");
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(elements[i])));
-      b_.CreateStore(llvm::ConstantInt::get(i8_, tag), b_.CreateConstInBoundsGEP1_64(i8_, tags, i));
-      b_.CreateStore(to_payload(value_of(elements[i])), b_.CreateConstInBoundsGEP1_64(i64_, pays, i));
+  // Builds sunk object o into its registers: a list per register
+  // (tessera_jit_materialize_list), one tensor for all of them
+  // (tessera_jit_materialize_tensor).
+  void materialize(const SunkObject& o) {
+    const IRIns& ins = ir_[o.ref];
+    const std::vector<IRRef> elements = carg_list(ir_, ins.op1);
+    llvm::Value* n = llvm::ConstantInt::get(i32_, static_cast<uint32_t>(elements.size()));
+    llvm::Type* void_ = llvm::Type::getVoidTy(c_);
+    if (ins.op == IROp::VNEWLIST) {
+      llvm::Value* tags = element_buffer(elements, i8_, "sunk.tags");
+      llvm::Value* pays = element_buffer(elements, i64_, "sunk.payloads");
+      auto* fty = llvm::FunctionType::get(void_, {ptr_, i32_, ptr_, ptr_, i32_}, false);
+      for (uint32_t slot : o.slots)
+        call_addr(reinterpret_cast<const void*>(&tessera_jit_materialize_list), fty,
+                  {base_, llvm::ConstantInt::get(i32_, slot), tags, pays, n}, false);
+      return;
     }
-    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i32_, ptr_, ptr_, i32_}, false);
-    call_addr(reinterpret_cast<const void*>(&tessera_jit_materialize_list), fty,
-              {base_, llvm::ConstantInt::get(i32_, e.slot), tags, pays, llvm::ConstantInt::get(i32_, n)}, false);
+    llvm::Value* layout = constant_array<int64_t>(sunk_tensor_layout(ir_, o.ref), "layout");
+    llvm::Value* pays = element_buffer(elements, i64_, "sunk.payloads");
+    auto* fty = llvm::FunctionType::get(void_, {ptr_, ptr_, i32_, ptr_, ptr_}, false);
+    call_addr(reinterpret_cast<const void*>(&tessera_jit_materialize_tensor), fty,
+              {base_, slot_list(o.slots), llvm::ConstantInt::get(i32_, static_cast<uint32_t>(o.slots.size())), layout,
+               pays},
+              false);
+  }
+
+  // A buffer in the entry block's frame filled with the elements' tags (ty
+  // i8) or payloads (ty i64), for a materialization helper.
+  llvm::Value* element_buffer(const std::vector<IRRef>& elements, llvm::Type* ty, const char* name) {
+    llvm::IRBuilder<> ab(entry_, entry_->begin());
+    const uint64_t n = elements.size();
+    llvm::Value* buf = ab.CreateAlloca(llvm::ArrayType::get(ty, n == 0 ? 1 : n), nullptr, name);
+    for (uint64_t i = 0; i < n; ++i) {
+      llvm::Value* v = ty == i8_ ? llvm::ConstantInt::get(i8_, static_cast<uint8_t>(tag_for(type_of_ref(elements[i]))))
+                                 : to_payload(value_of(elements[i]));
+      b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(ty, buf, i));
+    }
+    return buf;
   }
 
   // When the OR-ed tags `tags` (null: none) show some register holding an
@@ -332,14 +353,17 @@ class Lowering {
     b_.SetInsertPoint(done);
   }
 
-  // A constant array of slot numbers in the module (lives with the code).
-  llvm::Value* slot_list(const std::vector<uint32_t>& slots) {
-    llvm::Constant* data = llvm::ConstantDataArray::get(c_, slots);
+  // A constant array in the module (lives with the code): slot numbers,
+  // tensor layouts.
+  template <typename Word>
+  llvm::Value* constant_array(const std::vector<Word>& words, const char* name) {
+    llvm::Constant* data = llvm::ConstantDataArray::get(c_, llvm::ArrayRef<Word>(words));
     auto* g = new llvm::GlobalVariable(m_, data->getType(), /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
-                                       data, "slots");
+                                       data, name);
     g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
     return g;
   }
+  llvm::Value* slot_list(const std::vector<uint32_t>& slots) { return constant_array(slots, "slots"); }
 
   // Continues on the fall-through path when `ok` holds, else leaves the
   // trace through `snap`.
@@ -625,6 +649,10 @@ class Lowering {
       case IROp::FPOW: floats(); v = call_ff(&tessera_jit_float_pow, A(), B()); break;
       case IROp::FMATH: expect_type(ins.op1, f64_, "a float"); v = float_math(A(), ins.op2); break;
       case IROp::CONV: expect_type(ins.op1, i64_, "an int"); v = b_.CreateSIToFP(A(), f64_); break;
+      case IROp::F32RND:
+        expect_type(ins.op1, f64_, "a float");
+        v = b_.CreateFPExt(b_.CreateFPTrunc(A(), llvm::Type::getFloatTy(c_)), f64_);
+        break;
 
       case IROp::LT:
       case IROp::LE:
@@ -721,7 +749,8 @@ class Lowering {
       }
 
       case IROp::CARG: break;  // consumed by its CALL
-      case IROp::VNEWLIST: break;  // no code: exits that name it build the list
+      case IROp::VNEWLIST:
+      case IROp::VNEWTENSOR: break;  // no code: exits that name it build the object
       case IROp::CALL:
         v = lower_call(ins);
         if (ins.op2 < env_.calls.size() && env_.calls[ins.op2]->dest_slot >= 0)
