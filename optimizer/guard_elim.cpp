@@ -256,6 +256,7 @@ class GuardElim {
       case IROp::IMOD: return modulo(range_[in.op2]);
       case IROp::LLEN: return {0, kMaxListLength};
       case IROp::TDIM: return {0, kMax};
+      case IROp::TRANK: return {0, 8};  // kMaxRank
       default: return kUnknown;
     }
   }

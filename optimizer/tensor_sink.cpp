@@ -296,6 +296,7 @@ class TensorSinker {
     const IRIns& in = ir_[q];
     switch (in.op) {
       case IROp::TDTYPE:
+      case IROp::TRANK:
       case IROp::TDIM: return false;
       case IROp::TLOAD: return in.op1 != p.reload || !loaded_element(in, p);
       case IROp::SSTORE: return false;  // a second name: DeferredWrites decides (choose_sunk)
@@ -507,6 +508,10 @@ class TensorSinker {
       if (drop[q] || ir_is_const(in.op)) continue;
       if (const Producer* p = static_tensor(in.op1); p != nullptr && in.op == IROp::TDTYPE) {
         subst[q] = ir_.kint(static_cast<int64_t>(p->vt.dtype));
+        continue;
+      }
+      if (const Producer* p = static_tensor(in.op1); p != nullptr && in.op == IROp::TRANK) {
+        subst[q] = ir_.kint(static_cast<int64_t>(p->vt.shape.size()));
         continue;
       }
       if (const Producer* p = static_tensor(in.op1); p != nullptr && in.op == IROp::TDIM && in.op2 < p->vt.shape.size()) {

@@ -12,8 +12,8 @@
 // of constant ints for a shape) built just before, and elementwise
 // arithmetic, `+ - * /` with a number or another such tensor (broadcast),
 // unary minus and math, `sum` and `mean` of such tensors. Only f32 and i64 tensors of
-// 1 to `max_elements` elements. For every such tensor TDTYPE and TDIM become
-// constants (so its dtype and bounds guards fold away), and `item`, `len`,
+// 1 to `max_elements` elements. For every such tensor TDTYPE, TRANK and TDIM
+// become constants (so its dtype, rank and bounds guards fold away), and `item`, `len`,
 // `numel` and `ndim` of it become its element or a constant instead of a
 // call, even when the tensor itself stays allocated.
 //

@@ -859,6 +859,9 @@ IRRef TraceRecorder::tensor_element(uint32_t obj, const uint32_t* idx, size_t n,
   IRRef tr = read(obj, R);
   IRRef dt = ir_.emit(IROp::TDTYPE, IRType::Int, tr);
   guard(true, ir_.emit(IROp::EQ, IRType::Bool, dt, ir_.kint(static_cast<int64_t>(t.dtype))));
+  // The rank before the dimensions: a TDIM past the rank is not the tensor's.
+  IRRef rank = ir_.emit(IROp::TRANK, IRType::Int, tr);
+  guard(true, ir_.emit(IROp::EQ, IRType::Bool, rank, ir_.kint(static_cast<int64_t>(n))));
   // Row-major flat index, each index checked against its dimension (one
   // unsigned compare also rejects negative indices).
   IRRef flat = kNoRef;

@@ -34,6 +34,7 @@ struct ListLayout {
 struct TensorLayout {
   size_t dtype_offset = 0;        // DType (one byte)
   size_t shape_begin_offset = 0;  // the data pointer of the shape's vector<int64_t>
+  size_t shape_end_offset = 0;    // its end pointer (rank = (end - begin) / 8)
   size_t data_offset = 0;         // void* data
 };
 

@@ -19,11 +19,14 @@ TensorLayout measure_tensor_layout(const ListLayout& vec) {
   TensorLayout l;
   l.dtype_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.dtype) - base);
   l.shape_begin_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.shape) - base) + vec.begin_offset;
+  l.shape_end_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.shape) - base) + vec.end_offset;
   l.data_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.data) - base);
   const int64_t* shape_data;
   std::memcpy(&shape_data, base + l.shape_begin_offset, sizeof shape_data);
-  if (shape_data != t.shape.data())
-    throw std::runtime_error("host backend: cannot find the shape pointer inside std::vector<int64_t>");
+  const int64_t* shape_end;
+  std::memcpy(&shape_end, base + l.shape_end_offset, sizeof shape_end);
+  if (shape_data != t.shape.data() || shape_end != t.shape.data() + t.shape.size())
+    throw std::runtime_error("host backend: cannot find the shape pointers inside std::vector<int64_t>");
   return l;
 }
 

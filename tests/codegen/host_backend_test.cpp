@@ -602,6 +602,32 @@ TEST_P(HostBackendTest, F32RoundingMatchesFloatCast) {
   EXPECT_TRUE(std::isnan(as_double(r.exit_vals[0])));
 }
 
+// TRANK: the length of the shape, for tensors of rank 0, 1 and 8; with
+// TDIM of the first dimension where there is one (the recorder reads no
+// dimension past the rank it guarded).
+TEST_P(HostBackendTest, TensorRankAndDimensions) {
+  for (const bool with_dim : {false, true}) {
+    TraceIR ir;
+    const uint16_t s0 = snap(ir, {});
+    IRRef t = sload(ir, IRType::Tensor, 0, s0);
+    ir.emit(IROp::LOOP, IRType::None);
+    IRRef rank = ir.emit(IROp::TRANK, IRType::Int, t);
+    IRRef dim0 = with_dim ? ir.emit(IROp::TDIM, IRType::Int, t, 0) : rank;
+    const uint16_t s1 = snap(ir, {{1, rank}, {2, dim0}});
+    ir.emit(IROp::GUARDT, IRType::None, ir.kbool(false), 0, s1);
+    auto owned = make_backend();
+    CompiledTrace c = owned->compile(ir, "trank");
+    Runner r;
+    for (const Shape& shape : {Shape{}, Shape{5}, Shape{1, 2, 1, 1, 1, 1, 1, 3}}) {
+      if (with_dim && shape.empty()) continue;
+      r.regs = {make_tensor(DType::F32, shape)};
+      ASSERT_EQ(r.run(c.fn), 1u);
+      EXPECT_EQ(static_cast<int64_t>(r.exit_vals[0]), static_cast<int64_t>(shape.size()));
+      if (with_dim) EXPECT_EQ(static_cast<int64_t>(r.exit_vals[1]), shape[0]);
+    }
+  }
+}
+
 // The recorder's model: CALL (type None) stores into dest_slot, then an SLOAD
 // reload types the result. Also the scalar-return model (CALL of type Float).
 TEST_P(HostBackendTest, CallBuiltin) {

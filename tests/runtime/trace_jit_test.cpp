@@ -155,6 +155,35 @@ TEST(TraceJit, TensorElementsAreRawLoadsAndStoresBehindDtypeAndBoundsGuards) {
   EXPECT_GT(total_exits(*rt), 0u);
 }
 
+// t[i, j] reads two dimensions: the trace must check the rank before it
+// reads the second one (TDIM past a tensor's rank reads past its shape), so
+// that a rank-1 tensor of the same dtype leaves the trace and the
+// interpreter raises "too many indices".
+TEST(TraceJit, TensorElementAccessGuardsTheRankBeforeItsDimensions) {
+  auto rt = expect_same(
+      "fn get(t, i, j) { return t[i, j] }\n"
+      "fn run(t, n) {\n  let s = 0.0\n  for k in range(n) { s = s + get(t, 0, 0) }\n  return s\n}\n"
+      "print(run(ones([2, 2]), 500))\nprint(run(ones([3]), 500))\n");
+  bool checked = false;
+  for (const auto& t : rt->tracing()->traces()) {
+    const auto& ins = t->ir.instructions();
+    for (jit::IRRef r = 0; r < ins.size(); ++r) {
+      if (ins[r].op != jit::IROp::TDIM) continue;
+      // Some guard before this TDIM compares the same tensor's TRANK.
+      bool guarded = false;
+      for (jit::IRRef g = 0; g < r; ++g)
+        if (ins[g].op == jit::IROp::GUARDT && ins[ins[g].op1].op == jit::IROp::EQ) {
+          const jit::IRIns& eq = ins[ins[g].op1];
+          for (jit::IRRef side : {eq.op1, eq.op2})
+            guarded = guarded || (ins[side].op == jit::IROp::TRANK && ins[side].op1 == ins[r].op1);
+        }
+      EXPECT_TRUE(guarded) << "TDIM at " << r << " of trace " << t->id;
+      checked = true;
+    }
+  }
+  EXPECT_TRUE(checked);
+}
+
 TEST(TraceJit, ListLiteralsKeywordCallsAndNestedForInLoops) {
   // NEWLIST and keyword calls of built-ins run as helper calls inside the
   // trace (a bad keyword raises from compiled code); an outer `for in` loop

@@ -1370,6 +1370,16 @@ class Assembler {
         commit(r, d);
         break;
       }
+      case IROp::TRANK: {
+        const x86::Gp t = gpr(ins.op1, x86::rax);
+        const x86::Gp d = def_gpr(r);
+        a_.mov(x86::rdx, x86::qword_ptr(t, static_cast<int32_t>(env_.tensor.shape_begin_offset)));
+        a_.mov(d, x86::qword_ptr(t, static_cast<int32_t>(env_.tensor.shape_end_offset)));
+        a_.sub(d, x86::rdx);
+        a_.sar(d, 3);
+        commit(r, d);
+        break;
+      }
       case IROp::TIDX: {
         const x86::Gp d = def_gpr(r);
         move_gpr(d, ins.op1);

@@ -712,6 +712,14 @@ class Lowering {
         v = b_.CreateLoad(i64_, b_.CreateConstInBoundsGEP1_64(i64_, dims, ins.op2));
         break;
       }
+      case IROp::TRANK: {
+        expect_type(ins.op1, ptr_, "a tensor");
+        llvm::Value* begin = b_.CreateLoad(ptr_, byte_gep(A(), env_.tensor.shape_begin_offset));
+        llvm::Value* end = b_.CreateLoad(ptr_, byte_gep(A(), env_.tensor.shape_end_offset));
+        v = b_.CreateExactSDiv(b_.CreateSub(b_.CreatePtrToInt(end, i64_), b_.CreatePtrToInt(begin, i64_)),
+                               llvm::ConstantInt::get(i64_, 8));
+        break;
+      }
       case IROp::TIDX: expect_type(ins.op1, i64_, "an int"); v = A(); break;
       case IROp::TREF:
         expect_type(ins.op1, ptr_, "a tensor");
