@@ -68,9 +68,11 @@ bool DeferredWrites::can_defer(uint32_t slot, IRRef at) const {
     }
   }
   // A snapshot must not serve exits on both sides of the write: the entry
-  // it gets would be wrong before it.
+  // it gets would be wrong before it. (The writing call's own snapshot is
+  // before it: the call exits there when it fails, and so do guards a pass
+  // puts before it.)
   std::set<uint16_t> before;
-  for (IRRef q = 0; q < at; ++q)
+  for (IRRef q = 0; q <= at; ++q)
     if (may_exit(ir_[q])) before.insert(ir_[q].snap);
   for (IRRef q = at + 1; q < ir_.size() && !writes(q, slot); ++q)
     if (may_exit(ir_[q]) && before.count(ir_[q].snap)) return false;

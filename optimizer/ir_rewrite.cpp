@@ -83,6 +83,12 @@ TraceIR rebuild_trace(const TraceIR& in, const std::vector<IRRef>& subst, const 
     s.ir_ref = at;
     out.snapshots().push_back(std::move(s));
   }
+  // ...and never after an instruction that exits through it (a pass may
+  // have put new guards before the first kept one).
+  for (IRRef r = 0; r < out.size(); ++r) {
+    const uint16_t sn = out[r].snap;
+    if (sn < out.snapshots().size() && out.snapshots()[sn].ir_ref > r) out.snapshots()[sn].ir_ref = r;
+  }
   out.copy_tables_from(in);
   return out;
 }

@@ -9,7 +9,9 @@
 // `order` lists the kept non-constant instructions in their new order; the
 // constants a kept instruction or a snapshot uses come first, as always (the
 // others are dropped). A snapshot's ir= follows the instruction it named, or
-// the next kept one after it in the old numbering when that one was dropped.
+// the next kept one after it in the old numbering when that one was dropped,
+// and moves up to the first instruction that exits through it if that one
+// comes earlier.
 #pragma once
 
 #include <vector>

@@ -85,13 +85,16 @@ bool is_number(IRType t) { return t == IRType::Int || t == IRType::Float; }
 // What an element of a sunk tensor (f32 or i64) is in the IR.
 IRType element_type(DType d) { return d == DType::F32 ? IRType::Float : IRType::Int; }
 
-// A helper call with a tensor result whose layout the trace knows.
+// A tensor whose layout the trace knows: the result (`reload`) of a helper
+// call, or (call kNoRef) a tensor the trace got elsewhere whose layout the
+// call at `guarded_at` saw while recording, checked by guards before it.
 struct Producer {
   IRRef call = kNoRef, reload = kNoRef;
   const Rule* rule = nullptr;
   std::vector<IRRef> args;
   VirtualTensor vt;
   bool sunk = true;  // still a candidate (cleared when it escapes)
+  IRRef guarded_at = kNoRef;
 };
 
 // A helper call of item/len/numel/ndim on such a tensor: replaced by a value.
@@ -129,6 +132,37 @@ class TensorSinker {
   const Producer* static_tensor(IRRef reload) const {
     auto it = by_reload_.find(reload);
     return it == by_reload_.end() ? nullptr : &producers_[it->second];
+  }
+  // A static tensor the trace made (not one known by guards): its TDTYPE,
+  // TRANK and TDIM are constants everywhere.
+  const Producer* made_tensor(IRRef r) const {
+    const Producer* p = static_tensor(r);
+    return p != nullptr && p->call != kNoRef ? p : nullptr;
+  }
+
+  // Tensor arguments of rule call `c` without a known layout whose layout
+  // the call saw while recording (CallTarget::seen) become guarded static
+  // tensors; returns how many were added (the caller drops them again when
+  // the call gains nothing from them).
+  size_t guard_seen_arguments(IRRef c, const std::vector<IRRef>& args) {
+    const CallTarget& target = ir_.calls()[ir_[c].op2];
+    size_t added = 0;
+    for (size_t i = 0; i < args.size() && i < target.seen.size(); ++i) {
+      const IRRef a = args[i];
+      if (ir_[a].type != IRType::Tensor || static_tensor(a) != nullptr || !target.seen[i] || !fits(*target.seen[i]) ||
+          (target.seen[i]->dtype != DType::F32 && target.seen[i]->dtype != DType::I64) || ir_[c].snap == kNoSnap)
+        continue;
+      by_reload_[a] = producers_.size();
+      producers_.push_back(Producer{kNoRef, a, nullptr, {}, *target.seen[i], false, c});
+      ++added;
+    }
+    return added;
+  }
+  void drop_guarded(size_t n) {
+    for (; n > 0; --n) {
+      by_reload_.erase(producers_.back().reload);
+      producers_.pop_back();
+    }
   }
 
   // The elements of the list literal whose reload is `r`, when nothing that
@@ -239,18 +273,24 @@ class TensorSinker {
       std::vector<IRRef> args = carg_list(ir_, ir_[c].op1);
       const Rule* rule = rule_for(ir_.calls()[ir_[c].op2], args.size());
       if (rule == nullptr) continue;
+      const size_t guarded = guard_seen_arguments(c, args);
       if (rule->kind == Kind::Item || rule->kind == Kind::Len || rule->kind == Kind::Numel ||
           rule->kind == Kind::Ndim) {
         const Producer* in = static_tensor(args[0]);
         if (in != nullptr && answers(*rule, in->vt, r) && writes_.can_defer(dest_of(c), c))
           queries_.push_back(Query{c, r, rule, args[0]});
+        else
+          drop_guarded(guarded);
         continue;
       }
-      if (ir_[r].type != IRType::Tensor) continue;
-      if (std::optional<VirtualTensor> vt = layout(c, *rule, args)) {
-        by_reload_[r] = producers_.size();
-        producers_.push_back(Producer{c, r, rule, std::move(args), std::move(*vt)});
+      std::optional<VirtualTensor> vt;
+      if (ir_[r].type == IRType::Tensor) vt = layout(c, *rule, args);
+      if (!vt) {
+        drop_guarded(guarded);
+        continue;
       }
+      by_reload_[r] = producers_.size();
+      producers_.push_back(Producer{c, r, rule, std::move(args), std::move(*vt)});
     }
   }
 
@@ -261,7 +301,7 @@ class TensorSinker {
     switch (in.op) {
       case IROp::KINT: return ir_.const_int(r);
       case IROp::TDIM:
-        if (const Producer* p = static_tensor(in.op1); p && in.op2 < p->vt.shape.size()) return p->vt.shape[in.op2];
+        if (const Producer* p = made_tensor(in.op1); p && in.op2 < p->vt.shape.size()) return p->vt.shape[in.op2];
         return std::nullopt;
       case IROp::ADD:
       case IROp::MUL: {
@@ -327,7 +367,7 @@ class TensorSinker {
       if (info.op2 == OperandKind::ref && in.op2 < ir_.size() && in.op2 != in.op1) uses[in.op2].push_back(q);
     }
     for (Producer& p : producers_)
-      p.sunk = writes_.can_defer(dest_of(p.call), p.call) &&
+      p.sunk = p.call != kNoRef && writes_.can_defer(dest_of(p.call), p.call) &&
                std::all_of(uses[p.reload].begin(), uses[p.reload].end(), [&](IRRef q) {
                  return ir_[q].op != IROp::SSTORE || writes_.can_defer(ir_[q].op1, q);
                });
@@ -348,10 +388,25 @@ class TensorSinker {
 
   // --- transformation
 
-  IRRef emit(IROp op, IRType type, IRRef a, IRRef b = 0) {
-    const IRRef r = ir_.emit(op, type, a, b);
+  IRRef emit(IROp op, IRType type, IRRef a, IRRef b = 0, uint16_t snap = kNoSnap) {
+    const IRRef r = ir_.emit(op, type, a, b, snap);
     order_.push_back(r);
     return r;
+  }
+
+  // The guards that make the layouts of the tensors call `c` saw true: they
+  // leave through the call's own snapshot (the interpreter redoes the call).
+  void emit_layout_guards(IRRef c, uint16_t snap) {
+    for (const Producer& g : producers_) {
+      if (g.guarded_at != c) continue;
+      auto check = [&](IROp op, uint32_t op2, int64_t want) {
+        const IRRef v = emit(op, IRType::Int, g.reload, op2);
+        emit(IROp::GUARDT, IRType::None, emit(IROp::EQ, IRType::Bool, v, ir_.kint(want)), 0, snap);
+      };
+      check(IROp::TDTYPE, 0, static_cast<int64_t>(g.vt.dtype));
+      check(IROp::TRANK, 0, static_cast<int64_t>(g.vt.shape.size()));
+      for (size_t k = 0; k < g.vt.shape.size(); ++k) check(IROp::TDIM, static_cast<uint32_t>(k), g.vt.shape[k]);
+    }
   }
   IRRef as_float(IRRef x) { return ir_[x].type == IRType::Int ? emit(IROp::CONV, IRType::Float, x) : x; }
   IRRef round_f32(IRRef x) {
@@ -484,6 +539,7 @@ class TensorSinker {
 
     for (IRRef q = 0; q < n; ++q) {
       const IRIns in = ir_[q];
+      if (in.op == IROp::CALL) emit_layout_guards(q, in.snap);
       if (auto it = sunk_call.find(q); it != sunk_call.end()) {
         const Producer& p = *it->second;
         std::vector<IRRef> elems = compute(p);
@@ -506,15 +562,15 @@ class TensorSinker {
         continue;
       }
       if (drop[q] || ir_is_const(in.op)) continue;
-      if (const Producer* p = static_tensor(in.op1); p != nullptr && in.op == IROp::TDTYPE) {
+      if (const Producer* p = made_tensor(in.op1); p != nullptr && in.op == IROp::TDTYPE) {
         subst[q] = ir_.kint(static_cast<int64_t>(p->vt.dtype));
         continue;
       }
-      if (const Producer* p = static_tensor(in.op1); p != nullptr && in.op == IROp::TRANK) {
+      if (const Producer* p = made_tensor(in.op1); p != nullptr && in.op == IROp::TRANK) {
         subst[q] = ir_.kint(static_cast<int64_t>(p->vt.shape.size()));
         continue;
       }
-      if (const Producer* p = static_tensor(in.op1); p != nullptr && in.op == IROp::TDIM && in.op2 < p->vt.shape.size()) {
+      if (const Producer* p = made_tensor(in.op1); p != nullptr && in.op == IROp::TDIM && in.op2 < p->vt.shape.size()) {
         subst[q] = ir_.kint(p->vt.shape[in.op2]);
         continue;
       }

@@ -17,6 +17,15 @@
 // `numel` and `ndim` of it become its element or a constant instead of a
 // call, even when the tensor itself stays allocated.
 //
+// Guarded layouts. A tensor the trace did not make (a parameter, a list
+// element, a global) has no static layout, but the recorder notes the
+// layouts of small tensor arguments it saw (CallTarget::seen). When such an
+// argument feeds one of the operations above, guards on its dtype, rank and
+// dimensions go before the call (leaving through the call's snapshot, where
+// the interpreter redoes it), and from there on it counts as static: the
+// call's result may sink, computed from loads of its elements. A different
+// shape later fails the guards; side traces take it from there.
+//
 // Sunk tensors. A tensor with a static layout is sunk when it does not
 // escape: its value (the helper's reload) is read only by TDTYPE, TDIM,
 // element loads at constant indices, the operations above that are

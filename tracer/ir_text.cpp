@@ -6,6 +6,7 @@
 //   SNAP #0 ir=0000 pc=3 frames=[] []
 //   CALL #0 builtin 0 sqrt 0x0
 //   CALL #1 indexget 0 index 0x0 dest=5     (object result owned by slot 5)
+//   CALL #2 arith 2 arith* 0x0 dest=4 seen=0:f32:3  (argument 0 was an f32 [3] tensor)
 //   VTENSOR #0 f32 [2, 3]                   (a sunk tensor's dtype and shape)
 //
 // Everything a trace holds except runtime counters is in the text, so tests
@@ -469,9 +470,10 @@ class Parser {
     snap_lines_.push_back(line);
   }
 
-  // CALL #N kind sub name ptr [dest=slot] [aux=ptr]
+  // CALL #N kind sub name ptr [dest=slot] [aux=ptr] [seen=ARG:DTYPE:DIMS,...]
   void parse_call(const std::vector<std::string_view>& toks, size_t line) {
-    if (toks.size() < 6 || toks.size() > 8) fail(line, "expected 'CALL #N kind sub name ptr [dest=slot] [aux=ptr]'");
+    if (toks.size() < 6 || toks.size() > 9)
+      fail(line, "expected 'CALL #N kind sub name ptr [dest=slot] [aux=ptr] [seen=...]'");
     uint32_t n;
     if (!toks[1].starts_with("#") || !parse_num(toks[1].substr(1), n))
       fail(line, "bad call number '" + std::string(toks[1]) + "'");
@@ -505,9 +507,41 @@ class Parser {
       ct.aux = reinterpret_cast<const void*>(static_cast<uintptr_t>(a));
       ++t;
     }
+    if (t < toks.size() && toks[t].starts_with("seen=")) ct.seen = parse_seen(toks[t].substr(5), line), ++t;
     if (t != toks.size())
-      fail(line, "unexpected '" + std::string(toks[t]) + "' in CALL line (expected dest=SLOT, aux=PTR)");
+      fail(line, "unexpected '" + std::string(toks[t]) + "' in CALL line (expected dest=SLOT, aux=PTR, seen=...)");
     ir_.calls().push_back(std::move(ct));
+  }
+
+  // ARG:DTYPE:DIMS,... with DIMS the dimensions joined by 'x' (empty: 0-d).
+  std::vector<std::optional<VirtualTensor>> parse_seen(std::string_view text, size_t line) {
+    std::vector<std::optional<VirtualTensor>> seen;
+    auto bad = [&] { fail(line, "bad seen= layout list '" + std::string(text) + "'"); };
+    for (std::string_view rest = text; !rest.empty();) {
+      const size_t comma = rest.find(',');
+      std::string_view item = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      const size_t c1 = item.find(':'), c2 = c1 == std::string_view::npos ? c1 : item.find(':', c1 + 1);
+      uint32_t arg;
+      if (c2 == std::string_view::npos || !parse_num(item.substr(0, c1), arg) || arg > 255) bad();
+      VirtualTensor vt;
+      bool known = false;
+      for (int d = 0; d < kNumDTypes; ++d)
+        if (item.substr(c1 + 1, c2 - c1 - 1) == dtype_name(static_cast<DType>(d)))
+          vt.dtype = static_cast<DType>(d), known = true;
+      if (!known) bad();
+      for (std::string_view dims = item.substr(c2 + 1); !dims.empty();) {
+        const size_t x = dims.find('x');
+        int64_t dim;
+        if (!parse_num(dims.substr(0, x), dim) || dim < 0 || dim > kSeenMaxElements) bad();
+        vt.shape.push_back(dim);
+        dims = x == std::string_view::npos ? std::string_view{} : dims.substr(x + 1);
+      }
+      if (vt.shape.size() > 8 || arg < seen.size()) bad();  // ranks up to 8; arguments in order
+      seen.resize(arg + 1);
+      seen[arg] = std::move(vt);
+    }
+    return seen;
   }
 
   // ASSUME global=N value=PTR
@@ -637,6 +671,15 @@ std::string print_ir(const TraceIR& ir) {
     // Most calls return scalars: the owning slot is shown only when there is one.
     if (c.dest_slot >= 0) out += " dest=" + std::to_string(c.dest_slot);
     if (c.aux) out += " aux=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.aux)));
+    if (!c.seen.empty()) {
+      std::string items;
+      for (size_t a = 0; a < c.seen.size(); ++a) {
+        if (!c.seen[a]) continue;
+        items += (items.empty() ? "" : ",") + std::to_string(a) + ":" + dtype_name(c.seen[a]->dtype) + ":";
+        for (size_t d = 0; d < c.seen[a]->shape.size(); ++d) items += (d ? "x" : "") + std::to_string(c.seen[a]->shape[d]);
+      }
+      out += " seen=" + items;
+    }
     out += '\n';
   }
   for (const auto& a : ir.assumed_globals())

@@ -290,7 +290,16 @@ IRRef TraceRecorder::arg_chain(const std::vector<IRRef>& args) {
   return chain;
 }
 
-void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst) {
+void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst,
+                                const std::vector<const Value*>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Value* v = values[i];
+    if (v == nullptr || !v->is_tensor()) continue;
+    const TensorObj& t = *v->as_tensor();
+    if ((t.dtype != DType::F32 && t.dtype != DType::I64) || t.numel > kSeenMaxElements) continue;
+    target.seen.resize(i + 1);  // up to the last tensor seen, as the text form spells it
+    target.seen[i] = VirtualTensor{t.dtype, t.shape};
+  }
   uint32_t abs = abs_slot(dst);
   ensure_slot(abs);
   target.dest_slot = static_cast<int32_t>(abs);
@@ -307,7 +316,7 @@ void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& arg
   pending_reload_ = abs;
 }
 
-TraceRecorder::Status TraceRecorder::arith(ast::BinOp op, uint32_t dst, IRRef a, IRRef b,
+TraceRecorder::Status TraceRecorder::arith(ast::BinOp op, uint32_t dst, IRRef a, IRRef b, const Value& va,
                                            const Value& vb) {
   const ArithIR& forms = kArithIR[static_cast<int>(op)];
   IRType ta = type_of(a), tb = type_of(b);
@@ -340,7 +349,7 @@ TraceRecorder::Status TraceRecorder::arith(ast::BinOp op, uint32_t dst, IRRef a,
   // Strings, lists, tensors, errors: the generic semantics in a helper.
   CallTarget t{CallTarget::Kind::Arith, static_cast<uint8_t>(op), nullptr,
                std::string("arith") + ast::binop_symbol(op)};
-  call_helper(std::move(t), {a, b}, dst);
+  call_helper(std::move(t), {a, b}, dst, {&va, &vb});
   return Status::Continue;
 }
 
@@ -470,7 +479,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       IRRef b = read(ins.b, R);
       if (type_of(b) == IRType::Int) write(ins.a, ir_.emit(IROp::NEG, IRType::Int, b));
       else if (type_of(b) == IRType::Float) write(ins.a, ir_.emit(IROp::FNEG, IRType::Float, b));
-      else call_helper(CallTarget{CallTarget::Kind::Negate, 0, nullptr, "neg"}, {b}, ins.a);  // tensors; errors
+      else call_helper(CallTarget{CallTarget::Kind::Negate, 0, nullptr, "neg"}, {b}, ins.a, {&R[ins.b]});  // tensors; errors
       return Status::Continue;
     }
     case Op::NOT: {
@@ -634,7 +643,11 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       if (callee.is_builtin()) {
         if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
         std::vector<IRRef> args;
-        for (int i = 0; i < ins.b; ++i) args.push_back(read(ins.a + 1 + i, R));
+        std::vector<const Value*> values;
+        for (int i = 0; i < ins.b; ++i) {
+          args.push_back(read(ins.a + 1 + i, R));
+          values.push_back(&R[ins.a + 1 + i]);
+        }
         const BuiltinDef* bd = callee.as_builtin();
         // Math of one number (sqrt, exp, ...) is an instruction, not a call.
         FloatMath fm = float_math_by_name(bd->name);
@@ -645,7 +658,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
           write(ins.a, ir_.emit(IROp::FMATH, IRType::Float, x, static_cast<uint32_t>(fm)));
           return Status::Continue;
         }
-        call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a);
+        call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a, values);
         return Status::Continue;
       }
       return abort(AbortReason::CallNotFunction);
@@ -787,8 +800,8 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     IRRef lhs = read(ins.b, R);
     const Value& vc = a.konst ? K[ins.c] : R[ins.c];
     IRRef rhs = a.konst ? constant(vc) : read(ins.c, R);
-    if (a.konst && (ins.flags & kFlagConstLeft)) return arith(a.bin, ins.a, rhs, lhs, R[ins.b]);
-    return arith(a.bin, ins.a, lhs, rhs, vc);
+    if (a.konst && (ins.flags & kFlagConstLeft)) return arith(a.bin, ins.a, rhs, lhs, vc, R[ins.b]);
+    return arith(a.bin, ins.a, lhs, rhs, R[ins.b], vc);
   }
   for (const CompareBytecode& c : kCompareBytecode) {
     if (c.op != ins.op) continue;

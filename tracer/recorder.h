@@ -139,14 +139,18 @@ class TraceRecorder {
   void guard(bool expect_true, IRRef cond);  // GUARDT/GUARDF with a snapshot at cur_pc_
 
   // Emission helpers for the instruction families.
-  // `vb` is the right operand's current value (the sign of a ** exponent).
-  Status arith(ast::BinOp op, uint32_t dst, IRRef a, IRRef b, const Value& vb);
+  // `va`, `vb` are the operands' current values (the sign of a ** exponent,
+  // the layouts of tensors).
+  Status arith(ast::BinOp op, uint32_t dst, IRRef a, IRRef b, const Value& va, const Value& vb);
   // Emits the comparison; `out` is its Bool value (or kNoRef when a helper
   // computes it, in which case the result lands in `dst`).
   Status compare(ast::CmpOp op, IRRef a, IRRef b, IRRef& out);
   // Generic slow path: CALL a runtime helper whose result goes to register
   // `dst`; the reload that types the result is emitted at the next step.
-  void call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst);
+  // `values` (if given) are the arguments' current values: the layouts of
+  // small tensors among them go into CallTarget::seen.
+  void call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst,
+                   const std::vector<const Value*>& values = {});
   IRRef arg_chain(const std::vector<IRRef>& args);
   // One step of a `range` loop's back-edge (FORLOOP/JFORLOOP semantics): the
   // guard that the loop goes on (`more`) or ends, and if it goes on, the

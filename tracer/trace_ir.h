@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -66,6 +67,15 @@ struct IRIns {
   uint32_t op2 = 0;
 };
 
+// The dtype and shape of a sunk tensor (VNEWTENSOR op2 indexes the trace's
+// table of them). Its elements, row-major, are the VNEWTENSOR's CARG chain.
+struct VirtualTensor {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  int64_t numel() const;
+  bool operator==(const VirtualTensor&) const = default;
+};
+
 // A call target of CALL: what the backend calls and how its result is typed.
 struct CallTarget {
   enum class Kind : uint8_t {
@@ -88,16 +98,15 @@ struct CallTarget {
   // the result is a scalar or there is none.
   int32_t dest_slot = -1;
   const void* aux = nullptr;  // BuiltinKw: the ListObj of keyword names (a bytecode constant)
+  // Profile for the optimizer: per argument, the dtype and shape it had
+  // while recording if it was a small f32 or i64 tensor (kSeenMaxElements
+  // elements at most), else none; empty when no argument was. Tensor sinking
+  // may guard these layouts to compute the call's result element by element
+  // (optimizer/tensor_sink.h).
+  std::vector<std::optional<VirtualTensor>> seen = {};
 };
+constexpr int64_t kSeenMaxElements = 64;
 
-// The dtype and shape of a sunk tensor (VNEWTENSOR op2 indexes the trace's
-// table of them). Its elements, row-major, are the VNEWTENSOR's CARG chain.
-struct VirtualTensor {
-  DType dtype = DType::F32;
-  std::vector<int64_t> shape;
-  int64_t numel() const;
-  bool operator==(const VirtualTensor&) const = default;
-};
 
 // Whether `op` is an allocation the optimizer sank (VNEWLIST, VNEWTENSOR):
 // no code runs for it; exits whose snapshots name it build the object.

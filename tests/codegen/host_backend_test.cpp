@@ -623,7 +623,9 @@ TEST_P(HostBackendTest, TensorRankAndDimensions) {
       r.regs = {make_tensor(DType::F32, shape)};
       ASSERT_EQ(r.run(c.fn), 1u);
       EXPECT_EQ(static_cast<int64_t>(r.exit_vals[0]), static_cast<int64_t>(shape.size()));
-      if (with_dim) EXPECT_EQ(static_cast<int64_t>(r.exit_vals[1]), shape[0]);
+      if (with_dim) {
+        EXPECT_EQ(static_cast<int64_t>(r.exit_vals[1]), shape[0]);
+      }
     }
   }
 }

@@ -361,6 +361,81 @@ TEST(TensorSink, SecondNameIsNamedByTheSameExits) {
             "VTENSOR #0 f32 [2]\n");
 }
 
+// t is a tensor the trace did not make (a parameter); the call t * 2.0 saw
+// it as f32 [2] while recording (seen=): guards on its dtype, rank and
+// dimension before the call, exiting through the call's snapshot, make the
+// layout true, and the product, its sum and item are scalars over loads of
+// t's elements.
+TEST(TensorSink, LayoutsTheRecorderSawAreGuardedAndUsed) {
+  TensorSinkPass sink;
+  const char* in =
+      "0000    flt  KFLOAT 2.0\n"
+      "0001 >  tens SLOAD  0  0  #0\n"
+      "0002    none CARG   0001  0000\n"
+      "0003    none CALL   0002  0  #1\n"
+      "0004 >  tens SLOAD  2  1  #2\n"
+      "0005    none CALL   0004  1  #2\n"
+      "0006 >  tens SLOAD  3  1  #3\n"
+      "0007    none CALL   0006  2  #3\n"
+      "0008 >  flt  SLOAD  4  1  #4\n"
+      "0009 >  none EXIT    #5\n"
+      "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+      "SNAP #1 ir=0002 pc=1 frames=[] []\n"
+      "SNAP #2 ir=0004 pc=2 frames=[] []\n"
+      "SNAP #3 ir=0006 pc=3 frames=[] []\n"
+      "SNAP #4 ir=0008 pc=4 frames=[] []\n"
+      "SNAP #5 ir=0009 pc=5 frames=[] [5=0008]\n"
+      "CALL #0 arith 2 arith* 0x0 dest=2 seen=0:f32:2\n"
+      "CALL #1 builtin 0 sum 0x0 dest=3\n"
+      "CALL #2 builtin 0 item 0x0 dest=4\n";
+  EXPECT_EQ(apply(sink, in),
+            "0000    flt  KFLOAT 2.0\n"
+            "0001    int  KINT   0\n"
+            "0002    int  KINT   1\n"
+            "0003    int  KINT   2\n"
+            "0004    flt  KFLOAT 0.0\n"
+            "0005 >  tens SLOAD  0  0  #0\n"
+            "0006    int  TDTYPE 0005\n"
+            "0007    bool EQ     0006  0001\n"
+            "0008 >  none GUARDT 0007  #1\n"
+            "0009    int  TRANK  0005\n"
+            "0010    bool EQ     0009  0002\n"
+            "0011 >  none GUARDT 0010  #1\n"
+            "0012    int  TDIM   0005  0\n"
+            "0013    bool EQ     0012  0003\n"
+            "0014 >  none GUARDT 0013  #1\n"
+            "0015    int  TIDX   0001  0\n"
+            "0016    flt  TLOAD  0005  0015\n"
+            "0017    flt  FMUL   0016  0000\n"
+            "0018    flt  F32RND 0017\n"
+            "0019    int  TIDX   0002  0\n"
+            "0020    flt  TLOAD  0005  0019\n"
+            "0021    flt  FMUL   0020  0000\n"
+            "0022    flt  F32RND 0021\n"
+            "0023    none CARG   0018  0022\n"
+            "0024    tens VNEWTENSOR 0023  0\n"
+            "0025    flt  FADD   0004  0018\n"
+            "0026    flt  FADD   0025  0022\n"
+            "0027    flt  F32RND 0026\n"
+            "0028    tens VNEWTENSOR 0027  1\n"
+            "0029 >  none EXIT    #5\n"
+            "SNAP #0 ir=0005 pc=0 frames=[] []\n"
+            "SNAP #1 ir=0008 pc=1 frames=[] []\n"
+            "SNAP #2 ir=0028 pc=2 frames=[] [2=0024]\n"
+            "SNAP #3 ir=0029 pc=3 frames=[] [2=0024 3=0028]\n"
+            "SNAP #4 ir=0029 pc=4 frames=[] [2=0024 3=0028 4=0027]\n"
+            "SNAP #5 ir=0029 pc=5 frames=[] [2=0024 3=0028 4=0027 5=0027]\n"
+            "CALL #0 arith 2 arith* 0x0 dest=2 seen=0:f32:2\n"
+            "CALL #1 builtin 0 sum 0x0 dest=3\n"
+            "CALL #2 builtin 0 item 0x0 dest=4\n"
+            "VTENSOR #0 f32 [2]\n"
+            "VTENSOR #1 f32 []\n");
+  // Without the recorder's observation nothing is known about t.
+  std::string unseen = in;
+  unseen.erase(unseen.find(" seen=0:f32:2"), 13);
+  EXPECT_EQ(passtest::apply(sink, unseen), print_ir(parse_ir(unseen)));
+}
+
 // --- where it must not apply
 
 TEST(TensorSink, TensorPassedToAnotherHelperStaysAllocated) {
