@@ -261,6 +261,9 @@ TEST(IRText, CallTargetsAndOddNamesRoundTrip) {
   ir.calls().push_back(CallTarget{CallTarget::Kind::Compare, 4, nullptr, "cmp.<="});
   ir.calls().push_back(CallTarget{CallTarget::Kind::IndexGet, 0, nullptr, "", 12});
   ir.calls().push_back(CallTarget{CallTarget::Kind::IndexSet, 255, nullptr, "-weird name@[x]/%#"});
+  CallTarget seen{CallTarget::Kind::Arith, 2, nullptr, "arith*", 4};
+  seen.seen = {std::nullopt, VirtualTensor{DType::F32, {2, 3}}, VirtualTensor{DType::I64, {}}};
+  ir.calls().push_back(seen);
   Snapshot s;
   s.frames.push_back(SnapshotFrame{nullptr, 0, 1, "<lambda>"});
   s.frames.push_back(SnapshotFrame{nullptr, 4, 7, ""});
@@ -269,9 +272,11 @@ TEST(IRText, CallTargetsAndOddNamesRoundTrip) {
   std::string text = print_ir(ir);
   EXPECT_NE(text.find("CALL #1 arith 2 arith.- 0x0\n"), std::string::npos) << text;
   EXPECT_NE(text.find("CALL #3 indexget 0 - 0x0 dest=12\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("CALL #5 arith 2 arith* 0x0 dest=4 seen=1:f32:2x3,2:i64:\n"), std::string::npos) << text;
   TraceIR back = parse_ir(text);
   expect_same_trace(ir, back);
   for (size_t f = 0; f < s.frames.size(); ++f) EXPECT_EQ(back.snapshots()[0].frames[f].name, s.frames[f].name);
+  EXPECT_EQ(back.calls()[5].seen, seen.seen);
   EXPECT_EQ(print_ir(back), text);
 }
 
@@ -365,6 +370,10 @@ TEST(IRText, MalformedInputReportsTheLine) {
       {"CALL #1 arith 0 sqrt 0x0\n", 1, "out of order"},
       {"CALL #0 arith 0 sq%zzrt 0x0\n", 1, "bad escape"},
       {"hello\n", 1, "expected an instruction reference"},
+      {"CALL #0 arith 2 a 0x0 seen=0:f32\n", 1, "bad seen="},
+      {"CALL #0 arith 2 a 0x0 seen=1:f32:2,0:f32:2\n", 1, "bad seen="},
+      {"CALL #0 arith 2 a 0x0 seen=0:f64:2\n", 1, "bad seen="},
+      {"CALL #0 arith 2 a 0x0 seen=0:f32:2y3\n", 1, "bad seen="},
       {"VTENSOR #1 f32 [2]\n", 1, "out of order"},
       {"VTENSOR #0 f64 [2]\n", 1, "unknown dtype"},
       {"VTENSOR #0 f32 2\n", 1, "expected 'VTENSOR"},
