@@ -610,6 +610,17 @@ void TraceJit::print_stats(std::ostream& os) const {
                     "optimizer {:.3f} ms of the compiling time)\n",
                     stats_.record_ms, stats_.compile_ms, stats_.ir_instructions, stats_.ir_recorded,
                     stats_.optimize_ms);
+  if (stats_.compiled > 0) {
+    // What allocation sinking took off the compiled traces (optimizer/tensor_sink.h, alloc_sink.h).
+    size_t tensors = 0, lists = 0;
+    for (const auto& t : traces_)
+      for (const IRIns& in : t->ir.instructions()) {
+        tensors += in.op == IROp::VNEWTENSOR;
+        lists += in.op == IROp::VNEWLIST;
+      }
+    os << fmt::format("  allocation sinking: not allocated by the compiled traces: tensors {}, lists {}\n", tensors,
+                      lists);
+  }
   static constexpr const char* kTierNames[2] = {"T1 (asmjit)", "T2 (llvm)"};
   for (size_t k = 0; k < 2; ++k) {
     if (stats_.tier_compiled[k] == 0) continue;

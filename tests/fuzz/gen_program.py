@@ -444,7 +444,16 @@ class Gen:
         floats = self.chance(0.6)
         gen = (lambda: self.pick([self.gen_float, self.gen_safe_float])(2)) if floats else (lambda: self.gen_int(2))
         cur = self.fresh("tv")
-        self.emit("let %s = tensor([%s])" % (cur, ", ".join(gen() for _ in range(n))))
+        # Sometimes from a tensor the program already has (its layout is
+        # guarded, not known): a global such as T or A.
+        known = [t for t in self.visible("tensor")
+                 if self.tensors[t][1] == ("f32" if floats else "i64") and len(self.tensors[t][0]) == 1]
+        if known and self.chance(0.3):
+            t = self.pick(known)
+            self.emit("let %s = %s %s" % (cur, t, "* 1.0" if floats else "+ 0"))
+            n = self.tensors[t][0][0]
+        else:
+            self.emit("let %s = tensor([%s])" % (cur, ", ".join(gen() for _ in range(n))))
         shape = [n]
         f_ops = ["{t} * {f}", "{t} + {t}", "{t} - {i}", "{t} / {f}", "sqrt({t} * {t} + 1.0)", "-{t}",
                  "exp({t} * 0.001)", "{t} * tensor([{same}])", "zeros([2, 1]) + {t}", "full([{n}], {f}) - {t}"]

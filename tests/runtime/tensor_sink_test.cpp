@@ -5,6 +5,7 @@
 // Every script must print what the interpreter prints, in every tier.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 
 #include "runtime/jit_runtime.h"
@@ -187,6 +188,16 @@ TEST(TensorSinkInJit, EscapingTensorsAreStillAllocated) {
     auto rt = testing::expect_same_as_interpreter(kEscapes, params(tier));
     EXPECT_GT(tensor_work(*rt).calls, 0);
   }
+}
+
+TEST(TensorSinkInJit, StatsCountWhatSinkingTookOffTheTraces) {
+  auto rt = testing::expect_same_as_interpreter(kFloatVectors, params("1"));
+  std::ostringstream os;
+  rt->print_stats(os, 0.1);
+  const std::string want =
+      "  allocation sinking: not allocated by the compiled traces: tensors " + std::to_string(tensor_work(*rt).sunk) + ",";
+  EXPECT_NE(os.str().find(want), std::string::npos) << os.str();
+  EXPECT_GT(tensor_work(*rt).sunk, 0);
 }
 
 TEST(TensorSinkInJit, SinkZeroAllocatesEverything) {
