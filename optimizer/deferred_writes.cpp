@@ -9,7 +9,7 @@ namespace tessera::jit {
 
 DeferredWrites::DeferredWrites(TraceIR& ir) : ir_(ir), loop_(ir.loop_ref()) {
   for (IRRef q = 0; q < ir.size(); ++q)
-    if (ir[q].op == IROp::FPUSH || ir[q].op == IROp::FPOP) moves_base_ = true;
+    if (ir[q].op == IROp::FPUSH || ir[q].op == IROp::FPOP) last_frame_op_ = q;
 }
 
 bool DeferredWrites::writes(IRRef q, uint32_t slot) const {
@@ -51,7 +51,10 @@ bool DeferredWrites::written_between(uint32_t slot, IRRef from, IRRef to) const 
 }
 
 bool DeferredWrites::can_defer(uint32_t slot, IRRef at) const {
-  if (moves_base_ || at >= ir_.size()) return false;
+  // A frame push or pop after the write hands the registers over without an
+  // exit (a pushed callee's caller reads them when the callee returns), and
+  // slot numbers change meaning there.
+  if (at >= ir_.size() || (last_frame_op_ != kNoRef && last_frame_op_ > at)) return false;
   if (loop_ != kNoRef) {
     if (at < loop_) return false;
     // Exits in the next iteration before the write expect the register as

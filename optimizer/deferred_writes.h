@@ -8,8 +8,9 @@
 //
 // can_defer() says whether that keeps every exit right; when it does,
 // defer() adds the snapshot entries. A write cannot be deferred
-//  - before LOOP (every iteration's exits would have to carry it), or in a
-//    trace that pushes or pops frames (slot numbers change meaning);
+//  - before LOOP (every iteration's exits would have to carry it), or before
+//    a frame push or pop (the frame is handed over without an exit, and slot
+//    numbers change meaning);
 //  - when an exit of the loop body before the write may read the register
 //    and nothing in the iteration wrote it before that exit: it would find
 //    a stale value instead of the previous iteration's (the same holds at the
@@ -51,7 +52,7 @@ class DeferredWrites {
 
   TraceIR& ir_;
   IRRef loop_;
-  bool moves_base_ = false;  // FPUSH or FPOP somewhere
+  IRRef last_frame_op_ = kNoRef;  // the last FPUSH or FPOP
 };
 
 // Whether instruction `ins` may leave the trace through its snapshot.
