@@ -294,15 +294,24 @@ class TensorSinker {
     }
   }
 
+  // TDTYPE, TRANK or TDIM of a tensor the trace made: a constant.
+  std::optional<int64_t> layout_constant(const IRIns& in) const {
+    if (in.op != IROp::TDTYPE && in.op != IROp::TRANK && in.op != IROp::TDIM) return std::nullopt;
+    const Producer* p = made_tensor(in.op1);
+    if (p == nullptr) return std::nullopt;
+    if (in.op == IROp::TDTYPE) return static_cast<int64_t>(p->vt.dtype);
+    if (in.op == IROp::TRANK) return static_cast<int64_t>(p->vt.shape.size());
+    if (in.op2 < p->vt.shape.size()) return p->vt.shape[in.op2];
+    return std::nullopt;
+  }
+
   // A flat element index known when the trace was optimized (constants,
   // sums and products of them, dimensions of static tensors), or none.
   std::optional<int64_t> const_index(IRRef r) const {
     const IRIns& in = ir_[r];
     switch (in.op) {
       case IROp::KINT: return ir_.const_int(r);
-      case IROp::TDIM:
-        if (const Producer* p = made_tensor(in.op1); p && in.op2 < p->vt.shape.size()) return p->vt.shape[in.op2];
-        return std::nullopt;
+      case IROp::TDIM: return layout_constant(in);
       case IROp::ADD:
       case IROp::MUL: {
         auto a = const_index(in.op1), b = const_index(in.op2);
@@ -562,16 +571,8 @@ class TensorSinker {
         continue;
       }
       if (drop[q] || ir_is_const(in.op)) continue;
-      if (const Producer* p = made_tensor(in.op1); p != nullptr && in.op == IROp::TDTYPE) {
-        subst[q] = ir_.kint(static_cast<int64_t>(p->vt.dtype));
-        continue;
-      }
-      if (const Producer* p = made_tensor(in.op1); p != nullptr && in.op == IROp::TRANK) {
-        subst[q] = ir_.kint(static_cast<int64_t>(p->vt.shape.size()));
-        continue;
-      }
-      if (const Producer* p = made_tensor(in.op1); p != nullptr && in.op == IROp::TDIM && in.op2 < p->vt.shape.size()) {
-        subst[q] = ir_.kint(p->vt.shape[in.op2]);
+      if (std::optional<int64_t> k = layout_constant(in)) {
+        subst[q] = ir_.kint(*k);
         continue;
       }
       if (in.op == IROp::TLOAD) {
