@@ -18,6 +18,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -261,6 +262,13 @@ std::string_view strip_comment(std::string_view s) {
 bool is_pointer_type(IRType t) {
   return t != IRType::None && t != IRType::Nil && t != IRType::Bool && t != IRType::Int &&
          t != IRType::Float;
+}
+
+// The dtype a VTENSOR line or a seen= layout names ("f32"), if any.
+std::optional<DType> dtype_named(std::string_view name) {
+  for (int d = 0; d < kNumDTypes; ++d)
+    if (name == dtype_name(static_cast<DType>(d))) return static_cast<DType>(d);
+  return std::nullopt;
 }
 
 class Parser {
@@ -525,11 +533,9 @@ class Parser {
       uint32_t arg;
       if (c2 == std::string_view::npos || !parse_num(item.substr(0, c1), arg) || arg > 255) bad();
       VirtualTensor vt;
-      bool known = false;
-      for (int d = 0; d < kNumDTypes; ++d)
-        if (item.substr(c1 + 1, c2 - c1 - 1) == dtype_name(static_cast<DType>(d)))
-          vt.dtype = static_cast<DType>(d), known = true;
-      if (!known) bad();
+      const std::optional<DType> dt = dtype_named(item.substr(c1 + 1, c2 - c1 - 1));
+      if (!dt) bad();
+      vt.dtype = *dt;
       for (std::string_view dims = item.substr(c2 + 1); !dims.empty();) {
         const size_t x = dims.find('x');
         int64_t dim;
@@ -566,10 +572,9 @@ class Parser {
     if (n != vts.size())
       fail(line, "virtual tensor #" + std::to_string(n) + " out of order, expected #" + std::to_string(vts.size()));
     VirtualTensor vt;
-    bool known = false;
-    for (int d = 0; d < kNumDTypes; ++d)
-      if (toks[2] == dtype_name(static_cast<DType>(d))) vt.dtype = static_cast<DType>(d), known = true;
-    if (!known) fail(line, "unknown dtype '" + std::string(toks[2]) + "'");
+    const std::optional<DType> dt = dtype_named(toks[2]);
+    if (!dt) fail(line, "unknown dtype '" + std::string(toks[2]) + "'");
+    vt.dtype = *dt;
     // The shape: everything after the dtype, "[" dims separated by ", " "]".
     std::string_view rest = l.substr(l.find(toks[2]) + toks[2].size());
     while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) rest.remove_prefix(1);
