@@ -6,7 +6,7 @@
 // code), LLEN becomes the element count, and each LLOAD becomes the element
 // it would load. The list is built only where it becomes visible to the
 // interpreter: at an exit whose snapshot names it (its register, where the
-// interpreter may read it) — the backends call tessera_jit_materialize_list
+// interpreter may read it) — the exit plan builds it (deopt/exit_plan.h)
 // there.
 //
 // Sunk only when nothing lets the list escape: its reload (SLOAD op2=1 of

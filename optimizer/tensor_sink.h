@@ -36,7 +36,7 @@
 // register write DeferredWrites cannot leave to the exits. The call becomes
 // VNEWTENSOR (no code) over its elements; the exits after it that name its
 // registers build the tensor there, once per exit for all its names
-// (tessera_jit_materialize_tensor), so the interpreter sees one object.
+// (deopt/exit_plan.h), so the interpreter sees one object.
 //
 // Elements are computed exactly as the CPU kernels compute them: f32
 // results on doubles rounded with F32RND (scalars rounded to f32 first where

@@ -15,15 +15,12 @@
 #include "optimizer/pipeline.h"
 #include "runtime/compile_worker.h"
 #include "tracer/exit_slot_types.h"
-#include "deopt/exit_handler.h"
+#include "deopt/exit_plan.h"
 #include "vm/interp/vm.h"
 
 namespace tessera::jit {
 
 namespace {
-
-// Side-trace recordings tried per exit before it is left to the interpreter.
-constexpr uint32_t kMaxSideTries = 12;
 
 double now_ms() {
   using namespace std::chrono;
@@ -63,6 +60,9 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
                                          .predicate = params.predicate != 0,
                                          .sink = params.sink != 0,
                                          .sink_max_elements = static_cast<uint32_t>(params.sinkmax)}),
+      exit_policy_(ExitPolicy::Params{.hotexit = static_cast<uint32_t>(params.hotexit),
+                                      .maxside = static_cast<uint32_t>(params.maxside),
+                                      .maxsidetries = static_cast<uint32_t>(params.maxsidetries)}),
       created_ms_(now_ms()) {}
 
 // The worker goes first: it may be compiling a trace's IR.
@@ -169,8 +169,8 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
                          std::any_of(traces_.begin(), traces_.end(), [](const auto& t) { return t->pending; });
   if (recorder_->is_side()) {
     Trace& parent = *traces_[side_parent_];
-    if (too_early) parent.exits[side_snap_] = 0;  // another `hotexit` exits first
-    else if (parent.side_tries[side_snap_] < 255) ++parent.side_tries[side_snap_];
+    if (too_early) exit_policy_.too_early(parent.exits, side_snap_);  // another `hotexit` exits first
+    else exit_policy_.failed(parent.exits, side_snap_);
     recorder_.reset();
     return;
   }
@@ -234,9 +234,7 @@ void TraceJit::finish_recording() {
   // dropped before or by the optimizer: invalidate() and --stats walk every
   // trace's snapshots.
   auto size_exit_tables = [&] {
-    t.max_entries = 0;
     for (const Snapshot& s : t.ir.snapshots()) {
-      t.max_entries = std::max<uint32_t>(t.max_entries, static_cast<uint32_t>(s.entries.size()));
       if (s.base_proto) stack_need_ = std::max<uint32_t>(stack_need_, static_cast<uint32_t>(s.base_proto->nregs) + 1);
       for (const SnapshotFrame& f : s.frames)
         stack_need_ = std::max<uint32_t>(stack_need_, f.base + static_cast<uint32_t>(f.proto->nregs) + 1);
@@ -248,15 +246,13 @@ void TraceJit::finish_recording() {
         const auto* callee = static_cast<const FunctionProto*>(t.ir.const_ptr(t.ir[r].op1));
         stack_need_ = std::max<uint32_t>(stack_need_, static_cast<uint32_t>(callee->nregs) + 1);
       }
-    t.exits.assign(t.ir.snapshots().size(), 0);
+    t.exits.reset(t.ir.snapshots().size());
     t.links = std::make_unique<NativeTrace[]>(t.ir.snapshots().size());  // all null
-    t.side_tries.assign(t.ir.snapshots().size(), 0);
     t.exit_lines.clear();
     for (const Snapshot& s : t.ir.snapshots()) {
       const FunctionProto& base = s.base_proto ? *s.base_proto : *t.proto;
       t.exit_lines.push_back(line_of(s.frames.empty() ? base : *s.frames.back().proto, s.pc));
     }
-    exit_buffer_.resize(std::max<size_t>(exit_buffer_.size(), t.max_entries + 1));
   };
   auto fits_exit_code = [&] { return t.ir.snapshots().size() < kTierUpExit && t.id <= 0xFFFF; };
   bool go = fits_exit_code();
@@ -355,7 +351,7 @@ void TraceJit::discard(Trace& t, const std::string& why) {
   stats_.last_abort[static_cast<int>(AbortReason::NYIBytecode)] = why;
   if (t.is_side) {
     Trace& parent = *traces_[t.parent];
-    if (parent.side_tries[t.parent_snap] < 255) ++parent.side_tries[t.parent_snap];
+    exit_policy_.failed(parent.exits, t.parent_snap);
   }
 }
 
@@ -390,10 +386,19 @@ void TraceJit::enable_tier_profile() {
   if (!profile_->start()) profile_.reset();  // another VM profiles, or no timer: no tier times
 }
 
+void TraceJit::use_exit_plans(Trace& t, const CompiledTrace& code) {
+  t.exit_plans = code.exit_plans;
+  // exit_vals holds the values of the exit that returns to the runtime.
+  size_t need = 1;
+  for (const ExitPlan& p : *code.exit_plans) need = std::max(need, p.values.size());
+  if (exit_buffer_.size() < need) exit_buffer_.resize(need);
+}
+
 void TraceJit::install(Trace& t, CompiledTrace& code, int tier) {
   t.pending = false;
   t.fn = code.fn;
   t.native = code.native;
+  use_exit_plans(t, code);
   t.tier = static_cast<uint8_t>(tier);
   note_compiled(t, code, tier);
   // Compiled in the background, the trace may be out of date by now: a
@@ -506,6 +511,7 @@ void TraceJit::upgrade(Trace& t, CompiledTrace& code) {
   const NativeTrace old = t.native;
   t.fn = code.fn;
   t.native = code.native;
+  use_exit_plans(t, code);
   t.tier = 2;
   t.tier_up_counter = UINT32_MAX;
   for (auto& other : traces_)
@@ -558,32 +564,25 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
     // snapshot 0 does (the loop-carried values are written), and the trace
     // is entered again right there, in T2 once it is ready.
     request_upgrade(t);
-    exit.pcs = resume_pcs(t.ir.snapshots()[0]);
+    exit.pcs = (*t.exit_plans)[0].resume_pcs;
     exit.frames.clear();
     exit.start_recording = false;
     return;
   }
-  const Snapshot& snap = t.ir.snapshots()[snap_no];
-  ++t.exits[snap_no];
-  exit.pcs = resume_pcs(snap);
+  const ExitPlan& plan = (*t.exit_plans)[snap_no];
+  exit_policy_.count(t.exits, plan);
+  exit.pcs = plan.resume_pcs;
   exit.frames.clear();
-  for (const SnapshotFrame& f : snap.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
+  for (const ExitFrame& f : plan.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
   exit.start_recording = false;
   maybe_start_side_trace(t, snap_no, exit);
 }
 
 void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exit) {
-  // An exit taken `hotexit` times gets a side trace (LuaJIT's policy: a few
-  // tries per exit with back-off, a cap per root trace). Exits inside
-  // inlined frames are left to the interpreter for now.
+  // deopt/exit_policy.h decides; the runtime adds what only it knows.
+  const ExitPlan& plan = (*t.exit_plans)[snap_no];
+  if (recorder_ || !exit_policy_.wants_side_trace(t.exits, plan, traces_[t.root]->sides)) return;
   const Snapshot& snap = t.ir.snapshots()[snap_no];
-  if (recorder_ || !snap.frames.empty()) return;
-  // Each failed try doubles the exits needed for the next one (a recording
-  // often fails only until some other loop has its trace).
-  const uint32_t tries = t.side_tries[snap_no];
-  if (tries >= kMaxSideTries) return;
-  if (t.exits[snap_no] < static_cast<uint64_t>(params_.hotexit) << tries) return;
-  if (traces_[t.root]->sides >= static_cast<uint32_t>(params_.maxside)) return;
   if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return;
   if (pending_side_trace(t.id, snap_no)) return;
   recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),
@@ -648,8 +647,7 @@ void TraceJit::print_stats(std::ostream& os) const {
     os << fmt::format("  warm-up: first trace compiled at {:.3f} ms, last at {:.3f} ms\n",
                       stats_.first_trace_ms, stats_.last_trace_ms);
   for (const auto& t : traces_) {
-    uint64_t exits = 0;
-    for (uint64_t e : t->exits) exits += e;
+    const uint64_t exits = t->exits.total();
     std::string kind = t->is_side ? fmt::format("side trace of {} (exit #{})", t->parent, t->parent_snap)
                        : t->kind == Trace::Kind::Function ? std::string("function trace")
                                                           : std::string("root trace");

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "codegen/host/trace_abi.h"
+#include "deopt/exit_plan.h"
+#include "deopt/exit_policy.h"
 #include "optimizer/pipeline.h"
 #include "runtime/jit_params.h"
 #include "runtime/tier_profile.h"
@@ -53,6 +55,8 @@ struct Trace {
   // --dump only: the IR as recorded and after each optimizer pass.
   std::vector<std::pair<std::string, std::string>> pass_ir;
   TraceFn fn = nullptr;        // C++ enters here
+  // The exit plans of the code installed now (CompiledTrace::exit_plans).
+  const std::vector<ExitPlan>* exit_plans = nullptr;
   NativeTrace native = nullptr;  // linked exits jump here
   // The tier of the code installed now (1: asmjit, 2: LLVM; 0: none yet),
   // and per tier (index tier-1): the code as text for --dump, its size and
@@ -70,12 +74,11 @@ struct Trace {
   uint32_t tier_up_interval = 0;  // what the counter restarts from (doubles while LLVM works)
   double record_ms = 0, compile_ms = 0;
   uint64_t entries = 0;
-  std::vector<uint64_t> exits;  // per snapshot
+  ExitCounters exits;  // per snapshot: exits taken, failed side-trace tries
   // The native code's exit links (trace_abi.h ExitLinking), one per snapshot:
   // an attached side trace, or for a side trace's final EXIT the trace it
   // links to. Exits whose slot is set never come back to the runtime.
   std::unique_ptr<NativeTrace[]> links;
-  std::vector<uint8_t> side_tries;    // failed side-trace recordings per exit
   // Side traces: the root trace they belong to and the exit they hang off.
   // Any trace that ends in a linked EXIT: the trace it links to.
   bool is_side = false;
@@ -85,7 +88,6 @@ struct Trace {
   uint32_t sides = 0;  // root traces: side traces attached so far
   std::vector<int> exit_lines;  // source line each snapshot resumes at
   uint32_t max_slot = 0;
-  uint32_t max_entries = 0;     // largest snapshot (exit buffer size)
   // Invalidated (a global it assumed constant was stored into), or its
   // compilation failed: nothing enters it or links to it.
   bool dead = false;
@@ -151,6 +153,7 @@ class TraceJit {
   void upgrade(Trace& t, CompiledTrace& code);
   void request_upgrade(Trace& t);
   void note_compiled(Trace& t, const CompiledTrace& code, int tier);
+  void use_exit_plans(Trace& t, const CompiledTrace& code);
   // Runs the trace optimizer on a recorded trace (unless opt=0), keeping the
   // per-pass IR for --dump. False: a pass failed and the trace was discarded.
   bool optimize(Trace& t);
@@ -170,6 +173,7 @@ class TraceJit {
   std::string script_name_;
   std::string dump_dir_;
   TracePipeline optimizer_;
+  ExitPolicy exit_policy_;
   std::unique_ptr<TierProfile> profile_;     // --stats only
   std::ofstream perf_map_;                    // perfmap=1 only
   std::unique_ptr<AsmjitBackend> baseline_;  // T1 (tier=1, auto)

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <cstdio>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -125,6 +126,15 @@ std::vector<IRRef> carg_list(const TraceIR& ir, IRRef chain) {
   }
   std::reverse(args.begin(), args.end());
   return args;
+}
+
+void throw_at_instruction(const TraceIR& ir, IRRef at, const std::string& msg) {
+  char where[64];
+  if (at < ir.size())
+    std::snprintf(where, sizeof where, "instruction %04u (%s): ", at, ir_op_info(ir[at].op).name);
+  else
+    where[0] = '\0';
+  throw std::runtime_error(std::string(where) + msg);
 }
 
 }  // namespace tessera::jit

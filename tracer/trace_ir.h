@@ -2,7 +2,7 @@
 //
 // One array holds constants and instructions alike (a reference is an index
 // into it); the opcode set is tracer/ir.def. Guards carry the index of the
-// snapshot (deopt/snapshot.h) that rebuilds the interpreter state when they
+// snapshot (tracer/snapshot.h) that rebuilds the interpreter state when they
 // fail. The text form (print_ir / parse_ir) round-trips exactly, so tests
 // and optimizer passes are written as IR in / IR out.
 #pragma once
@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "deopt/snapshot.h"
+#include "tracer/snapshot.h"
 #include "vm/core/value.h"
 
 namespace tessera::jit {
@@ -202,6 +202,11 @@ class TraceIR {
   std::unordered_map<ConstKey, IRRef, ConstKeyHash> kmap_;
   IRRef intern_const(IROp op, IRType type, uint64_t bits, bool pooled);
 };
+
+// Throws std::runtime_error with `msg`, prefixed by the instruction it is
+// about ("instruction 0012 (SLOAD): ..."), when `at` names one. Backends and
+// exit planning report malformed IR this way.
+[[noreturn]] void throw_at_instruction(const TraceIR& ir, IRRef at, const std::string& msg);
 
 // Text form, one instruction per line (`>` marks guards, `#N` the snapshot):
 //   0007    int  ADD    0005  0006

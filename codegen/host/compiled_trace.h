@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "codegen/host/trace_abi.h"
+#include "deopt/exit_plan.h"
 #include "tracer/trace_ir.h"
 
 namespace tessera::jit {
@@ -25,6 +27,10 @@ struct CompiledTrace {
   // LLVM places the module's text as it likes); for profiling.
   const void* code_begin = nullptr;
   double compile_ms = 0;  // everything the backend did for this trace
+  // The exit plan of every snapshot (deopt/exit_plan.h), as the code emits
+  // them; owned by the backend, as long as the code. The runtime resumes
+  // the interpreter by them (frames, pcs) and sizes exit_vals for them.
+  const std::vector<ExitPlan>* exit_plans = nullptr;
 };
 
 class HostBackend {

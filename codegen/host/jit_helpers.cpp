@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/host/trace_abi.h"
+#include "deopt/exit_plan.h"
 #include "tracer/trace_ir.h"
 #include "vm/builtins/builtin.h"
 #include "vm/builtins/value_ops.h"
@@ -148,26 +149,8 @@ void tessera_jit_release_slots(Value* base, const uint32_t* slots, uint32_t n) {
     if (base[slots[i]].is_obj()) base[slots[i]] = Value();
 }
 
-void tessera_jit_materialize_list(Value* base, uint32_t slot, const uint8_t* tags, const uint64_t* payloads,
-                                  uint32_t n) noexcept {
-  std::vector<Value> items;
-  items.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) items.push_back(tessera::jit::make_value(tags[i], payloads[i]));
-  base[slot] = tessera::make_list(std::move(items));  // releases what the register held
-}
-
-void tessera_jit_materialize_tensor(Value* base, const uint32_t* slots, uint32_t n_slots, const int64_t* layout,
-                                    const uint64_t* payloads) noexcept {
-  const auto dtype = static_cast<tessera::DType>(layout[0]);
-  Value v = tessera::make_tensor(dtype, tessera::Shape(layout + 2, layout + 2 + layout[1]), /*zero=*/false);
-  tessera::TensorObj& t = tessera::tensor_of(v);
-  if (tessera::dtype_is_float(dtype)) {
-    for (int64_t i = 0; i < t.numel; ++i) t.set_f(i, std::bit_cast<double>(payloads[i]));
-  } else {
-    for (int64_t i = 0; i < t.numel; ++i) t.set_i(i, static_cast<int64_t>(payloads[i]));
-  }
-  // One object in every register that names it; each store releases what the register held.
-  for (uint32_t i = 0; i < n_slots; ++i) base[slots[i]] = v;
+void tessera_jit_restore_exit(const tessera::jit::ExitPlan* plan, Value* base, const uint64_t* vals) noexcept {
+  tessera::jit::execute_exit_plan(*plan, vals, base);
 }
 
 int64_t tessera_jit_int_pow(int64_t a, int64_t b) { return tessera::int_pow(a, b); }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codegen/host/trace_abi.h"
+#include "deopt/exit_plan.h"
 #include "tracer/trace_ir.h"
 
 namespace tessera {
@@ -73,45 +74,12 @@ struct LoweringEnv {
   // resumes the interpreter where snapshot 0 does (the loop header, or the
   // trace's start) and can swap in the LLVM code there.
   uint32_t* tier_up_counter = nullptr;
+  // One exit plan per snapshot (deopt/exit_plan.h), in storage that
+  // outlives the code: exits that build objects pass their plan's address
+  // to tessera_jit_restore_exit.
+  const std::vector<ExitPlan>* exit_plans = nullptr;
+  const ExitPlan& exit_plan(uint16_t snap) const { return (*exit_plans)[snap]; }
 };
-
-// Throws std::runtime_error with `msg`, prefixed by the instruction it is
-// about ("instruction 0012 (SLOAD): ..."), when `at` names one. Both tiers
-// report malformed IR this way.
-[[noreturn]] inline void throw_at_instruction(const TraceIR& ir, IRRef at, const std::string& msg) {
-  char where[64];
-  if (at < ir.size())
-    std::snprintf(where, sizeof where, "instruction %04u (%s): ", at, ir_op_info(ir[at].op).name);
-  else
-    where[0] = '\0';
-  throw std::runtime_error(std::string(where) + msg);
-}
-
-// Registers that hold a scalar at every exit of `ir`: loaded with a scalar
-// type on entry (before any exit but snapshot 0's, which writes nothing) and
-// never given an object (a store, a helper's result, an object reload).
-// Exits write them without reference counting. Empty for traces that move
-// their base frame (FPUSH, FPOP: the same slot number names other registers).
-std::unordered_set<uint32_t> scalar_slots(const TraceIR& ir, const LoweringEnv& env);
-
-// Exits build the sunk allocations (VNEWLIST, VNEWTENSOR) their snapshots
-// name. A SunkObject is one of them with the registers that name it: a
-// tensor assigned to two variables is built once and stored into both (the
-// program may mutate it through either name).
-struct SunkObject {
-  uint32_t ref = 0;
-  std::vector<uint32_t> slots;
-};
-// Splits a snapshot's entries: the sunk allocations, in the order they are
-// first named, go to the result; the other entries to `values`.
-std::vector<SunkObject> split_sunk_entries(const TraceIR& ir, const std::vector<SnapshotEntry>& entries,
-                                           std::vector<SnapshotEntry>& values);
-// tessera_jit_materialize_tensor's `layout` for VNEWTENSOR `ref`: {dtype,
-// rank, dim0, ..., dim(rank-1)}. Throws std::runtime_error (naming the
-// instruction) unless the helper can build it from its elements: the
-// virtual tensor exists, the element count is its shape's, and the
-// elements are floats for a float dtype, ints or bools otherwise.
-std::vector<int64_t> sunk_tensor_layout(const TraceIR& ir, uint32_t ref);
 
 // FPOP after `RETGUARD caller, ret_pc`: how many registers below the
 // returning frame's base the caller's base lies. A user function's frame is
@@ -121,10 +89,26 @@ std::vector<int64_t> sunk_tensor_layout(const TraceIR& ir, uint32_t ref);
 // code then reads the caller frame's base index instead).
 uint32_t caller_base_distance(const FunctionProto& caller, uint32_t ret_pc);
 
-// The environment for compiling `ir`: the layouts, the linking, and the
-// trace's call table copied into `call_store` (which must live as long as
-// the code: generated code embeds the copies' addresses; deque: stable).
-LoweringEnv make_lowering_env(const TraceIR& ir, const ObjectLayout& layout, std::deque<CallTarget>& call_store,
+// What generated code points at, kept as long as the code (deques: stable
+// addresses): copies of every compiled trace's call targets and its exit plans.
+struct CodeData {
+  std::deque<CallTarget> call_targets;
+  std::deque<std::vector<ExitPlan>> exit_plans;
+  // Forgets what the last compile added (it failed: nothing refers to it).
+  struct Mark {
+    size_t calls, plans;
+  };
+  Mark mark() const { return Mark{call_targets.size(), exit_plans.size()}; }
+  void roll_back(Mark m) {
+    call_targets.resize(m.calls);
+    exit_plans.resize(m.plans);
+  }
+};
+
+// The environment for compiling `ir`: the layouts, the linking, the trace's
+// call table and its exit plans (plan_exits) kept in `data`. Throws
+// std::runtime_error on a snapshot an exit cannot restore.
+LoweringEnv make_lowering_env(const TraceIR& ir, const ObjectLayout& layout, CodeData& data,
                               const ExitLinking& linking, const FunctionProto* proto, const uint8_t* global_watch);
 
 }  // namespace tessera::jit

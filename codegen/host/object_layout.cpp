@@ -77,7 +77,7 @@ const ObjectLayout& object_layout() {
   return layout;
 }
 
-LoweringEnv make_lowering_env(const TraceIR& ir, const ObjectLayout& layout, std::deque<CallTarget>& call_store,
+LoweringEnv make_lowering_env(const TraceIR& ir, const ObjectLayout& layout, CodeData& data,
                               const ExitLinking& linking, const FunctionProto* proto, const uint8_t* global_watch) {
   LoweringEnv env;
   env.list = layout.list;
@@ -87,9 +87,11 @@ LoweringEnv make_lowering_env(const TraceIR& ir, const ObjectLayout& layout, std
   env.proto = proto;
   env.global_watch = global_watch;
   for (const CallTarget& t : ir.calls()) {
-    call_store.push_back(t);
-    env.calls.push_back(&call_store.back());
+    data.call_targets.push_back(t);
+    env.calls.push_back(&data.call_targets.back());
   }
+  data.exit_plans.push_back(plan_exits(ir));
+  env.exit_plans = &data.exit_plans.back();
   return env;
 }
 

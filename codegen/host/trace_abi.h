@@ -10,16 +10,18 @@
 //   base       interpreter register 0 of the trace's base frame (slot s is
 //              base[s]; inlined frames' slots follow);
 //   globals    the module's global slots;
-//   exit_vals  room for at least max(snapshot entries) 64-bit words;
+//   exit_vals  room for at least max(exit plan values) 64-bit words
+//              (deopt/exit_plan.h);
 //   ctx        what the runtime helpers need (the VM, base, globals).
 //
 // The return value is the number of the snapshot the trace exited through.
-// Before returning, the trace writes that snapshot's entries' values, in entry
-// order, into exit_vals[i] as raw 64-bit payloads: int as int64, float as its
+// Before returning, the trace writes the values of that snapshot's exit plan
+// (ExitPlan::values: the entries' values in entry order when the snapshot
+// names no sunk object), into exit_vals[i] as raw 64-bit payloads: int as int64, float as its
 // IEEE bit pattern, bool 0/1, nil 0, dtype as its payload word, objects and
-// functions as their address. The caller writes them into the interpreter
-// registers (with reference counting, typed by the IR); the trace itself never
-// writes scalar values into slots. Object values are stored through to their
+// functions as their address. The caller runs the plan (execute_exit_plan),
+// which writes them into the interpreter registers with reference counting;
+// the trace itself never writes scalar values into slots. Object values are stored through to their
 // slots as soon as they are assigned (SSTORE, CALL dest_slot), so that every
 // object the trace holds is owned by some register.
 #pragma once
@@ -36,6 +38,7 @@ class VM;
 namespace tessera::jit {
 
 struct CallTarget;
+struct ExitPlan;
 
 // Runtime context of one trace invocation: everything the helpers need that
 // is not an argument of the IR instruction.
@@ -124,21 +127,13 @@ void tessera_jit_clear_registers(tessera::Value* regs, uint32_t n);
 // overwrite holds an object, before it writes them all with plain stores.
 void tessera_jit_release_slots(tessera::Value* base, const uint32_t* slots, uint32_t n);
 
-// Materializes a sunk list (VNEWLIST, optimizer/alloc_sink.h) at an exit:
-// builds the list of the n elements (tags[i], payloads[i]) — borrowed, they
-// gain references — and stores it into base[slot], releasing what the
-// register held. noexcept: running out of memory while deoptimizing cannot
-// be reported to the program, so it terminates the process.
-void tessera_jit_materialize_list(tessera::Value* base, uint32_t slot, const uint8_t* tags, const uint64_t* payloads,
-                                  uint32_t n) noexcept;
-
-// Materializes a sunk tensor (VNEWTENSOR) at an exit: builds one tensor of
-// dtype and shape `layout` (sunk_tensor_layout) whose element i has the bits
-// payloads[i] (a double for float dtypes, an int64 otherwise, rounded as
-// TensorObj::set_f / set_i store) and stores it into every register
-// base[slots[0..n_slots)], releasing what each held. noexcept: as above.
-void tessera_jit_materialize_tensor(tessera::Value* base, const uint32_t* slots, uint32_t n_slots,
-                                    const int64_t* layout, const uint64_t* payloads) noexcept;
+// Runs the exit plan `plan` (deopt/exit_plan.h) of an exit that builds sunk
+// objects: `vals` holds the raw payloads of plan->values (borrowed: they gain
+// references); builds the objects and writes every register the plan names
+// at `base`, releasing what each held. noexcept: running out of memory while
+// deoptimizing cannot be reported to the program, so it terminates the
+// process.
+void tessera_jit_restore_exit(const tessera::jit::ExitPlan* plan, tessera::Value* base, const uint64_t* vals) noexcept;
 
 // Scalar operations with the language's exact semantics (vm/core/number_ops.h).
 int64_t tessera_jit_int_pow(int64_t a, int64_t b);

@@ -455,8 +455,22 @@ TEST_P(HostBackendTest, ExitBuildsSunkList) {
   ir.emit(IROp::EXIT, IRType::None, 0, 0, s1);
   auto owned = make_backend();
   HostBackend& be = *owned;
-  // Unlinked exits hand values back in exit_vals: no place for a list.
-  EXPECT_THROW(be.compile(ir, "sunk"), std::runtime_error);
+  {
+    // Unlinked exits hand the exit plan's values back in exit_vals, and the
+    // C++ side runs the same plan the linked exit runs.
+    CompiledTrace u = be.compile(ir, "sunk-unlinked");
+    Value s = make_str("elem");
+    Runner r;
+    r.regs = {Value::integer(41), Value::number(0.5), s, Value::nil(), Value::nil()};
+    ASSERT_EQ(r.run(u.fn), 1u);
+    ASSERT_NE(u.exit_plans, nullptr);
+    execute_exit_plan((*u.exit_plans)[1], r.exit_vals, r.regs.data());
+    ASSERT_TRUE(r.regs[3].is_list());
+    ASSERT_EQ(r.regs[3].as_list()->items.size(), 3u);
+    EXPECT_EQ(r.regs[3].as_list()->items[0].as_int(), 41);
+    EXPECT_EQ(r.regs[3].as_list()->items[2].as_str(), s.as_str());
+    EXPECT_EQ(r.regs[4].as_int(), 42);
+  }
   ReturningExits exits;
   CompiledTrace t = be.compile(ir, "sunk", exits.linking);
   Value s = make_str("elem");
@@ -761,7 +775,6 @@ TEST_P(HostBackendTest, RejectsMalformedTraces) {
       EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
     }
   };
-  rejects(sunk_tensor(DType::F32, {2}, IRType::Float, 2), ExitLinking{}, "needs linked exits");
   rejects(sunk_tensor(DType::F32, {2}, IRType::Float, 3), exits.linking, "element count");
   rejects(sunk_tensor(DType::F32, {2}, IRType::Int, 2), exits.linking, "does not fit dtype f32");
   rejects(sunk_tensor(DType::I64, {1}, IRType::Float, 1), exits.linking, "does not fit dtype i64");

@@ -1,6 +1,10 @@
 // JitParams: defaults from jit_params.def, NAME=VALUE parsing, every error.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
+#include <sstream>
+
 #include <stdexcept>
 #include <string>
 
@@ -53,7 +57,7 @@ TEST(JitParams, ListIsTableOrderWithCurrentValues) {
   JitParams p;
   p.set("maxside=7");
   auto l = p.list();
-  ASSERT_EQ(l.size(), 17u);
+  ASSERT_EQ(l.size(), 18u);
   EXPECT_EQ(l.front(), (std::pair<std::string, int64_t>{"hotloop", 56}));
   bool found = false;
   for (const auto& [name, value] : l) {
@@ -82,7 +86,7 @@ TEST(JitParams, UnknownNameListsKnownNames) {
   JitParams p;
   EXPECT_EQ(set_error(p, "foo=1"),
             "unknown JIT parameter 'foo' (known: hotloop, hotcall, hotexit, maxrecord, maxtrace, "
-            "maxside, maxinline, blacklist, async, tier, tier2, opt, peel, predicate, sink, sinkmax, perfmap)");
+            "maxside, maxsidetries, maxinline, blacklist, async, tier, tier2, opt, peel, predicate, sink, sinkmax, perfmap)");
   EXPECT_NE(set_error(p, "=1").find("unknown JIT parameter ''"), std::string::npos);
   // Names are exact: no case folding, no prefixes.
   EXPECT_NE(set_error(p, "HOTLOOP=1").find("unknown JIT parameter 'HOTLOOP'"), std::string::npos);
@@ -121,8 +125,33 @@ TEST(JitParams, DescribeAllHasEveryParameterWithDefaultAndRange) {
   for (const auto& [name, value] : JitParams{}.list()) {
     EXPECT_NE(d.find(name), std::string::npos) << name;
   }
-  EXPECT_NE(d.find("hotloop         56  1..65535"), std::string::npos) << d;
-  EXPECT_NE(d.find("blacklist       11  1..1000"), std::string::npos) << d;
+  EXPECT_NE(d.find("hotloop            56  1..65535"), std::string::npos) << d;
+  EXPECT_NE(d.find("blacklist          11  1..1000"), std::string::npos) << d;
+}
+
+// docs/jit-params.md mirrors jit_params.def: every parameter has a row with
+// the .def's default and range, and there are no rows for other names.
+TEST(JitParams, DocsTableMatchesTheDefTable) {
+  std::ifstream in(std::string(TESSERA_SOURCE_DIR) + "/docs/jit-params.md");
+  ASSERT_TRUE(in) << "docs/jit-params.md not found";
+  std::map<std::string, std::pair<std::string, std::string>> rows;  // name -> (default cell, range cell)
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| `", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line.substr(1));
+    for (std::string cell; std::getline(ss, cell, '|');) cells.push_back(cell.substr(1, cell.size() - 2));
+    ASSERT_GE(cells.size(), 3u) << line;
+    rows[cells[0].substr(1, cells[0].size() - 2)] = {cells[1], cells[2]};
+  }
+  size_t params = 0;
+#define JIT_PARAM(name, def, lo, hi, desc)                                                         \
+  ++params;                                                                                     \
+  ASSERT_TRUE(rows.count(#name)) << "no row for " #name;                                         \
+  EXPECT_EQ(rows[#name].first.substr(0, std::to_string(def).size()), std::to_string(def)) << #name; \
+  EXPECT_EQ(rows[#name].second, std::to_string(lo) + ".." + std::to_string(hi)) << #name;
+#include "runtime/jit_params.def"
+#undef JIT_PARAM
+  EXPECT_EQ(rows.size(), params) << "a row names no parameter";
 }
 
 }  // namespace

@@ -31,9 +31,8 @@ class FirstError : public asmjit::ErrorHandler {
 struct AsmjitBackend::Impl {
   asmjit::JitRuntime runtime;
   ObjectLayout layout = object_layout();
-  // Copies of every compiled trace's call targets: generated code points at
-  // them, so they live as long as the code (deque: stable addresses).
-  std::deque<CallTarget> call_targets;
+  // What generated code points at (call targets, exit plans).
+  CodeData code_data;
   bool keep_text = true;
 };
 
@@ -52,9 +51,7 @@ CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name,
                                      uint32_t* tier_up_counter) {
   const auto t0 = std::chrono::steady_clock::now();
   Impl& im = *impl_;
-  const size_t first_call = im.call_targets.size();
-  LoweringEnv env = make_lowering_env(ir, im.layout, im.call_targets, linking, proto, global_watch);
-  env.tier_up_counter = tier_up_counter;
+  const CodeData::Mark mark = im.code_data.mark();
 
   asmjit::CodeHolder code;
   code.init(im.runtime.environment());
@@ -65,20 +62,22 @@ CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name,
   asmjit::x86::Assembler a(&code);
   asmjit::Label native = a.newLabel(), entry = a.newLabel();
   try {
+    LoweringEnv env = make_lowering_env(ir, im.layout, im.code_data, linking, proto, global_watch);
+    env.tier_up_counter = tier_up_counter;
     t1::assemble_trace(ir, env, a, native, entry);
   } catch (const std::exception& e) {
-    im.call_targets.resize(first_call);  // nothing refers to them yet
+    im.code_data.roll_back(mark);  // nothing refers to them yet
     throw std::runtime_error("asmjit backend: trace '" + name + "': " + e.what());
   }
   if (errors.error != asmjit::kErrorOk) {
-    im.call_targets.resize(first_call);
+    im.code_data.roll_back(mark);
     throw std::runtime_error("asmjit backend: trace '" + name + "': " + errors.text);
   }
   code.flatten();
   code.resolveUnresolvedLinks();
   void* base = nullptr;
   if (asmjit::Error err = im.runtime.add(&base, &code)) {
-    im.call_targets.resize(first_call);
+    im.code_data.roll_back(mark);
     throw std::runtime_error("asmjit backend: trace '" + name + "': cannot install the code: " +
                              asmjit::DebugUtils::errorAsString(err));
   }
@@ -88,6 +87,7 @@ CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name,
   out.fn = reinterpret_cast<TraceFn>(const_cast<char*>(start + code.labelOffsetFromBase(entry)));
   out.code_size = code.codeSize();
   out.code_begin = base;
+  out.exit_plans = &im.code_data.exit_plans.back();
   if (im.keep_text) out.text = std::string("; trace ") + name + "\n" + logger.data();
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;

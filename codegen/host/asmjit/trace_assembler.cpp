@@ -14,7 +14,7 @@
 
 #include "codegen/host/asmjit/linear_scan.h"
 #include "codegen/host/asmjit/live_intervals.h"
-#include "codegen/host/ir_value_tags.h"
+#include "tracer/ir_value_tags.h"
 #include "codegen/host/trace_abi.h"
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/value.h"
@@ -131,13 +131,11 @@ class Assembler {
     ra_ = linear_scan(ir_, lv_, t1_registers());
     preserved_mask_ = t1_registers().gpr_call_preserved;
     find_loop();
-    scalar_slots_ = scalar_slots(ir_, env_);
     max_args_ = 1;
-    for (IRRef r = 0; r < ir_.size(); ++r) {
-      // A CALL's arguments, or the elements of a sunk allocation an exit builds.
-      if (ir_[r].op == IROp::CALL || ir_is_sunk_allocation(ir_[r].op))
-        max_args_ = std::max(max_args_, static_cast<uint32_t>(carg_list(ir_, ir_[r].op1).size()));
-    }
+    for (IRRef r = 0; r < ir_.size(); ++r)  // a CALL's arguments
+      if (ir_[r].op == IROp::CALL) max_args_ = std::max(max_args_, static_cast<uint32_t>(carg_list(ir_, ir_[r].op1).size()));
+    for (const ExitPlan& p : *env_.exit_plans)  // the values of an exit that builds objects
+      if (p.builds_objects()) max_args_ = std::max(max_args_, static_cast<uint32_t>(p.values.size()));
     tags_off_ = kArgs + 8 * static_cast<int32_t>(max_args_);
     spill_base_ = tags_off_ + static_cast<int32_t>((max_args_ + 7) / 8 * 8);
     frame_ = spill_base_ + 8 * static_cast<int32_t>(ra_.num_slots);
@@ -429,11 +427,13 @@ class Assembler {
     a_.sub(x86::dword_ptr(x86::rax), 1);
     a_.jz(up);
     const uint32_t at = static_cast<uint32_t>(ir_.size());
-    cold_.push_back([this, up, carried, at] {
+    tier_up_plans_.push_back(plan_tier_up_exit(ir_, carried));
+    const ExitPlan* plan = &tier_up_plans_.back();
+    cold_.push_back([this, up, plan, at] {
       a_.bind(up);
       const uint32_t saved_cur = cur_;
       cur_ = at;
-      write_registers(carried, at);
+      write_registers(*plan);
       a_.mov(x86::eax, env_.linking.code_base | kTierUpExit);
       a_.add(x86::rsp, frame_);
       a_.ret();
@@ -454,32 +454,29 @@ class Assembler {
     return l;
   }
 
-  // One exit stub: the snapshot's values go to exit_vals (unlinked) or
-  // into the registers (linked: with reference counting, batched as in the
-  // LLVM tier), then a return or a jump into the linked trace.
+  // One exit stub, emitting the snapshot's exit plan (deopt/exit_plan.h):
+  // its values go to exit_vals (unlinked), or into the registers (linked:
+  // with reference counting, batched as in the LLVM tier; a plan that builds
+  // sunk objects through tessera_jit_restore_exit), then a return or a jump
+  // into the linked trace.
   void emit_exit(uint16_t snap, const Label& l, uint32_t at) {
     a_.bind(l);
     const uint32_t saved_cur = cur_;
     cur_ = at;
-    const Snapshot& s = ir_.snapshots()[snap];
-    for (const SnapshotEntry& e : s.entries) {
-      if (ir_is_sunk_allocation(ir_[e.ref].op)) {
-        if (env_.linking.links == nullptr) fail("a sunk allocation needs linked exits (they write the registers)");
-        continue;
-      }
-      check_ref(e.ref);
-    }
+    const ExitPlan& plan = env_.exit_plan(snap);
+    for (const ExitValue& v : plan.values) check_ref(v.ref);
     if (env_.linking.links == nullptr) {
       a_.mov(x86::r11, x86::qword_ptr(x86::rsp, kExitVals));
-      for (size_t i = 0; i < s.entries.size(); ++i)
-        store_payload(x86::qword_ptr(x86::r11, static_cast<int32_t>(8 * i)), s.entries[i].ref);
+      for (size_t i = 0; i < plan.values.size(); ++i)
+        store_payload(x86::qword_ptr(x86::r11, static_cast<int32_t>(8 * i)), plan.values[i].ref);
       a_.mov(x86::eax, snap);
       a_.add(x86::rsp, frame_);
       a_.ret();
       cur_ = saved_cur;
       return;
     }
-    write_registers(s.entries, at);
+    if (plan.builds_objects()) restore_with_helper(plan);
+    else write_registers(plan);
     a_.mov(x86::rax, reinterpret_cast<uint64_t>(env_.linking.links + snap));
     a_.mov(x86::rax, x86::qword_ptr(x86::rax));
     Label back = a_.newLabel();
@@ -506,25 +503,18 @@ class Assembler {
     return x86::qword_ptr(kBase, static_cast<int32_t>(slot) * kValueSize + static_cast<int32_t>(Value::kPayloadOffset));
   }
 
-  // New objects gain their reference; one test of the OR-ed old tags of the
-  // overwritten registers decides whether the release helper runs (off the
-  // path); then plain stores.
-  void write_registers(const std::vector<SnapshotEntry>& all, uint32_t at) {
-    std::vector<SnapshotEntry> entries;
-    const std::vector<SunkObject> sunk = split_sunk_entries(ir_, all, entries);
-    std::vector<uint32_t> unknown;
-    for (const SnapshotEntry& e : entries) {
-      const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[e.ref].type));
-      if (tag >= kFirstObjectTag) {
-        x86::Gp p = gpr(e.ref, x86::rax);
+  // A plan without objects, inline: new objects gain their reference; one
+  // test of the OR-ed old tags of the overwritten registers decides whether
+  // the release helper runs (off the path); then plain stores.
+  void write_registers(const ExitPlan& plan) {
+    for (const ExitWrite& w : plan.writes) {
+      const IRRef v = plan.values[w.value].ref;
+      if (static_cast<uint8_t>(tag_for(ir_[v].type)) >= kFirstObjectTag) {
+        x86::Gp p = gpr(v, x86::rax);
         a_.add(x86::dword_ptr(p, static_cast<int32_t>(env_.obj_refcount_offset)), 1);
       }
-      if (!scalar_slots_.count(e.slot)) unknown.push_back(e.slot);
     }
-    // Sunk objects are built after the new objects gained their references
-    // (building one may release the register's old object) and before the
-    // other registers let go of theirs (an element may be owned only there).
-    for (const SunkObject& o : sunk) materialize(o, entries, at);
+    const std::vector<uint32_t>& unknown = plan.release_checked;
     if (!unknown.empty()) {
       a_.movzx(x86::eax, reg_tag(unknown[0]));
       for (size_t i = 1; i < unknown.size(); ++i) a_.or_(x86::al, reg_tag(unknown[i]));
@@ -534,81 +524,47 @@ class Assembler {
       a_.bind(done);
       Label list = slot_list(unknown);
       const uint32_t n = static_cast<uint32_t>(unknown.size());
-      cold_.push_back([this, release, done, list, n, entries, at] {
+      const uint32_t at = cur_;
+      cold_.push_back([this, release, done, list, n, &plan, at] {
         a_.bind(release);
-        save_entries(entries, at, true);
+        const uint32_t saved = cur_;
+        cur_ = at;
+        save_values(plan, true);
         a_.mov(x86::rdi, kBase);
         a_.lea(x86::rsi, x86::ptr(list));
         a_.mov(x86::edx, n);
         call_addr(reinterpret_cast<const void*>(&tessera_jit_release_slots));
-        save_entries(entries, at, false);
+        save_values(plan, false);
+        cur_ = saved;
         a_.jmp(done);
       });
     }
-    for (const SnapshotEntry& e : entries) {
-      const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[e.ref].type));
-      a_.mov(reg_tag(e.slot), tag);
-      store_payload(reg_payload(e.slot), e.ref);
+    for (const ExitWrite& w : plan.writes) {
+      const IRRef v = plan.values[w.value].ref;
+      a_.mov(reg_tag(w.slot), static_cast<uint8_t>(tag_for(ir_[v].type)));
+      store_payload(reg_payload(w.slot), v);
     }
   }
 
-  // Builds sunk object o into its registers: a list per register
-  // (tessera_jit_materialize_list), one tensor for all of them
-  // (tessera_jit_materialize_tensor).
-  void materialize(const SunkObject& o, const std::vector<SnapshotEntry>& entries, uint32_t at) {
-    const IRIns& ins = ir_[o.ref];
-    if (ins.op == IROp::VNEWLIST) {
-      for (uint32_t slot : o.slots) {
-        call_with_elements(ins, entries, at, /*tags=*/true, &tessera_jit_materialize_list, [&](uint32_t n) {
-          a_.mov(x86::rdi, kBase);
-          a_.mov(x86::esi, slot);
-          a_.lea(x86::rdx, x86::qword_ptr(x86::rsp, tags_off_));
-          a_.lea(x86::rcx, x86::qword_ptr(x86::rsp, kArgs));
-          a_.mov(x86::r8d, n);
-        });
-      }
-      return;
-    }
-    const Label layout = constant_data(sunk_tensor_layout(ir_, o.ref));
-    const Label slots = slot_list(o.slots);
-    call_with_elements(ins, entries, at, /*tags=*/false, &tessera_jit_materialize_tensor, [&](uint32_t) {
-      a_.mov(x86::rdi, kBase);
-      a_.lea(x86::rsi, x86::ptr(slots));
-      a_.mov(x86::edx, static_cast<uint32_t>(o.slots.size()));
-      a_.lea(x86::rcx, x86::ptr(layout));
-      a_.lea(x86::r8, x86::qword_ptr(x86::rsp, kArgs));
-    });
+  // A plan that builds objects: every value goes to the argument buffer and
+  // one helper runs the plan. Nothing the trace holds in a register is read
+  // after the call.
+  void restore_with_helper(const ExitPlan& plan) {
+    for (size_t i = 0; i < plan.values.size(); ++i)
+      store_payload(x86::qword_ptr(x86::rsp, kArgs + 8 * static_cast<int32_t>(i)), plan.values[i].ref);
+    a_.mov(x86::rdi, reinterpret_cast<uint64_t>(&plan));
+    a_.mov(x86::rsi, kBase);
+    a_.lea(x86::rdx, x86::qword_ptr(x86::rsp, kArgs));
+    call_addr(reinterpret_cast<const void*>(&tessera_jit_restore_exit));
   }
 
-  // Calls the materialization `helper` of sunk allocation `ins`: its
-  // elements' payloads (and with `tags` their tags) go in the argument
-  // buffer, `set_args(n)` loads the argument registers, and the exit's other
-  // values (`entries`) and the elements stay intact around the call.
-  template <typename Helper, typename SetArgs>
-  void call_with_elements(const IRIns& ins, const std::vector<SnapshotEntry>& entries, uint32_t at, bool tags,
-                          Helper* helper, SetArgs set_args) {
-    const std::vector<IRRef> elements = carg_list(ir_, ins.op1);
-    std::vector<SnapshotEntry> keep = entries;
-    for (IRRef v : elements) keep.push_back(SnapshotEntry{0, v});
-    for (size_t i = 0; i < elements.size(); ++i) {
-      check_ref(elements[i]);
-      const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[elements[i]].type));
-      if (tags) a_.mov(x86::byte_ptr(x86::rsp, tags_off_ + static_cast<int32_t>(i)), tag);
-      store_payload(x86::qword_ptr(x86::rsp, kArgs + 8 * static_cast<int32_t>(i)), elements[i]);
-    }
-    save_entries(keep, at, true);
-    set_args(static_cast<uint32_t>(elements.size()));
-    call_addr(reinterpret_cast<const void*>(helper));
-    save_entries(keep, at, false);
-  }
-
-  // Saves (or restores) the call-clobbered registers of a snapshot's values
-  // around a helper call in an exit stub.
-  void save_entries(const std::vector<SnapshotEntry>& entries, uint32_t /*at*/, bool save) {
+  // Saves (or restores) the call-clobbered registers of a plan's values
+  // around the release helper in an exit stub.
+  void save_values(const ExitPlan& plan, bool save) {
     std::unordered_set<IRRef> done;
-    for (const SnapshotEntry& e : entries) {
-      const IRRef v = e.ref;
-      if (is_const(v) || ir_is_sunk_allocation(ir_[v].op) || ra_.reg[v] == kNoReg || !done.insert(v).second) continue;
+    for (const ExitValue& ev : plan.values) {
+      const IRRef v = ev.ref;
+      if (is_const(v) || ra_.reg[v] == kNoReg || !done.insert(v).second) continue;
       const uint8_t reg = ra_.reg[v];
       if (is_float(v)) {
         if (save) a_.movsd(slot_mem(v), x86::xmm(reg));
@@ -1472,11 +1428,11 @@ class Assembler {
   uint32_t max_args_ = 1;
   int32_t tags_off_ = 0, spill_base_ = 0, frame_ = 0;
   std::map<uint16_t, Label> exits_;
+  std::deque<ExitPlan> tier_up_plans_;  // emitted inline: no helper keeps their address
   std::deque<std::function<void()>> cold_;  // deque: a cold path may add more while it is emitted
   std::vector<std::pair<Label, std::vector<uint8_t>>> data_;  // constant_data
   std::unordered_set<IRRef> fused_;
   std::unordered_map<uint32_t, uint8_t> slot_tags_;  // base slot -> its tag here, where known
-  std::unordered_set<uint32_t> scalar_slots_;
   const FunctionProto* cur_proto_ = nullptr;
   const FunctionProto* returning_to_ = nullptr;
   uint32_t returning_pc_ = 0;  // and the pc it resumes at

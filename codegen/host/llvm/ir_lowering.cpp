@@ -35,7 +35,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "codegen/host/ir_value_tags.h"
+#include "tracer/ir_value_tags.h"
 #include "codegen/host/trace_abi.h"
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/value.h"
@@ -83,7 +83,6 @@ class Lowering {
     // exit_vals is a buffer of the caller's that nothing else reaches.
     f_->addParamAttr(2, llvm::Attribute::NoAlias);
 
-    scalar_slots_ = scalar_slots(ir_, env_);
     entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
     b_.SetInsertPoint(entry_);
 
@@ -219,20 +218,18 @@ class Lowering {
     auto* bb = llvm::BasicBlock::Create(c_, "exit." + std::to_string(snap) + (in_loop_ ? ".loop" : ""), f_);
     llvm::IRBuilderBase::InsertPointGuard keep(b_);
     b_.SetInsertPoint(bb);
-    const Snapshot& s = ir_.snapshots()[snap];
+    const ExitPlan& plan = env_.exit_plan(snap);
     if (env_.linking.links == nullptr) {
-      for (const SnapshotEntry& e : s.entries)
-        if (ir_is_sunk_allocation(ir_[e.ref].op))
-          fail("a sunk allocation needs linked exits (they write the registers)");
-      for (size_t i = 0; i < s.entries.size(); ++i) {
-        llvm::Value* v = to_payload(value_of(s.entries[i].ref));
+      for (size_t i = 0; i < plan.values.size(); ++i) {
+        llvm::Value* v = to_payload(value_of(plan.values[i].ref));
         b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(i64_, exit_vals_, i));
       }
       b_.CreateRet(llvm::ConstantInt::get(i32_, snap));
     } else {
       // Write the registers ourselves, then go on to the linked trace, if
       // any, as a tail call: chains of linked traces keep the stack flat.
-      write_registers(s.entries);
+      if (plan.builds_objects()) restore_with_helper(plan);
+      else write_registers(plan);
       llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(
           ptr_, ptr_const(reinterpret_cast<const void*>(env_.linking.links)), snap);
       llvm::Value* next = b_.CreateLoad(ptr_, slot);
@@ -252,31 +249,23 @@ class Lowering {
     return bb;
   }
 
-  // An exit's register writes, batched: new object values gain their
-  // reference first; then one test of all the overwritten registers' old
-  // tags (OR-ed: tags below Str fit in three bits, so the OR reaches Str only
-  // if some tag does) decides whether a helper must release old objects;
-  // then plain stores. One branch per exit instead of one (and a release
-  // block) per register keeps exits small for the code generator and cheap
-  // on the hot, linked path. Registers that hold a scalar at every exit
-  // (scalar_slots_) need no test.
-  void write_registers(const std::vector<SnapshotEntry>& all) {
-    std::vector<SnapshotEntry> entries;
-    const std::vector<SunkObject> sunk = split_sunk_entries(ir_, all, entries);
-    std::vector<uint32_t> unknown;
-    llvm::Value* tags = nullptr;
-    for (const SnapshotEntry& e : entries) {
-      const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(e.ref)));
-      if (tag >= static_cast<uint8_t>(Tag::Str)) add_refcount(to_payload(value_of(e.ref)), 1);
+  // An exit plan without objects (deopt/exit_plan.h), inline and batched:
+  // new object values gain their reference first; then one test of all the
+  // overwritten registers' old tags (OR-ed: tags below Str fit in three
+  // bits, so the OR reaches Str only if some tag does) decides whether a
+  // helper must release old objects; then plain stores. One branch per exit
+  // instead of one (and a release block) per register keeps exits small for
+  // the code generator and cheap on the hot, linked path. Registers that
+  // hold a scalar at every exit (not in release_checked) need no test.
+  void write_registers(const ExitPlan& plan) {
+    for (const ExitWrite& w : plan.writes) {
+      const IRRef v = plan.values[w.value].ref;
+      if (static_cast<uint8_t>(tag_for(type_of_ref(v))) >= static_cast<uint8_t>(Tag::Str))
+        add_refcount(to_payload(value_of(v)), 1);
     }
-    // Sunk objects are built after the new objects gained their references
-    // (building one may release the register's old object) and before the
-    // other registers let go of theirs (an element may be owned only there).
-    for (const SunkObject& o : sunk) materialize(o);
-    for (const SnapshotEntry& e : entries) {
-      if (scalar_slots_.count(e.slot)) continue;
-      unknown.push_back(e.slot);
-      llvm::Value* old = b_.CreateLoad(i8_, slot_addr(base_, e.slot));
+    llvm::Value* tags = nullptr;
+    for (uint32_t slot : plan.release_checked) {
+      llvm::Value* old = b_.CreateLoad(i8_, slot_addr(base_, slot));
       tags = tags ? b_.CreateOr(tags, old) : old;
     }
     // A helper rather than an inline release per register: measured on the
@@ -285,55 +274,29 @@ class Lowering {
     if_objects(tags, "exit.release", [&] {
       auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, ptr_, i32_}, false);
       call_addr(reinterpret_cast<const void*>(&tessera_jit_release_slots), fty,
-                {base_, slot_list(unknown), llvm::ConstantInt::get(i32_, static_cast<uint32_t>(unknown.size()))},
+                {base_, slot_list(plan.release_checked),
+                 llvm::ConstantInt::get(i32_, static_cast<uint32_t>(plan.release_checked.size()))},
                 false);
     });
-    for (const SnapshotEntry& e : entries) {
-      llvm::Value* dst = slot_addr(base_, e.slot);
-      const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(e.ref)));
-      b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
-      b_.CreateStore(to_payload(value_of(e.ref)), b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
+    for (const ExitWrite& w : plan.writes) {
+      const IRRef v = plan.values[w.value].ref;
+      llvm::Value* dst = slot_addr(base_, w.slot);
+      b_.CreateStore(llvm::ConstantInt::get(i8_, static_cast<uint8_t>(tag_for(type_of_ref(v)))), dst);
+      b_.CreateStore(to_payload(value_of(v)), b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
     }
   }
 
-  // Builds sunk object o into its registers: a list per register
-  // (tessera_jit_materialize_list), one tensor for all of them
-  // (tessera_jit_materialize_tensor).
-  void materialize(const SunkObject& o) {
-    const IRIns& ins = ir_[o.ref];
-    const std::vector<IRRef> elements = carg_list(ir_, ins.op1);
-    llvm::Value* n = llvm::ConstantInt::get(i32_, static_cast<uint32_t>(elements.size()));
-    llvm::Type* void_ = llvm::Type::getVoidTy(c_);
-    if (ins.op == IROp::VNEWLIST) {
-      llvm::Value* tags = element_buffer(elements, i8_, "sunk.tags");
-      llvm::Value* pays = element_buffer(elements, i64_, "sunk.payloads");
-      auto* fty = llvm::FunctionType::get(void_, {ptr_, i32_, ptr_, ptr_, i32_}, false);
-      for (uint32_t slot : o.slots)
-        call_addr(reinterpret_cast<const void*>(&tessera_jit_materialize_list), fty,
-                  {base_, llvm::ConstantInt::get(i32_, slot), tags, pays, n}, false);
-      return;
-    }
-    llvm::Value* layout = constant_array<int64_t>(sunk_tensor_layout(ir_, o.ref), "layout");
-    llvm::Value* pays = element_buffer(elements, i64_, "sunk.payloads");
-    auto* fty = llvm::FunctionType::get(void_, {ptr_, ptr_, i32_, ptr_, ptr_}, false);
-    call_addr(reinterpret_cast<const void*>(&tessera_jit_materialize_tensor), fty,
-              {base_, slot_list(o.slots), llvm::ConstantInt::get(i32_, static_cast<uint32_t>(o.slots.size())), layout,
-               pays},
-              false);
-  }
-
-  // A buffer in the entry block's frame filled with the elements' tags (ty
-  // i8) or payloads (ty i64), for a materialization helper.
-  llvm::Value* element_buffer(const std::vector<IRRef>& elements, llvm::Type* ty, const char* name) {
+  // An exit plan that builds objects: its values go to a buffer in the
+  // frame and one helper runs the plan.
+  void restore_with_helper(const ExitPlan& plan) {
     llvm::IRBuilder<> ab(entry_, entry_->begin());
-    const uint64_t n = elements.size();
-    llvm::Value* buf = ab.CreateAlloca(llvm::ArrayType::get(ty, n == 0 ? 1 : n), nullptr, name);
-    for (uint64_t i = 0; i < n; ++i) {
-      llvm::Value* v = ty == i8_ ? llvm::ConstantInt::get(i8_, static_cast<uint8_t>(tag_for(type_of_ref(elements[i]))))
-                                 : to_payload(value_of(elements[i]));
-      b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(ty, buf, i));
-    }
-    return buf;
+    const uint64_t n = plan.values.size();
+    llvm::Value* buf = ab.CreateAlloca(llvm::ArrayType::get(i64_, n == 0 ? 1 : n), nullptr, "exit.values");
+    for (uint64_t i = 0; i < n; ++i)
+      b_.CreateStore(to_payload(value_of(plan.values[i].ref)), b_.CreateConstInBoundsGEP1_64(i64_, buf, i));
+    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, ptr_, ptr_}, false);
+    call_addr(reinterpret_cast<const void*>(&tessera_jit_restore_exit), fty,
+              {ptr_const(&plan), base_, buf}, false);
   }
 
   // When the OR-ed tags `tags` (null: none) show some register holding an
@@ -984,7 +947,6 @@ class Lowering {
   IRRef cur_ = kNoRef;
   const FunctionProto* cur_proto_ = nullptr;     // the base frame's function here
   std::unordered_map<uint32_t, uint8_t> slot_tags_;  // base slot -> its tag here, where known
-  std::unordered_set<uint32_t> scalar_slots_;         // lowering_env.h scalar_slots()
   llvm::Value* top_ = nullptr;     // frame_top()
   const FunctionProto* returning_to_ = nullptr;  // checked by the last RETGUARD
   uint32_t returning_pc_ = 0;                      // and the pc it resumes at

@@ -92,9 +92,8 @@ struct LlvmBackend::Impl {
   ObjectLayout layout;
   std::unique_ptr<llvm::TargetMachine> tm;  // for the IR pipeline's cost model
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  // Copies of every compiled trace's call targets: generated code points at
-  // them, so they live as long as the code (deque: stable addresses).
-  std::deque<CallTarget> call_targets;
+  // What generated code points at (call targets, exit plans).
+  CodeData code_data;
   uint64_t next_id = 0;
   size_t last_text_bytes = 0;  // set by the object transform during lookup
   std::string last_object;      // likewise, when keep_text
@@ -170,19 +169,19 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
   mod->setDataLayout(im.jit->getDataLayout());
   mod->setTargetTriple(im.jit->getTargetTriple().str());
 
-  const size_t first_call = im.call_targets.size();
-  LoweringEnv env = make_lowering_env(ir, im.layout, im.call_targets, linking, proto, global_watch);
+  const CodeData::Mark mark = im.code_data.mark();
   try {
+    LoweringEnv env = make_lowering_env(ir, im.layout, im.code_data, linking, proto, global_watch);
     lower_trace(ir, env, fn_name, *mod);
   } catch (const std::exception& e) {
-    im.call_targets.resize(first_call);  // nothing refers to them yet
+    im.code_data.roll_back(mark);  // nothing refers to them yet
     throw std::runtime_error("llvm backend: trace '" + name + "': " + e.what());
   }
 
   std::string verify_msg;
   llvm::raw_string_ostream vos(verify_msg);
   if (llvm::verifyModule(*mod, &vos)) {
-    im.call_targets.resize(first_call);
+    im.code_data.roll_back(mark);
     throw std::runtime_error("llvm backend: trace '" + name + "': invalid LLVM IR: " + verify_msg);
   }
 
@@ -201,6 +200,7 @@ CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, c
   // The lookup runs the code generator and links the object.
   auto addr = unwrap(im.jit->lookup(fn_name + "_entry"), "looking up the compiled trace");
   out.fn = addr.toPtr<TraceFn>();
+  out.exit_plans = &im.code_data.exit_plans.back();
   out.native = unwrap(im.jit->lookup(fn_name), "looking up the compiled trace").toPtr<const void*>();
   out.code_size = im.last_text_bytes;
   out.object = std::move(im.last_object);

@@ -19,7 +19,7 @@ struct FunctionProto;
 
 namespace tessera::jit {
 
-using IRRefT = uint32_t;  // same as IRRef (trace_ir.h), spelled here to avoid a cycle
+using IRRefT = uint32_t;  // same as IRRef (trace_ir.h), which includes this header
 
 // Slots are numbered from register 0 of the trace's base frame: inlined
 // frames' registers lie above it in the same register stack, so one number

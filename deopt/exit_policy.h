@@ -1,0 +1,58 @@
+// ExitPolicy: counts a trace's exits and decides when an exit gets a side
+// trace (LuaJIT's policy: an exit taken `hotexit` times starts one; a failed
+// try doubles the exits the next try waits for, up to `maxsidetries` tries;
+// at most `maxside` side traces per root trace; exits inside inlined frames
+// are left to the interpreter).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "deopt/exit_plan.h"
+
+namespace tessera::jit {
+
+// Per trace: how often each snapshot's exit was taken, and how many side-
+// trace recordings from it failed.
+struct ExitCounters {
+  std::vector<uint64_t> taken;
+  std::vector<uint8_t> side_tries;
+  void reset(size_t snapshots) {
+    taken.assign(snapshots, 0);
+    side_tries.assign(snapshots, 0);
+  }
+  uint64_t total() const;
+  // Read as the per-snapshot exit counts (what --stats and tests read).
+  size_t size() const { return taken.size(); }
+  uint64_t operator[](size_t snap) const { return taken[snap]; }
+  auto begin() const { return taken.begin(); }
+  auto end() const { return taken.end(); }
+};
+
+class ExitPolicy {
+ public:
+  struct Params {
+    uint32_t hotexit = 0;
+    uint32_t maxside = 0;
+    uint32_t maxsidetries = 0;
+  };
+  explicit ExitPolicy(const Params& p) : p_(p) {}
+
+  // An exit through `plan`'s snapshot was taken: counts it.
+  void count(ExitCounters& c, const ExitPlan& plan) const { ++c.taken[plan.snap]; }
+  // Whether that exit should start a side trace now, given how many side
+  // traces its root trace has.
+  bool wants_side_trace(const ExitCounters& c, const ExitPlan& plan, uint32_t root_sides) const;
+  // A side-trace recording from `snap` failed: the next try waits longer.
+  void failed(ExitCounters& c, uint32_t snap) const {
+    if (c.side_tries[snap] < 255) ++c.side_tries[snap];
+  }
+  // A recording from `snap` stopped only because another trace it needs is
+  // still compiling: no penalty, the count starts over.
+  void too_early(ExitCounters& c, uint32_t snap) const { c.taken[snap] = 0; }
+
+ private:
+  Params p_;
+};
+
+}  // namespace tessera::jit
