@@ -80,8 +80,8 @@ struct VirtualTensor {
 struct CallTarget {
   enum class Kind : uint8_t {
     Builtin,      // a BuiltinDef (ptr), called with (VM&, CallArgs)
-    Arith,        // generic value arithmetic (ast::BinOp in `sub`)
-    Compare,      // generic comparison (ast::CmpOp in `sub`), returns Bool
+    Arith,        // generic value arithmetic (BinOp in `sub`)
+    Compare,      // generic comparison (CmpOp in `sub`), returns Bool
     IndexGet,     // generic obj[i, ...]
     IndexSet,     // generic obj[i, ...] = v
     BuiltinKw,    // a BuiltinDef (ptr) with keyword arguments: the last `sub`

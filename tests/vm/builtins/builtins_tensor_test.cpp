@@ -15,9 +15,6 @@
 namespace tessera {
 namespace {
 
-using ast::BinOp;
-using ast::CmpOp;
-
 class TensorBuiltins : public ::testing::Test {
  protected:
   TensorBuiltins() : vm_(make_opts(out_)) {}
