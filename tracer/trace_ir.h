@@ -79,7 +79,7 @@ struct VirtualTensor {
 // A call target of CALL: what the backend calls and how its result is typed.
 struct CallTarget {
   enum class Kind : uint8_t {
-    Builtin,      // a BuiltinDef (ptr), called with (VM&, CallArgs)
+    Builtin,      // a BuiltinDef (ptr), called with (VM& as BuiltinContext&, CallArgs)
     Arith,        // generic value arithmetic (BinOp in `sub`)
     Compare,      // generic comparison (CmpOp in `sub`), returns Bool
     IndexGet,     // generic obj[i, ...]

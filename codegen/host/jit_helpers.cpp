@@ -18,6 +18,7 @@
 #include "vm/core/operators.h"
 #include "vm/core/value.h"
 #include "vm/interp/indexing.h"
+#include "vm/interp/vm.h"  // VM is the built-ins' BuiltinContext
 #include "vm/tensor/tensor.h"
 
 namespace tessera::jit {

@@ -9,6 +9,7 @@
 #include "test_util.h"
 #include "vm/builtins/builtin.h"
 #include "vm/builtins/value_format.h"
+#include "vm/graph/op_table.h"  // tensor_builtins()
 #include "vm/builtins/value_ops.h"
 #include "vm/interp/vm.h"
 

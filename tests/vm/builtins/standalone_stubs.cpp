@@ -5,6 +5,7 @@
 
 #include "vm/builtins/builtin.h"
 #include "vm/core/error.h"
+#include "vm/graph/op_table.h"  // tensor_builtins()
 #include "vm/interp/vm.h"
 #include "vm/tensor/tensor_api.h"
 
