@@ -11,7 +11,7 @@
 #include "optimizer/fold.h"
 #include "optimizer/ir_rewrite.h"
 #include "vm/core/error.h"
-#include "vm/frontend/ast.h"
+#include "vm/core/operators.h"
 #include "vm/tensor/broadcast.h"
 #include "vm/tensor/dtype.h"
 
@@ -43,12 +43,12 @@ constexpr BuiltinRule kBuiltinRules[] = {
 };
 
 struct ArithRule {
-  ast::BinOp op;
+  BinOp op;
   Rule rule;
 };
 constexpr ArithRule kArithRules[] = {
 #define TSINK_BUILTIN(name, kind, nargs, fop, iop, aux)
-#define TSINK_ARITH(op, fop, iop) {ast::BinOp::op, {Kind::Binary, 2, IROp::fop, IROp::iop, 0}},
+#define TSINK_ARITH(op, fop, iop) {BinOp::op, {Kind::Binary, 2, IROp::fop, IROp::iop, 0}},
 #define TSINK_NEGATE(fop, iop)
 #include "optimizer/tensor_sink_ops.def"
 #undef TSINK_BUILTIN

@@ -64,7 +64,7 @@ bool storable(DType d, const Value& v) {
   }
 }
 
-// The arithmetic opcodes by operand kind, indexed by ast::BinOp.
+// The arithmetic opcodes by operand kind, indexed by BinOp.
 struct ArithIR {
   IROp int_op;    // NumOps: no int form
   IROp float_op;  // NumOps: no float form
@@ -85,35 +85,35 @@ constexpr IROp kCompareIR[] = {IROp::EQ, IROp::NE, IROp::LT, IROp::LE, IROp::GT,
 // right operand is a constant.
 struct ArithBytecode {
   Op op;
-  ast::BinOp bin;
+  BinOp bin;
   bool konst;
 };
 constexpr ArithBytecode kArithBytecode[] = {
-    {Op::ADD, ast::BinOp::Add, false},   {Op::SUB, ast::BinOp::Sub, false},
-    {Op::MUL, ast::BinOp::Mul, false},   {Op::DIV, ast::BinOp::Div, false},
-    {Op::IDIV, ast::BinOp::IDiv, false}, {Op::MOD, ast::BinOp::Mod, false},
-    {Op::POW, ast::BinOp::Pow, false},   {Op::MATMUL, ast::BinOp::MatMul, false},
-    {Op::ADDK, ast::BinOp::Add, true},   {Op::SUBK, ast::BinOp::Sub, true},
-    {Op::MULK, ast::BinOp::Mul, true},   {Op::DIVK, ast::BinOp::Div, true},
-    {Op::IDIVK, ast::BinOp::IDiv, true}, {Op::MODK, ast::BinOp::Mod, true},
-    {Op::POWK, ast::BinOp::Pow, true},
+    {Op::ADD, BinOp::Add, false},   {Op::SUB, BinOp::Sub, false},
+    {Op::MUL, BinOp::Mul, false},   {Op::DIV, BinOp::Div, false},
+    {Op::IDIV, BinOp::IDiv, false}, {Op::MOD, BinOp::Mod, false},
+    {Op::POW, BinOp::Pow, false},   {Op::MATMUL, BinOp::MatMul, false},
+    {Op::ADDK, BinOp::Add, true},   {Op::SUBK, BinOp::Sub, true},
+    {Op::MULK, BinOp::Mul, true},   {Op::DIVK, BinOp::Div, true},
+    {Op::IDIVK, BinOp::IDiv, true}, {Op::MODK, BinOp::Mod, true},
+    {Op::POWK, BinOp::Pow, true},
 };
 
 struct CompareBytecode {
   Op op;
-  ast::CmpOp cmp;
+  CmpOp cmp;
   bool branch;  // compare-and-branch (followed by a JMP)
   bool konst;   // right operand is K[B]
 };
 constexpr CompareBytecode kCompareBytecode[] = {
-    {Op::EQ, ast::CmpOp::Eq, false, false},  {Op::NE, ast::CmpOp::Ne, false, false},
-    {Op::LT, ast::CmpOp::Lt, false, false},  {Op::LE, ast::CmpOp::Le, false, false},
-    {Op::GT, ast::CmpOp::Gt, false, false},  {Op::GE, ast::CmpOp::Ge, false, false},
-    {Op::JEQ, ast::CmpOp::Eq, true, false},  {Op::JNE, ast::CmpOp::Ne, true, false},
-    {Op::JLT, ast::CmpOp::Lt, true, false},  {Op::JLE, ast::CmpOp::Le, true, false},
-    {Op::JEQK, ast::CmpOp::Eq, true, true},  {Op::JNEK, ast::CmpOp::Ne, true, true},
-    {Op::JLTK, ast::CmpOp::Lt, true, true},  {Op::JLEK, ast::CmpOp::Le, true, true},
-    {Op::JGTK, ast::CmpOp::Gt, true, true},  {Op::JGEK, ast::CmpOp::Ge, true, true},
+    {Op::EQ, CmpOp::Eq, false, false},  {Op::NE, CmpOp::Ne, false, false},
+    {Op::LT, CmpOp::Lt, false, false},  {Op::LE, CmpOp::Le, false, false},
+    {Op::GT, CmpOp::Gt, false, false},  {Op::GE, CmpOp::Ge, false, false},
+    {Op::JEQ, CmpOp::Eq, true, false},  {Op::JNE, CmpOp::Ne, true, false},
+    {Op::JLT, CmpOp::Lt, true, false},  {Op::JLE, CmpOp::Le, true, false},
+    {Op::JEQK, CmpOp::Eq, true, true},  {Op::JNEK, CmpOp::Ne, true, true},
+    {Op::JLTK, CmpOp::Lt, true, true},  {Op::JLEK, CmpOp::Le, true, true},
+    {Op::JGTK, CmpOp::Gt, true, true},  {Op::JGEK, CmpOp::Ge, true, true},
 };
 
 }  // namespace
@@ -316,18 +316,18 @@ void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& arg
   pending_reload_ = abs;
 }
 
-TraceRecorder::Status TraceRecorder::arith(ast::BinOp op, uint32_t dst, IRRef a, IRRef b, const Value& va,
+TraceRecorder::Status TraceRecorder::arith(BinOp op, uint32_t dst, IRRef a, IRRef b, const Value& va,
                                            const Value& vb) {
   const ArithIR& forms = kArithIR[static_cast<int>(op)];
   IRType ta = type_of(a), tb = type_of(b);
   bool ints = ta == IRType::Int && tb == IRType::Int;
   bool nums = (ta == IRType::Int || ta == IRType::Float) && (tb == IRType::Int || tb == IRType::Float);
   if (ints && forms.int_op != IROp::NumOps) {
-    if (op == ast::BinOp::IDiv || op == ast::BinOp::Mod) {
+    if (op == BinOp::IDiv || op == BinOp::Mod) {
       // Division by zero leaves the trace; the interpreter raises the error.
       guard(true, ir_.emit(IROp::NE, IRType::Bool, b, ir_.kint(0)));
     }
-    if (op == ast::BinOp::Pow) {
+    if (op == BinOp::Pow) {
       bool neg = vb.as_int() < 0;
       guard(!neg, ir_.emit(IROp::GE, IRType::Bool, b, ir_.kint(0)));
       if (neg) {
@@ -348,12 +348,12 @@ TraceRecorder::Status TraceRecorder::arith(ast::BinOp op, uint32_t dst, IRRef a,
   }
   // Strings, lists, tensors, errors: the generic semantics in a helper.
   CallTarget t{CallTarget::Kind::Arith, static_cast<uint8_t>(op), nullptr,
-               std::string("arith") + ast::binop_symbol(op)};
+               std::string("arith") + binop_symbol(op)};
   call_helper(std::move(t), {a, b}, dst, {&va, &vb});
   return Status::Continue;
 }
 
-TraceRecorder::Status TraceRecorder::compare(ast::CmpOp op, IRRef a, IRRef b, IRRef& out) {
+TraceRecorder::Status TraceRecorder::compare(CmpOp op, IRRef a, IRRef b, IRRef& out) {
   // An int constant against a float compares as a float constant where the
   // conversion is exact (|k| <= 2^53), as the interpreter's exact compare does.
   auto as_float_const = [&](IRRef& r) {
@@ -368,7 +368,7 @@ TraceRecorder::Status TraceRecorder::compare(ast::CmpOp op, IRRef a, IRRef b, IR
   IRType ta = type_of(a), tb = type_of(b);
   bool same_scalar = ta == tb && (ta == IRType::Int || ta == IRType::Float);
   bool bools = ta == IRType::Bool && tb == IRType::Bool &&
-               (op == ast::CmpOp::Eq || op == ast::CmpOp::Ne);
+               (op == CmpOp::Eq || op == CmpOp::Ne);
   if (same_scalar || bools) {
     out = ir_.emit(kCompareIR[static_cast<int>(op)], IRType::Bool, a, b);
     return Status::Continue;
@@ -814,7 +814,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     if (out == kNoRef) {
       if (!c.branch) {
         call_helper(CallTarget{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,
-                               std::string("compare") + ast::cmpop_symbol(c.cmp)},
+                               std::string("compare") + cmpop_symbol(c.cmp)},
                     {a, b}, ins.a);
         return Status::Continue;
       }

@@ -22,7 +22,7 @@
 
 #include "tracer/trace_ir.h"
 #include "vm/bytecode/bytecode.h"
-#include "vm/frontend/ast.h"
+#include "vm/core/operators.h"
 
 namespace tessera::jit {
 
@@ -141,10 +141,10 @@ class TraceRecorder {
   // Emission helpers for the instruction families.
   // `va`, `vb` are the operands' current values (the sign of a ** exponent,
   // the layouts of tensors).
-  Status arith(ast::BinOp op, uint32_t dst, IRRef a, IRRef b, const Value& va, const Value& vb);
+  Status arith(BinOp op, uint32_t dst, IRRef a, IRRef b, const Value& va, const Value& vb);
   // Emits the comparison; `out` is its Bool value (or kNoRef when a helper
   // computes it, in which case the result lands in `dst`).
-  Status compare(ast::CmpOp op, IRRef a, IRRef b, IRRef& out);
+  Status compare(CmpOp op, IRRef a, IRRef b, IRRef& out);
   // Generic slow path: CALL a runtime helper whose result goes to register
   // `dst`; the reload that types the result is emitted at the next step.
   // `values` (if given) are the arguments' current values: the layouts of

@@ -79,9 +79,9 @@ struct VirtualTensor {
 // A call target of CALL: what the backend calls and how its result is typed.
 struct CallTarget {
   enum class Kind : uint8_t {
-    Builtin,      // a BuiltinDef (ptr), called with (VM&, CallArgs)
-    Arith,        // generic value arithmetic (ast::BinOp in `sub`)
-    Compare,      // generic comparison (ast::CmpOp in `sub`), returns Bool
+    Builtin,      // a BuiltinDef (ptr), called with (VM& as BuiltinContext&, CallArgs)
+    Arith,        // generic value arithmetic (BinOp in `sub`)
+    Compare,      // generic comparison (CmpOp in `sub`), returns Bool
     IndexGet,     // generic obj[i, ...]
     IndexSet,     // generic obj[i, ...] = v
     BuiltinKw,    // a BuiltinDef (ptr) with keyword arguments: the last `sub`

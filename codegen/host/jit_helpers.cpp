@@ -16,9 +16,10 @@
 #include "vm/builtins/value_ops.h"
 #include "vm/core/error.h"
 #include "vm/core/number_ops.h"
+#include "vm/core/operators.h"
 #include "vm/core/value.h"
-#include "vm/frontend/ast.h"
 #include "vm/interp/indexing.h"
+#include "vm/interp/vm.h"  // VM is the built-ins' BuiltinContext
 #include "vm/tensor/tensor.h"
 
 namespace tessera::jit {
@@ -65,10 +66,10 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
     }
     case CallTarget::Kind::Arith:
       if (args.size() != 2) throw RuntimeError("jit: arith call needs 2 arguments");
-      return arith(static_cast<ast::BinOp>(t.sub), args[0], args[1]);
+      return arith(static_cast<BinOp>(t.sub), args[0], args[1]);
     case CallTarget::Kind::Compare:
       if (args.size() != 2) throw RuntimeError("jit: compare call needs 2 arguments");
-      return compare(static_cast<ast::CmpOp>(t.sub), args[0], args[1]);
+      return compare(static_cast<CmpOp>(t.sub), args[0], args[1]);
     case CallTarget::Kind::IndexGet:
       if (args.empty()) throw RuntimeError("jit: index_get call needs an object");
       return index_get(args[0], args.data() + 1, args.size() - 1);

@@ -20,7 +20,7 @@
 #include "tracer/trace_ir.h"
 #include "vm/builtins/builtin.h"
 #include "vm/core/number_ops.h"
-#include "vm/frontend/ast.h"
+#include "vm/core/operators.h"
 #include "vm/core/value.h"
 #include "vm/interp/vm.h"
 #include "vm/tensor/tensor.h"
@@ -658,7 +658,7 @@ TEST_P(HostBackendTest, CallBuiltin) {
   ir.emit(IROp::CALL, IRType::None, x, 0, s1);
   const uint16_t s2 = snap(ir, {});
   IRRef y = ir.emit(IROp::SLOAD, IRType::Float, 1, 1, s2);
-  CallTarget add{CallTarget::Kind::Arith, static_cast<uint8_t>(ast::BinOp::Add), nullptr, "arith.+"};
+  CallTarget add{CallTarget::Kind::Arith, static_cast<uint8_t>(BinOp::Add), nullptr, "arith.+"};
   ir.calls().push_back(add);
   IRRef args = ir.emit(IROp::CARG, IRType::None, x, y);
   IRRef z = ir.emit(IROp::CALL, IRType::Float, args, 1, s1);

@@ -1,45 +1,20 @@
 // Built-in functions: the calling convention and the registry.
 //
-// A built-in is a static, immutable BuiltinDef. The set of built-ins is the
-// concatenation of static tables (scalar built-ins in vm/builtins, tensor
-// operations generated from the Graph IR op table in vm/graph); no mutable
-// global state. The compiler asks `is_builtin_global` to resolve names, the
-// VM asks `builtin_global_value` to fill global slots.
+// A built-in is a static, immutable BuiltinDef (the calling convention is
+// vm/core/builtin_def.h). The set of built-ins is the concatenation of static
+// tables (scalar built-ins in vm/builtins, tensor operations generated from
+// the Graph IR op table in vm/graph); no mutable global state. The compiler
+// asks `is_builtin_global` to resolve names, the VM asks
+// `builtin_global_value` to fill global slots.
 #pragma once
 
 #include <span>
-#include <string>
 #include <string_view>
-#include <vector>
 
+#include "vm/core/builtin_def.h"
 #include "vm/core/value.h"
 
 namespace tessera {
-
-class VM;
-
-// Arguments of one built-in call. Positional args in order; keyword args as
-// parallel name/value arrays (names are the callee's keyword names as
-// written by the script; unknown names are the built-in's error to raise).
-struct CallArgs {
-  std::span<const Value> pos;
-  std::span<const Value> kw_values;
-  const std::vector<Value>* kw_names = nullptr;  // list of str values, or null
-  size_t kw_count() const { return kw_values.size(); }
-  std::string_view kw_name(size_t i) const;
-};
-
-// Built-ins raise errors by throwing RuntimeError (vm/core/error.h) with the
-// message text after "runtime error: ", e.g. "pop from empty list".
-using BuiltinFn = Value (*)(VM& vm, const CallArgs& args);
-
-struct BuiltinDef {
-  const char* name;
-  BuiltinFn fn;
-  int min_args;     // positional
-  int max_args;     // positional; -1 = variadic
-  bool accepts_kwargs;
-};
 
 // Every built-in global: functions, plus the dtype constants f32 f16 bf16 i32
 // i64 bool (which are dtype values, not functions).
@@ -50,7 +25,7 @@ Value builtin_global_value(std::string_view name);
 
 // The tables that make up the registry (each component owns one).
 std::span<const BuiltinDef> scalar_builtins();  // vm/builtins/scalar_builtins.cpp
-std::span<const BuiltinDef> tensor_builtins();  // vm/graph (generated from the op table)
+// (tensor_builtins(): vm/graph/op_table.h, generated from the op table)
 
 // Shared argument-checking helpers for built-in implementations; each throws
 // RuntimeError with a message naming the built-in, e.g. "len: expected str,

@@ -7,14 +7,9 @@
 
 #include "vm/builtins/builtin.h"
 #include "vm/core/error.h"
+#include "vm/graph/op_table.h"  // tensor_builtins()
 
 namespace tessera {
-
-std::string_view CallArgs::kw_name(size_t i) const {
-  if (kw_names == nullptr || i >= kw_names->size()) return {};
-  const Value& n = (*kw_names)[i];
-  return n.is_str() ? n.as_str()->view() : std::string_view{};
-}
 
 [[noreturn]] void throw_arg_type(const char* fn, const char* expected, const Value& got) {
   throw RuntimeError(std::string(fn) + ": expected " + expected + ", got " + type_name(got));

@@ -17,7 +17,6 @@
 #include "vm/builtins/value_format.h"
 #include "vm/core/string_escape.h"
 #include "vm/core/error.h"
-#include "vm/interp/vm.h"
 #include "vm/tensor/tensor_api.h"
 
 namespace tessera {
@@ -130,18 +129,18 @@ double parse_float(std::string_view text) {
 // ------------------------------------------------------------- the built-ins
 // Arity and keyword checks are done by the table wrapper below.
 
-Value bi_print(VM& vm, const CallArgs& a) {
+Value bi_print(BuiltinContext& ctx, const CallArgs& a) {
   std::string line;
   for (size_t i = 0; i < a.pos.size(); ++i) {
     if (i != 0) line += ' ';
     format_value(line, a.pos[i]);
   }
   line += '\n';
-  vm.out().write(line.data(), static_cast<std::streamsize>(line.size()));
+  ctx.out().write(line.data(), static_cast<std::streamsize>(line.size()));
   return Value::nil();
 }
 
-Value bi_assert(VM&, const CallArgs& a) {
+Value bi_assert(BuiltinContext&, const CallArgs& a) {
   const Value& c = a.pos[0];
   if (!c.is_bool()) throw RuntimeError(std::string("expected bool, got ") + type_name(c));
   if (c.as_bool()) return Value::nil();
@@ -149,7 +148,7 @@ Value bi_assert(VM&, const CallArgs& a) {
   throw RuntimeError("assertion failed: " + format_value(a.pos[1]));
 }
 
-Value bi_len(VM&, const CallArgs& a) {
+Value bi_len(BuiltinContext&, const CallArgs& a) {
   const Value& x = a.pos[0];
   if (x.is_str()) return Value::integer(static_cast<int64_t>(x.as_str()->length));
   if (x.is_list()) return Value::integer(static_cast<int64_t>(x.as_list()->items.size()));
@@ -157,12 +156,12 @@ Value bi_len(VM&, const CallArgs& a) {
   throw_arg_type("len", "str, list or tensor", x);
 }
 
-Value bi_str(VM&, const CallArgs& a) {
+Value bi_str(BuiltinContext&, const CallArgs& a) {
   if (a.pos[0].is_str()) return a.pos[0];  // immutable: share it
   return make_str(format_value(a.pos[0]));
 }
 
-Value bi_int(VM&, const CallArgs& a) {
+Value bi_int(BuiltinContext&, const CallArgs& a) {
   const Value& x = a.pos[0];
   switch (x.tag()) {
     case Tag::Int: return x;
@@ -173,7 +172,7 @@ Value bi_int(VM&, const CallArgs& a) {
   }
 }
 
-Value bi_float(VM&, const CallArgs& a) {
+Value bi_float(BuiltinContext&, const CallArgs& a) {
   const Value& x = a.pos[0];
   switch (x.tag()) {
     case Tag::Int: return Value::number(double(x.as_int()));
@@ -184,23 +183,23 @@ Value bi_float(VM&, const CallArgs& a) {
   }
 }
 
-Value bi_type(VM&, const CallArgs& a) { return make_str(type_name(a.pos[0])); }
+Value bi_type(BuiltinContext&, const CallArgs& a) { return make_str(type_name(a.pos[0])); }
 
-Value bi_floor(VM&, const CallArgs& a) {
+Value bi_floor(BuiltinContext&, const CallArgs& a) {
   const Value& x = a.pos[0];
   if (x.is_int()) return x;
   if (!x.is_float()) throw_arg_type("floor", "int or float", x);
   return Value::integer(float_to_int("floor", std::floor(x.as_float())));
 }
 
-Value bi_ceil(VM&, const CallArgs& a) {
+Value bi_ceil(BuiltinContext&, const CallArgs& a) {
   const Value& x = a.pos[0];
   if (x.is_int()) return x;
   if (!x.is_float()) throw_arg_type("ceil", "int or float", x);
   return Value::integer(float_to_int("ceil", std::ceil(x.as_float())));
 }
 
-Value bi_list(VM&, const CallArgs& a) {
+Value bi_list(BuiltinContext&, const CallArgs& a) {
   int64_t n = arg_int("list", a.pos[0]);
   if (n < 0) throw RuntimeError("list: size must not be negative, got " + std::to_string(n));
   if (n > kMaxListSize) throw RuntimeError("list: size too large");
@@ -216,14 +215,14 @@ ListObj& list_arg(const char* fn, const Value& v) {
   return *v.as_list();
 }
 
-Value bi_push(VM&, const CallArgs& a) {
+Value bi_push(BuiltinContext&, const CallArgs& a) {
   ListObj& l = list_arg("push", a.pos[0]);
   Value x = a.pos[1];  // own a reference before the vector may reallocate
   l.items.push_back(std::move(x));
   return Value::nil();
 }
 
-Value bi_pop(VM&, const CallArgs& a) {
+Value bi_pop(BuiltinContext&, const CallArgs& a) {
   ListObj& l = list_arg("pop", a.pos[0]);
   if (l.items.empty()) throw RuntimeError("pop from empty list");
   Value last = std::move(l.items.back());
@@ -231,19 +230,19 @@ Value bi_pop(VM&, const CallArgs& a) {
   return last;
 }
 
-Value bi_clock(VM&, const CallArgs&) {
+Value bi_clock(BuiltinContext&, const CallArgs&) {
   auto t = std::chrono::steady_clock::now().time_since_epoch();
   return Value::number(std::chrono::duration<double>(t).count());
 }
 
-Value bi_args(VM& vm, const CallArgs&) {
+Value bi_args(BuiltinContext& ctx, const CallArgs&) {
   std::vector<Value> items;
-  items.reserve(vm.script_args().size());
-  for (const std::string& s : vm.script_args()) items.push_back(make_str(s));
+  items.reserve(ctx.script_args().size());
+  for (const std::string& s : ctx.script_args()) items.push_back(make_str(s));
   return make_list(std::move(items));
 }
 
-Value bi_fmt(VM&, const CallArgs& a) {
+Value bi_fmt(BuiltinContext&, const CallArgs& a) {
   double x = arg_number("fmt", a.pos[0]);
   int64_t digits = arg_int("fmt", a.pos[1]);
   if (digits < 0 || digits > 100)
@@ -276,10 +275,10 @@ constexpr Row kRows[] = {
 constexpr size_t kNumRows = std::size(kRows);
 
 template <size_t I>
-Value checked(VM& vm, const CallArgs& args) {
+Value checked(BuiltinContext& ctx, const CallArgs& args) {
   constexpr const Row& r = kRows[I];
   check_arity(r.name, args, r.min_args, r.max_args, false);
-  return r.impl(vm, args);
+  return r.impl(ctx, args);
 }
 
 template <size_t... I>

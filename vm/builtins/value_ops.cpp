@@ -11,16 +11,15 @@ namespace tessera {
 
 namespace {
 
-[[noreturn]] void unsupported(ast::BinOp op, const Value& a, const Value& b) {
-  throw RuntimeError(std::string("unsupported operand types for ") + ast::binop_symbol(op) + ": " +
+[[noreturn]] void unsupported(BinOp op, const Value& a, const Value& b) {
+  throw RuntimeError(std::string("unsupported operand types for ") + binop_symbol(op) + ": " +
                      type_name(a) + " and " + type_name(b));
 }
 
 // Operands a tensor may meet in an elementwise operation (spec §7).
 bool tensor_partner(const Value& v) { return v.is_tensor() || v.is_number() || v.is_bool(); }
 
-Value int_arith(ast::BinOp op, int64_t a, int64_t b) {
-  using ast::BinOp;
+Value int_arith(BinOp op, int64_t a, int64_t b) {
   switch (op) {
     case BinOp::Add: return Value::integer(int_add(a, b));
     case BinOp::Sub: return Value::integer(int_sub(a, b));
@@ -41,8 +40,7 @@ Value int_arith(ast::BinOp op, int64_t a, int64_t b) {
   unsupported(op, Value::integer(a), Value::integer(b));
 }
 
-Value float_arith(ast::BinOp op, double a, double b) {
-  using ast::BinOp;
+Value float_arith(BinOp op, double a, double b) {
   switch (op) {
     case BinOp::Add: return Value::number(a + b);
     case BinOp::Sub: return Value::number(a - b);
@@ -56,15 +54,15 @@ Value float_arith(ast::BinOp op, double a, double b) {
   unsupported(op, Value::number(a), Value::number(b));
 }
 
-bool cmp_holds(ast::CmpOp op, int c) {
-  if (c == kCmpUnordered) return op == ast::CmpOp::Ne;
+bool cmp_holds(CmpOp op, int c) {
+  if (c == kCmpUnordered) return op == CmpOp::Ne;
   switch (op) {
-    case ast::CmpOp::Eq: return c == 0;
-    case ast::CmpOp::Ne: return c != 0;
-    case ast::CmpOp::Lt: return c < 0;
-    case ast::CmpOp::Le: return c <= 0;
-    case ast::CmpOp::Gt: return c > 0;
-    case ast::CmpOp::Ge: return c >= 0;
+    case CmpOp::Eq: return c == 0;
+    case CmpOp::Ne: return c != 0;
+    case CmpOp::Lt: return c < 0;
+    case CmpOp::Le: return c <= 0;
+    case CmpOp::Gt: return c > 0;
+    case CmpOp::Ge: return c >= 0;
   }
   return false;
 }
@@ -84,20 +82,20 @@ int number_compare(const Value& a, const Value& b) {
 
 }  // namespace
 
-Value arith(ast::BinOp op, const Value& a, const Value& b) {
+Value arith(BinOp op, const Value& a, const Value& b) {
   if (a.is_int() && b.is_int()) return int_arith(op, a.as_int(), b.as_int());
   if (a.is_number() && b.is_number()) {
-    if (op == ast::BinOp::MatMul) unsupported(op, a, b);
+    if (op == BinOp::MatMul) unsupported(op, a, b);
     return float_arith(op, a.to_double(), b.to_double());
   }
   if (a.is_tensor() || b.is_tensor()) {
     // `@` is tensor-only on both sides; everything else broadcasts scalars.
-    bool ok = op == ast::BinOp::MatMul ? (a.is_tensor() && b.is_tensor())
+    bool ok = op == BinOp::MatMul ? (a.is_tensor() && b.is_tensor())
                                        : (tensor_partner(a) && tensor_partner(b));
     if (!ok) unsupported(op, a, b);
     return tensor_binary(op, a, b);
   }
-  if (op == ast::BinOp::Add) {
+  if (op == BinOp::Add) {
     if (a.is_str() && b.is_str()) {
       std::string_view x = a.as_str()->view(), y = b.as_str()->view();
       std::string s;
@@ -145,18 +143,18 @@ bool values_equal(const Value& a, const Value& b) {
   return false;
 }
 
-Value compare(ast::CmpOp op, const Value& a, const Value& b) {
-  const bool equality = op == ast::CmpOp::Eq || op == ast::CmpOp::Ne;
+Value compare(CmpOp op, const Value& a, const Value& b) {
+  const bool equality = op == CmpOp::Eq || op == CmpOp::Ne;
   if (a.is_number() && b.is_number()) return Value::boolean(cmp_holds(op, number_compare(a, b)));
   if ((a.is_tensor() || b.is_tensor()) && tensor_partner(a) && tensor_partner(b))
     return tensor_compare(op, a, b);
-  if (equality) return Value::boolean(values_equal(a, b) == (op == ast::CmpOp::Eq));
+  if (equality) return Value::boolean(values_equal(a, b) == (op == CmpOp::Eq));
   if (a.is_str() && b.is_str()) {
     // string_view compares like memcmp: bytewise, unsigned.
     int c = a.as_str()->view().compare(b.as_str()->view());
     return Value::boolean(cmp_holds(op, (c > 0) - (c < 0)));
   }
-  throw RuntimeError(std::string("'") + ast::cmpop_symbol(op) + "' not supported between " +
+  throw RuntimeError(std::string("'") + cmpop_symbol(op) + "' not supported between " +
                      type_name(a) + " and " + type_name(b));
 }
 

@@ -4,15 +4,15 @@
 // vm/core/number_ops.h, which these functions are built on.
 #pragma once
 
+#include "vm/core/operators.h"
 #include "vm/core/value.h"
-#include "vm/frontend/ast.h"
 
 namespace tessera {
 
 // a OP b for + - * / // % ** @. Throws RuntimeError ("division by zero",
 // "unsupported operand types for +: str and int", ...). A tensor operand
 // hands the operation to the tensor runtime (tensor_binary).
-Value arith(ast::BinOp op, const Value& a, const Value& b);
+Value arith(BinOp op, const Value& a, const Value& b);
 
 // Unary minus: int (wrapping), float, tensor; else
 // "bad operand type for unary -: TYPE".
@@ -21,7 +21,7 @@ Value negate(const Value& a);
 // a OP b for == != < <= > >=. A bool Value, or an elementwise bool tensor
 // when a tensor meets a tensor or a number/bool. Ordering anything but two
 // numbers or two strings is "'<' not supported between int and str".
-Value compare(ast::CmpOp op, const Value& a, const Value& b);
+Value compare(CmpOp op, const Value& a, const Value& b);
 
 // == on non-tensor operands: numbers by value (int vs float exactly, nan
 // unequal to itself), strings bytewise, dtypes and bools by value, lists,

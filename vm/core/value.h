@@ -18,7 +18,7 @@
 namespace tessera {
 
 struct FunctionProto;  // vm/bytecode/bytecode.h
-struct BuiltinDef;     // vm/builtins/builtin.h
+struct BuiltinDef;     // vm/core/builtin_def.h
 
 // Tensor element types. Order is part of the ABI of the op table.
 enum class DType : uint8_t { F32, F16, BF16, I32, I64, Bool };

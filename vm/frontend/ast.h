@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "vm/core/operators.h"
+
 namespace tessera::ast {
 
 struct Loc {
@@ -32,22 +34,14 @@ enum class ExprKind : uint8_t {
   Index,                       // a[i] or a[i, j, ...]
 };
 
-enum class BinOp : uint8_t { Add, Sub, Mul, Div, IDiv, Mod, Pow, MatMul };
-enum class CmpOp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
-enum class UnOp : uint8_t { Neg, Not };
-enum class LogicOp : uint8_t { And, Or };
-
-// Operator spellings, indexed by the enums above. Header-only, so that
-// error messages anywhere (values, tensors) can use them without linking
-// the frontend.
-inline const char* binop_symbol(BinOp op) {
-  static constexpr const char* kText[] = {"+", "-", "*", "/", "//", "%", "**", "@"};
-  return kText[static_cast<int>(op)];
-}
-inline const char* cmpop_symbol(CmpOp op) {
-  static constexpr const char* kText[] = {"==", "!=", "<", "<=", ">", ">="};
-  return kText[static_cast<int>(op)];
-}
+// The operator kinds live in vm/core (the tracer, tensors and value
+// semantics use them without the AST); the AST names them as ast::BinOp, ...
+using tessera::BinOp;
+using tessera::CmpOp;
+using tessera::UnOp;
+using tessera::LogicOp;
+using tessera::binop_symbol;
+using tessera::cmpop_symbol;
 
 struct Expr {
   ExprKind kind;

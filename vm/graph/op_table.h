@@ -14,7 +14,7 @@
 #include <span>
 #include <string_view>
 
-#include "vm/builtins/builtin.h"
+#include "vm/core/builtin_def.h"
 #include "vm/tensor/tensor.h"
 
 namespace tessera {
@@ -115,5 +115,9 @@ Value run_op(const OpCall& call);
 Value call_op(const OpDef& def, const CallArgs& args);
 // Convenience for C++ callers: positional inputs only, default attributes.
 Value call_op(OpId id, std::span<const Value> inputs);
+
+// The tensor built-ins: one BuiltinDef per row marked builtin (the part of
+// the built-in registry, vm/builtins/builtin.h, that this component owns).
+std::span<const BuiltinDef> tensor_builtins();
 
 }  // namespace tessera

@@ -1,7 +1,7 @@
 // The tensor built-ins: one BuiltinDef per op-table row marked builtin.
 #include <vector>
 
-#include "vm/builtins/builtin.h"
+#include "vm/core/builtin_def.h"
 #include "vm/graph/op_table.h"
 
 namespace tessera {
@@ -11,7 +11,7 @@ namespace {
 // One entry point per op so that a BuiltinFn (a plain function pointer)
 // knows which row it serves.
 template <OpId Id>
-Value op_entry(VM&, const CallArgs& args) {
+Value op_entry(BuiltinContext&, const CallArgs& args) {
   return call_op(op_def(Id), args);
 }
 

@@ -25,7 +25,7 @@ namespace {
 
 // Generic comparison for a branch condition: the result must be a bool
 // (a tensor comparison gives a tensor, which is not a condition).
-bool branch_compare(ast::CmpOp op, const Value& a, const Value& b) {
+bool branch_compare(CmpOp op, const Value& a, const Value& b) {
   Value r = compare(op, a, b);
   if (!r.is_bool()) expected_bool(r);
   return r.as_bool();
@@ -335,10 +335,10 @@ L_DEFGLOBAL:
 // The slow paths: arith() orders operands as written in the source (the
 // kFlagConstLeft flag of ADDK/MULK puts the constant first).
 #define ARITH_PAIR(NAME, OP, INT_CASE, FLT_CASE)                                  \
-  ARITH(NAME, OP, RC, INT_CASE, FLT_CASE, RA = arith(ast::BinOp::OP, b_, c_))     \
+  ARITH(NAME, OP, RC, INT_CASE, FLT_CASE, RA = arith(BinOp::OP, b_, c_))     \
   ARITH(NAME##K, OP, KC, INT_CASE, FLT_CASE,                                      \
-        RA = (ins.flags & kFlagConstLeft) ? arith(ast::BinOp::OP, c_, b_)         \
-                                          : arith(ast::BinOp::OP, b_, c_))
+        RA = (ins.flags & kFlagConstLeft) ? arith(BinOp::OP, c_, b_)         \
+                                          : arith(BinOp::OP, b_, c_))
 
   ARITH_PAIR(ADD, Add, RA.set_int(int_add(x, y)), RA.set_float(x + y))
   ARITH_PAIR(SUB, Sub, RA.set_int(int_sub(x, y)), RA.set_float(x - y))
@@ -353,7 +353,7 @@ L_DEFGLOBAL:
              RA.set_float(std::pow(x, y)))
 L_MATMUL:
   SAVEPC();
-  RA = arith(ast::BinOp::MatMul, RB, RC);
+  RA = arith(BinOp::MatMul, RB, RC);
   DISPATCH();
 
 L_NEG: {
@@ -387,7 +387,7 @@ L_NOT: {
       RA.set_bool(b_.as_float() CMP c_.as_float());          \
     } else {                                                 \
       SAVEPC();                                              \
-      RA = compare(ast::CmpOp::OP, b_, c_);                  \
+      RA = compare(CmpOp::OP, b_, c_);                  \
     }                                                        \
     DISPATCH();                                              \
   }
@@ -415,7 +415,7 @@ L_NOT: {
     else if (a_.is_float() && b_.is_float()) t_ = a_.as_float() CMP b_.as_float(); \
     else {                                                                       \
       SAVEPC();                                                                  \
-      t_ = branch_compare(ast::CmpOp::OP, a_, b_);                               \
+      t_ = branch_compare(CmpOp::OP, a_, b_);                               \
     }                                                                            \
     BRANCH_ON(t_)                                                                \
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vm/bytecode/bytecode.h"
+#include "vm/core/builtin_def.h"
 #include "vm/core/value.h"
 
 namespace tessera {
@@ -25,7 +26,9 @@ struct VMOptions {
 // Outcome of running a script, mapped to the CLI's exit codes 0/1/2.
 enum class RunStatus : int { Ok = 0, RuntimeError = 1, CompileError = 2 };
 
-class VM {
+// A VM is the BuiltinContext of the built-ins it calls (print writes to
+// out(), args() returns script_args()).
+class VM final : public BuiltinContext {
  public:
   explicit VM(VMOptions opts = {});
   ~VM();
@@ -45,9 +48,9 @@ class VM {
   // pure interpreter). Not owned; must outlive the runs.
   void set_jit_hooks(JitHooks* hooks) { jit_hooks_ = hooks; }
 
-  // For built-ins.
-  std::ostream& out();
-  const std::vector<std::string>& script_args() const { return opts_.script_args; }
+  // For built-ins (BuiltinContext).
+  std::ostream& out() override;
+  const std::vector<std::string>& script_args() const override { return opts_.script_args; }
   const VMOptions& options() const { return opts_; }
 
  private:

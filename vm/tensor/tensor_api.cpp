@@ -11,28 +11,28 @@ namespace tessera {
 
 namespace {
 
-Binary to_binary(ast::BinOp op) {
+Binary to_binary(BinOp op) {
   switch (op) {
-    case ast::BinOp::Add: return Binary::Add;
-    case ast::BinOp::Sub: return Binary::Sub;
-    case ast::BinOp::Mul: return Binary::Mul;
-    case ast::BinOp::Div: return Binary::Div;
-    case ast::BinOp::IDiv: return Binary::IDiv;
-    case ast::BinOp::Mod: return Binary::Mod;
-    case ast::BinOp::Pow: return Binary::Pow;
-    case ast::BinOp::MatMul: break;
+    case BinOp::Add: return Binary::Add;
+    case BinOp::Sub: return Binary::Sub;
+    case BinOp::Mul: return Binary::Mul;
+    case BinOp::Div: return Binary::Div;
+    case BinOp::IDiv: return Binary::IDiv;
+    case BinOp::Mod: return Binary::Mod;
+    case BinOp::Pow: return Binary::Pow;
+    case BinOp::MatMul: break;
   }
   return Binary::Add;
 }
 
-Binary to_binary(ast::CmpOp op) {
+Binary to_binary(CmpOp op) {
   switch (op) {
-    case ast::CmpOp::Eq: return Binary::Eq;
-    case ast::CmpOp::Ne: return Binary::Ne;
-    case ast::CmpOp::Lt: return Binary::Lt;
-    case ast::CmpOp::Le: return Binary::Le;
-    case ast::CmpOp::Gt: return Binary::Gt;
-    case ast::CmpOp::Ge: return Binary::Ge;
+    case CmpOp::Eq: return Binary::Eq;
+    case CmpOp::Ne: return Binary::Ne;
+    case CmpOp::Lt: return Binary::Lt;
+    case CmpOp::Le: return Binary::Le;
+    case CmpOp::Gt: return Binary::Gt;
+    case CmpOp::Ge: return Binary::Ge;
   }
   return Binary::Eq;
 }
@@ -54,8 +54,8 @@ int64_t index_offset(const TensorObj& t, const Value* idx, size_t n) {
 
 }  // namespace
 
-Value tensor_binary(ast::BinOp op, const Value& a, const Value& b) {
-  if (op == ast::BinOp::MatMul) {
+Value tensor_binary(BinOp op, const Value& a, const Value& b) {
+  if (op == BinOp::MatMul) {
     // Spelled "matmul" like the built-in: `a @ b` and matmul(a, b) are one op.
     for (const Value* v : {&a, &b})
       if (!v->is_tensor()) throw RuntimeError(std::string("matmul: expected tensor, got ") + type_name(*v));
@@ -64,11 +64,11 @@ Value tensor_binary(ast::BinOp op, const Value& a, const Value& b) {
     matmul_kernel(x, y, tensor_of(out));
     return out;
   }
-  return binary_op(to_binary(op), a, b, ast::binop_symbol(op));
+  return binary_op(to_binary(op), a, b, binop_symbol(op));
 }
 
-Value tensor_compare(ast::CmpOp op, const Value& a, const Value& b) {
-  return binary_op(to_binary(op), a, b, ast::cmpop_symbol(op));
+Value tensor_compare(CmpOp op, const Value& a, const Value& b) {
+  return binary_op(to_binary(op), a, b, cmpop_symbol(op));
 }
 
 Value tensor_neg(const Value& v) {

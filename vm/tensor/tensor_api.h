@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <string>
 
+#include "vm/core/operators.h"
 #include "vm/core/value.h"
-#include "vm/frontend/ast.h"
 
 namespace tessera {
 
@@ -17,9 +17,9 @@ namespace tessera {
 // float or bool (NumPy broadcasting; result dtype per spec §7).
 // op is one of Add Sub Mul Div Pow (elementwise) or MatMul; IDiv and Mod are
 // elementwise too (floored, as for scalars).
-Value tensor_binary(ast::BinOp op, const Value& a, const Value& b);
+Value tensor_binary(BinOp op, const Value& a, const Value& b);
 // Elementwise comparison -> bool tensor (at least one operand is a tensor).
-Value tensor_compare(ast::CmpOp op, const Value& a, const Value& b);
+Value tensor_compare(CmpOp op, const Value& a, const Value& b);
 Value tensor_neg(const Value& t);
 
 // t[i, j, ...]: n indices (all must be ints). n == rank -> scalar Value;

@@ -9,14 +9,12 @@
 #include "test_util.h"
 #include "vm/builtins/builtin.h"
 #include "vm/builtins/value_format.h"
+#include "vm/graph/op_table.h"  // tensor_builtins()
 #include "vm/builtins/value_ops.h"
 #include "vm/interp/vm.h"
 
 namespace tessera {
 namespace {
-
-using ast::BinOp;
-using ast::CmpOp;
 
 class TensorBuiltins : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 #include "test_util.h"
 #include "vm/builtins/builtin.h"
 #include "vm/builtins/value_format.h"
+#include "vm/graph/op_table.h"  // tensor_builtins()
 #include "vm/interp/vm.h"
 
 namespace tessera {

@@ -5,6 +5,7 @@
 
 #include "vm/builtins/builtin.h"
 #include "vm/core/error.h"
+#include "vm/graph/op_table.h"  // tensor_builtins()
 #include "vm/interp/vm.h"
 #include "vm/tensor/tensor_api.h"
 
@@ -16,8 +17,8 @@ std::ostream& VM::out() { return opts_.out != nullptr ? *opts_.out : std::cout; 
 
 std::span<const BuiltinDef> tensor_builtins() { return {}; }
 
-Value tensor_binary(ast::BinOp, const Value&, const Value&) { throw RuntimeError("stub"); }
-Value tensor_compare(ast::CmpOp, const Value&, const Value&) { throw RuntimeError("stub"); }
+Value tensor_binary(BinOp, const Value&, const Value&) { throw RuntimeError("stub"); }
+Value tensor_compare(CmpOp, const Value&, const Value&) { throw RuntimeError("stub"); }
 Value tensor_neg(const Value&) { throw RuntimeError("stub"); }
 int64_t tensor_len(const Value&) { throw RuntimeError("stub"); }
 void format_tensor(std::string&, const Value&) { throw RuntimeError("stub"); }

@@ -12,8 +12,6 @@
 namespace tessera {
 namespace {
 
-using ast::BinOp;
-using ast::CmpOp;
 
 Value I(int64_t i) { return Value::integer(i); }
 Value F(double f) { return Value::number(f); }

@@ -165,7 +165,7 @@ TEST(Api, FreshTensorsAreFreed) {
   // 1 MiB per iteration; with prompt frees this stays flat (checked under ASan/LSan).
   for (int i = 0; i < 200; ++i) {
     Value t = call("zeros", {ilist({256, 1024})});
-    Value u = tensor_binary(ast::BinOp::Add, t, Value::integer(1));
+    Value u = tensor_binary(BinOp::Add, t, Value::integer(1));
     EXPECT_EQ(t.as_tensor()->refcount, 1u);
   }
 }

@@ -40,17 +40,17 @@ TEST(Elementwise, BinaryBroadcastMatchesReference) {
   struct Case { Shape a, b, out; };
   const Case cases[] = {{{2, 3}, {2, 3}, {2, 3}}, {{2, 3}, {3}, {2, 3}}, {{4, 1, 3}, {2, 1}, {4, 2, 3}},
                         {{1}, {5}, {5}}, {{}, {2, 2}, {2, 2}}, {{3, 1}, {1, 4}, {3, 4}}};
-  struct OpCase { ast::BinOp op; std::function<double(double, double)> f; };
-  const OpCase ops[] = {{ast::BinOp::Add, std::plus<double>()}, {ast::BinOp::Sub, std::minus<double>()},
-                        {ast::BinOp::Mul, std::multiplies<double>()}, {ast::BinOp::Div, std::divides<double>()},
-                        {ast::BinOp::Pow, [](double x, double y) { return std::pow(std::fabs(x), y); }}};
+  struct OpCase { BinOp op; std::function<double(double, double)> f; };
+  const OpCase ops[] = {{BinOp::Add, std::plus<double>()}, {BinOp::Sub, std::minus<double>()},
+                        {BinOp::Mul, std::multiplies<double>()}, {BinOp::Div, std::divides<double>()},
+                        {BinOp::Pow, [](double x, double y) { return std::pow(std::fabs(x), y); }}};
   for (const Case& c : cases)
     for (const OpCase& o : ops) {
       int64_t na = 1, nb = 1;
       for (auto d : c.a) na *= d;
       for (auto d : c.b) nb *= d;
       std::vector<double> da = seq(static_cast<int>(na)), db = seq(static_cast<int>(nb), 1.25, 0.5);
-      if (o.op == ast::BinOp::Pow)
+      if (o.op == BinOp::Pow)
         for (double& x : da) x = std::fabs(x);
       Value a = make_t(da, c.a), b = make_t(db, c.b);
       Value r = tensor_binary(o.op, a, b);
@@ -67,7 +67,7 @@ TEST(Elementwise, HalfInputsRoundOnce) {
   std::vector<double> da = {1.5, -2.25, 3.0, 1000.0}, db = {0.1, 0.2, 0.3, 0.4};
   for (DType dt : {DType::F16, DType::BF16}) {
     Value a = make_t(da, {4}, dt), b = make_t(db, {4}, dt);
-    Value r = tensor_binary(ast::BinOp::Mul, a, b);
+    Value r = tensor_binary(BinOp::Mul, a, b);
     EXPECT_EQ(tensor_of(r).dtype, dt);
     for (int i = 0; i < 4; ++i) {
       float x = static_cast<float>(tensor_of(a).get_f(i)), y = static_cast<float>(tensor_of(b).get_f(i));
@@ -76,7 +76,7 @@ TEST(Elementwise, HalfInputsRoundOnce) {
     }
   }
   // f16 with bf16 -> f32
-  Value m = tensor_binary(ast::BinOp::Add, make_t({1}, {1}, DType::F16), make_t({1}, {1}, DType::BF16));
+  Value m = tensor_binary(BinOp::Add, make_t({1}, {1}, DType::F16), make_t({1}, {1}, DType::BF16));
   EXPECT_EQ(tensor_of(m).dtype, DType::F32);
 }
 
@@ -84,51 +84,51 @@ TEST(Elementwise, ResultDtypes) {
   Value i32 = make_t({1, 2}, {2}, DType::I32), i64 = make_t({1, 2}, {2}, DType::I64);
   Value f16 = make_t({1, 2}, {2}, DType::F16), bl = make_t({1, 0}, {2}, DType::Bool);
   auto dt = [](const Value& v) { return tensor_of(v).dtype; };
-  EXPECT_EQ(dt(tensor_binary(ast::BinOp::Add, i32, Value::integer(3))), DType::I32);
-  EXPECT_EQ(dt(tensor_binary(ast::BinOp::Add, i32, Value::number(0.5))), DType::F32);
-  EXPECT_EQ(dt(tensor_binary(ast::BinOp::Mul, Value::number(2.0), f16)), DType::F16);
-  EXPECT_EQ(dt(tensor_binary(ast::BinOp::Div, i64, i64)), DType::F32);
-  EXPECT_EQ(dt(tensor_binary(ast::BinOp::Add, bl, Value::integer(1))), DType::I64);
-  EXPECT_EQ(dt(tensor_binary(ast::BinOp::Add, i32, i64)), DType::I64);
-  EXPECT_EQ(dt(tensor_binary(ast::BinOp::Add, bl, bl)), DType::Bool);
-  EXPECT_EQ(dt(tensor_compare(ast::CmpOp::Lt, f16, i64)), DType::Bool);
-  EXPECT_EQ(vals(tensor_binary(ast::BinOp::Div, i64, Value::integer(4))), (std::vector<double>{0.25, 0.5}));
+  EXPECT_EQ(dt(tensor_binary(BinOp::Add, i32, Value::integer(3))), DType::I32);
+  EXPECT_EQ(dt(tensor_binary(BinOp::Add, i32, Value::number(0.5))), DType::F32);
+  EXPECT_EQ(dt(tensor_binary(BinOp::Mul, Value::number(2.0), f16)), DType::F16);
+  EXPECT_EQ(dt(tensor_binary(BinOp::Div, i64, i64)), DType::F32);
+  EXPECT_EQ(dt(tensor_binary(BinOp::Add, bl, Value::integer(1))), DType::I64);
+  EXPECT_EQ(dt(tensor_binary(BinOp::Add, i32, i64)), DType::I64);
+  EXPECT_EQ(dt(tensor_binary(BinOp::Add, bl, bl)), DType::Bool);
+  EXPECT_EQ(dt(tensor_compare(CmpOp::Lt, f16, i64)), DType::Bool);
+  EXPECT_EQ(vals(tensor_binary(BinOp::Div, i64, Value::integer(4))), (std::vector<double>{0.25, 0.5}));
 }
 
 TEST(Elementwise, IntegerSemantics) {
   Value a = make_t({7, -7, 7, -7}, {4}, DType::I64), b = make_t({2, 2, -2, -2}, {4}, DType::I64);
-  EXPECT_EQ(vals(tensor_binary(ast::BinOp::IDiv, a, b)), (std::vector<double>{3, -4, -4, 3}));
-  EXPECT_EQ(vals(tensor_binary(ast::BinOp::Mod, a, b)), (std::vector<double>{1, 1, -1, -1}));
-  EXPECT_EQ(vals(tensor_binary(ast::BinOp::Pow, a, Value::integer(2))), (std::vector<double>{49, 49, 49, 49}));
-  EXPECT_EQ(error_of([&] { tensor_binary(ast::BinOp::IDiv, a, Value::integer(0)); }), "division by zero");
-  EXPECT_EQ(error_of([&] { tensor_binary(ast::BinOp::Mod, a, make_t({0}, {1}, DType::I64)); }), "division by zero");
+  EXPECT_EQ(vals(tensor_binary(BinOp::IDiv, a, b)), (std::vector<double>{3, -4, -4, 3}));
+  EXPECT_EQ(vals(tensor_binary(BinOp::Mod, a, b)), (std::vector<double>{1, 1, -1, -1}));
+  EXPECT_EQ(vals(tensor_binary(BinOp::Pow, a, Value::integer(2))), (std::vector<double>{49, 49, 49, 49}));
+  EXPECT_EQ(error_of([&] { tensor_binary(BinOp::IDiv, a, Value::integer(0)); }), "division by zero");
+  EXPECT_EQ(error_of([&] { tensor_binary(BinOp::Mod, a, make_t({0}, {1}, DType::I64)); }), "division by zero");
   // i32 wraps around
   Value big = make_t({2147483647.0}, {1}, DType::I32);
-  EXPECT_EQ(vals(tensor_binary(ast::BinOp::Add, big, Value::integer(1)))[0], -2147483648.0);
+  EXPECT_EQ(vals(tensor_binary(BinOp::Add, big, Value::integer(1)))[0], -2147483648.0);
   // float floor division / modulo
   Value fa = make_t({7, -7}, {2}), fb = make_t({2, 2}, {2});
-  EXPECT_EQ(vals(tensor_binary(ast::BinOp::IDiv, fa, fb)), (std::vector<double>{3, -4}));
-  EXPECT_EQ(vals(tensor_binary(ast::BinOp::Mod, fa, fb)), (std::vector<double>{1, 1}));
+  EXPECT_EQ(vals(tensor_binary(BinOp::IDiv, fa, fb)), (std::vector<double>{3, -4}));
+  EXPECT_EQ(vals(tensor_binary(BinOp::Mod, fa, fb)), (std::vector<double>{1, 1}));
 }
 
 TEST(Elementwise, ComparisonsAndEquality) {
   Value a = make_t({1, 2, 3}, {3}), b = make_t({3, 2, 1}, {3}, DType::I64);
-  Value eq = tensor_compare(ast::CmpOp::Eq, a, b);
+  Value eq = tensor_compare(CmpOp::Eq, a, b);
   EXPECT_EQ(tensor_of(eq).dtype, DType::Bool);
   EXPECT_EQ(vals(eq), (std::vector<double>{0, 1, 0}));
-  EXPECT_EQ(vals(tensor_compare(ast::CmpOp::Lt, a, b)), (std::vector<double>{1, 0, 0}));
-  EXPECT_EQ(vals(tensor_compare(ast::CmpOp::Ge, a, Value::integer(2))), (std::vector<double>{0, 1, 1}));
-  EXPECT_EQ(vals(tensor_compare(ast::CmpOp::Ne, Value::number(2.0), a)), (std::vector<double>{1, 0, 1}));
+  EXPECT_EQ(vals(tensor_compare(CmpOp::Lt, a, b)), (std::vector<double>{1, 0, 0}));
+  EXPECT_EQ(vals(tensor_compare(CmpOp::Ge, a, Value::integer(2))), (std::vector<double>{0, 1, 1}));
+  EXPECT_EQ(vals(tensor_compare(CmpOp::Ne, Value::number(2.0), a)), (std::vector<double>{1, 0, 1}));
   Value nan = make_t({NAN}, {1});
-  EXPECT_EQ(vals(tensor_compare(ast::CmpOp::Eq, nan, nan))[0], 0);
+  EXPECT_EQ(vals(tensor_compare(CmpOp::Eq, nan, nan))[0], 0);
 }
 
 TEST(Elementwise, ShapeErrorsUseOperatorSymbol) {
   Value a = make_tensor(DType::F32, {2, 3}), b = make_tensor(DType::F32, {4});
-  EXPECT_EQ(error_of([&] { tensor_binary(ast::BinOp::Add, a, b); }), "+: shapes [2, 3] and [4] are incompatible");
-  EXPECT_EQ(error_of([&] { tensor_compare(ast::CmpOp::Le, a, b); }), "<=: shapes [2, 3] and [4] are incompatible");
+  EXPECT_EQ(error_of([&] { tensor_binary(BinOp::Add, a, b); }), "+: shapes [2, 3] and [4] are incompatible");
+  EXPECT_EQ(error_of([&] { tensor_compare(CmpOp::Le, a, b); }), "<=: shapes [2, 3] and [4] are incompatible");
   EXPECT_EQ(error_of([&] { call("max", {a, b}); }), "max: shapes [2, 3] and [4] are incompatible");
-  EXPECT_EQ(error_of([&] { tensor_binary(ast::BinOp::Add, a, make_str("x")); }), "+: expected tensor or number, got str");
+  EXPECT_EQ(error_of([&] { tensor_binary(BinOp::Add, a, make_str("x")); }), "+: expected tensor or number, got str");
 }
 
 TEST(Elementwise, UnaryTensorsMatchReference) {

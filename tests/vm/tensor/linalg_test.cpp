@@ -15,7 +15,7 @@ std::vector<double> filled(int64_t n, double phase) {
 
 TEST(Matmul, TwoDAndVectors) {
   Value a = make_t({1, 2, 3, 4, 5, 6}, {2, 3}), b = make_t({7, 8, 9, 10, 11, 12}, {3, 2});
-  Value c = tensor_binary(ast::BinOp::MatMul, a, b);
+  Value c = tensor_binary(BinOp::MatMul, a, b);
   EXPECT_EQ(tensor_of(c).shape, (Shape{2, 2}));
   EXPECT_EQ(vals(c), (std::vector<double>{58, 64, 139, 154}));
   Value v = make_t({1, 1, 1}, {3});
@@ -57,7 +57,7 @@ TEST(Matmul, BatchedBroadcastMatchesNaive) {
 TEST(Matmul, Errors) {
   Value a = make_tensor(DType::F32, {2, 3}), b = make_tensor(DType::F32, {4, 5});
   EXPECT_EQ(error_of([&] { call("matmul", {a, b}); }), "matmul: shapes [2, 3] and [4, 5] are incompatible");
-  EXPECT_EQ(error_of([&] { tensor_binary(ast::BinOp::MatMul, a, b); }),
+  EXPECT_EQ(error_of([&] { tensor_binary(BinOp::MatMul, a, b); }),
             "matmul: shapes [2, 3] and [4, 5] are incompatible");
   EXPECT_EQ(error_of([&] { call("matmul", {make_tensor(DType::F32, {2, 2, 3}), make_tensor(DType::F32, {3, 3, 1})}); }),
             "matmul: shapes [2, 2, 3] and [3, 3, 1] are incompatible");
