@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tracer/ir_operands.h"
 #include "tracer/register_liveness.h"
 #include "vm/builtins/builtin.h"
 #include "vm/builtins/value_ops.h"
@@ -957,27 +958,11 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   // exiting through snapshot 0), LOOP, the body, and one PHI per loop-carried
   // slot.
   const auto& old = ir_.instructions();
-  std::vector<IRRef> remap(old.size(), kNoRef);
   TraceIR out;
-  auto copy = [&](IRRef r) {
-    IRIns in = old[r];
-    const IROpInfo& info = ir_op_info(in.op);
-    if (info.op1 == OperandKind::ref && in.op1 != kNoRef) in.op1 = remap[in.op1];
-    if (info.op2 == OperandKind::ref && in.op2 != kNoRef) in.op2 = remap[in.op2];
-    remap[r] = out.emit(in.op, in.type, in.op1, in.op2, in.snap);
-  };
   // Constants keep their pool values: re-create them through the builder.
-  for (IRRef r = 0; r < old.size(); ++r) {
-    const IRIns& in = old[r];
-    switch (in.op) {
-      case IROp::KNIL: remap[r] = out.knil(); break;
-      case IROp::KBOOL: remap[r] = out.kbool(in.op1 != 0); break;
-      case IROp::KINT: remap[r] = out.kint(ir_.const_int(r)); break;
-      case IROp::KFLOAT: remap[r] = out.kfloat(ir_.const_float(r)); break;
-      case IROp::KOBJ: remap[r] = out.kobj(ir_.const_ptr(r), in.type); break;
-      default: break;
-    }
-  }
+  std::vector<IRRef> remap = copy_constants(ir_, out);
+  auto renumber = [&](IRRef a) { return remap[a]; };
+  auto copy = [&](IRRef r) { remap[r] = emit_renumbered(out, old[r], renumber); };
   for (IRRef r = 0; r < old.size(); ++r) {
     const IRIns& in = old[r];
     if (in.op == IROp::SLOAD && in.op2 == 0) {
@@ -1039,7 +1024,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
         if (at == s.entries.end() || at->slot != abs) s.entries.insert(at, SnapshotEntry{abs, sloads_[abs]});
       }
     }
-    for (auto& e : s.entries) e.ref = remap[e.ref];
+    renumber_snapshot_entries(s, renumber);
     // Registers the interpreter does not read before writing them when it
     // resumes here keep whatever they hold: the exit does not write them
     // (register_liveness.h). Snapshots with inlined frames keep everything.
@@ -1050,6 +1035,9 @@ TraceRecorder::Status TraceRecorder::close_trace() {
     s.ir_ref = s.ir_ref < remap.size() && remap[s.ir_ref] != kNoRef ? remap[s.ir_ref] : 0;
     out.snapshots().push_back(std::move(s));
   }
+  // The entry SLOADs moved to the preamble exit through snapshot 0, which
+  // may have been taken at a later instruction: it is valid from them on.
+  clamp_snapshot_starts(out);
   out.calls() = ir_.calls();
   out.assumed_globals() = ir_.assumed_globals();
   out.set_function(root_);
