@@ -605,7 +605,11 @@ class TensorSinker {
 }  // namespace
 
 bool TensorSinkPass::run(TraceIR& ir) {
-  if (!TensorSinker(ir, max_elements_).run()) return false;
+  const bool sunk = TensorSinker(ir, max_elements_).run();
+  // The sinking itself, then the inner fold as its own step ("tsink.fold",
+  // result_name()), so that --dump and verify_each see both.
+  step(name(), ir);
+  if (!sunk) return false;
   // Elements of constants, and the dtype and bounds checks on constants,
   // fold now (LuaJIT folds as it emits; here the fold pass has run already).
   FoldPass().run(ir);
