@@ -282,6 +282,10 @@ class Verifier {
     for (size_t k = 0; k < snaps.size(); ++k) {
       const Snapshot& s = snaps[k];
       if (s.ir_ref > n_) fail_snap(k, "ir=" + ref_name(s.ir_ref) + " is past the trace");
+      // ir= names the first instruction the snapshot is valid for (every
+      // rebuild maps it to a kept instruction, or the end), never a constant.
+      if (options_.constants_first && s.ir_ref < n_ && ir_is_const(ir_[s.ir_ref].op))
+        fail_snap(k, "ir=" + ref_name(s.ir_ref) + " names a constant, not an instruction");
       const IRRef user = first_user[k];
       if (user != kNoRef && s.ir_ref > user)
         fail_snap(k, "ir=" + ref_name(s.ir_ref) + " is after " + ref_name(user) + ", which exits through it");

@@ -34,7 +34,12 @@
 //               values (not PHIs, not value-less instructions); every
 //               instruction that exits through a snapshot comes after every
 //               value the snapshot names (the exit writes them back) and at or
-//               after the snapshot's ir=; ir= is at most the trace's length.
+//               after the snapshot's ir=; ir= is at most the trace's length
+//               and names no constant (with constants_first). Not a rule:
+//               "entries defined before ir=": ir= follows the instruction
+//               it was taken at, and when LICM hoists that instruction before
+//               LOOP a body snapshot's ir= moves with it (ir= is bookkeeping
+//               for the passes; no backend or exit reads it).
 #pragma once
 
 #include <stdexcept>

@@ -972,11 +972,10 @@ TraceRecorder::Status TraceRecorder::close_trace() {
     }
   }
   if (!linear_) out.emit(IROp::LOOP, IRType::None);
-  for (IRRef r = 0; r < old.size(); ++r) {
-    const IRIns& in = old[r];
-    if (ir_is_const(in.op) || (in.op == IROp::SLOAD && in.op2 == 0)) continue;
-    copy(r);
-  }
+  auto moved = [&](IRRef r) { return ir_is_const(old[r].op) || (old[r].op == IROp::SLOAD && old[r].op2 == 0); };
+  for (IRRef r = 0; r < old.size(); ++r)
+    if (!moved(r)) copy(r);
+  const IRRef body_end = static_cast<IRRef>(out.size());
   // Scalars carried from one iteration to the next by a PHI live in SSA
   // values only: exits write them back (the snapshots of the loop body get
   // an entry for each one not yet changed in the iteration, whose value is
@@ -1032,7 +1031,13 @@ TraceRecorder::Status TraceRecorder::close_trace() {
       const FunctionProto& fn = s.base_proto ? *s.base_proto : *root_;
       std::erase_if(s.entries, [&](const SnapshotEntry& e) { return !register_live_at(fn, s.pc, e.slot); });
     }
-    s.ir_ref = s.ir_ref < remap.size() && remap[s.ir_ref] != kNoRef ? remap[s.ir_ref] : 0;
+    // ir= names the first instruction the snapshot is valid for: the first
+    // one recorded after it that stays in place (constants and entry SLOADs
+    // moved to the front; clamp_snapshot_starts below pulls the snapshot up
+    // to an entry SLOAD that exits through it), or the end of the body.
+    IRRef at = s.ir_ref;
+    while (at < old.size() && moved(at)) ++at;
+    s.ir_ref = at < old.size() ? remap[at] : body_end;
     out.snapshots().push_back(std::move(s));
   }
   // The entry SLOADs moved to the preamble exit through snapshot 0, which

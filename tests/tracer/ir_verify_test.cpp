@@ -155,6 +155,14 @@ TEST(IRVerify, SnapshotNamingALaterValue) {
       "0004    int  PHI    0001  0003\n"
       "SNAP #0 ir=0001 pc=0 frames=[] [0=0004]\n");
   EXPECT_NE(e.find("is a PHI"), std::string::npos) << e;
+  // ir= naming a constant (the recorder's close_trace did this for a
+  // snapshot taken just before a constant was interned; now it names the
+  // next instruction).
+  TraceIR kir = parse_ir(kLoop);
+  kir.snapshots()[1].ir_ref = 1;
+  EXPECT_NE(ir_verify_error(kir).find("snapshot #1: ir=0001 names a constant"), std::string::npos)
+      << ir_verify_error(kir);
+  EXPECT_EQ(ir_verify_error(kir, IRVerifyOptions{.constants_first = false}), "");
   // ir= after the guard that exits through it.
   TraceIR ir = parse_ir(kLoop);
   ir.snapshots()[1].ir_ref = 7;
