@@ -122,7 +122,6 @@ class Verifier {
 
   void instruction(IRRef r) {
     const IRIns& in = ir_[r];
-    const IROpInfo& info = ir_op_info(in.op);
     // kNoRef as a reference operand: only the empty argument chain.
     for (int k = 0; k < 2; ++k) {
       const uint32_t v = k == 0 ? in.op1 : in.op2;
@@ -150,23 +149,28 @@ class Verifier {
       if (!ir_is_guard(in.op) && in.op != IROp::CALL) fail_at(r, "names snapshot #" + std::to_string(in.snap) + " but cannot exit");
       if (in.snap >= ir_.snapshots().size()) fail_at(r, "snapshot #" + std::to_string(in.snap) + " does not exist");
     }
-    types(r, in, info);
+    types(r, in);
   }
 
-  void want(IRRef r, bool ok, const std::string& what) const {
-    if (!ok) fail_at(r, what);
-  }
+  // The checks build their messages only when they fail: the verifier runs
+  // before every compile.
+#define WANT(ok, what) \
+  do {                 \
+    if (!(ok)) fail_at(r, what); \
+  } while (0)
   void want_result(IRRef r, IRType t) const {
-    want(r, ir_[r].type == t, std::string("result type ") + ir_type_name(ir_[r].type) + ", ir.def says " + ir_type_name(t));
+    if (ir_[r].type != t)
+      fail_at(r, std::string("result type ") + ir_type_name(ir_[r].type) + ", ir.def says " + ir_type_name(t));
   }
   void want_operand(IRRef r, int k, IRType t) const {
     const IRRef a = k == 0 ? ir_[r].op1 : ir_[r].op2;
-    want(r, is_type(a, t), std::string(k == 0 ? "op1" : "op2") + " " + ref_name(a) + " is " + type_of(a) + ", not " +
-                               ir_type_name(t));
+    if (!is_type(a, t))
+      fail_at(r, std::string(k == 0 ? "op1" : "op2") + " " + ref_name(a) + " is " + type_of(a) + ", not " +
+                     ir_type_name(t));
   }
   void want_operand_op(IRRef r, int k, IROp op) const {
     const IRRef a = k == 0 ? ir_[r].op1 : ir_[r].op2;
-    want(r, is_op(a, op), std::string(k == 0 ? "op1" : "op2") + " " + ref_name(a) + " is not a " + ir_op_info(op).name);
+    if (!is_op(a, op)) fail_at(r, std::string(k == 0 ? "op1" : "op2") + " " + ref_name(a) + " is not a " + ir_op_info(op).name);
   }
   size_t chain_length(IRRef r, IRRef chain) const {
     try {
@@ -176,8 +180,7 @@ class Verifier {
     }
   }
 
-  void types(IRRef r, const IRIns& in, const IROpInfo& info) {
-    (void)info;
+  void types(IRRef r, const IRIns& in) {
     switch (in.op) {
       case IROp::ADD: case IROp::SUB: case IROp::MUL: case IROp::IDIV: case IROp::IMOD: case IROp::IPOW:
         want_operand(r, 1, IRType::Int);
@@ -197,18 +200,18 @@ class Verifier {
       case IROp::FMATH:
         want_operand(r, 0, IRType::Float);
         want_result(r, IRType::Float);
-        want(r, in.op2 < static_cast<uint32_t>(FloatMath::NumFns), "no math function " + std::to_string(in.op2));
+        WANT(in.op2 < static_cast<uint32_t>(FloatMath::NumFns), "no math function " + std::to_string(in.op2));
         break;
       case IROp::CONV:
         want_operand(r, 0, IRType::Int);
         want_result(r, IRType::Float);
         break;
       case IROp::LT: case IROp::LE: case IROp::GT: case IROp::GE: case IROp::ULT:
-        want(r, is_type(in.op1, IRType::Int) || is_type(in.op1, IRType::Float),
+        WANT(is_type(in.op1, IRType::Int) || is_type(in.op1, IRType::Float),
              std::string("compares ") + type_of(in.op1) + " values, not int or float");
         [[fallthrough]];
       case IROp::EQ: case IROp::NE:
-        want(r, ir_[in.op1].type == ir_[in.op2].type,
+        WANT(ir_[in.op1].type == ir_[in.op2].type,
              std::string("compares ") + type_of(in.op1) + " with " + type_of(in.op2));
         want_result(r, IRType::Bool);
         break;
@@ -237,39 +240,39 @@ class Verifier {
         break;
       case IROp::TSTORE: want_operand_op(r, 0, IROp::TREF); break;
       case IROp::CALL:
-        want(r, in.op2 < ir_.calls().size(), "call #" + std::to_string(in.op2) + " does not exist");
+        WANT(in.op2 < ir_.calls().size(), "call #" + std::to_string(in.op2) + " does not exist");
         if (in.op1 != kNoRef) chain_length(r, in.op1);
         break;
       case IROp::VNEWLIST:
         want_result(r, IRType::List);
-        want(r, (in.op1 == kNoRef ? 0 : chain_length(r, in.op1)) == in.op2,
+        WANT((in.op1 == kNoRef ? 0 : chain_length(r, in.op1)) == in.op2,
              "the element count does not match op2 = " + std::to_string(in.op2));
         break;
       case IROp::VNEWTENSOR:
         want_result(r, IRType::Tensor);
-        want(r, in.op2 < ir_.virtual_tensors().size(), "virtual tensor #" + std::to_string(in.op2) + " does not exist");
-        want(r,
-             static_cast<int64_t>(in.op1 == kNoRef ? 0 : chain_length(r, in.op1)) ==
+        WANT(in.op2 < ir_.virtual_tensors().size(), "virtual tensor #" + std::to_string(in.op2) + " does not exist");
+        WANT(static_cast<int64_t>(in.op1 == kNoRef ? 0 : chain_length(r, in.op1)) ==
                  ir_.virtual_tensors()[in.op2].numel(),
              "the element count does not match VTENSOR #" + std::to_string(in.op2));
         break;
       case IROp::FPUSH: case IROp::RETGUARD:
-        want(r, is_op(in.op1, IROp::KOBJ) && is_type(in.op1, IRType::Func), "op1 is not a function constant");
+        WANT(is_op(in.op1, IROp::KOBJ) && is_type(in.op1, IRType::Func), "op1 is not a function constant");
         break;
       case IROp::SLOAD:
-        want(r, in.op2 <= 2, "SLOAD mode " + std::to_string(in.op2));
+        WANT(in.op2 <= 2, "SLOAD mode " + std::to_string(in.op2));
         [[fallthrough]];
-      case IROp::GLOAD: want(r, in.type != IRType::None, "a load of no type"); break;
-      case IROp::LOOP: want(r, in.snap == kNoSnap, "LOOP names a snapshot"); break;
+      case IROp::GLOAD: WANT(in.type != IRType::None, "a load of no type"); break;
+      case IROp::LOOP: WANT(in.snap == kNoSnap, "LOOP names a snapshot"); break;
       case IROp::PHI:
-        want(r, in.op1 < loop_ || ir_is_const(ir_[in.op1].op), "its first operand " + ref_name(in.op1) + " is not defined before LOOP " + ref_name(loop_));
-        want(r, in.op2 < n_ && ir_[in.op2].op != IROp::PHI, "its second operand " + ref_name(in.op2) + " is a PHI");
-        want(r, ir_[in.op1].type == in.type && ir_[in.op2].type == in.type,
+        WANT(in.op1 < loop_ || ir_is_const(ir_[in.op1].op), "its first operand " + ref_name(in.op1) + " is not defined before LOOP " + ref_name(loop_));
+        WANT(in.op2 < n_ && ir_[in.op2].op != IROp::PHI, "its second operand " + ref_name(in.op2) + " is a PHI");
+        WANT(ir_[in.op1].type == in.type && ir_[in.op2].type == in.type,
              std::string("a ") + ir_type_name(in.type) + " PHI of " + type_of(in.op1) + " and " + type_of(in.op2));
         break;
       default: break;
     }
   }
+#undef WANT
 
   void snapshots() {
     const auto& snaps = ir_.snapshots();
@@ -291,14 +294,15 @@ class Verifier {
         fail_snap(k, "ir=" + ref_name(s.ir_ref) + " is after " + ref_name(user) + ", which exits through it");
       for (size_t i = 0; i < s.entries.size(); ++i) {
         const SnapshotEntry& e = s.entries[i];
-        const std::string slot = "slot " + std::to_string(e.slot) + " = " + ref_name(e.ref);
-        if (i > 0 && s.entries[i - 1].slot >= e.slot) fail_snap(k, slot + ": entries are not sorted by slot, each slot once");
-        if (e.ref >= n_) fail_snap(k, slot + ": no such instruction");
+        auto slot = [&] { return "slot " + std::to_string(e.slot) + " = " + ref_name(e.ref); };
+        if (i > 0 && s.entries[i - 1].slot >= e.slot)
+          fail_snap(k, slot() + ": entries are not sorted by slot, each slot once");
+        if (e.ref >= n_) fail_snap(k, slot() + ": no such instruction");
         const IRIns& v = ir_[e.ref];
-        if (v.op == IROp::PHI) fail_snap(k, slot + " is a PHI (snapshots name a PHI's first operand)");
-        if (v.type == IRType::None) fail_snap(k, slot + " (" + ir_op_info(v.op).name + ") has no value");
+        if (v.op == IROp::PHI) fail_snap(k, slot() + " is a PHI (snapshots name a PHI's first operand)");
+        if (v.type == IRType::None) fail_snap(k, slot() + " (" + ir_op_info(v.op).name + ") has no value");
         if (user != kNoRef && e.ref >= user)
-          fail_snap(k, slot + " is not defined before " + ref_name(user) + ", which exits through the snapshot");
+          fail_snap(k, slot() + " is not defined before " + ref_name(user) + ", which exits through the snapshot");
       }
     }
   }
