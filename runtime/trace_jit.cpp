@@ -62,7 +62,8 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
       optimizer_(TracePipeline::Options{.peel = params.peel != 0,
                                          .predicate = params.predicate != 0,
                                          .sink = params.sink != 0,
-                                         .sink_max_elements = static_cast<uint32_t>(params.sinkmax)}),
+                                         .sink_max_elements = static_cast<uint32_t>(params.sinkmax),
+                                         .verify_each = params.verify != 0 || ir_verify_mode() != IRVerifyMode::off}),
       created_ms_(now_ms()) {}
 
 // The worker goes first: it may be compiling a trace's IR.

@@ -53,7 +53,7 @@ TEST(JitParams, ListIsTableOrderWithCurrentValues) {
   JitParams p;
   p.set("maxside=7");
   auto l = p.list();
-  ASSERT_EQ(l.size(), 17u);
+  ASSERT_EQ(l.size(), 18u);
   EXPECT_EQ(l.front(), (std::pair<std::string, int64_t>{"hotloop", 56}));
   bool found = false;
   for (const auto& [name, value] : l) {
@@ -82,7 +82,7 @@ TEST(JitParams, UnknownNameListsKnownNames) {
   JitParams p;
   EXPECT_EQ(set_error(p, "foo=1"),
             "unknown JIT parameter 'foo' (known: hotloop, hotcall, hotexit, maxrecord, maxtrace, "
-            "maxside, maxinline, blacklist, async, tier, tier2, opt, peel, predicate, sink, sinkmax, perfmap)");
+            "maxside, maxinline, blacklist, async, tier, tier2, opt, peel, predicate, sink, sinkmax, perfmap, verify)");
   EXPECT_NE(set_error(p, "=1").find("unknown JIT parameter ''"), std::string::npos);
   // Names are exact: no case folding, no prefixes.
   EXPECT_NE(set_error(p, "HOTLOOP=1").find("unknown JIT parameter 'HOTLOOP'"), std::string::npos);
