@@ -7,17 +7,13 @@
 
 #include "optimizer/deferred_writes.h"
 #include "optimizer/ir_rewrite.h"
+#include "tracer/ir_operands.h"
 
 namespace tessera::jit {
 namespace {
 
 // The references `ins` reads (CARG chains through their nodes).
-void operands(const IRIns& ins, std::vector<IRRef>& out) {
-  out.clear();
-  const IROpInfo& info = ir_op_info(ins.op);
-  if (info.op1 == OperandKind::ref && ins.op1 != kNoRef) out.push_back(ins.op1);
-  if (info.op2 == OperandKind::ref && ins.op2 != kNoRef) out.push_back(ins.op2);
-}
+void operands(const IRIns& ins, std::vector<IRRef>& out) { operand_refs(ins, out); }
 
 class Sinker {
  public:

@@ -7,6 +7,7 @@
 
 #include "optimizer/alias.h"
 #include "optimizer/ir_rewrite.h"
+#include "tracer/ir_operands.h"
 
 namespace tessera::jit {
 namespace {
@@ -94,9 +95,10 @@ bool CsePass::run(TraceIR& ir) {
   for (IRRef r = 0; r < ir.size(); ++r) {
     const IRIns& in = ir[r];
     if (ir_is_const(in.op)) continue;
-    const IROpInfo& info = ir_op_info(in.op);
-    const uint32_t a = info.op1 == OperandKind::ref && in.op1 != kNoRef ? op_ref(in.op1) : in.op1;
-    const uint32_t b = info.op2 == OperandKind::ref && in.op2 != kNoRef ? op_ref(in.op2) : in.op2;
+    IRIns resolved = in;
+    map_operand_refs(resolved, op_ref);
+    const uint32_t a = resolved.op1;
+    const uint32_t b = resolved.op2;
 
     switch (in.op) {
       case IROp::LOOP: {
@@ -111,8 +113,7 @@ bool CsePass::run(TraceIR& ir) {
           if (ir[q].op == IROp::PHI) carried.insert(op_ref(ir[q].op1));
         std::erase_if(t.pure, [&](const auto& e) {
           const auto& [op, type, x, y] = e.first;
-          const IROpInfo& oi = ir_op_info(op);
-          return (oi.op1 == OperandKind::ref && carried.count(x)) || (oi.op2 == OperandKind::ref && carried.count(y));
+          return (ir_operand_is_ref(op, 0) && carried.count(x)) || (ir_operand_is_ref(op, 1) && carried.count(y));
         });
         std::erase_if(t.guards, [&](const auto& g) { return carried.count(g.second) > 0; });
         t.forget_memory();

@@ -1,6 +1,7 @@
 #include "optimizer/dce.h"
 
 #include "optimizer/ir_rewrite.h"
+#include "tracer/ir_operands.h"
 
 namespace tessera::jit {
 
@@ -15,10 +16,7 @@ bool DcePass::run(TraceIR& ir) {
   // at the end of the trace, so one backward sweep reaches their operands.
   for (IRRef r = static_cast<IRRef>(n); r-- > 0;) {
     if (!live[r]) continue;
-    const IRIns& in = ir[r];
-    const IROpInfo& info = ir_op_info(in.op);
-    if (info.op1 == OperandKind::ref && in.op1 != kNoRef) live[in.op1] = true;
-    if (info.op2 == OperandKind::ref && in.op2 != kNoRef) live[in.op2] = true;
+    for_each_operand_ref(ir[r], [&](IRRef a) { live[a] = true; });
   }
   std::vector<IRRef> subst = identity_subst(ir);
   std::vector<IRRef> order;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "optimizer/ir_rewrite.h"
+#include "tracer/ir_operands.h"
 
 namespace tessera::jit {
 namespace {
@@ -78,10 +79,9 @@ class Folder {
 
   std::optional<IRRef> fold(IRRef r) {
     const IRIns in = ir_[r];  // a copy: making a constant may grow the array
-    const IROpInfo& info = ir_op_info(in.op);
-    if (!ir_is_cse(in.op) || info.op1 != OperandKind::ref) return std::nullopt;
+    if (!ir_is_cse(in.op) || !ir_operand_is_ref(in.op, 0)) return std::nullopt;
     const IRRef a = cur(in.op1);
-    const IRRef b = info.op2 == OperandKind::ref ? cur(in.op2) : kNoRef;
+    const IRRef b = ir_operand_is_ref(in.op, 1) ? cur(in.op2) : kNoRef;
     for (const FoldRule& rule : kRules) {
       if (rule.op != in.op || !matches(rule.left, a, a, in.op)) continue;
       if (b != kNoRef ? rule.right == Pat::none || !matches(rule.right, b, a, in.op) : rule.right != Pat::none)

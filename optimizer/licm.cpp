@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "optimizer/ir_rewrite.h"
+#include "tracer/ir_operands.h"
 
 namespace tessera::jit {
 namespace {
@@ -33,10 +34,9 @@ bool LicmPass::run(TraceIR& ir) {
   }
 
   auto operands_invariant = [&](const IRIns& in) {
-    const IROpInfo& info = ir_op_info(in.op);
-    if (info.op1 == OperandKind::ref && in.op1 != kNoRef && !invariant[in.op1]) return false;
-    if (info.op2 == OperandKind::ref && in.op2 != kNoRef && !invariant[in.op2]) return false;
-    return true;
+    bool all = true;
+    for_each_operand_ref(in, [&](IRRef a) { all = all && invariant[a]; });
+    return all;
   };
 
   std::set<std::pair<IRRef, IRRef>> bounds_checked;  // (list, index) with a moved bounds guard

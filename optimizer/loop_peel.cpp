@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "tracer/ir_operands.h"
+
 namespace tessera::jit {
 namespace {
 
@@ -127,15 +129,11 @@ class Peeler {
 
   template <typename Map>
   IRRef copy(TraceIR& out, IRRef r, Map map, uint16_t snap) const {
-    IRIns in = ir_[r];
-    const IROpInfo& info = ir_op_info(in.op);
-    if (info.op1 == OperandKind::ref && in.op1 != kNoRef) in.op1 = map(in.op1);
-    if (info.op2 == OperandKind::ref && in.op2 != kNoRef) in.op2 = map(in.op2);
-    return out.emit(in.op, in.type, in.op1, in.op2, snap);
+    return emit_renumbered(out, ir_[r], map, snap);
   }
 
   void build(TraceIR& out) {
-    pre_.assign(n_, kNoRef);
+    pre_ = copy_constants(ir_, out);
     peeled_.assign(n_, kNoRef);
     body_ref_.assign(n_, kNoRef);
     carried_.assign(n_, kNoRef);
@@ -143,17 +141,6 @@ class Peeler {
     auto peeled = [this](IRRef r) { return map_peeled(r); };
     auto body = [this](IRRef r) { return map_body(r); };
 
-    for (IRRef r = 0; r < n_; ++r) {
-      const IRIns& in = ir_[r];
-      switch (in.op) {
-        case IROp::KNIL: pre_[r] = out.knil(); break;
-        case IROp::KBOOL: pre_[r] = out.kbool(in.op1 != 0); break;
-        case IROp::KINT: pre_[r] = out.kint(ir_.const_int(r)); break;
-        case IROp::KFLOAT: pre_[r] = out.kfloat(ir_.const_float(r)); break;
-        case IROp::KOBJ: pre_[r] = out.kobj(ir_.const_ptr(r), in.type); break;
-        default: break;
-      }
-    }
     for (IRRef r = 0; r < loop_; ++r)
       if (!ir_is_const(ir_[r].op)) pre_[r] = copy(out, r, pre, ir_[r].snap);
 
@@ -199,18 +186,22 @@ class Peeler {
       // entry value. Otherwise the body's meaning.
       bool before = !used_in_body_[k];
       for (const SnapshotEntry& e : s.entries) before = before && before_loop(e.ref);
-      for (SnapshotEntry& e : s.entries) e.ref = before ? map_pre(e.ref) : map_body(e.ref);
+      if (before)
+        renumber_snapshot_entries(s, pre);
+      else
+        renumber_snapshot_entries(s, body);
       s.ir_ref = where(at_orig, s.ir_ref);
       out.snapshots().push_back(std::move(s));
     }
     for (size_t k = 0; k < nsnaps; ++k) {
       if (!used_in_body_[k]) continue;
       Snapshot s = ir_.snapshots()[k];
-      for (SnapshotEntry& e : s.entries) e.ref = map_peeled(e.ref);
+      renumber_snapshot_entries(s, peeled);
       s.ir_ref = s.ir_ref > loop_ ? where(at_peeled, s.ir_ref) : at_peeled[loop_ + 1];
       s.exit_count = 0;
       out.snapshots().push_back(std::move(s));
     }
+    clamp_snapshot_starts(out);
     out.copy_tables_from(ir_);
   }
 

@@ -8,6 +8,8 @@
 // The runtime sizes its per-exit tables after the optimizer has run.
 #pragma once
 
+#include <functional>
+
 #include "tracer/trace_ir.h"
 
 namespace tessera::jit {
@@ -39,6 +41,25 @@ class TracePass {
   virtual const char* name() const = 0;
   // Rewrites `ir` in place; returns whether anything changed.
   virtual bool run(TraceIR& ir) = 0;
+  // The name the pipeline reports the IR that run() leaves under (its dump
+  // step): name(), unless the pass reports steps of its own (see step()).
+  virtual const char* result_name() const { return name(); }
+
+  // A pass that runs in steps, or runs another pass inside itself, reports
+  // the IR after each inner step through this hook so that --dump shows it
+  // and the pipeline's verify_each checks it (TensorSinkPass reports "tsink"
+  // before its inner fold; the pipeline reports "tsink.fold" after run()).
+  // The pipeline sets it for the duration of run(); unset, step() does nothing.
+  using StepHook = std::function<void(const char* step, const TraceIR& ir)>;
+  void set_step_hook(const StepHook* hook) { step_hook_ = hook; }
+
+ protected:
+  void step(const char* name, const TraceIR& ir) const {
+    if (step_hook_ != nullptr && *step_hook_) (*step_hook_)(name, ir);
+  }
+
+ private:
+  const StepHook* step_hook_ = nullptr;
 };
 
 }  // namespace tessera::jit

@@ -1,5 +1,7 @@
 #include "optimizer/pipeline.h"
 
+#include <string>
+
 #include "optimizer/alloc_sink.h"
 #include "optimizer/cse.h"
 #include "optimizer/dce.h"
@@ -15,7 +17,7 @@ namespace tessera::jit {
 
 TracePipeline::TracePipeline() : TracePipeline(Options{}) {}
 
-TracePipeline::TracePipeline(const Options& options) {
+TracePipeline::TracePipeline(const Options& options) : verify_each_(options.verify_each) {
   passes_.push_back(std::make_unique<FoldPass>());
   passes_.push_back(std::make_unique<CsePass>());
   passes_.push_back(std::make_unique<LicmPass>());
@@ -36,11 +38,33 @@ TracePipeline::TracePipeline(const Options& options) {
 
 bool TracePipeline::run(TraceIR& ir, const AfterPass& after) const {
   bool changed = false;
+  if (verify_each_) check_ir(ir, "before the optimizer");
+  auto report = [&](const char* step, const TraceIR& now) {
+    if (verify_each_) check_ir(now, std::string("after ") + step);
+    if (after) after(step, now);
+  };
+  const TracePass::StepHook hook = report;
   for (const auto& p : passes_) {
-    changed = p->run(ir) || changed;
-    if (after) after(p->name(), ir);
+    p->set_step_hook(&hook);
+    try {
+      changed = p->run(ir) || changed;
+    } catch (...) {
+      p->set_step_hook(nullptr);
+      throw;
+    }
+    p->set_step_hook(nullptr);
+    report(p->result_name(), ir);
   }
   return changed;
+}
+
+std::vector<std::string> TracePipeline::step_names() const {
+  std::vector<std::string> names;
+  for (const auto& p : passes_) {
+    if (std::string(p->result_name()) != p->name()) names.emplace_back(p->name());
+    names.emplace_back(p->result_name());
+  }
+  return names;
 }
 
 std::vector<std::string> TracePipeline::pass_names() const {

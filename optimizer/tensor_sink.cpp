@@ -10,6 +10,7 @@
 #include "optimizer/deferred_writes.h"
 #include "optimizer/fold.h"
 #include "optimizer/ir_rewrite.h"
+#include "tracer/ir_operands.h"
 #include "vm/core/error.h"
 #include "vm/core/operators.h"
 #include "vm/tensor/broadcast.h"
@@ -371,9 +372,9 @@ class TensorSinker {
     std::vector<std::vector<IRRef>> uses(ir_.size());
     for (IRRef q = 0; q < ir_.size(); ++q) {
       const IRIns& in = ir_[q];
-      const IROpInfo& info = ir_op_info(in.op);
-      if (info.op1 == OperandKind::ref && in.op1 < ir_.size()) uses[in.op1].push_back(q);
-      if (info.op2 == OperandKind::ref && in.op2 < ir_.size() && in.op2 != in.op1) uses[in.op2].push_back(q);
+      for_each_operand_ref(in, [&](IRRef a, int k) {
+        if (a < ir_.size() && (k == 0 || a != in.op1 || !ir_operand_is_ref(in.op, 0))) uses[a].push_back(q);
+      });
     }
     for (Producer& p : producers_)
       p.sunk = p.call != kNoRef && writes_.can_defer(dest_of(p.call), p.call) &&
@@ -604,7 +605,11 @@ class TensorSinker {
 }  // namespace
 
 bool TensorSinkPass::run(TraceIR& ir) {
-  if (!TensorSinker(ir, max_elements_).run()) return false;
+  const bool sunk = TensorSinker(ir, max_elements_).run();
+  // The sinking itself, then the inner fold as its own step ("tsink.fold",
+  // result_name()), so that --dump and verify_each see both.
+  step(name(), ir);
+  if (!sunk) return false;
   // Elements of constants, and the dtype and bounds checks on constants,
   // fold now (LuaJIT folds as it emits; here the fold pass has run already).
   FoldPass().run(ir);

@@ -63,6 +63,9 @@ class TensorSinkPass final : public TracePass {
   // them all); `--jit-param sinkmax`.
   explicit TensorSinkPass(uint32_t max_elements = 16) : max_elements_(max_elements) {}
   const char* name() const override { return "tsink"; }
+  // run() reports the IR after the sinking as step "tsink"; what it returns,
+  // after the inner FoldPass, is the step "tsink.fold".
+  const char* result_name() const override { return "tsink.fold"; }
   bool run(TraceIR& ir) override;
 
  private:

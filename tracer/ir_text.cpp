@@ -23,6 +23,7 @@
 #include <string>
 #include <system_error>
 
+#include "tracer/ir_operands.h"
 #include "tracer/trace_ir.h"
 #include "vm/bytecode/bytecode.h"
 
@@ -602,18 +603,13 @@ class Parser {
     size_t n = ir_.size();
     for (IRRef r = 0; r < n; ++r) {
       const IRIns& in = ir_[r];
-      const IROpInfo& info = ir_op_info(in.op);
       size_t line = ins_lines_[r];
-      OperandKind kinds[2] = {info.op1, info.op2};
-      uint32_t ops[2] = {in.op1, in.op2};
-      for (int k = 0; k < 2; ++k) {
-        if (kinds[k] != OperandKind::ref || ops[k] == kNoRef) continue;
-        if (ops[k] >= n) fail(line, "reference " + fmt_ref(ops[k]) + " does not exist");
+      for_each_operand_ref(in, [&](IRRef a, int k) {
+        if (a >= n) fail(line, "reference " + fmt_ref(a) + " does not exist");
         // SSA order; only a PHI's back-edge value may come from later.
         bool backedge = in.op == IROp::PHI && k == 1;
-        if (!backedge && ops[k] >= r)
-          fail(line, "reference " + fmt_ref(ops[k]) + " is not before the instruction");
-      }
+        if (!backedge && a >= r) fail(line, "reference " + fmt_ref(a) + " is not before the instruction");
+      });
       if (in.snap != kNoSnap && in.snap >= ir_.snapshots().size())
         fail(line, "snapshot #" + std::to_string(in.snap) + " does not exist");
       if (in.op == IROp::CALL && in.op2 >= ir_.calls().size())

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tracer/ir_operands.h"
 #include "tracer/register_liveness.h"
 #include "vm/builtins/builtin.h"
 #include "vm/builtins/value_ops.h"
@@ -957,27 +958,11 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   // exiting through snapshot 0), LOOP, the body, and one PHI per loop-carried
   // slot.
   const auto& old = ir_.instructions();
-  std::vector<IRRef> remap(old.size(), kNoRef);
   TraceIR out;
-  auto copy = [&](IRRef r) {
-    IRIns in = old[r];
-    const IROpInfo& info = ir_op_info(in.op);
-    if (info.op1 == OperandKind::ref && in.op1 != kNoRef) in.op1 = remap[in.op1];
-    if (info.op2 == OperandKind::ref && in.op2 != kNoRef) in.op2 = remap[in.op2];
-    remap[r] = out.emit(in.op, in.type, in.op1, in.op2, in.snap);
-  };
   // Constants keep their pool values: re-create them through the builder.
-  for (IRRef r = 0; r < old.size(); ++r) {
-    const IRIns& in = old[r];
-    switch (in.op) {
-      case IROp::KNIL: remap[r] = out.knil(); break;
-      case IROp::KBOOL: remap[r] = out.kbool(in.op1 != 0); break;
-      case IROp::KINT: remap[r] = out.kint(ir_.const_int(r)); break;
-      case IROp::KFLOAT: remap[r] = out.kfloat(ir_.const_float(r)); break;
-      case IROp::KOBJ: remap[r] = out.kobj(ir_.const_ptr(r), in.type); break;
-      default: break;
-    }
-  }
+  std::vector<IRRef> remap = copy_constants(ir_, out);
+  auto renumber = [&](IRRef a) { return remap[a]; };
+  auto copy = [&](IRRef r) { remap[r] = emit_renumbered(out, old[r], renumber); };
   for (IRRef r = 0; r < old.size(); ++r) {
     const IRIns& in = old[r];
     if (in.op == IROp::SLOAD && in.op2 == 0) {
@@ -987,11 +972,10 @@ TraceRecorder::Status TraceRecorder::close_trace() {
     }
   }
   if (!linear_) out.emit(IROp::LOOP, IRType::None);
-  for (IRRef r = 0; r < old.size(); ++r) {
-    const IRIns& in = old[r];
-    if (ir_is_const(in.op) || (in.op == IROp::SLOAD && in.op2 == 0)) continue;
-    copy(r);
-  }
+  auto moved = [&](IRRef r) { return ir_is_const(old[r].op) || (old[r].op == IROp::SLOAD && old[r].op2 == 0); };
+  for (IRRef r = 0; r < old.size(); ++r)
+    if (!moved(r)) copy(r);
+  const IRRef body_end = static_cast<IRRef>(out.size());
   // Scalars carried from one iteration to the next by a PHI live in SSA
   // values only: exits write them back (the snapshots of the loop body get
   // an entry for each one not yet changed in the iteration, whose value is
@@ -1039,7 +1023,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
         if (at == s.entries.end() || at->slot != abs) s.entries.insert(at, SnapshotEntry{abs, sloads_[abs]});
       }
     }
-    for (auto& e : s.entries) e.ref = remap[e.ref];
+    renumber_snapshot_entries(s, renumber);
     // Registers the interpreter does not read before writing them when it
     // resumes here keep whatever they hold: the exit does not write them
     // (register_liveness.h). Snapshots with inlined frames keep everything.
@@ -1047,9 +1031,18 @@ TraceRecorder::Status TraceRecorder::close_trace() {
       const FunctionProto& fn = s.base_proto ? *s.base_proto : *root_;
       std::erase_if(s.entries, [&](const SnapshotEntry& e) { return !register_live_at(fn, s.pc, e.slot); });
     }
-    s.ir_ref = s.ir_ref < remap.size() && remap[s.ir_ref] != kNoRef ? remap[s.ir_ref] : 0;
+    // ir= names the first instruction the snapshot is valid for: the first
+    // one recorded after it that stays in place (constants and entry SLOADs
+    // moved to the front; clamp_snapshot_starts below pulls the snapshot up
+    // to an entry SLOAD that exits through it), or the end of the body.
+    IRRef at = s.ir_ref;
+    while (at < old.size() && moved(at)) ++at;
+    s.ir_ref = at < old.size() ? remap[at] : body_end;
     out.snapshots().push_back(std::move(s));
   }
+  // The entry SLOADs moved to the preamble exit through snapshot 0, which
+  // may have been taken at a later instruction: it is valid from them on.
+  clamp_snapshot_starts(out);
   out.calls() = ir_.calls();
   out.assumed_globals() = ir_.assumed_globals();
   out.set_function(root_);

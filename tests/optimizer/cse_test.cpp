@@ -135,7 +135,7 @@ TEST(Cse, CallKillsLoadsLengthsAndAddresses) {
       "0009    none LREF   0007  0000\n"
       "0010    none LSTORE 0009  0008\n"
       "0011 >  none EXIT    #3\n"
-      "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+      "SNAP #0 ir=0001 pc=0 frames=[] []\n"
       "SNAP #1 ir=0006 pc=2 frames=[] []\n"
       "SNAP #2 ir=0007 pc=4 frames=[] []\n"
       "SNAP #3 ir=0011 pc=6 frames=[] []\n"

@@ -157,13 +157,14 @@ TEST(Licm, IntegerDivisionStaysInTheBody) {
 TEST(Licm, TraceWhoseFirstSnapshotIsNotTheEntryStateIsLeftAlone) {
   LicmPass licm;
   const char* in =
-      "0000 >  int  SLOAD  1  0  #0\n"
-      "0001    none LOOP\n"
-      "0002 >  int  GLOAD  4  #1\n"
-      "0003    int  ADD    0000  0002\n"
-      "0004    int  PHI    0000  0003\n"
-      "SNAP #0 ir=0000 pc=0 frames=[] [1=0000]\n"
-      "SNAP #1 ir=0002 pc=1 frames=[] []\n";
+      "0000    int  KINT   7\n"
+      "0001 >  int  SLOAD  1  0  #0\n"
+      "0002    none LOOP\n"
+      "0003 >  int  GLOAD  4  #1\n"
+      "0004    int  ADD    0001  0003\n"
+      "0005    int  PHI    0001  0004\n"
+      "SNAP #0 ir=0001 pc=0 frames=[] [1=0000]\n"
+      "SNAP #1 ir=0003 pc=1 frames=[] []\n";
   EXPECT_EQ(apply(licm, in), in);
 }
 

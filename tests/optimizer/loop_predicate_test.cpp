@@ -126,7 +126,7 @@ TEST(LoopPredicate, LeavesChecksItCannotProveForEveryIteration) {
 TEST(LoopPredicate, NeedsThePlainEntryState) {
   LoopPredicatePass pass;
   const std::string text = replaced(kForLoop, "SNAP #0 ir=0002 pc=20 frames=[] []\n",
-                                    "SNAP #0 ir=0002 pc=20 frames=[] [9=0003]\n");
+                                    "SNAP #0 ir=0002 pc=20 frames=[] [9=0001]\n");
   EXPECT_EQ(passtest::apply(pass, text), print_ir(parse_ir(text)));
 }
 

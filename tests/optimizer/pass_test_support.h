@@ -7,6 +7,7 @@
 
 #include "optimizer/pass.h"
 #include "optimizer/pipeline.h"
+#include "tracer/ir_verify.h"
 #include "tracer/trace_ir.h"
 
 namespace tessera::jit::passtest {
@@ -14,6 +15,9 @@ namespace tessera::jit::passtest {
 inline std::string apply(TracePass& pass, std::string_view text) {
   TraceIR ir = parse_ir(text);
   pass.run(ir);
+  // Every pass's result must pass the IR verifier (the pipeline's
+  // verify_each does the same for traces the runtime optimizes).
+  verify_ir(ir, std::string("after ") + pass.name());
   std::string out = print_ir(ir);
   // The result must itself be well-formed IR: it parses back to the same text.
   if (print_ir(parse_ir(out)) != out) return "ROUND TRIP FAILED\n" + out;
@@ -22,7 +26,10 @@ inline std::string apply(TracePass& pass, std::string_view text) {
 
 inline std::string apply(const TracePipeline& pipeline, std::string_view text) {
   TraceIR ir = parse_ir(text);
+  // Verifies after every pass when verify_each is on (tests run with
+  // TESSERA_VERIFY_IR set), and the result always.
   pipeline.run(ir);
+  verify_ir(ir, "after the pipeline");
   return print_ir(ir);
 }
 

@@ -22,9 +22,35 @@ TEST(TracePipeline, PassOrderAndAfterPassCallback) {
       "0000 >  int  SLOAD  0  0  #0\n"
       "0001 >  none EXIT    #0\n"
       "SNAP #0 ir=0000 pc=0 frames=[] []\n");
+  // The callback also sees the inner steps: tensor sinking's own result,
+  // then its inner fold (the dumps .4-tsink.ir and .5-tsink.fold.ir).
+  EXPECT_EQ(p.step_names(), (std::vector<std::string>{"fold", "cse", "licm", "tsink", "tsink.fold", "sink", "guards",
+                                                       "predicate", "cse", "dse", "dce"}));
+  EXPECT_EQ(TracePipeline(TracePipeline::Options{.sink = false}).step_names(),
+            TracePipeline(TracePipeline::Options{.sink = false}).pass_names());
   std::vector<std::string> seen;
   p.run(ir, [&](const char* pass, const TraceIR&) { seen.emplace_back(pass); });
-  EXPECT_EQ(seen, p.pass_names());
+  EXPECT_EQ(seen, p.step_names());
+}
+
+// verify_each: the verifier runs on the input and after every step, and a
+// broken trace throws naming where.
+TEST(TracePipeline, VerifyEachNamesWhereTheTraceBroke) {
+  const ScopedIRVerifyMode throwing("1");
+  TraceIR ir = parse_ir(
+      "0000    int  KINT   1\n"
+      "0001 >  int  SLOAD  0  0  #0\n"
+      "0002    int  ADD    0001  0000\n"
+      "0003 >  none EXIT    #0\n"
+      "SNAP #0 ir=0001 pc=0 frames=[] []\n");
+  ir[3].snap = kNoSnap;  // EXIT without a snapshot
+  TracePipeline verifying(TracePipeline::Options{.verify_each = true});
+  try {
+    verifying.run(ir);
+    ADD_FAILURE() << "no IRVerifyError";
+  } catch (const IRVerifyError& e) {
+    EXPECT_NE(std::string(e.what()).find("before the optimizer"), std::string::npos) << e.what();
+  }
 }
 
 // V[i] = V[i] + G * 2.0 in a counting loop: G, V, V's length and G * 2.0

@@ -290,7 +290,8 @@ TEST(OptimizerInJit, DumpWritesTheIrAfterEachPass) {
   // an upgrade.
   EXPECT_FALSE(std::filesystem::exists(dir / "t-2-trace0.ll"));
   for (const char* suffix : {".ir", ".s", ".0-recorded.ir", ".1-fold.ir", ".2-cse.ir", ".3-licm.ir", ".4-tsink.ir",
-                             ".5-sink.ir", ".6-guards.ir", ".7-predicate.ir", ".8-cse.ir", ".9-dse.ir", ".10-dce.ir"})
+                             ".5-tsink.fold.ir", ".6-sink.ir", ".7-guards.ir", ".8-predicate.ir", ".9-cse.ir",
+                             ".10-dse.ir", ".11-dce.ir"})
     EXPECT_TRUE(std::filesystem::exists(dir / (std::string("t-2-trace0") + suffix))) << suffix;
   std::filesystem::remove_all(dir);
 }

@@ -8,6 +8,7 @@
 
 #include "codegen/host/asmjit/trace_assembler.h"
 #include "codegen/host/lowering_env.h"
+#include "tracer/ir_verify.h"
 
 namespace tessera::jit {
 namespace {
@@ -49,6 +50,8 @@ CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name,
 CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
                                      const FunctionProto* proto, const uint8_t* global_watch,
                                      uint32_t* tier_up_counter) {
+  // Always (a linear pass, cheap next to compiling); constants may stand anywhere.
+  check_ir(ir, "before asmjit compiles " + name, IRVerifyOptions{.constants_first = false});
   const auto t0 = std::chrono::steady_clock::now();
   Impl& im = *impl_;
   const CodeData::Mark mark = im.code_data.mark();

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tracer/ir_operands.h"
+
 namespace tessera::jit::t1 {
 
 bool has_value(const IRIns& ins) {
@@ -38,14 +40,12 @@ namespace {
 // Operands read by `ins` (CALL reads its whole CARG chain).
 void operands(const TraceIR& ir, const IRIns& ins, std::vector<IRRef>& out) {
   out.clear();
-  const IROpInfo& info = ir_op_info(ins.op);
   if (ins.op == IROp::CARG || ir_is_sunk_allocation(ins.op)) return;  // read by a CALL / by exits
   if (ins.op == IROp::CALL) {
     out = carg_list(ir, ins.op1);
     return;
   }
-  if (info.op1 == OperandKind::ref && ins.op1 != kNoRef) out.push_back(ins.op1);
-  if (info.op2 == OperandKind::ref && ins.op2 != kNoRef) out.push_back(ins.op2);
+  operand_refs(ins, out);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // manager, and native code through LLJIT.
 #include "codegen/host/llvm/llvm_backend.h"
 
+#include "tracer/ir_verify.h"
+
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
@@ -160,6 +162,8 @@ void LlvmBackend::set_keep_text(bool keep) { impl_->keep_text = keep; }
 
 CompiledTrace LlvmBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
                                    const FunctionProto* proto, const uint8_t* global_watch) {
+  // Always (a linear pass, cheap next to compiling); constants may stand anywhere.
+  check_ir(ir, "before LLVM compiles " + name, IRVerifyOptions{.constants_first = false});
   const auto t0 = std::chrono::steady_clock::now();
   Impl& im = *impl_;
   const std::string fn_name = "trace_" + name + "_" + std::to_string(im.next_id++);
