@@ -12,7 +12,7 @@ echo "==> [0/4] build dependencies"
 "$ROOT/tools/install-deps.sh"
 
 echo "==> [1/4] configure + build build/ (Release)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_WERROR=ON
 cmake --build build -j"$JOBS"
 
 echo "==> [2/4] ctest in build/"
@@ -21,7 +21,7 @@ ctest --test-dir build --output-on-failure -j"$JOBS"
 echo "==> [3/4] configure + build build-asan/ (ASan + UBSan) and run the suite there"
 # RelWithDebInfo keeps the sanitizer build fast enough for the conformance suite while
 # giving symbolised reports.
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=ON
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=ON -DTESSERA_WERROR=ON
 cmake --build build-asan -j"$JOBS"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$JOBS"

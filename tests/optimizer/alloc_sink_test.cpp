@@ -41,23 +41,23 @@ TEST(AllocSink, ReadOnlyListBecomesItsElementsAndExitsNameIt) {
   // LLEN is 2, p[1] is b; the reload goes; exits after the allocation write
   // register 3 from the VNEWLIST (so does the reload's snapshot #2, unused
   // now: DeferredWrites names every snapshot after the write).
-  EXPECT_EQ(apply(sink, kLinear),
-            "0000    int  KINT   2\n"
-            "0001 >  int  SLOAD  0  0  #0\n"
-            "0002 >  int  SLOAD  1  0  #0\n"
-            "0003    none CARG   0001  0002\n"
-            "0004    list VNEWLIST 0003  2\n"
-            "0005    int  ADD    0000  0002\n"
-            "0006    bool LT     0005  0001\n"
-            "0007 >  none GUARDF 0006  #4\n"
-            "0008 >  none EXIT    #5\n"
-            "SNAP #0 ir=0001 pc=0 frames=[] []\n"
-            "SNAP #1 ir=0003 pc=2 frames=[] []\n"
-            "SNAP #2 ir=0005 pc=3 frames=[] [3=0004]\n"
-            "SNAP #3 ir=0005 pc=4 frames=[] [3=0004]\n"
-            "SNAP #4 ir=0007 pc=6 frames=[] [3=0004 4=0005]\n"
-            "SNAP #5 ir=0008 pc=7 frames=[] [3=0004 4=0005]\n"
-            "CALL #0 newlist 0 newlist 0x0 dest=3\n");
+  EXPECT_IR_EQ(apply(sink, kLinear),
+               "0000    int  KINT   2\n"
+               "0001 >  int  SLOAD  0  0  #0\n"
+               "0002 >  int  SLOAD  1  0  #0\n"
+               "0003    none CARG   0001  0002\n"
+               "0004    list VNEWLIST 0003  2\n"
+               "0005    int  ADD    0000  0002\n"
+               "0006    bool LT     0005  0001\n"
+               "0007 >  none GUARDF 0006  #4\n"
+               "0008 >  none EXIT    #5\n"
+               "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0003 pc=2 frames=[] []\n"
+               "SNAP #2 ir=0005 pc=3 frames=[] [3=0004]\n"
+               "SNAP #3 ir=0005 pc=4 frames=[] [3=0004]\n"
+               "SNAP #4 ir=0007 pc=6 frames=[] [3=0004 4=0005]\n"
+               "SNAP #5 ir=0008 pc=7 frames=[] [3=0004 4=0005]\n"
+               "CALL #0 newlist 0 newlist 0x0 dest=3\n");
 }
 
 TEST(AllocSink, ListPassedToACallStaysAllocated) {
@@ -76,7 +76,7 @@ TEST(AllocSink, ListPassedToACallStaysAllocated) {
       "SNAP #4 ir=0005 pc=5 frames=[] []\n"
       "CALL #0 newlist 0 newlist 0x0 dest=3\n"
       "CALL #1 builtin 0 print 0x0\n";
-  EXPECT_EQ(apply(sink, in), print_ir(parse_ir(in)));
+  EXPECT_IR_EQ(apply(sink, in), print_ir(parse_ir(in)));
 }
 
 TEST(AllocSink, LoadAtAVariableIndexKeepsTheAllocation) {
@@ -94,7 +94,7 @@ TEST(AllocSink, LoadAtAVariableIndexKeepsTheAllocation) {
       "SNAP #3 ir=0004 pc=4 frames=[] []\n"
       "SNAP #4 ir=0005 pc=5 frames=[] [4=0004]\n"
       "CALL #0 newlist 0 newlist 0x0 dest=3\n";
-  EXPECT_EQ(apply(sink, in), print_ir(parse_ir(in)));
+  EXPECT_IR_EQ(apply(sink, in), print_ir(parse_ir(in)));
 }
 
 // In a loop body, a guard before the allocation whose exit may need the
@@ -119,7 +119,7 @@ TEST(AllocSink, GuardBeforeTheAllocationThatMayReadTheRegisterKeepsIt) {
       "SNAP #3 ir=0007 pc=3 frames=[] [0=0001]\n"
       "SNAP #4 ir=0008 pc=4 frames=[] [0=0001]\n"
       "CALL #0 newlist 0 newlist 0x0 dest=3\n";
-  EXPECT_EQ(apply(sink, in), print_ir(parse_ir(in)));
+  EXPECT_IR_EQ(apply(sink, in), print_ir(parse_ir(in)));
   // The same loop where that exit writes the register itself is still kept:
   // the loop header, where T1's tier-up exit resumes the interpreter after
   // an iteration, may read the register too (liveness unknown here). With
@@ -128,7 +128,7 @@ TEST(AllocSink, GuardBeforeTheAllocationThatMayReadTheRegisterKeepsIt) {
   std::string written = in;
   written.replace(written.find("SNAP #1 ir=0004 pc=1 frames=[] [0=0001]"), 39,
                   "SNAP #1 ir=0004 pc=1 frames=[] [0=0001 3=0001]");
-  EXPECT_EQ(passtest::apply(sink, written), print_ir(parse_ir(written)));
+  EXPECT_IR_EQ(passtest::apply(sink, written), print_ir(parse_ir(written)));
 }
 
 // return [n] + f(n - 1): the list waits in its register while the recursive
@@ -150,7 +150,7 @@ TEST(AllocSink, FramePushAfterTheAllocationKeepsIt) {
       "SNAP #3 ir=0005 pc=5 frames=[] [3=0000]\n"
       "SNAP #4 ir=0006 pc=0 base=f frames=[] []\n"
       "CALL #0 newlist 0 newlist 0x0 dest=2\n";
-  EXPECT_EQ(apply(sink, in), print_ir(parse_ir(in)));
+  EXPECT_IR_EQ(apply(sink, in), print_ir(parse_ir(in)));
 }
 
 TEST(AllocSink, AllocationBeforeTheLoopStays) {
@@ -170,7 +170,7 @@ TEST(AllocSink, AllocationBeforeTheLoopStays) {
       "SNAP #2 ir=0004 pc=2 frames=[] []\n"
       "SNAP #3 ir=0006 pc=3 frames=[] [0=0001]\n"
       "CALL #0 newlist 0 newlist 0x0 dest=3\n";
-  EXPECT_EQ(apply(sink, in), print_ir(parse_ir(in)));
+  EXPECT_IR_EQ(apply(sink, in), print_ir(parse_ir(in)));
 }
 
 }  // namespace

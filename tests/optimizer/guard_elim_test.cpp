@@ -19,80 +19,80 @@ using passtest::apply;
 // established: i < 20 and i <= 10 follow. i < 10 does not follow from i < n.
 TEST(GuardElim, GuardsImpliedByEarlierGuardsAreRemoved) {
   GuardElimPass guards;
-  EXPECT_EQ(apply(guards,
-                  "0000    int  KINT   10\n"
-                  "0001    int  KINT   20\n"
-                  "0002 >  int  SLOAD  1  0  #0\n"
-                  "0003 >  int  SLOAD  2  0  #0\n"
-                  "0004    bool LT     0002  0003\n"
-                  "0005 >  none GUARDT 0004  #1\n"
-                  "0006    bool LE     0002  0003\n"
-                  "0007 >  none GUARDT 0006  #1\n"
-                  "0008    bool GE     0002  0003\n"
-                  "0009 >  none GUARDF 0008  #1\n"
-                  "0010    bool GT     0003  0002\n"
-                  "0011 >  none GUARDT 0010  #1\n"
-                  "0012    bool EQ     0003  0002\n"
-                  "0013 >  none GUARDF 0012  #1\n"
-                  "0014    bool LT     0002  0000\n"
-                  "0015 >  none GUARDT 0014  #1\n"
-                  "0016    bool LT     0002  0001\n"
-                  "0017 >  none GUARDT 0016  #1\n"
-                  "0018    bool LE     0002  0000\n"
-                  "0019 >  none GUARDT 0018  #1\n"
-                  "0020 >  none EXIT    #2\n"
-                  "SNAP #0 ir=0002 pc=0 frames=[] []\n"
-                  "SNAP #1 ir=0005 pc=1 frames=[] []\n"
-                  "SNAP #2 ir=0020 pc=2 frames=[] [1=0002]\n"),
-            "0000    int  KINT   10\n"
-            "0001    int  KINT   20\n"
-            "0002 >  int  SLOAD  1  0  #0\n"
-            "0003 >  int  SLOAD  2  0  #0\n"
-            "0004    bool LT     0002  0003\n"
-            "0005 >  none GUARDT 0004  #1\n"
-            "0006    bool LE     0002  0003\n"
-            "0007    bool GE     0002  0003\n"
-            "0008    bool GT     0003  0002\n"
-            "0009    bool EQ     0003  0002\n"
-            "0010    bool LT     0002  0000\n"
-            "0011 >  none GUARDT 0010  #1\n"
-            "0012    bool LT     0002  0001\n"
-            "0013    bool LE     0002  0000\n"
-            "0014 >  none EXIT    #2\n"
-            "SNAP #0 ir=0002 pc=0 frames=[] []\n"
-            "SNAP #1 ir=0005 pc=1 frames=[] []\n"
-            "SNAP #2 ir=0014 pc=2 frames=[] [1=0002]\n");
+  EXPECT_IR_EQ(apply(guards,
+                     "0000    int  KINT   10\n"
+                     "0001    int  KINT   20\n"
+                     "0002 >  int  SLOAD  1  0  #0\n"
+                     "0003 >  int  SLOAD  2  0  #0\n"
+                     "0004    bool LT     0002  0003\n"
+                     "0005 >  none GUARDT 0004  #1\n"
+                     "0006    bool LE     0002  0003\n"
+                     "0007 >  none GUARDT 0006  #1\n"
+                     "0008    bool GE     0002  0003\n"
+                     "0009 >  none GUARDF 0008  #1\n"
+                     "0010    bool GT     0003  0002\n"
+                     "0011 >  none GUARDT 0010  #1\n"
+                     "0012    bool EQ     0003  0002\n"
+                     "0013 >  none GUARDF 0012  #1\n"
+                     "0014    bool LT     0002  0000\n"
+                     "0015 >  none GUARDT 0014  #1\n"
+                     "0016    bool LT     0002  0001\n"
+                     "0017 >  none GUARDT 0016  #1\n"
+                     "0018    bool LE     0002  0000\n"
+                     "0019 >  none GUARDT 0018  #1\n"
+                     "0020 >  none EXIT    #2\n"
+                     "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0005 pc=1 frames=[] []\n"
+                     "SNAP #2 ir=0020 pc=2 frames=[] [1=0002]\n"),
+               "0000    int  KINT   10\n"
+               "0001    int  KINT   20\n"
+               "0002 >  int  SLOAD  1  0  #0\n"
+               "0003 >  int  SLOAD  2  0  #0\n"
+               "0004    bool LT     0002  0003\n"
+               "0005 >  none GUARDT 0004  #1\n"
+               "0006    bool LE     0002  0003\n"
+               "0007    bool GE     0002  0003\n"
+               "0008    bool GT     0003  0002\n"
+               "0009    bool EQ     0003  0002\n"
+               "0010    bool LT     0002  0000\n"
+               "0011 >  none GUARDT 0010  #1\n"
+               "0012    bool LT     0002  0001\n"
+               "0013    bool LE     0002  0000\n"
+               "0014 >  none EXIT    #2\n"
+               "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0005 pc=1 frames=[] []\n"
+               "SNAP #2 ir=0014 pc=2 frames=[] [1=0002]\n");
 }
 
 // Facts about one pair combine: i <= n and i != n give i < n. A guard under
 // NOT is the guard of the opposite sense.
 TEST(GuardElim, FactsAboutOnePairCombineAndNotIsSeenThrough) {
   GuardElimPass guards;
-  EXPECT_EQ(apply(guards,
-                  "0000 >  int  SLOAD  1  0  #0\n"
-                  "0001 >  int  SLOAD  2  0  #0\n"
-                  "0002    bool LE     0000  0001\n"
-                  "0003 >  none GUARDT 0002  #1\n"
-                  "0004    bool EQ     0000  0001\n"
-                  "0005    bool NOT    0004\n"
-                  "0006 >  none GUARDT 0005  #1\n"
-                  "0007    bool LT     0000  0001\n"
-                  "0008 >  none GUARDT 0007  #1\n"
-                  "0009    bool NOT    0007\n"
-                  "0010 >  none GUARDF 0009  #1\n"
-                  "SNAP #0 ir=0000 pc=0 frames=[] []\n"
-                  "SNAP #1 ir=0003 pc=1 frames=[] []\n"),
-            "0000 >  int  SLOAD  1  0  #0\n"
-            "0001 >  int  SLOAD  2  0  #0\n"
-            "0002    bool LE     0000  0001\n"
-            "0003 >  none GUARDT 0002  #1\n"
-            "0004    bool EQ     0000  0001\n"
-            "0005    bool NOT    0004\n"
-            "0006 >  none GUARDT 0005  #1\n"
-            "0007    bool LT     0000  0001\n"
-            "0008    bool NOT    0007\n"
-            "SNAP #0 ir=0000 pc=0 frames=[] []\n"
-            "SNAP #1 ir=0003 pc=1 frames=[] []\n");
+  EXPECT_IR_EQ(apply(guards,
+                     "0000 >  int  SLOAD  1  0  #0\n"
+                     "0001 >  int  SLOAD  2  0  #0\n"
+                     "0002    bool LE     0000  0001\n"
+                     "0003 >  none GUARDT 0002  #1\n"
+                     "0004    bool EQ     0000  0001\n"
+                     "0005    bool NOT    0004\n"
+                     "0006 >  none GUARDT 0005  #1\n"
+                     "0007    bool LT     0000  0001\n"
+                     "0008 >  none GUARDT 0007  #1\n"
+                     "0009    bool NOT    0007\n"
+                     "0010 >  none GUARDF 0009  #1\n"
+                     "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0003 pc=1 frames=[] []\n"),
+               "0000 >  int  SLOAD  1  0  #0\n"
+               "0001 >  int  SLOAD  2  0  #0\n"
+               "0002    bool LE     0000  0001\n"
+               "0003 >  none GUARDT 0002  #1\n"
+               "0004    bool EQ     0000  0001\n"
+               "0005    bool NOT    0004\n"
+               "0006 >  none GUARDT 0005  #1\n"
+               "0007    bool LT     0000  0001\n"
+               "0008    bool NOT    0007\n"
+               "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0003 pc=1 frames=[] []\n");
 }
 
 // A weaker guard implies nothing stronger: i <= n is not i < n, i < 10 is
@@ -121,7 +121,7 @@ TEST(GuardElim, WeakerGuardsAndFloatComparisonsImplyNothingStronger) {
       "0017 >  none GUARDT 0016  #1\n"
       "SNAP #0 ir=0002 pc=0 frames=[] []\n"
       "SNAP #1 ir=0007 pc=1 frames=[] []\n";
-  EXPECT_EQ(apply(guards, in), in);
+  EXPECT_IR_EQ(apply(guards, in), in);
 }
 
 // while i < len(l) { s += l[i]; i += 1 } with i >= 0 on entry: i = PHI(i,
@@ -129,49 +129,49 @@ TEST(GuardElim, WeakerGuardsAndFloatComparisonsImplyNothingStronger) {
 // wrapping), so with i < len(l) established, the bounds check of l[i] goes.
 TEST(GuardElim, BoundsCheckOfACountingLoopIsRemoved) {
   GuardElimPass guards;
-  EXPECT_EQ(apply(guards,
-                  "0000    int  KINT   0\n"
-                  "0001    int  KINT   1\n"
-                  "0002 >  list SLOAD  1  0  #0\n"
-                  "0003 >  int  SLOAD  2  0  #0\n"
-                  "0004 >  flt  SLOAD  3  0  #0\n"
-                  "0005    int  LLEN   0002\n"
-                  "0006    bool GE     0003  0000\n"
-                  "0007 >  none GUARDT 0006  #0\n"
-                  "0008    none LOOP\n"
-                  "0009    bool LT     0003  0005\n"
-                  "0010 >  none GUARDT 0009  #1\n"
-                  "0011    bool ULT    0003  0005\n"
-                  "0012 >  none GUARDT 0011  #2\n"
-                  "0013 >  flt  LLOAD  0002  0003  #2\n"
-                  "0014    flt  FADD   0004  0013\n"
-                  "0015    int  ADD    0003  0001\n"
-                  "0016    flt  PHI    0004  0014\n"
-                  "0017    int  PHI    0003  0015\n"
-                  "SNAP #0 ir=0002 pc=0 frames=[] []\n"
-                  "SNAP #1 ir=0010 pc=1 frames=[] [2=0003 3=0004]\n"
-                  "SNAP #2 ir=0012 pc=2 frames=[] [2=0003 3=0004]\n"),
-            "0000    int  KINT   0\n"
-            "0001    int  KINT   1\n"
-            "0002 >  list SLOAD  1  0  #0\n"
-            "0003 >  int  SLOAD  2  0  #0\n"
-            "0004 >  flt  SLOAD  3  0  #0\n"
-            "0005    int  LLEN   0002\n"
-            "0006    bool GE     0003  0000\n"
-            "0007 >  none GUARDT 0006  #0\n"
-            "0008    none LOOP\n"
-            "0009    bool LT     0003  0005\n"
-            "0010 >  none GUARDT 0009  #1\n"
-            "0011    bool ULT    0003  0005\n"
-            // The element load keeps its snapshot; #2 now starts at it.
-            "0012 >  flt  LLOAD  0002  0003  #2\n"
-            "0013    flt  FADD   0004  0012\n"
-            "0014    int  ADD    0003  0001\n"
-            "0015    flt  PHI    0004  0013\n"
-            "0016    int  PHI    0003  0014\n"
-            "SNAP #0 ir=0002 pc=0 frames=[] []\n"
-            "SNAP #1 ir=0010 pc=1 frames=[] [2=0003 3=0004]\n"
-            "SNAP #2 ir=0012 pc=2 frames=[] [2=0003 3=0004]\n");
+  EXPECT_IR_EQ(apply(guards,
+                     "0000    int  KINT   0\n"
+                     "0001    int  KINT   1\n"
+                     "0002 >  list SLOAD  1  0  #0\n"
+                     "0003 >  int  SLOAD  2  0  #0\n"
+                     "0004 >  flt  SLOAD  3  0  #0\n"
+                     "0005    int  LLEN   0002\n"
+                     "0006    bool GE     0003  0000\n"
+                     "0007 >  none GUARDT 0006  #0\n"
+                     "0008    none LOOP\n"
+                     "0009    bool LT     0003  0005\n"
+                     "0010 >  none GUARDT 0009  #1\n"
+                     "0011    bool ULT    0003  0005\n"
+                     "0012 >  none GUARDT 0011  #2\n"
+                     "0013 >  flt  LLOAD  0002  0003  #2\n"
+                     "0014    flt  FADD   0004  0013\n"
+                     "0015    int  ADD    0003  0001\n"
+                     "0016    flt  PHI    0004  0014\n"
+                     "0017    int  PHI    0003  0015\n"
+                     "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0010 pc=1 frames=[] [2=0003 3=0004]\n"
+                     "SNAP #2 ir=0012 pc=2 frames=[] [2=0003 3=0004]\n"),
+               "0000    int  KINT   0\n"
+               "0001    int  KINT   1\n"
+               "0002 >  list SLOAD  1  0  #0\n"
+               "0003 >  int  SLOAD  2  0  #0\n"
+               "0004 >  flt  SLOAD  3  0  #0\n"
+               "0005    int  LLEN   0002\n"
+               "0006    bool GE     0003  0000\n"
+               "0007 >  none GUARDT 0006  #0\n"
+               "0008    none LOOP\n"
+               "0009    bool LT     0003  0005\n"
+               "0010 >  none GUARDT 0009  #1\n"
+               "0011    bool ULT    0003  0005\n"
+               // The element load keeps its snapshot; #2 now starts at it.
+               "0012 >  flt  LLOAD  0002  0003  #2\n"
+               "0013    flt  FADD   0004  0012\n"
+               "0014    int  ADD    0003  0001\n"
+               "0015    flt  PHI    0004  0013\n"
+               "0016    int  PHI    0003  0014\n"
+               "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0010 pc=1 frames=[] [2=0003 3=0004]\n"
+               "SNAP #2 ir=0012 pc=2 frames=[] [2=0003 3=0004]\n");
 }
 
 // for i in range(100) over a list known to hold at least 100 elements,
@@ -180,46 +180,46 @@ TEST(GuardElim, BoundsCheckOfACountingLoopIsRemoved) {
 // goes on ranges alone.
 TEST(GuardElim, BoundsCheckDecidedByRangesAlone) {
   GuardElimPass guards;
-  EXPECT_EQ(apply(guards,
-                  "0000    int  KINT   1\n"
-                  "0001    int  KINT   100\n"
-                  "0002 >  list SLOAD  1  0  #0\n"
-                  "0003 >  int  SLOAD  2  0  #0\n"
-                  "0004    int  LLEN   0002\n"
-                  "0005    bool LE     0001  0004\n"
-                  "0006 >  none GUARDT 0005  #0\n"
-                  "0007    bool ULT    0003  0001\n"
-                  "0008 >  none GUARDT 0007  #0\n"
-                  "0009    none LOOP\n"
-                  "0010    bool ULT    0003  0004\n"
-                  "0011 >  none GUARDT 0010  #1\n"
-                  "0012 >  int  LLOAD  0002  0003  #1\n"
-                  "0013    int  ADD    0003  0000\n"
-                  "0014    bool LT     0013  0001\n"
-                  "0015 >  none GUARDT 0014  #2\n"
-                  "0016    int  PHI    0003  0013\n"
-                  "SNAP #0 ir=0002 pc=0 frames=[] []\n"
-                  "SNAP #1 ir=0011 pc=1 frames=[] [2=0003]\n"
-                  "SNAP #2 ir=0015 pc=2 frames=[] [2=0013]\n"),
-            "0000    int  KINT   1\n"
-            "0001    int  KINT   100\n"
-            "0002 >  list SLOAD  1  0  #0\n"
-            "0003 >  int  SLOAD  2  0  #0\n"
-            "0004    int  LLEN   0002\n"
-            "0005    bool LE     0001  0004\n"
-            "0006 >  none GUARDT 0005  #0\n"
-            "0007    bool ULT    0003  0001\n"
-            "0008 >  none GUARDT 0007  #0\n"
-            "0009    none LOOP\n"
-            "0010    bool ULT    0003  0004\n"
-            "0011 >  int  LLOAD  0002  0003  #1\n"
-            "0012    int  ADD    0003  0000\n"
-            "0013    bool LT     0012  0001\n"
-            "0014 >  none GUARDT 0013  #2\n"
-            "0015    int  PHI    0003  0012\n"
-            "SNAP #0 ir=0002 pc=0 frames=[] []\n"
-            "SNAP #1 ir=0011 pc=1 frames=[] [2=0003]\n"
-            "SNAP #2 ir=0014 pc=2 frames=[] [2=0012]\n");
+  EXPECT_IR_EQ(apply(guards,
+                     "0000    int  KINT   1\n"
+                     "0001    int  KINT   100\n"
+                     "0002 >  list SLOAD  1  0  #0\n"
+                     "0003 >  int  SLOAD  2  0  #0\n"
+                     "0004    int  LLEN   0002\n"
+                     "0005    bool LE     0001  0004\n"
+                     "0006 >  none GUARDT 0005  #0\n"
+                     "0007    bool ULT    0003  0001\n"
+                     "0008 >  none GUARDT 0007  #0\n"
+                     "0009    none LOOP\n"
+                     "0010    bool ULT    0003  0004\n"
+                     "0011 >  none GUARDT 0010  #1\n"
+                     "0012 >  int  LLOAD  0002  0003  #1\n"
+                     "0013    int  ADD    0003  0000\n"
+                     "0014    bool LT     0013  0001\n"
+                     "0015 >  none GUARDT 0014  #2\n"
+                     "0016    int  PHI    0003  0013\n"
+                     "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0011 pc=1 frames=[] [2=0003]\n"
+                     "SNAP #2 ir=0015 pc=2 frames=[] [2=0013]\n"),
+               "0000    int  KINT   1\n"
+               "0001    int  KINT   100\n"
+               "0002 >  list SLOAD  1  0  #0\n"
+               "0003 >  int  SLOAD  2  0  #0\n"
+               "0004    int  LLEN   0002\n"
+               "0005    bool LE     0001  0004\n"
+               "0006 >  none GUARDT 0005  #0\n"
+               "0007    bool ULT    0003  0001\n"
+               "0008 >  none GUARDT 0007  #0\n"
+               "0009    none LOOP\n"
+               "0010    bool ULT    0003  0004\n"
+               "0011 >  int  LLOAD  0002  0003  #1\n"
+               "0012    int  ADD    0003  0000\n"
+               "0013    bool LT     0012  0001\n"
+               "0014 >  none GUARDT 0013  #2\n"
+               "0015    int  PHI    0003  0012\n"
+               "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0011 pc=1 frames=[] [2=0003]\n"
+               "SNAP #2 ir=0014 pc=2 frames=[] [2=0012]\n");
 }
 
 // for x in l, as ITERLOOP records it: the next index i + 1 is guarded
@@ -228,38 +228,38 @@ TEST(GuardElim, BoundsCheckDecidedByRangesAlone) {
 // and i + 1 < len(l): the bounds check goes.
 TEST(GuardElim, BoundsCheckOfAnIncrementedIndexIsRemoved) {
   GuardElimPass guards;
-  EXPECT_EQ(apply(guards,
-                  "0000    int  KINT   1\n"
-                  "0001 >  list SLOAD  1  0  #0\n"
-                  "0002 >  int  SLOAD  2  0  #0\n"
-                  "0003    int  LLEN   0001\n"
-                  "0004    bool ULT    0002  0003\n"
-                  "0005 >  none GUARDT 0004  #0\n"
-                  "0006    none LOOP\n"
-                  "0007    int  ADD    0002  0000\n"
-                  "0008    bool LT     0007  0003\n"
-                  "0009 >  none GUARDT 0008  #1\n"
-                  "0010    bool ULT    0007  0003\n"
-                  "0011 >  none GUARDT 0010  #1\n"
-                  "0012 >  int  LLOAD  0001  0007  #1\n"
-                  "0013    int  PHI    0002  0007\n"
-                  "SNAP #0 ir=0001 pc=0 frames=[] []\n"
-                  "SNAP #1 ir=0009 pc=1 frames=[] []\n"),
-            "0000    int  KINT   1\n"
-            "0001 >  list SLOAD  1  0  #0\n"
-            "0002 >  int  SLOAD  2  0  #0\n"
-            "0003    int  LLEN   0001\n"
-            "0004    bool ULT    0002  0003\n"
-            "0005 >  none GUARDT 0004  #0\n"
-            "0006    none LOOP\n"
-            "0007    int  ADD    0002  0000\n"
-            "0008    bool LT     0007  0003\n"
-            "0009 >  none GUARDT 0008  #1\n"
-            "0010    bool ULT    0007  0003\n"
-            "0011 >  int  LLOAD  0001  0007  #1\n"
-            "0012    int  PHI    0002  0007\n"
-            "SNAP #0 ir=0001 pc=0 frames=[] []\n"
-            "SNAP #1 ir=0009 pc=1 frames=[] []\n");
+  EXPECT_IR_EQ(apply(guards,
+                     "0000    int  KINT   1\n"
+                     "0001 >  list SLOAD  1  0  #0\n"
+                     "0002 >  int  SLOAD  2  0  #0\n"
+                     "0003    int  LLEN   0001\n"
+                     "0004    bool ULT    0002  0003\n"
+                     "0005 >  none GUARDT 0004  #0\n"
+                     "0006    none LOOP\n"
+                     "0007    int  ADD    0002  0000\n"
+                     "0008    bool LT     0007  0003\n"
+                     "0009 >  none GUARDT 0008  #1\n"
+                     "0010    bool ULT    0007  0003\n"
+                     "0011 >  none GUARDT 0010  #1\n"
+                     "0012 >  int  LLOAD  0001  0007  #1\n"
+                     "0013    int  PHI    0002  0007\n"
+                     "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0009 pc=1 frames=[] []\n"),
+               "0000    int  KINT   1\n"
+               "0001 >  list SLOAD  1  0  #0\n"
+               "0002 >  int  SLOAD  2  0  #0\n"
+               "0003    int  LLEN   0001\n"
+               "0004    bool ULT    0002  0003\n"
+               "0005 >  none GUARDT 0004  #0\n"
+               "0006    none LOOP\n"
+               "0007    int  ADD    0002  0000\n"
+               "0008    bool LT     0007  0003\n"
+               "0009 >  none GUARDT 0008  #1\n"
+               "0010    bool ULT    0007  0003\n"
+               "0011 >  int  LLOAD  0001  0007  #1\n"
+               "0012    int  PHI    0002  0007\n"
+               "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0009 pc=1 frames=[] []\n");
 }
 
 // x in [0, 99] (bounds-checked against 100): 3x + 3 in [3, 300] is > 0 and
@@ -268,71 +268,71 @@ TEST(GuardElim, BoundsCheckOfAnIncrementedIndexIsRemoved) {
 // is in [0, 2].
 TEST(GuardElim, ComparisonsDecidedByConstantRangesAreRemoved) {
   GuardElimPass guards;
-  EXPECT_EQ(apply(guards,
-                  "0000    int  KINT   0\n"
-                  "0001    int  KINT   3\n"
-                  "0002    int  KINT   100\n"
-                  "0003 >  int  SLOAD  1  0  #0\n"
-                  "0004 >  list SLOAD  2  0  #0\n"
-                  "0005 >  tens SLOAD  3  0  #0\n"
-                  "0006    bool ULT    0003  0002\n"
-                  "0007 >  none GUARDT 0006  #1\n"
-                  "0008    int  MUL    0003  0001\n"
-                  "0009    int  ADD    0008  0001\n"
-                  "0010    bool GT     0009  0000\n"
-                  "0011 >  none GUARDT 0010  #1\n"
-                  "0012    bool EQ     0009  0000\n"
-                  "0013 >  none GUARDF 0012  #1\n"
-                  "0014    int  NEG    0003\n"
-                  "0015    bool LE     0014  0000\n"
-                  "0016 >  none GUARDT 0015  #1\n"
-                  "0017    int  SUB    0002  0003\n"
-                  "0018    bool LT     0000  0017\n"
-                  "0019 >  none GUARDT 0018  #1\n"
-                  "0020    int  LLEN   0004\n"
-                  "0021    bool LT     0020  0000\n"
-                  "0022 >  none GUARDF 0021  #1\n"
-                  "0023    int  TDIM   0005  0\n"
-                  "0024    bool GE     0023  0000\n"
-                  "0025 >  none GUARDT 0024  #1\n"
-                  "0026    bool LT     0009  0002\n"
-                  "0027 >  none GUARDT 0026  #1\n"
-                  "0028 >  int  SLOAD  4  0  #0\n"
-                  "0029    int  IMOD   0028  0001\n"
-                  "0030    bool LT     0029  0001\n"
-                  "0031 >  none GUARDT 0030  #1\n"
-                  "0032    bool LT     0029  0000\n"
-                  "0033 >  none GUARDF 0032  #1\n"
-                  "SNAP #0 ir=0003 pc=0 frames=[] []\n"
-                  "SNAP #1 ir=0007 pc=1 frames=[] []\n"),
-            "0000    int  KINT   0\n"
-            "0001    int  KINT   3\n"
-            "0002    int  KINT   100\n"
-            "0003 >  int  SLOAD  1  0  #0\n"
-            "0004 >  list SLOAD  2  0  #0\n"
-            "0005 >  tens SLOAD  3  0  #0\n"
-            "0006    bool ULT    0003  0002\n"
-            "0007 >  none GUARDT 0006  #1\n"
-            "0008    int  MUL    0003  0001\n"
-            "0009    int  ADD    0008  0001\n"
-            "0010    bool GT     0009  0000\n"
-            "0011    bool EQ     0009  0000\n"
-            "0012    int  NEG    0003\n"
-            "0013    bool LE     0012  0000\n"
-            "0014    int  SUB    0002  0003\n"
-            "0015    bool LT     0000  0014\n"
-            "0016    int  LLEN   0004\n"
-            "0017    bool LT     0016  0000\n"
-            "0018    int  TDIM   0005  0\n"
-            "0019    bool GE     0018  0000\n"
-            "0020    bool LT     0009  0002\n"
-            "0021 >  none GUARDT 0020  #1\n"
-            "0022 >  int  SLOAD  4  0  #0\n"
-            "0023    int  IMOD   0022  0001\n"
-            "0024    bool LT     0023  0001\n"
-            "0025    bool LT     0023  0000\n"
-            "SNAP #0 ir=0003 pc=0 frames=[] []\n"
-            "SNAP #1 ir=0007 pc=1 frames=[] []\n");
+  EXPECT_IR_EQ(apply(guards,
+                     "0000    int  KINT   0\n"
+                     "0001    int  KINT   3\n"
+                     "0002    int  KINT   100\n"
+                     "0003 >  int  SLOAD  1  0  #0\n"
+                     "0004 >  list SLOAD  2  0  #0\n"
+                     "0005 >  tens SLOAD  3  0  #0\n"
+                     "0006    bool ULT    0003  0002\n"
+                     "0007 >  none GUARDT 0006  #1\n"
+                     "0008    int  MUL    0003  0001\n"
+                     "0009    int  ADD    0008  0001\n"
+                     "0010    bool GT     0009  0000\n"
+                     "0011 >  none GUARDT 0010  #1\n"
+                     "0012    bool EQ     0009  0000\n"
+                     "0013 >  none GUARDF 0012  #1\n"
+                     "0014    int  NEG    0003\n"
+                     "0015    bool LE     0014  0000\n"
+                     "0016 >  none GUARDT 0015  #1\n"
+                     "0017    int  SUB    0002  0003\n"
+                     "0018    bool LT     0000  0017\n"
+                     "0019 >  none GUARDT 0018  #1\n"
+                     "0020    int  LLEN   0004\n"
+                     "0021    bool LT     0020  0000\n"
+                     "0022 >  none GUARDF 0021  #1\n"
+                     "0023    int  TDIM   0005  0\n"
+                     "0024    bool GE     0023  0000\n"
+                     "0025 >  none GUARDT 0024  #1\n"
+                     "0026    bool LT     0009  0002\n"
+                     "0027 >  none GUARDT 0026  #1\n"
+                     "0028 >  int  SLOAD  4  0  #0\n"
+                     "0029    int  IMOD   0028  0001\n"
+                     "0030    bool LT     0029  0001\n"
+                     "0031 >  none GUARDT 0030  #1\n"
+                     "0032    bool LT     0029  0000\n"
+                     "0033 >  none GUARDF 0032  #1\n"
+                     "SNAP #0 ir=0003 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0007 pc=1 frames=[] []\n"),
+               "0000    int  KINT   0\n"
+               "0001    int  KINT   3\n"
+               "0002    int  KINT   100\n"
+               "0003 >  int  SLOAD  1  0  #0\n"
+               "0004 >  list SLOAD  2  0  #0\n"
+               "0005 >  tens SLOAD  3  0  #0\n"
+               "0006    bool ULT    0003  0002\n"
+               "0007 >  none GUARDT 0006  #1\n"
+               "0008    int  MUL    0003  0001\n"
+               "0009    int  ADD    0008  0001\n"
+               "0010    bool GT     0009  0000\n"
+               "0011    bool EQ     0009  0000\n"
+               "0012    int  NEG    0003\n"
+               "0013    bool LE     0012  0000\n"
+               "0014    int  SUB    0002  0003\n"
+               "0015    bool LT     0000  0014\n"
+               "0016    int  LLEN   0004\n"
+               "0017    bool LT     0016  0000\n"
+               "0018    int  TDIM   0005  0\n"
+               "0019    bool GE     0018  0000\n"
+               "0020    bool LT     0009  0002\n"
+               "0021 >  none GUARDT 0020  #1\n"
+               "0022 >  int  SLOAD  4  0  #0\n"
+               "0023    int  IMOD   0022  0001\n"
+               "0024    bool LT     0023  0001\n"
+               "0025    bool LT     0023  0000\n"
+               "SNAP #0 ir=0003 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0007 pc=1 frames=[] []\n");
 }
 
 // A guard that always fails stays (the trace always exits there).
@@ -346,7 +346,7 @@ TEST(GuardElim, GuardThatAlwaysFailsStays) {
       "0004 >  none GUARDT 0003  #1\n"
       "SNAP #0 ir=0001 pc=0 frames=[] []\n"
       "SNAP #1 ir=0004 pc=1 frames=[] []\n";
-  EXPECT_EQ(apply(guards, in), in);
+  EXPECT_IR_EQ(apply(guards, in), in);
 }
 
 // --- where it must not apply
@@ -369,7 +369,7 @@ TEST(GuardElim, IndexThatMayBeNegativeKeepsItsBoundsCheck) {
       "SNAP #1 ir=0004 pc=1 frames=[] []\n"
       "SNAP #2 ir=0006 pc=2 frames=[] []\n"
       "SNAP #3 ir=0008 pc=3 frames=[] [3=0007]\n";
-  EXPECT_EQ(apply(guards, linear), linear);
+  EXPECT_IR_EQ(apply(guards, linear), linear);
   const char* loop =
       "0000    int  KINT   1\n"
       "0001 >  list SLOAD  1  0  #0\n"
@@ -386,7 +386,7 @@ TEST(GuardElim, IndexThatMayBeNegativeKeepsItsBoundsCheck) {
       "SNAP #0 ir=0001 pc=0 frames=[] []\n"
       "SNAP #1 ir=0006 pc=1 frames=[] []\n"
       "SNAP #2 ir=0008 pc=2 frames=[] []\n";
-  EXPECT_EQ(apply(guards, loop), loop);
+  EXPECT_IR_EQ(apply(guards, loop), loop);
 }
 
 // i = PHI(i, i + step) with i >= 0 on entry and a loop guard i < bound. With
@@ -416,30 +416,30 @@ std::string counting_loop(const char* step, const char* step_ref, const char* bo
 
 TEST(GuardElim, LoopCarriedValueWithUnknownNegativeOrWrappingStepIsNotBounded) {
   GuardElimPass guards;
-  EXPECT_EQ(passtest::apply(guards, counting_loop("1", "0001", "0006")),
-            "0000    int  KINT   0\n"
-            "0001    int  KINT   1\n"
-            "0002 >  list SLOAD  1  0  #0\n"
-            "0003 >  int  SLOAD  2  0  #0\n"
-            "0004 >  int  SLOAD  3  0  #0\n"
-            "0005 >  int  SLOAD  4  0  #0\n"
-            "0006    int  LLEN   0002\n"
-            "0007    bool GE     0003  0000\n"
-            "0008 >  none GUARDT 0007  #0\n"
-            "0009    none LOOP\n"
-            "0010    bool LT     0003  0006\n"
-            "0011 >  none GUARDT 0010  #1\n"
-            "0012    bool GE     0003  0000\n"
-            "0013    int  ADD    0003  0001\n"
-            "0014    int  PHI    0003  0013\n"
-            "SNAP #0 ir=0002 pc=0 frames=[] []\n"
-            "SNAP #1 ir=0011 pc=1 frames=[] []\n");
+  EXPECT_IR_EQ(passtest::apply(guards, counting_loop("1", "0001", "0006")),
+               "0000    int  KINT   0\n"
+               "0001    int  KINT   1\n"
+               "0002 >  list SLOAD  1  0  #0\n"
+               "0003 >  int  SLOAD  2  0  #0\n"
+               "0004 >  int  SLOAD  3  0  #0\n"
+               "0005 >  int  SLOAD  4  0  #0\n"
+               "0006    int  LLEN   0002\n"
+               "0007    bool GE     0003  0000\n"
+               "0008 >  none GUARDT 0007  #0\n"
+               "0009    none LOOP\n"
+               "0010    bool LT     0003  0006\n"
+               "0011 >  none GUARDT 0010  #1\n"
+               "0012    bool GE     0003  0000\n"
+               "0013    int  ADD    0003  0001\n"
+               "0014    int  PHI    0003  0013\n"
+               "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0011 pc=1 frames=[] []\n");
   const std::string unknown_step = counting_loop("1", "0004", "0006");
   const std::string negative_step = counting_loop("-1", "0001", "0006");
   const std::string step_two_unknown_bound = counting_loop("2", "0001", "0005");
-  EXPECT_EQ(passtest::apply(guards, unknown_step), unknown_step);
-  EXPECT_EQ(passtest::apply(guards, negative_step), negative_step);
-  EXPECT_EQ(passtest::apply(guards, step_two_unknown_bound), step_two_unknown_bound);
+  EXPECT_IR_EQ(passtest::apply(guards, unknown_step), unknown_step);
+  EXPECT_IR_EQ(passtest::apply(guards, negative_step), negative_step);
+  EXPECT_IR_EQ(passtest::apply(guards, step_two_unknown_bound), step_two_unknown_bound);
 }
 
 // Near INT64_MAX an ADD wraps: x >= INT64_MAX - 9 makes x + 1 any value,
@@ -460,7 +460,7 @@ TEST(GuardElim, WrappingAddNearInt64MaxDecidesNothing) {
       "0008 >  none GUARDT 0007  #1\n"
       "SNAP #0 ir=0003 pc=0 frames=[] []\n"
       "SNAP #1 ir=0005 pc=1 frames=[] []\n";
-  EXPECT_EQ(apply(guards, in), in);
+  EXPECT_IR_EQ(apply(guards, in), in);
   const char* loop =
       "0000    int  KINT   0\n"
       "0001    int  KINT   1\n"
@@ -477,7 +477,7 @@ TEST(GuardElim, WrappingAddNearInt64MaxDecidesNothing) {
       "0012    int  PHI    0003  0007\n"
       "SNAP #0 ir=0003 pc=0 frames=[] []\n"
       "SNAP #1 ir=0009 pc=1 frames=[] []\n";
-  EXPECT_EQ(apply(guards, loop), loop);
+  EXPECT_IR_EQ(apply(guards, loop), loop);
 }
 
 // A guard in the loop body says nothing about the preamble before it: the
@@ -486,39 +486,39 @@ TEST(GuardElim, WrappingAddNearInt64MaxDecidesNothing) {
 // about invariant values holds in the body: both body guards go.
 TEST(GuardElim, GuardsInTheBodyAreNotUsedInThePreamble) {
   GuardElimPass guards;
-  EXPECT_EQ(apply(guards,
-                  "0000    int  KINT   0\n"
-                  "0001 >  list SLOAD  1  0  #0\n"
-                  "0002 >  int  SLOAD  2  0  #0\n"
-                  "0003 >  int  SLOAD  3  0  #0\n"
-                  "0004    int  LLEN   0001\n"
-                  "0005    bool ULT    0002  0004\n"
-                  "0006 >  none GUARDT 0005  #0\n"
-                  "0007    none LOOP\n"
-                  "0008    bool LE     0000  0002\n"
-                  "0009 >  none GUARDT 0008  #1\n"
-                  "0010    bool LT     0002  0004\n"
-                  "0011 >  none GUARDT 0010  #1\n"
-                  "0012 >  int  LLOAD  0001  0002  #1\n"
-                  "0013    int  ADD    0003  0012\n"
-                  "0014    int  PHI    0003  0013\n"
-                  "SNAP #0 ir=0001 pc=0 frames=[] []\n"
-                  "SNAP #1 ir=0009 pc=1 frames=[] []\n"),
-            "0000    int  KINT   0\n"
-            "0001 >  list SLOAD  1  0  #0\n"
-            "0002 >  int  SLOAD  2  0  #0\n"
-            "0003 >  int  SLOAD  3  0  #0\n"
-            "0004    int  LLEN   0001\n"
-            "0005    bool ULT    0002  0004\n"
-            "0006 >  none GUARDT 0005  #0\n"
-            "0007    none LOOP\n"
-            "0008    bool LE     0000  0002\n"
-            "0009    bool LT     0002  0004\n"
-            "0010 >  int  LLOAD  0001  0002  #1\n"
-            "0011    int  ADD    0003  0010\n"
-            "0012    int  PHI    0003  0011\n"
-            "SNAP #0 ir=0001 pc=0 frames=[] []\n"
-            "SNAP #1 ir=0009 pc=1 frames=[] []\n");
+  EXPECT_IR_EQ(apply(guards,
+                     "0000    int  KINT   0\n"
+                     "0001 >  list SLOAD  1  0  #0\n"
+                     "0002 >  int  SLOAD  2  0  #0\n"
+                     "0003 >  int  SLOAD  3  0  #0\n"
+                     "0004    int  LLEN   0001\n"
+                     "0005    bool ULT    0002  0004\n"
+                     "0006 >  none GUARDT 0005  #0\n"
+                     "0007    none LOOP\n"
+                     "0008    bool LE     0000  0002\n"
+                     "0009 >  none GUARDT 0008  #1\n"
+                     "0010    bool LT     0002  0004\n"
+                     "0011 >  none GUARDT 0010  #1\n"
+                     "0012 >  int  LLOAD  0001  0002  #1\n"
+                     "0013    int  ADD    0003  0012\n"
+                     "0014    int  PHI    0003  0013\n"
+                     "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0009 pc=1 frames=[] []\n"),
+               "0000    int  KINT   0\n"
+               "0001 >  list SLOAD  1  0  #0\n"
+               "0002 >  int  SLOAD  2  0  #0\n"
+               "0003 >  int  SLOAD  3  0  #0\n"
+               "0004    int  LLEN   0001\n"
+               "0005    bool ULT    0002  0004\n"
+               "0006 >  none GUARDT 0005  #0\n"
+               "0007    none LOOP\n"
+               "0008    bool LE     0000  0002\n"
+               "0009    bool LT     0002  0004\n"
+               "0010 >  int  LLOAD  0001  0002  #1\n"
+               "0011    int  ADD    0003  0010\n"
+               "0012    int  PHI    0003  0011\n"
+               "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0009 pc=1 frames=[] []\n");
 }
 
 // What the preamble established about a loop-carried value held for its
@@ -541,7 +541,7 @@ TEST(GuardElim, PreambleFactsAboutLoopCarriedValuesDoNotHoldInTheBody) {
       "0011    int  PHI    0002  0010\n"
       "SNAP #0 ir=0001 pc=0 frames=[] []\n"
       "SNAP #1 ir=0008 pc=1 frames=[] []\n";
-  EXPECT_EQ(apply(guards, in), in);
+  EXPECT_IR_EQ(apply(guards, in), in);
 }
 
 TEST(GuardElim, PhiOutsideALoopBodyIsAnError) {

@@ -46,47 +46,47 @@ const char* kForLoop =
 // 0 <= i0 < 2^62, i0 + c0*s < n and k0 < n (unsigned), all at snapshot 0.
 TEST(LoopPredicate, BoundsCheckOfTheLoopVariableMovesBeforeTheLoop) {
   LoopPredicatePass pass;
-  EXPECT_EQ(apply(pass, kForLoop),
-            "0000    int  KINT   0\n"
-            "0001    int  KINT   1\n"
-            "0002    int  KINT   2147483648\n"
-            "0003    int  KINT   2147483647\n"
-            "0004    int  KINT   4611686018427387904\n"
-            "0005 >  list SLOAD  1  0  #0\n"
-            "0006 >  int  SLOAD  7  0  #0\n"
-            "0007 >  int  SLOAD  5  0  #0\n"
-            "0008 >  int  SLOAD  6  0  #0\n"
-            "0009 >  int  SLOAD  4  0  #0\n"
-            "0010 >  int  SLOAD  3  0  #0\n"
-            "0011    int  LLEN   0005\n"
-            "0012    bool ULT    0007  0002\n"
-            "0013 >  none GUARDT 0012  #0\n"
-            "0014    int  SUB    0008  0001\n"
-            "0015    bool ULT    0014  0003\n"
-            "0016 >  none GUARDT 0015  #0\n"
-            "0017    bool ULT    0009  0004\n"
-            "0018 >  none GUARDT 0017  #0\n"
-            "0019    int  MUL    0007  0008\n"
-            "0020    int  ADD    0009  0019\n"
-            "0021    bool ULT    0020  0011\n"
-            "0022 >  none GUARDT 0021  #0\n"
-            "0023    bool ULT    0006  0011\n"
-            "0024 >  none GUARDT 0023  #0\n"
-            "0025    none LOOP\n"
-            "0026    bool ULT    0006  0011\n"
-            "0027 >  int  LLOAD  0005  0006  #1\n"
-            "0028    int  ADD    0010  0027\n"
-            "0029    bool GT     0007  0000\n"
-            "0030 >  none GUARDT 0029  #2\n"
-            "0031    int  ADD    0009  0008\n"
-            "0032    int  SUB    0007  0001\n"
-            "0033    int  PHI    0010  0028\n"
-            "0034    int  PHI    0009  0031\n"
-            "0035    int  PHI    0007  0032\n"
-            "0036    int  PHI    0006  0031\n"
-            "SNAP #0 ir=0005 pc=20 frames=[] []\n"
-            "SNAP #1 ir=0027 pc=21 frames=[] [3=0010 4=0009 5=0007 7=0006]\n"
-            "SNAP #2 ir=0030 pc=23 frames=[] [3=0028 4=0009 5=0007 7=0006]\n");
+  EXPECT_IR_EQ(apply(pass, kForLoop),
+               "0000    int  KINT   0\n"
+               "0001    int  KINT   1\n"
+               "0002    int  KINT   2147483648\n"
+               "0003    int  KINT   2147483647\n"
+               "0004    int  KINT   4611686018427387904\n"
+               "0005 >  list SLOAD  1  0  #0\n"
+               "0006 >  int  SLOAD  7  0  #0\n"
+               "0007 >  int  SLOAD  5  0  #0\n"
+               "0008 >  int  SLOAD  6  0  #0\n"
+               "0009 >  int  SLOAD  4  0  #0\n"
+               "0010 >  int  SLOAD  3  0  #0\n"
+               "0011    int  LLEN   0005\n"
+               "0012    bool ULT    0007  0002\n"
+               "0013 >  none GUARDT 0012  #0\n"
+               "0014    int  SUB    0008  0001\n"
+               "0015    bool ULT    0014  0003\n"
+               "0016 >  none GUARDT 0015  #0\n"
+               "0017    bool ULT    0009  0004\n"
+               "0018 >  none GUARDT 0017  #0\n"
+               "0019    int  MUL    0007  0008\n"
+               "0020    int  ADD    0009  0019\n"
+               "0021    bool ULT    0020  0011\n"
+               "0022 >  none GUARDT 0021  #0\n"
+               "0023    bool ULT    0006  0011\n"
+               "0024 >  none GUARDT 0023  #0\n"
+               "0025    none LOOP\n"
+               "0026    bool ULT    0006  0011\n"
+               "0027 >  int  LLOAD  0005  0006  #1\n"
+               "0028    int  ADD    0010  0027\n"
+               "0029    bool GT     0007  0000\n"
+               "0030 >  none GUARDT 0029  #2\n"
+               "0031    int  ADD    0009  0008\n"
+               "0032    int  SUB    0007  0001\n"
+               "0033    int  PHI    0010  0028\n"
+               "0034    int  PHI    0009  0031\n"
+               "0035    int  PHI    0007  0032\n"
+               "0036    int  PHI    0006  0031\n"
+               "SNAP #0 ir=0005 pc=20 frames=[] []\n"
+               "SNAP #1 ir=0027 pc=21 frames=[] [3=0010 4=0009 5=0007 7=0006]\n"
+               "SNAP #2 ir=0030 pc=23 frames=[] [3=0028 4=0009 5=0007 7=0006]\n");
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
@@ -117,7 +117,7 @@ TEST(LoopPredicate, LeavesChecksItCannotProveForEveryIteration) {
   };
   for (const std::string& text : cases) {
     SCOPED_TRACE(text);
-    EXPECT_EQ(passtest::apply(pass, text), print_ir(parse_ir(text)));
+    EXPECT_IR_EQ(passtest::apply(pass, text), print_ir(parse_ir(text)));
   }
 }
 
@@ -127,7 +127,7 @@ TEST(LoopPredicate, NeedsThePlainEntryState) {
   LoopPredicatePass pass;
   const std::string text = replaced(kForLoop, "SNAP #0 ir=0002 pc=20 frames=[] []\n",
                                     "SNAP #0 ir=0002 pc=20 frames=[] [9=0001]\n");
-  EXPECT_EQ(passtest::apply(pass, text), print_ir(parse_ir(text)));
+  EXPECT_IR_EQ(passtest::apply(pass, text), print_ir(parse_ir(text)));
 }
 
 // The recorder's hint: a loop seen with few iterations left keeps its

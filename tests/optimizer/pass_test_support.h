@@ -1,5 +1,6 @@
 // IR in / IR out for optimizer pass tests: parse the text form, run one pass
-// (or the pipeline), print the result.
+// (or the pipeline), print the result; EXPECT_IR_EQ (tests/tracer/ir_match.h)
+// compares it with the expected text up to value numbering.
 #pragma once
 
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "optimizer/pass.h"
 #include "optimizer/pipeline.h"
+#include "tests/tracer/ir_match.h"
 #include "tracer/ir_verify.h"
 #include "tracer/trace_ir.h"
 

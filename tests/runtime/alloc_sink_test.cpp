@@ -80,7 +80,12 @@ TEST(AllocSinkInJit, HotExitsEverywhereStayCorrect) {
   p.set("hotloop=1");
   p.set("hotexit=1");
   p.set("hotcall=1");
-  for (const char* src : {kReadOnly, kExitReadsTheList, kEscapes}) testing::expect_same_as_interpreter(src, p);
+  for (const char* src : {kReadOnly, kExitReadsTheList, kEscapes}) {
+    auto rt = testing::expect_same_as_interpreter(src, p);
+    // Traced from the first back-edge: the loops ran as compiled code.
+    EXPECT_GE(rt->tracing()->stats().compiled, 1u) << src;
+    EXPECT_GT(testing::total_entries(*rt), 0u) << src;
+  }
 }
 
 }  // namespace

@@ -181,9 +181,12 @@ TEST(JitRuntime, OutputUnchangedWithRuntimeInstalled) {
   const std::string programs[] = {
       kForLoop100,
       kCalls300,
-      "fn fib(n) { if n < 2 { return n } return fib(n - 1) + fib(n - 2) }\n"
+      // (This program used to be a syntax error, `}` then `return` on one
+      // line and a `.append` method: it ran no loop and compared only the
+      // error message.)
+      "fn fib(n) { if n < 2 { return n }\n return fib(n - 1) + fib(n - 2) }\n"
       "let l = []\n"
-      "for i in range(15) { l.append(fib(i)) }\n"
+      "for i in range(15) { push(l, fib(i)) }\n"
       "print(l)\n"
       "let k = 0\n"
       "while k < 1000 { k = k + 3 }\n"
@@ -203,6 +206,11 @@ TEST(JitRuntime, OutputUnchangedWithRuntimeInstalled) {
       EXPECT_EQ(jit.status, plain.status) << src;
       EXPECT_EQ(jit.out, plain.out) << src;
       EXPECT_EQ(jit.err, plain.err) << src;
+      // At hotloop=1 the runtime was really consulted: every program runs
+      // a loop, and it was reported hot.
+      if (settings.size() == 2) {
+        EXPECT_FALSE(rt.hot_loops().empty()) << src;
+      }
     }
   }
 }

@@ -53,29 +53,67 @@ TEST(OptimizerInJit, InvariantGlobalLoadMovesBeforeTheLoopAndFailsThereOnEntry) 
   EXPECT_GT(traces[0]->exits[0], 0u);  // the moved guard's exit: snapshot 0
 }
 
+// Whether some trace loads a list element (LLOAD) after it stored one.
+bool loads_after_a_store(const JitRuntime& rt) {
+  for (const auto& t : rt.tracing()->traces()) {
+    bool stored = false;
+    for (const jit::IRIns& in : t->ir.instructions()) {
+      if (in.op == jit::IROp::LSTORE) stored = true;
+      if (in.op == jit::IROp::LLOAD && stored) return true;
+    }
+  }
+  return false;
+}
+
 TEST(OptimizerInJit, TwoNamesForOneListSeeEachOthersStores) {
-  expect_same_with_and_without_optimizer(
+  auto rt = expect_same_with_and_without_optimizer(
       "fn run(a, b, n) {\n  let s = 0\n"
       "  for i in range(n) {\n    let x = a[i % 4]\n    b[i % 4] = x + i\n    s += a[i % 4] - x\n  }\n"
       "  return s\n}\n"
       "let l = [1, 2, 3, 4]\nprint(run(l, l, 200), l)\nlet m = [1, 2, 3, 4]\nprint(run(l, m, 200), l, m)\n");
+  // The optimized trace still reads a[i % 4] again after the store into b
+  // (which may be the same list) instead of reusing the first load.
+  ASSERT_GE(rt->tracing()->stats().compiled, 1u);
+  EXPECT_TRUE(loads_after_a_store(*rt)) << jit::print_ir(rt->tracing()->traces()[0]->ir);
 }
 
 TEST(OptimizerInJit, PushInsideTheLoopMovesTheListsStorage) {
   // push may reallocate the list: an element address computed before it is
   // stale after it, and the length changes.
-  expect_same_with_and_without_optimizer(
+  auto rt = expect_same_with_and_without_optimizer(
       "fn run(l, n) {\n"
       "  for i in range(n) {\n    let x = l[i]\n    push(l, x * 2)\n    l[i] = x + len(l)\n  }\n"
       "  return l[n - 1]\n}\n"
       "let l = [1]\nprint(run(l, 300), len(l), l[299], l[300])\n");
+  // The loop was compiled with push as a helper call, and the store after
+  // it computes its element address after the call.
+  ASSERT_GE(rt->tracing()->stats().compiled, 1u);
+  bool ref_after_call = false;
+  for (const auto& t : rt->tracing()->traces()) {
+    bool called = false;
+    for (const jit::IRIns& in : t->ir.instructions()) {
+      if (in.op == jit::IROp::CALL) called = true;
+      if (in.op == jit::IROp::LREF && called) ref_after_call = true;
+    }
+  }
+  EXPECT_TRUE(ref_after_call);
 }
 
 TEST(OptimizerInJit, GlobalStoredInTheLoopIsReadBackEachIteration) {
-  expect_same_with_and_without_optimizer(
+  auto rt = expect_same_with_and_without_optimizer(
       "let G = 0\nlet H = [0, 0]\n"
       "fn run(n) {\n  for i in range(n) { G = G + i\n H[1] = H[1] + G }\n  return G\n}\n"
       "print(run(100), H)\nprint(run(50), H)\n");
+  // Compiled code stored G, in the loop's body.
+  ASSERT_GE(rt->tracing()->stats().compiled, 1u);
+  bool body_store = false;
+  for (const auto& t : rt->tracing()->traces()) {
+    const jit::IRRef loop = t->ir.loop_ref();
+    for (jit::IRRef r = loop == jit::kNoRef ? 0 : loop; r < t->ir.size(); ++r)
+      body_store = body_store || t->ir[r].op == jit::IROp::GSTORE;
+  }
+  EXPECT_TRUE(body_store);
+  EXPECT_GT(testing::total_entries(*rt), 0u);
 }
 
 TEST(OptimizerInJit, OptimizedTracesAreSmallerThanRecorded) {
@@ -263,11 +301,16 @@ TEST(OptimizerInJit, ShortLoopsAreNotPredicated) {
 }
 
 TEST(OptimizerInJit, PredicatedLoopThatLeavesTheListRaisesTheInterpretersError) {
-  expect_same_with_and_without_predication(
+  auto rt = expect_same_with_and_without_predication(
       "fn total(l, n) {\n  let s = 0\n  for i in range(n) { s = s + l[i] }\n  return s\n}\n"
       "let l = []\nfor j in range(50) { push(l, j) }\n"
       "for r in range(10) { print(total(l, 50)) }\nprint(total(l, 51))\n",
       RunStatus::RuntimeError);
+  // The loop was predicated, and the call with n = 51 failed its predicate
+  // (or a guard): the trace was left before the index ran out.
+  ASSERT_TRUE(rt);
+  EXPECT_TRUE(has_predicated_loop(*rt));
+  EXPECT_GT(testing::total_exits(*rt), 0u);
 }
 
 TEST(OptimizerInJit, DumpWritesTheIrAfterEachPass) {

@@ -58,4 +58,34 @@ inline bool trace_has_op(const jit::Trace& t, jit::IROp op) {
   return std::any_of(ins.begin(), ins.end(), [&](const jit::IRIns& i) { return i.op == op; });
 }
 
+// Whether some trace of `rt` contains an instruction with opcode `op`.
+inline bool any_trace_has_op(const JitRuntime& rt, jit::IROp op) {
+  const auto& ts = rt.tracing()->traces();
+  return std::any_of(ts.begin(), ts.end(), [&](const auto& t) { return trace_has_op(*t, op); });
+}
+
+// Exits taken back to the interpreter, over all traces of `rt`.
+inline uint64_t total_exits(const JitRuntime& rt) {
+  uint64_t n = 0;
+  for (const auto& t : rt.tracing()->traces())
+    for (uint64_t e : t->exits) n += e;
+  return n;
+}
+
+// Exits taken back to the interpreter from side traces only.
+inline uint64_t side_trace_exits(const JitRuntime& rt) {
+  uint64_t n = 0;
+  for (const auto& t : rt.tracing()->traces())
+    if (t->is_side)
+      for (uint64_t e : t->exits) n += e;
+  return n;
+}
+
+// Times compiled code was entered from the interpreter, over all traces.
+inline uint64_t total_entries(const JitRuntime& rt) {
+  uint64_t n = 0;
+  for (const auto& t : rt.tracing()->traces()) n += t->entries;
+  return n;
+}
+
 }  // namespace tessera::testing

@@ -215,10 +215,14 @@ TEST(TensorSinkInJit, HotExitsEverywhereStayCorrect) {
   p.set("hotcall=1");
   for (const char* src :
        {kFloatVectors, kIntsFillsAndBroadcasts, kInlinedCall, kListOfVectors, kExitBuildsOneObject, kEscapes}) {
-    testing::expect_same_as_interpreter(src, p);
-    p.set("peel=1");
-    testing::expect_same_as_interpreter(src, p);
-    p.set("peel=0");
+    for (const char* peel : {"peel=0", "peel=1"}) {
+      SCOPED_TRACE(peel);
+      p.set(peel);
+      auto rt = testing::expect_same_as_interpreter(src, p);
+      // Traced from the first back-edge: the loops ran as compiled code.
+      EXPECT_GE(rt->tracing()->stats().compiled, 1u);
+      EXPECT_GT(testing::total_entries(*rt), 0u);
+    }
   }
 }
 

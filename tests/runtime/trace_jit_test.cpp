@@ -10,6 +10,7 @@
 
 #include "runtime/jit_runtime.h"
 #include "tests/runtime/script_runner.h"
+#include "tests/tracer/ir_match.h"
 #include "vm/interp/vm.h"
 
 namespace tessera {
@@ -33,12 +34,9 @@ std::unique_ptr<JitRuntime> expect_same(const std::string& source, int hotloop =
   return testing::expect_same_as_interpreter(source, hot_params(hotloop));
 }
 
-uint64_t total_exits(const JitRuntime& rt) {
-  uint64_t n = 0;
-  for (const auto& t : rt.tracing()->traces())
-    for (uint64_t e : t->exits) n += e;
-  return n;
-}
+using testing::any_trace_has_op;
+using testing::total_entries;
+using testing::total_exits;
 
 TEST(TraceJit, IntegerLoopCompilesAndMatches) {
   auto rt = expect_same(
@@ -83,10 +81,15 @@ TEST(TraceJit, BranchFlipLateInHotLoop) {
 }
 
 TEST(TraceJit, RuntimeErrorInsideCompiledCodeHasTheInterpretersTraceback) {
-  expect_same(
+  auto rt = expect_same(
       "fn div(a, b) {\n  return a // b\n}\n"
       "fn f() {\n  let s = 0\n  for i in range(100) {\n    s += div(100, 60 - i)\n  }\n  return s\n}\n"
       "print(f())\n");
+  // The loop (with div inlined) was compiled and running when b reached 0:
+  // the divisor guard's exit handed the division to the interpreter.
+  ASSERT_EQ(rt->tracing()->stats().compiled, 1u);
+  EXPECT_GT(total_entries(*rt), 0u);
+  EXPECT_GT(total_exits(*rt), 0u);
 }
 
 // `-x` of a tensor is a helper call (it aborted the recording before), and
@@ -99,19 +102,29 @@ TEST(TraceJit, NegationOfTensorsAndStringsIsAHelperCall) {
       "print(f(100))\n");
   EXPECT_GE(rt->tracing()->stats().compiled, 1u);
   EXPECT_EQ(rt->tracing()->stats().aborts[static_cast<int>(jit::AbortReason::NYIBytecode)], 0u);
-  expect_same(
+  auto str_rt = expect_same(
       "fn f(n) {\n  let x = 1\n  for i in range(n) {\n    if i == 50 { x = \"s\" }\n    let y = -x\n  }\n}\n"
       "f(100)\n");
+  // The int loop was compiled; x turning into a string left it.
+  EXPECT_GE(str_rt->tracing()->stats().compiled, 1u);
+  EXPECT_GT(total_exits(*str_rt), 0u);
 }
 
 TEST(TraceJit, GuardFailureInsideInlinedFramesRebuildsThem) {
   // g and h are inlined into the loop's trace; at i == 70 the innermost
   // frame takes a new path and raises, three frames deep.
-  expect_same(
+  auto rt = expect_same(
       "fn h(x) {\n  if x == 70 { return [1][x] }\n  return x * 2\n}\n"
       "fn g(x) {\n  return h(x) + 1\n}\n"
       "fn f() {\n  let s = 0\n  for i in range(100) {\n    s += g(i)\n  }\n  return s\n}\n"
       "print(f())\n");
+  // The guard that failed is h's, with g's and h's frames in its snapshot.
+  ASSERT_EQ(rt->tracing()->stats().compiled, 1u);
+  const jit::Trace& t = *rt->tracing()->traces()[0];
+  bool exit_with_frames = false;
+  for (size_t k = 0; k < t.exits.size(); ++k)
+    exit_with_frames = exit_with_frames || (t.exits[k] > 0 && t.ir.snapshots()[k].frames.size() >= 2);
+  EXPECT_TRUE(exit_with_frames) << jit::print_ir(t.ir);
 }
 
 TEST(TraceJit, ReassignedGlobalFunctionLeavesTheTrace) {
@@ -123,13 +136,20 @@ TEST(TraceJit, ReassignedGlobalFunctionLeavesTheTrace) {
 }
 
 TEST(TraceJit, ListLoadsAndStoresWithBoundsAndTypeGuards) {
-  expect_same(
+  auto rt = expect_same(
       "fn f(n) {\n  let a = list(n, 0)\n"
       "  for i in range(n) { a[i] = i * 3 }\n"
       "  a[n - 10] = 1.5\n"
       "  let s = 0.0\n  for i in range(n) { s += a[i] }\n"
       "  for i in range(n + 5) { s += a[i] }\n"
       "  return s\n}\nprint(f(200))\n");
+  // The three loops were compiled, their list accesses are raw loads and
+  // stores, and the float element and the index past the end left them.
+  const jit::TraceStats& st = rt->tracing()->stats();
+  EXPECT_EQ(st.compiled - st.side_traces, 3u);  // one root trace per loop
+  EXPECT_TRUE(any_trace_has_op(*rt, jit::IROp::LLOAD));
+  EXPECT_TRUE(any_trace_has_op(*rt, jit::IROp::LSTORE));
+  EXPECT_GT(total_exits(*rt), 0u);
 }
 
 TEST(TraceJit, TensorElementsAreRawLoadsAndStoresBehindDtypeAndBoundsGuards) {
@@ -247,16 +267,25 @@ TEST(TraceJit, WhileLoopsAndBuiltinCalls) {
 }
 
 TEST(TraceJit, StringsAndListsOfObjectsStayOwned) {
-  expect_same(
+  auto rt = expect_same(
       "fn f() {\n  let parts = []\n  let s = \"\"\n"
       "  for i in range(100) {\n    s = s + \"x\"\n    push(parts, [i, s])\n  }\n"
       "  return [len(s), len(parts), parts[99][0]]\n}\nprint(f())\n");
+  // The objects were made by compiled code: the loop ran as a trace.
+  ASSERT_EQ(rt->tracing()->stats().compiled, 1u);
+  EXPECT_GT(total_entries(*rt), 0u);
 }
 
 TEST(TraceJit, HotloopOneTracesEverything) {
-  expect_same(
+  auto rt = expect_same(
       "let total = 0\nfor i in range(50) {\n  for j in range(i) { total += j % 3 }\n}\nprint(total)\n",
       1);
+  // Both loops got traces at their first back-edge, and the inner loop's
+  // exits (at its end, each outer iteration) went on in side traces.
+  const jit::TraceStats& st = rt->tracing()->stats();
+  EXPECT_GE(st.compiled, 2u);
+  EXPECT_GE(st.side_traces, 1u);
+  EXPECT_GT(total_entries(*rt), 0u);
 }
 
 }  // namespace
@@ -329,10 +358,12 @@ TEST(TraceJitSideTraces, SideTracesInheritTheTypesTheirParentProved) {
 
 TEST(TraceJitSideTraces, SideTraceGuardsFailToo) {
   // The side trace is specialised to ints; late in the run b becomes a float.
-  expect_same(
+  auto rt = expect_same(
       "fn f(n) {\n  let a = 0\n  let b = 0\n"
       "  for i in range(n) {\n    if i % 4 == 0 {\n      if i > 2500 { b += 0.5 } else { b += 1 }\n    }\n    a += 1\n  }\n"
       "  return [a, b]\n}\nprint(f(3000))\n");
+  EXPECT_GE(rt->tracing()->stats().side_traces, 1u);
+  EXPECT_GT(testing::side_trace_exits(*rt), 0u);
 }
 
 }  // namespace
@@ -351,26 +382,26 @@ TEST(TraceRecorderIR, CountingLoop) {
   JitRuntime rt(hot_params(3));
   run("fn f(n) {\n  let s = 0\n  for i in range(n) { s += i }\n  return s\n}\nprint(f(100))\n", &rt);
   ASSERT_EQ(rt.tracing()->traces().size(), 1u);
-  EXPECT_EQ(jit::print_ir(rt.tracing()->traces()[0]->ir),
-            "0000    int  KINT   0\n"
-            "0001    int  KINT   1\n"
-            "0002 >  int  SLOAD  1  0  #0\n"
-            "0003 >  int  SLOAD  5  0  #0\n"
-            "0004 >  int  SLOAD  3  0  #0\n"
-            "0005 >  int  SLOAD  4  0  #0\n"
-            "0006 >  int  SLOAD  2  0  #0\n"
-            "0007    none LOOP\n"
-            "0008    int  ADD    0002  0003\n"
-            "0009    bool GT     0004  0000\n"
-            "0010 >  none GUARDT 0009  #1\n"
-            "0011    int  ADD    0006  0005\n"
-            "0012    int  SUB    0004  0001\n"
-            "0013    int  PHI    0002  0008\n"
-            "0014    int  PHI    0006  0011\n"
-            "0015    int  PHI    0004  0012\n"
-            "0016    int  PHI    0003  0011\n"
-            "SNAP #0 ir=0002 pc=5 frames=[] []\n"
-            "SNAP #1 ir=0010 pc=6 frames=[] [1=0008 2=0006 3=0004 5=0003]\n");
+  EXPECT_IR_EQ(jit::print_ir(rt.tracing()->traces()[0]->ir),
+               "0000    int  KINT   0\n"
+               "0001    int  KINT   1\n"
+               "0002 >  int  SLOAD  1  0  #0\n"
+               "0003 >  int  SLOAD  5  0  #0\n"
+               "0004 >  int  SLOAD  3  0  #0\n"
+               "0005 >  int  SLOAD  4  0  #0\n"
+               "0006 >  int  SLOAD  2  0  #0\n"
+               "0007    none LOOP\n"
+               "0008    int  ADD    0002  0003\n"
+               "0009    bool GT     0004  0000\n"
+               "0010 >  none GUARDT 0009  #1\n"
+               "0011    int  ADD    0006  0005\n"
+               "0012    int  SUB    0004  0001\n"
+               "0013    int  PHI    0002  0008\n"
+               "0014    int  PHI    0006  0011\n"
+               "0015    int  PHI    0004  0012\n"
+               "0016    int  PHI    0003  0011\n"
+               "SNAP #0 ir=0002 pc=5 frames=[] []\n"
+               "SNAP #1 ir=0010 pc=6 frames=[] [1=0008 2=0006 3=0004 5=0003]\n");
 }
 
 // Exits test all the registers they overwrite at once and release old
@@ -378,13 +409,17 @@ TEST(TraceRecorderIR, CountingLoop) {
 // objects the same way. Registers holding lists and strings are overwritten
 // at hot exits and at returns here; the ASan build checks the counts.
 TEST(TraceJit, ExitsAndReturnsReleaseTheObjectsTheyOverwrite) {
-  expect_same(
+  auto rt = expect_same(
       "let G = [1, 2, 3]\n"
       "fn run(n) {\n  let s = 0\n  let name = \"x\"\n"
       "  for i in range(n) {\n    let l = G\n    let t = [i, name]\n    s += l[i % 3] + len(t)\n"
       "    if i % 7 == 0 { name = name + \"y\"\n s += 1 }\n  }\n  return [s, len(name)]\n}\n"
       "fn walk(l, d) {\n  if d == 0 { return len(l) }\n  let m = [d, l]\n  return walk(m, d - 1) + 1\n}\n"
       "print(run(500), G)\nlet k = 0\nfor i in range(200) { k += walk([i], 6) }\nprint(k)\n");
+  // Exits were taken (the name change every 7th iteration), and the
+  // recursion's frames were popped by compiled code.
+  EXPECT_GT(total_exits(*rt), 0u);
+  EXPECT_TRUE(any_trace_has_op(*rt, jit::IROp::FPOP));
 }
 
 // A local declared inside the loop body is dead at the back-edge: it is not

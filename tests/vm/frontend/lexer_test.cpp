@@ -1,10 +1,11 @@
 // Tests of the Tessera Script lexer: token kinds, literal forms and their
-// errors, newline significance, locations, and linear-time big inputs.
+// errors, newline significance, locations, and big inputs. (How fast the
+// lexer is, and that it stays linear, is measured by the micro-benchmark
+// experiments/micro/lexer_bench.cpp, not asserted here.)
 #include "vm/frontend/lexer.h"
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -336,17 +337,21 @@ TEST(Lexer, DescribeToken) {
   EXPECT_EQ(describe_token(nl), "newline");
 }
 
-TEST(Lexer, HugeInputsAreLinear) {
+TEST(Lexer, HugeInputsLexCompletely) {
   std::string src;
   const std::string line = "x = foo(1_000, 2.5, \"str\") + y[3] # comment\n";
   while (src.size() < 20'000'000) src += line;
-  auto start = std::chrono::steady_clock::now();
   Lexer lx(src);
   size_t n = 0;
-  while (lx.next().kind != K::Eof) ++n;
-  auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Token last;
+  for (Token t = lx.next(); t.kind != K::Eof; t = lx.next()) {
+    last = t;
+    ++n;
+  }
   EXPECT_EQ(n, (src.size() / line.size()) * 16);
-  EXPECT_LT(secs, 30.0);  // generous for Debug builds; quadratic behaviour would take hours
+  // Locations still count lines right at the end of 20 MB.
+  EXPECT_EQ(last.kind, K::Newline);
+  EXPECT_EQ(last.loc.line, static_cast<int>(src.size() / line.size()));
 
   std::string big_string = "\"" + std::string(10'000'000, 'a') + "\"";
   EXPECT_EQ(single(big_string).str_value.size(), 10'000'000u);

@@ -1,0 +1,298 @@
+// TraceRecorder, script in / IR out: a script runs in the VM with the trace
+// compiler's optimizer off (opt=0), so each compiled trace's IR is exactly
+// what the recorder produced; the tests compare it with the expected text
+// (up to value numbering, tests/tracer/ir_match.h) and count its guards.
+//
+// Register numbers in SLOAD and snapshot entries are the bytecode
+// compiler's: n=0 (the parameter), then the locals in declaration order,
+// then the `for` loop's hidden registers (counter, limit) and temporaries.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "runtime/jit_runtime.h"
+#include "tests/runtime/script_runner.h"
+#include "tests/tracer/ir_match.h"
+
+namespace tessera {
+namespace {
+
+// The optimizer off: the trace's IR is the recording. Synchronous T1
+// compiles (the quickest to get a trace), hot at the third back-edge, and
+// no side traces (maxside=0), so that only the root trace exists.
+JitParams recorder_params() {
+  JitParams p;
+  p.set("opt=0");
+  p.set("async=0");
+  p.set("tier=1");
+  p.set("hotloop=3");
+  p.set("maxside=0");
+  return p;
+}
+
+// Every hex number "0x..." in `text` replaced by "0xADDR". (By hand, not
+// std::regex: GCC 12's -Wmaybe-uninitialized misfires inside std::regex
+// under the sanitizers, which -Werror makes a build failure.)
+std::string mask_addresses(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const bool hex = text.compare(i, 2, "0x") == 0 && i + 2 < text.size() &&
+                     std::isxdigit(static_cast<unsigned char>(text[i + 2]));
+    if (hex) {
+      out += "0xADDR";
+      i += 2;
+      while (i < text.size() && std::isxdigit(static_cast<unsigned char>(text[i]))) ++i;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+struct Recording {
+  std::unique_ptr<JitRuntime> rt;
+  std::string ir;  // the root trace's IR, helper and object addresses masked
+};
+
+// Runs `src` (which must print `want`) and returns its only trace.
+Recording record(const std::string& src, const std::string& want) {
+  Recording r{std::make_unique<JitRuntime>(recorder_params()), {}};
+  testing::Outcome o = testing::run_script(src, r.rt.get(), true);
+  EXPECT_EQ(o.status, RunStatus::Ok) << o.err;
+  EXPECT_EQ(o.out, want);
+  const auto& traces = r.rt->tracing()->traces();
+  EXPECT_EQ(traces.size(), 1u);
+  if (traces.empty()) return r;
+  const jit::Trace& t = *traces[0];
+  // opt=0: nothing changed the recording.
+  EXPECT_EQ(t.ir.size(), t.recorded_size);
+  // Helper and object pointers differ from run to run: they print as 0xADDR.
+  r.ir = mask_addresses(jit::print_ir(t.ir));
+  return r;
+}
+
+// Guards of the root trace, per opcode (GUARDT, SLOAD, LLOAD, ...).
+std::map<std::string, int> guards(const JitRuntime& rt) {
+  std::map<std::string, int> n;
+  const jit::TraceIR& ir = rt.tracing()->traces().at(0)->ir;
+  for (const jit::IRIns& in : ir.instructions())
+    if (jit::ir_is_guard(in.op)) ++n[jit::ir_op_info(in.op).name];
+  return n;
+}
+
+using Counts = std::map<std::string, int>;
+
+// Entry loads of every register the body reads, hoisted before LOOP (their
+// type guards exit through snapshot 0); the body's adds; the loop test as a
+// guard (GT: iterations left > 0); a PHI per loop-carried register.
+TEST(Recorder, CountingLoop) {
+  Recording r = record("fn f(n) {\n  let s = 0\n  for i in range(n) { s += i }\n  return s\n}\nprint(f(100))\n",
+                       "4950\n");
+  EXPECT_IR_EQ(r.ir,
+               "0000    int  KINT   0\n"
+               "0001    int  KINT   1\n"
+               "0002 >  int  SLOAD  1  0  #0\n"
+               "0003 >  int  SLOAD  5  0  #0\n"
+               "0004 >  int  SLOAD  3  0  #0\n"
+               "0005 >  int  SLOAD  4  0  #0\n"
+               "0006 >  int  SLOAD  2  0  #0\n"
+               "0007    none LOOP\n"
+               "0008    int  ADD    0002  0003\n"
+               "0009    bool GT     0004  0000\n"
+               "0010 >  none GUARDT 0009  #1\n"
+               "0011    int  ADD    0006  0005\n"
+               "0012    int  SUB    0004  0001\n"
+               "0013    int  PHI    0002  0008\n"
+               "0014    int  PHI    0006  0011\n"
+               "0015    int  PHI    0004  0012\n"
+               "0016    int  PHI    0003  0011\n"
+               "SNAP #0 ir=0002 pc=5 frames=[] []\n"
+               "SNAP #1 ir=0010 pc=6 frames=[] [1=0008 2=0006 3=0004 5=0003]\n");
+  EXPECT_EQ(guards(*r.rt), (Counts{{"GUARDT", 1}, {"SLOAD", 5}}));
+}
+
+// x is a float from the entry load on: FMUL by the constant, the int loop
+// variable converted (CONV) for the FADD, a float PHI.
+TEST(Recorder, FloatLoop) {
+  Recording r = record(
+      "fn f(n) {\n  let x = 0.0\n  for i in range(n) { x = x * 0.5 + i }\n  return x\n}\nprint(f(100))\n", "196.0\n");
+  EXPECT_IR_EQ(r.ir,
+               "0000    flt  KFLOAT 0.5\n"
+               "0001    int  KINT   0\n"
+               "0002    int  KINT   1\n"
+               "0003 >  flt  SLOAD  1  0  #0\n"
+               "0004 >  int  SLOAD  5  0  #0\n"
+               "0005 >  int  SLOAD  3  0  #0\n"
+               "0006 >  int  SLOAD  4  0  #0\n"
+               "0007 >  int  SLOAD  2  0  #0\n"
+               "0008    none LOOP\n"
+               "0009    flt  FMUL   0003  0000\n"
+               "0010    flt  CONV   0004\n"
+               "0011    flt  FADD   0009  0010\n"
+               "0012    bool GT     0005  0001\n"
+               "0013 >  none GUARDT 0012  #1\n"
+               "0014    int  ADD    0007  0006\n"
+               "0015    int  SUB    0005  0002\n"
+               "0016    flt  PHI    0003  0011\n"
+               "0017    int  PHI    0007  0014\n"
+               "0018    int  PHI    0005  0015\n"
+               "0019    int  PHI    0004  0014\n"
+               "SNAP #0 ir=0003 pc=5 frames=[] []\n"
+               "SNAP #1 ir=0013 pc=7 frames=[] [1=0011 2=0007 3=0005 5=0004]\n");
+  EXPECT_EQ(guards(*r.rt), (Counts{{"GUARDT", 1}, {"SLOAD", 5}}));
+}
+
+// The `if` recorded on the path taken (i < 1000): its condition becomes a
+// GUARDT whose snapshot resumes at the `if` (pc 5), before the loop test's.
+TEST(Recorder, BranchBecomesAGuard) {
+  Recording r = record(
+      "fn f(n) {\n  let a = 0\n  for i in range(n) {\n    if i < 1000 { a += 2 } else { a -= 1 }\n  }\n"
+      "  return a\n}\nprint(f(100))\n",
+      "200\n");
+  EXPECT_IR_EQ(r.ir,
+               "0000    int  KINT   1000\n"
+               "0001    int  KINT   2\n"
+               "0002    int  KINT   0\n"
+               "0003    int  KINT   1\n"
+               "0004 >  int  SLOAD  5  0  #0\n"
+               "0005 >  int  SLOAD  1  0  #0\n"
+               "0006 >  int  SLOAD  3  0  #0\n"
+               "0007 >  int  SLOAD  4  0  #0\n"
+               "0008 >  int  SLOAD  2  0  #0\n"
+               "0009    none LOOP\n"
+               "0010    bool LT     0004  0000\n"
+               "0011 >  none GUARDT 0010  #1\n"
+               "0012    int  ADD    0005  0001\n"
+               "0013    bool GT     0006  0002\n"
+               "0014 >  none GUARDT 0013  #2\n"
+               "0015    int  ADD    0008  0007\n"
+               "0016    int  SUB    0006  0003\n"
+               "0017    int  PHI    0005  0012\n"
+               "0018    int  PHI    0008  0015\n"
+               "0019    int  PHI    0006  0016\n"
+               "0020    int  PHI    0004  0015\n"
+               "SNAP #0 ir=0004 pc=5 frames=[] []\n"
+               "SNAP #1 ir=0011 pc=5 frames=[] [1=0005 2=0008 3=0006 5=0004]\n"
+               "SNAP #2 ir=0014 pc=10 frames=[] [1=0012 2=0008 3=0006 5=0004]\n");
+  EXPECT_EQ(guards(*r.rt), (Counts{{"GUARDT", 2}, {"SLOAD", 5}}));
+}
+
+// l[i]: the length (LLEN), one unsigned compare for 0 <= i < len (ULT) as a
+// guard, and the element load that guards the element's type (LLOAD), both
+// resuming at the index instruction.
+TEST(Recorder, ListElementLoadIsBoundsChecked) {
+  Recording r = record(
+      "fn f(l) {\n  let s = 0\n  for i in range(len(l)) { s += l[i] }\n  return s\n}\n"
+      "print(f([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]))\n",
+      "55\n");
+  EXPECT_IR_EQ(r.ir,
+               "0000    int  KINT   0\n"
+               "0001    int  KINT   1\n"
+               "0002 >  list SLOAD  0  0  #0\n"
+               "0003 >  int  SLOAD  5  0  #0\n"
+               "0004 >  int  SLOAD  1  0  #0\n"
+               "0005 >  int  SLOAD  3  0  #0\n"
+               "0006 >  int  SLOAD  4  0  #0\n"
+               "0007 >  int  SLOAD  2  0  #0\n"
+               "0008    none LOOP\n"
+               "0009    int  LLEN   0002\n"
+               "0010    bool ULT    0003  0009\n"
+               "0011 >  none GUARDT 0010  #1\n"
+               "0012 >  int  LLOAD  0002  0003  #1\n"
+               "0013    int  ADD    0004  0012\n"
+               "0014    bool GT     0005  0000\n"
+               "0015 >  none GUARDT 0014  #2\n"
+               "0016    int  ADD    0007  0006\n"
+               "0017    int  SUB    0005  0001\n"
+               "0018    int  PHI    0004  0013\n"
+               "0019    int  PHI    0007  0016\n"
+               "0020    int  PHI    0005  0017\n"
+               "0021    int  PHI    0003  0016\n"
+               "SNAP #0 ir=0002 pc=7 frames=[] []\n"
+               "SNAP #1 ir=0011 pc=7 frames=[] [1=0004 2=0007 3=0005 5=0003]\n"
+               "SNAP #2 ir=0015 pc=9 frames=[] [1=0013 2=0007 3=0005 5=0003]\n");
+  EXPECT_EQ(guards(*r.rt), (Counts{{"GUARDT", 2}, {"LLOAD", 1}, {"SLOAD", 6}}));
+}
+
+// sq(i) leaves no call: its body (MUL) is recorded in place, the global sq
+// is assumed to keep the function (ASSUME; a store into it invalidates the
+// trace), so there is no load or identity guard for it either.
+TEST(Recorder, CallOfAUserFunctionIsInlined) {
+  Recording r = record(
+      "fn sq(x) { return x * x }\n"
+      "fn f(n) {\n  let s = 0\n  for i in range(n) { s += sq(i) }\n  return s\n}\nprint(f(100))\n",
+      "328350\n");
+  EXPECT_IR_EQ(r.ir,
+               "0000    func KOBJ   0xADDR\n"
+               "0001    int  KINT   0\n"
+               "0002    int  KINT   1\n"
+               "0003 >  int  SLOAD  5  0  #0\n"
+               "0004 >  int  SLOAD  1  0  #0\n"
+               "0005 >  int  SLOAD  3  0  #0\n"
+               "0006 >  int  SLOAD  4  0  #0\n"
+               "0007 >  int  SLOAD  2  0  #0\n"
+               "0008    none LOOP\n"
+               "0009    int  MUL    0003  0003\n"
+               "0010    int  ADD    0004  0009\n"
+               "0011    bool GT     0005  0001\n"
+               "0012 >  none GUARDT 0011  #1\n"
+               "0013    int  ADD    0007  0006\n"
+               "0014    int  SUB    0005  0002\n"
+               "0015    int  PHI    0004  0010\n"
+               "0016    int  PHI    0007  0013\n"
+               "0017    int  PHI    0005  0014\n"
+               "0018    int  PHI    0003  0013\n"
+               "SNAP #0 ir=0000 pc=5 frames=[] []\n"
+               "SNAP #1 ir=0012 pc=9 frames=[] [1=0010 2=0007 3=0005 5=0003]\n"
+               "ASSUME global=0 value=0xADDR\n");
+  EXPECT_EQ(guards(*r.rt), (Counts{{"GUARDT", 1}, {"SLOAD", 5}}));
+  const jit::TraceIR& ir = r.rt->tracing()->traces().at(0)->ir;
+  EXPECT_TRUE(ir.calls().empty());
+  ASSERT_EQ(ir.assumed_globals().size(), 1u);
+}
+
+// push(l, i) is a helper CALL of the built-in with its arguments chained by
+// CARG; the list register is stored first (objects are owned by their
+// slots), and the result register (6) is reloaded and type-guarded after
+// the call (SLOAD op2 = 1).
+TEST(Recorder, BuiltinCallIsAHelperCall) {
+  Recording r = record(
+      "fn f(n) {\n  let l = []\n  for i in range(n) { push(l, i) }\n  return len(l)\n}\nprint(f(100))\n", "100\n");
+  EXPECT_IR_EQ(r.ir,
+               "0000    bltn KOBJ   0xADDR\n"
+               "0001    int  KINT   0\n"
+               "0002    int  KINT   1\n"
+               "0003 >  list SLOAD  1  0  #0\n"
+               "0004 >  int  SLOAD  5  0  #0\n"
+               "0005 >  int  SLOAD  3  0  #0\n"
+               "0006 >  int  SLOAD  4  0  #0\n"
+               "0007 >  int  SLOAD  2  0  #0\n"
+               "0008    none LOOP\n"
+               "0009    none SSTORE 7  0003\n"
+               "0010    none CARG   0003  0004\n"
+               "0011    none CALL   0010  0  #1\n"
+               "0012 >  nil  SLOAD  6  1  #2\n"
+               "0013    bool GT     0005  0001\n"
+               "0014 >  none GUARDT 0013  #2\n"
+               "0015    int  ADD    0007  0006\n"
+               "0016    int  SUB    0005  0002\n"
+               "0017    int  PHI    0007  0015\n"
+               "0018    int  PHI    0005  0016\n"
+               "0019    int  PHI    0004  0015\n"
+               "SNAP #0 ir=0000 pc=5 frames=[] []\n"
+               "SNAP #1 ir=0010 pc=8 frames=[] [2=0007 3=0005 5=0004 6=0000 8=0004]\n"
+               "SNAP #2 ir=0012 pc=9 frames=[] [2=0007 3=0005 5=0004]\n"
+               "CALL #0 builtin 0 push 0xADDR dest=6\n"
+               "ASSUME global=2 value=0xADDR\n");
+  EXPECT_EQ(guards(*r.rt), (Counts{{"GUARDT", 1}, {"SLOAD", 6}}));
+  const jit::TraceIR& ir = r.rt->tracing()->traces().at(0)->ir;
+  ASSERT_EQ(ir.calls().size(), 1u);
+  EXPECT_EQ(ir.calls()[0].kind, jit::CallTarget::Kind::Builtin);
+  EXPECT_EQ(ir.calls()[0].name, "push");
+}
+
+}  // namespace
+}  // namespace tessera
