@@ -27,6 +27,7 @@ Profiles (generate(seed, profile)):
 """
 
 import random
+import re
 import sys
 
 INT64_MAX = 2**63 - 1
@@ -1033,7 +1034,15 @@ class Gen:
         saved = (self.objs, self.obj_floats, self.obj_acc, self.obj_min_period)
         self.objs, self.obj_floats, self.obj_acc = [], [], None
         self.obj_min_period = max(7, self.cur_mult // 20)
-        self.obj_group(loopvar, None, self.r.randint(1, 3), rare=self.chance(0.8))
+        lv = loopvar
+        # the element bounds assume small loop variables: reduce those of
+        # ranges near the ends of the int64 range
+        for line in reversed(self.lines):
+            if line.lstrip().startswith("for %s in " % loopvar):
+                if re.search(r"\d{10}", line):
+                    lv = "(%s %% 1000)" % loopvar
+                break
+        self.obj_group(lv, None, self.r.randint(1, 3), rare=self.chance(0.8))
         self.objs, self.obj_floats, self.obj_acc, self.obj_min_period = saved
 
     def maker_functions(self, count):
