@@ -1,23 +1,33 @@
 #!/usr/bin/env python3
 """Differential fuzzer for tessera-vm: interpreter vs. trace JIT.
 
-Every generated program (gen_program.generate(seed)) is run five times,
-from the same file path so that file names in messages agree:
+Every generated program (gen_program.generate(seed, profile)) is run once in
+each of seven modes, from the same file path so that file names in messages
+agree:
 
-    off       tessera-vm run P.tsb --jit=off
-    default   tessera-vm run P.tsb                      (tier=auto)
+    off       tessera-vm run P.tsb --jit=off          (the reference)
+    default   tessera-vm run P.tsb                      (tier=auto, default thresholds)
     eager     tessera-vm run P.tsb --jit-param hotloop=1 --jit-param hotcall=1 --jit-param hotexit=1
                                    --jit-param tier2=2  (auto: traces move to T2 almost at once)
-    eager-t1  eager with --jit-param tier=1             (asmjit only)
-    eager-t2  eager with --jit-param tier=2             (LLVM only)
+    eager-t1  eager's thresholds with --jit-param tier=1   (asmjit only)
+    eager-t2  eager's thresholds with --jit-param tier=2   (LLVM only)
+    sink0     tessera-vm run P.tsb --jit-param sink=0      (no allocation sinking)
+    sinkmax1  tessera-vm run P.tsb --jit-param sinkmax=1   (only one-element tensors sunk)
 
-stdout, stderr and the exit status must be identical.  A timeout, a death by
-signal, or a sanitizer report in stderr is a failure on its own.  A syntax
-error (exit 2) from the interpreter run is a generator bug and also fails.
+--modes M1,M2,... runs only those (off is always run).  stdout, stderr and the
+exit status must be identical.  A timeout, a death by signal, or a sanitizer
+report in stderr is a failure on its own.  A syntax error (exit 2) from the
+interpreter run is a generator bug and also fails.
 
     diff_fuzz.py --vm PATH [--seed S] [--count N | --seconds T] [--keep-dir DIR] [--jobs J]
-    diff_fuzz.py --vm PATH --minimize FILE [--out FILE]
+                 [--profile default|exits|classic] [--modes M1,M2,...]
+    diff_fuzz.py --vm PATH --minimize FILE [--out FILE] [--modes ...]
     diff_fuzz.py --vm PATH --check FILE       # run one file in all modes, show differences
+
+--profile picks the generator's profile (gen_program.py): `default` mixes the
+shapes aimed at exits that build sunk objects into the usual programs, `exits`
+makes them dominant, `classic` leaves them out (the programs of the generator
+before they were added, seed for seed).
 
 Prints one line per failure, then `N passed, N failed`; exits 1 on any failure.
 """
@@ -38,13 +48,31 @@ import gen_program  # noqa: E402
 TIMEOUT = 10.0
 
 EAGER = ["--jit-param", "hotloop=1", "--jit-param", "hotcall=1", "--jit-param", "hotexit=1"]
-MODES = [
+ALL_MODES = [
     ("off", ["--jit=off"]),
     ("default", []),
     ("eager", EAGER + ["--jit-param", "tier2=2"]),
     ("eager-t1", EAGER + ["--jit-param", "tier=1"]),
     ("eager-t2", EAGER + ["--jit-param", "tier=2"]),
+    ("sink0", ["--jit-param", "sink=0"]),
+    ("sinkmax1", ["--jit-param", "sinkmax=1"]),
 ]
+# The modes in use ("off" first: the reference); --modes picks a subset.
+MODES = list(ALL_MODES)
+
+
+def select_modes(spec):
+    """--modes a,b,c: those modes (by name), always with "off" first."""
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    known = dict(ALL_MODES)
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise SystemExit("--modes: unknown mode(s) %s (known: %s)" % (
+            ", ".join(bad), ", ".join(n for n, _ in ALL_MODES)))
+    names = ["off"] + [n for n in names if n != "off"]
+    if len(names) < 2:
+        raise SystemExit("--modes: name at least one JIT mode besides off")
+    return [(n, known[n]) for n in dict.fromkeys(names)]
 
 # Sanitizer / crash markers.  The VM's own errors look like
 # "FILE.tsb:LINE: runtime error: ..."; UBSan's look like "x.cpp:12:5: runtime error: ...".
@@ -99,7 +127,7 @@ def vm_stamp(vm):
 
 
 def run_all(vm, path):
-    # If the binary is replaced during the three runs, they are not comparable: run again.
+    # If the binary is replaced during the runs, they are not comparable: run again.
     for _ in range(10):
         before = vm_stamp(vm)
         res = {name: run_vm(vm, path, extra) for name, extra in MODES}
@@ -178,9 +206,9 @@ def save_failure(keep_dir, seed, src, results, desc):
     return d
 
 
-def check_one(vm, seed, workdir):
-    src = gen_program.generate(seed)
-    # one path per seed, reused for all three runs
+def check_one(vm, seed, workdir, profile):
+    src = gen_program.generate(seed, profile)
+    # one path per seed, reused for all the runs
     path = os.path.join(workdir, "fuzz-%d.tsb" % seed)
     with open(path, "w") as f:
         f.write(src)
@@ -221,7 +249,7 @@ def fuzz(args):
                     except StopIteration:
                         done_iter = True
                         break
-                    pending.append(ex.submit(check_one, vm, s, workdir))
+                    pending.append(ex.submit(check_one, vm, s, workdir, args.profile))
                 if not pending:
                     break
                 fut = pending.pop(0)
@@ -365,12 +393,21 @@ def main():
     ap.add_argument("--seconds", type=float)
     ap.add_argument("--keep-dir", default="/tmp/tessera-fuzz")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--profile", choices=gen_program.PROFILES, default="default",
+                    help="generator profile: default, exits (the object-at-exit shapes dominate), "
+                         "classic (the generator without them)")
+    ap.add_argument("--modes", metavar="M1,M2,...",
+                    help="run only these modes (off is always run); known: " +
+                         ", ".join(n for n, _ in ALL_MODES))
     ap.add_argument("--minimize", metavar="FILE")
     ap.add_argument("--strict", action="store_true",
                     help="minimizer: keep the exact failure signature (default: any JIT difference)")
     ap.add_argument("--out", metavar="FILE", help="minimizer: write the result here")
     ap.add_argument("--check", metavar="FILE", help="run one file in all modes and show the outputs")
     args = ap.parse_args()
+    if args.modes:
+        global MODES
+        MODES = select_modes(args.modes)
     if args.minimize:
         return minimize(args)
     if args.check:
