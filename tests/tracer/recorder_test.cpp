@@ -245,7 +245,7 @@ TEST(Recorder, CallOfAUserFunctionIsInlined) {
                "0016    int  PHI    0007  0013\n"
                "0017    int  PHI    0005  0014\n"
                "0018    int  PHI    0003  0013\n"
-               "SNAP #0 ir=0000 pc=5 frames=[] []\n"
+               "SNAP #0 ir=0003 pc=5 frames=[] []\n"
                "SNAP #1 ir=0012 pc=9 frames=[] [1=0010 2=0007 3=0005 5=0003]\n"
                "ASSUME global=0 value=0xADDR\n");
   EXPECT_EQ(guards(*r.rt), (Counts{{"GUARDT", 1}, {"SLOAD", 5}}));
@@ -282,7 +282,7 @@ TEST(Recorder, BuiltinCallIsAHelperCall) {
                "0017    int  PHI    0007  0015\n"
                "0018    int  PHI    0005  0016\n"
                "0019    int  PHI    0004  0015\n"
-               "SNAP #0 ir=0000 pc=5 frames=[] []\n"
+               "SNAP #0 ir=0003 pc=5 frames=[] []\n"
                "SNAP #1 ir=0010 pc=8 frames=[] [2=0007 3=0005 5=0004 6=0000 8=0004]\n"
                "SNAP #2 ir=0012 pc=9 frames=[] [2=0007 3=0005 5=0004]\n"
                "CALL #0 builtin 0 push 0xADDR dest=6\n"
