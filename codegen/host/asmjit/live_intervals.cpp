@@ -50,7 +50,7 @@ void operands(const TraceIR& ir, const IRIns& ins, std::vector<IRRef>& out) {
 
 }  // namespace
 
-TraceLiveness compute_liveness(const TraceIR& ir) {
+TraceLiveness compute_liveness(const TraceIR& ir, const std::vector<ExitPlan>& plans) {
   TraceLiveness lv;
   const uint32_t n = static_cast<uint32_t>(ir.size());
   lv.uses.assign(n, 0);
@@ -80,14 +80,11 @@ TraceLiveness compute_liveness(const TraceIR& ir) {
     operands(ir, ins, ops);
     for (IRRef v : ops) use(v, r);
     if (may_exit(ins)) {
-      if (ins.snap >= ir.snapshots().size())
+      if (ins.snap >= ir.snapshots().size() || ins.snap >= plans.size())
         throw std::runtime_error("snapshot #" + std::to_string(ins.snap) + " does not exist");
-      for (const SnapshotEntry& e : ir.snapshots()[ins.snap].entries) {
-        use(e.ref, r);
-        // An exit that builds a sunk allocation reads its elements.
-        if (e.ref < n && ir_is_sunk_allocation(ir[e.ref].op))
-          for (IRRef v : carg_list(ir, ir[e.ref].op1)) use(v, r);
-      }
+      // What the exit reads is what its plan reads: the snapshot's values and
+      // the elements of every sunk object it builds, however deeply nested.
+      for (const ExitValue& v : plans[ins.snap].values) use(v.ref, r);
     }
   }
   for (IRRef r = 0; r < n; ++r) {

@@ -1,8 +1,9 @@
 // Live intervals of a trace's values, for the T1 tier's linear-scan register
 // allocator (Poletto & Sarkar). A trace is linear, so a value's interval is
 // one range of instruction positions [start, end]: from its definition to its
-// last use. Uses are operands, the snapshot entries of every instruction that
-// may exit (an exit reads them), and PHIs. The loop (LOOP ... end) needs two
+// last use. Uses are operands, the values of the exit plan of every
+// instruction that may exit (an exit reads them: its snapshot's entries and
+// the elements of the sunk objects it builds, nested ones included), and PHIs. The loop (LOOP ... end) needs two
 // extensions: a value defined before LOOP and used in the body stays live to
 // the end (the next iteration reads it again), and a PHI's loop-carried
 // values, both its entry value and its next-iteration value, live to the end,
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "deopt/exit_plan.h"
 #include "tracer/trace_ir.h"
 
 namespace tessera::jit::t1 {
@@ -46,6 +48,7 @@ bool calls_helper(const IRIns& ins);
 // Whether `ins` may leave the trace through its snapshot.
 bool may_exit(const IRIns& ins);
 
-TraceLiveness compute_liveness(const TraceIR& ir);
+// `plans`: plan_exits(ir), one per snapshot.
+TraceLiveness compute_liveness(const TraceIR& ir, const std::vector<ExitPlan>& plans);
 
 }  // namespace tessera::jit::t1

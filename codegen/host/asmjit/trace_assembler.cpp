@@ -127,7 +127,7 @@ class Assembler {
   Assembler(const TraceIR& ir, const LoweringEnv& env, x86::Assembler& a) : ir_(ir), env_(env), a_(a) {}
 
   AssemblyStats run(const Label& native, const Label& entry) {
-    lv_ = compute_liveness(ir_);
+    lv_ = compute_liveness(ir_, *env_.exit_plans);
     ra_ = linear_scan(ir_, lv_, t1_registers());
     preserved_mask_ = t1_registers().gpr_call_preserved;
     find_loop();
