@@ -82,40 +82,43 @@ constexpr ArithIR kArithIR[] = {
 };
 constexpr IROp kCompareIR[] = {IROp::EQ, IROp::NE, IROp::LT, IROp::LE, IROp::GT, IROp::GE};
 
-// The bytecode's arithmetic opcodes, mapped to their operator and whether the
-// right operand is a constant.
+// The operator of each arithmetic and comparison opcode. Which operands are
+// registers and which constants, and which comparisons branch, the opcode
+// table says (operand roles and flow, vm/bytecode/opcodes.def).
 struct ArithBytecode {
   Op op;
   BinOp bin;
-  bool konst;
 };
 constexpr ArithBytecode kArithBytecode[] = {
-    {Op::ADD, BinOp::Add, false},   {Op::SUB, BinOp::Sub, false},
-    {Op::MUL, BinOp::Mul, false},   {Op::DIV, BinOp::Div, false},
-    {Op::IDIV, BinOp::IDiv, false}, {Op::MOD, BinOp::Mod, false},
-    {Op::POW, BinOp::Pow, false},   {Op::MATMUL, BinOp::MatMul, false},
-    {Op::ADDK, BinOp::Add, true},   {Op::SUBK, BinOp::Sub, true},
-    {Op::MULK, BinOp::Mul, true},   {Op::DIVK, BinOp::Div, true},
-    {Op::IDIVK, BinOp::IDiv, true}, {Op::MODK, BinOp::Mod, true},
-    {Op::POWK, BinOp::Pow, true},
+    {Op::ADD, BinOp::Add},   {Op::SUB, BinOp::Sub},   {Op::MUL, BinOp::Mul},
+    {Op::DIV, BinOp::Div},   {Op::IDIV, BinOp::IDiv}, {Op::MOD, BinOp::Mod},
+    {Op::POW, BinOp::Pow},   {Op::MATMUL, BinOp::MatMul},
+    {Op::ADDK, BinOp::Add},  {Op::SUBK, BinOp::Sub},  {Op::MULK, BinOp::Mul},
+    {Op::DIVK, BinOp::Div},  {Op::IDIVK, BinOp::IDiv}, {Op::MODK, BinOp::Mod},
+    {Op::POWK, BinOp::Pow},
 };
 
 struct CompareBytecode {
   Op op;
   CmpOp cmp;
-  bool branch;  // compare-and-branch (followed by a JMP)
-  bool konst;   // right operand is K[B]
 };
 constexpr CompareBytecode kCompareBytecode[] = {
-    {Op::EQ, CmpOp::Eq, false, false},  {Op::NE, CmpOp::Ne, false, false},
-    {Op::LT, CmpOp::Lt, false, false},  {Op::LE, CmpOp::Le, false, false},
-    {Op::GT, CmpOp::Gt, false, false},  {Op::GE, CmpOp::Ge, false, false},
-    {Op::JEQ, CmpOp::Eq, true, false},  {Op::JNE, CmpOp::Ne, true, false},
-    {Op::JLT, CmpOp::Lt, true, false},  {Op::JLE, CmpOp::Le, true, false},
-    {Op::JEQK, CmpOp::Eq, true, true},  {Op::JNEK, CmpOp::Ne, true, true},
-    {Op::JLTK, CmpOp::Lt, true, true},  {Op::JLEK, CmpOp::Le, true, true},
-    {Op::JGTK, CmpOp::Gt, true, true},  {Op::JGEK, CmpOp::Ge, true, true},
+    {Op::EQ, CmpOp::Eq},   {Op::NE, CmpOp::Ne},   {Op::LT, CmpOp::Lt},   {Op::LE, CmpOp::Le},
+    {Op::GT, CmpOp::Gt},   {Op::GE, CmpOp::Ge},   {Op::JEQ, CmpOp::Eq},  {Op::JNE, CmpOp::Ne},
+    {Op::JLT, CmpOp::Lt},  {Op::JLE, CmpOp::Le},  {Op::JEQK, CmpOp::Eq}, {Op::JNEK, CmpOp::Ne},
+    {Op::JLTK, CmpOp::Lt}, {Op::JLEK, CmpOp::Le}, {Op::JGTK, CmpOp::Gt}, {Op::JGEK, CmpOp::Ge},
 };
+
+// The operand fields of the two inputs of an arithmetic or comparison
+// instruction: its first two `src` or `konst` operands, in order.
+std::pair<int, int> input_fields(Op op) {
+  const OpInfo& info = op_info(op);
+  int found[2] = {0, 0};
+  int n = 0;
+  for (int i = 0; i < kNumOperands && n < 2; ++i)
+    if (info.roles[i] == OperandRole::src || info.roles[i] == OperandRole::konst) found[n++] = i;
+  return {found[0], found[1]};
+}
 
 }  // namespace
 
@@ -796,24 +799,31 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     default: break;
   }
 
+  // Arithmetic and comparisons: two inputs (registers or a constant, by
+  // their roles); the forms that produce a value write it to R[A].
+  const auto [lhs_field, rhs_field] = input_fields(ins.op);
+  const bool konst = op_info(ins.op).roles[rhs_field] == OperandRole::konst;
+  const auto lhs_reg = static_cast<uint32_t>(operand_value(ins, lhs_field));
+  const auto rhs_index = static_cast<uint32_t>(operand_value(ins, rhs_field));
   for (const ArithBytecode& a : kArithBytecode) {
     if (a.op != ins.op) continue;
-    IRRef lhs = read(ins.b, R);
-    const Value& vc = a.konst ? K[ins.c] : R[ins.c];
-    IRRef rhs = a.konst ? constant(vc) : read(ins.c, R);
-    if (a.konst && (ins.flags & kFlagConstLeft)) return arith(a.bin, ins.a, rhs, lhs, vc, R[ins.b]);
-    return arith(a.bin, ins.a, lhs, rhs, R[ins.b], vc);
+    IRRef lhs = read(lhs_reg, R);
+    const Value& vc = konst ? K[rhs_index] : R[rhs_index];
+    IRRef rhs = konst ? constant(vc) : read(rhs_index, R);
+    if (konst && (ins.flags & kFlagConstLeft)) return arith(a.bin, ins.a, rhs, lhs, vc, R[lhs_reg]);
+    return arith(a.bin, ins.a, lhs, rhs, R[lhs_reg], vc);
   }
   for (const CompareBytecode& c : kCompareBytecode) {
     if (c.op != ins.op) continue;
-    const Value& va = R[c.branch ? ins.a : ins.b];
-    const Value& vb = c.konst ? K[ins.b] : R[c.branch ? ins.b : ins.c];
-    IRRef a = read(c.branch ? ins.a : ins.b, R);
-    IRRef b = c.konst ? constant(vb) : read(c.branch ? ins.b : ins.c, R);
+    const bool branch = op_info(ins.op).flow == OpFlow::cmp;
+    const Value& va = R[lhs_reg];
+    const Value& vb = konst ? K[rhs_index] : R[rhs_index];
+    IRRef a = read(lhs_reg, R);
+    IRRef b = konst ? constant(vb) : read(rhs_index, R);
     IRRef out;
     compare(c.cmp, a, b, out);
     if (out == kNoRef) {
-      if (!c.branch) {
+      if (!branch) {
         call_helper(CallTarget{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,
                                std::string("compare") + cmpop_symbol(c.cmp)},
                     {a, b}, ins.a);
@@ -821,7 +831,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       }
       return abort(AbortReason::NYIBytecode, "compare-and-branch on mixed types");
     }
-    if (!c.branch) {
+    if (!branch) {
       write(ins.a, out);
       return Status::Continue;
     }
