@@ -73,11 +73,6 @@ static_assert(sizeof(Instr) == 8, "Instr must stay 8 bytes");
 // The value of operand `i` (0: A, 1: B or bx or sbx, 2: C) of `in`, as its
 // opcode's format lays the fields out; 0 for a field the format lacks.
 int64_t operand_value(const Instr& in, int i);
-// Whether a role names registers (read or written).
-constexpr bool is_register_role(OperandRole r) {
-  return r == OperandRole::dst || r == OperandRole::src || r == OperandRole::src4 ||
-         r == OperandRole::srcN || r == OperandRole::src1N || r == OperandRole::srcUp;
-}
 // Whether `in` may read register `reg`, or writes it, by its operand roles.
 bool reads_register(const Instr& in, uint32_t reg);
 bool writes_register(const Instr& in, uint32_t reg);

@@ -22,6 +22,10 @@ int count_role(const OpInfo& info, OperandRole role) {
 
 bool has_role(const OpInfo& info, OperandRole role) { return count_role(info, role) > 0; }
 
+bool is_register_role(OperandRole r) {
+  return r == R::dst || r == R::src || r == R::src4 || r == R::srcN || r == R::src1N || r == R::srcUp;
+}
+
 // A field the format lacks has no role; a 32-bit field (bx, sbx) holds no
 // register; the signed sbx field is a jump or a literal, the unsigned bx an
 // index.
