@@ -1,3 +1,16 @@
+// TraceRecorder: the per-instruction loop (record, step), slot reads and
+// writes, guards, arithmetic and comparisons, loops and links, and closing
+// the trace.
+//
+// Design. record() keeps the recorder's frames in step with the
+// interpreter's, types the result a helper call left in its register, and
+// hands the instruction to step(), which dispatches on the opcode: the
+// simple families are recorded here, calls and returns in record_call.cpp,
+// indexing in record_index.cpp. A slot is read once from the interpreter
+// (an SLOAD with a type guard, hoisted to the trace's entry) and then lives
+// in SSA; every guard takes a snapshot (snapshot_builder.h). The trace ends
+// at the loop's back-edge (close_trace: reorder into preamble, LOOP, body
+// and PHIs) or, for linear traces, in an EXIT linked to another trace.
 #include "tracer/recorder.h"
 
 #include <fmt/format.h>
@@ -5,11 +18,10 @@
 #include <algorithm>
 
 #include "tracer/ir_operands.h"
-#include "tracer/register_liveness.h"
+#include "tracer/recorder_internal.h"
 #include "vm/builtins/builtin.h"
 #include "vm/builtins/value_ops.h"
 #include "vm/core/error.h"
-#include "vm/tensor/tensor.h"
 
 namespace tessera::jit {
 
@@ -23,47 +35,6 @@ const char* abort_reason_message(AbortReason r) {
 }
 
 namespace {
-
-IRType type_of_value(const Value& v) {
-  switch (v.tag()) {
-    case Tag::Nil: return IRType::Nil;
-    case Tag::Bool: return IRType::Bool;
-    case Tag::Int: return IRType::Int;
-    case Tag::Float: return IRType::Float;
-    case Tag::DTypeV: return IRType::DType;
-    case Tag::Func: return IRType::Func;
-    case Tag::Builtin: return IRType::Builtin;
-    case Tag::Str: return IRType::Str;
-    case Tag::List: return IRType::List;
-    case Tag::Tensor: return IRType::Tensor;
-    case Tag::Undef: break;
-  }
-  return IRType::None;
-}
-
-bool is_object(IRType t) { return t == IRType::Str || t == IRType::List || t == IRType::Tensor; }
-
-// Tensor dtypes whose elements traces load and store directly (f16 and
-// bf16 go through the runtime's conversion helpers).
-bool raw_dtype(DType d) { return d == DType::F32 || d == DType::I32 || d == DType::I64 || d == DType::Bool; }
-
-// What an element of dtype `d` reads as: float, int or bool.
-IRType element_type(DType d) {
-  if (d == DType::Bool) return IRType::Bool;
-  return d == DType::F32 ? IRType::Float : IRType::Int;
-}
-
-// Stores a trace does inline: a number into an f32 tensor, an int into an
-// int tensor, a bool into a bool tensor (the rest converts or raises: helper).
-bool storable(DType d, const Value& v) {
-  switch (d) {
-    case DType::F32: return v.is_float() || v.is_int();
-    case DType::I32:
-    case DType::I64: return v.is_int();
-    case DType::Bool: return v.is_bool();
-    default: return false;
-  }
-}
 
 // The arithmetic opcodes by operand kind, indexed by BinOp.
 struct ArithIR {
@@ -82,40 +53,43 @@ constexpr ArithIR kArithIR[] = {
 };
 constexpr IROp kCompareIR[] = {IROp::EQ, IROp::NE, IROp::LT, IROp::LE, IROp::GT, IROp::GE};
 
-// The bytecode's arithmetic opcodes, mapped to their operator and whether the
-// right operand is a constant.
+// The operator of each arithmetic and comparison opcode. Which operands are
+// registers and which constants, and which comparisons branch, the opcode
+// table says (operand roles and flow, vm/bytecode/opcodes.def).
 struct ArithBytecode {
   Op op;
   BinOp bin;
-  bool konst;
 };
 constexpr ArithBytecode kArithBytecode[] = {
-    {Op::ADD, BinOp::Add, false},   {Op::SUB, BinOp::Sub, false},
-    {Op::MUL, BinOp::Mul, false},   {Op::DIV, BinOp::Div, false},
-    {Op::IDIV, BinOp::IDiv, false}, {Op::MOD, BinOp::Mod, false},
-    {Op::POW, BinOp::Pow, false},   {Op::MATMUL, BinOp::MatMul, false},
-    {Op::ADDK, BinOp::Add, true},   {Op::SUBK, BinOp::Sub, true},
-    {Op::MULK, BinOp::Mul, true},   {Op::DIVK, BinOp::Div, true},
-    {Op::IDIVK, BinOp::IDiv, true}, {Op::MODK, BinOp::Mod, true},
-    {Op::POWK, BinOp::Pow, true},
+    {Op::ADD, BinOp::Add},   {Op::SUB, BinOp::Sub},   {Op::MUL, BinOp::Mul},
+    {Op::DIV, BinOp::Div},   {Op::IDIV, BinOp::IDiv}, {Op::MOD, BinOp::Mod},
+    {Op::POW, BinOp::Pow},   {Op::MATMUL, BinOp::MatMul},
+    {Op::ADDK, BinOp::Add},  {Op::SUBK, BinOp::Sub},  {Op::MULK, BinOp::Mul},
+    {Op::DIVK, BinOp::Div},  {Op::IDIVK, BinOp::IDiv}, {Op::MODK, BinOp::Mod},
+    {Op::POWK, BinOp::Pow},
 };
 
 struct CompareBytecode {
   Op op;
   CmpOp cmp;
-  bool branch;  // compare-and-branch (followed by a JMP)
-  bool konst;   // right operand is K[B]
 };
 constexpr CompareBytecode kCompareBytecode[] = {
-    {Op::EQ, CmpOp::Eq, false, false},  {Op::NE, CmpOp::Ne, false, false},
-    {Op::LT, CmpOp::Lt, false, false},  {Op::LE, CmpOp::Le, false, false},
-    {Op::GT, CmpOp::Gt, false, false},  {Op::GE, CmpOp::Ge, false, false},
-    {Op::JEQ, CmpOp::Eq, true, false},  {Op::JNE, CmpOp::Ne, true, false},
-    {Op::JLT, CmpOp::Lt, true, false},  {Op::JLE, CmpOp::Le, true, false},
-    {Op::JEQK, CmpOp::Eq, true, true},  {Op::JNEK, CmpOp::Ne, true, true},
-    {Op::JLTK, CmpOp::Lt, true, true},  {Op::JLEK, CmpOp::Le, true, true},
-    {Op::JGTK, CmpOp::Gt, true, true},  {Op::JGEK, CmpOp::Ge, true, true},
+    {Op::EQ, CmpOp::Eq},   {Op::NE, CmpOp::Ne},   {Op::LT, CmpOp::Lt},   {Op::LE, CmpOp::Le},
+    {Op::GT, CmpOp::Gt},   {Op::GE, CmpOp::Ge},   {Op::JEQ, CmpOp::Eq},  {Op::JNE, CmpOp::Ne},
+    {Op::JLT, CmpOp::Lt},  {Op::JLE, CmpOp::Le},  {Op::JEQK, CmpOp::Eq}, {Op::JNEK, CmpOp::Ne},
+    {Op::JLTK, CmpOp::Lt}, {Op::JLEK, CmpOp::Le}, {Op::JGTK, CmpOp::Gt}, {Op::JGEK, CmpOp::Ge},
 };
+
+// The operand fields of the two inputs of an arithmetic or comparison
+// instruction: its first two `src` or `konst` operands, in order.
+std::pair<int, int> input_fields(Op op) {
+  const OpInfo& info = op_info(op);
+  int found[2] = {0, 0};
+  int n = 0;
+  for (int i = 0; i < kNumOperands && n < 2; ++i)
+    if (info.roles[i] == OperandRole::src || info.roles[i] == OperandRole::konst) found[n++] = i;
+  return {found[0], found[1]};
+}
 
 }  // namespace
 
@@ -139,10 +113,7 @@ TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimi
   }
   frames_.push_back(Frame{root, 0, 0, 0});
   // Snapshot 0: the trace's entry state (used by the entry SLOADs' guards).
-  Snapshot s0;
-  s0.pc = start_pc_;
-  ir_.snapshots().push_back(std::move(s0));
-  snap_modified_.emplace_back();
+  snaps_.start(ir_, start_pc_);
 }
 
 TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace)
@@ -150,10 +121,7 @@ TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLim
   body_begin_ = 0;
   body_end_ = static_cast<uint32_t>(root->code.size());
   frames_.push_back(Frame{root, 0, 0, 0});
-  Snapshot s0;
-  s0.pc = start_pc_;
-  ir_.snapshots().push_back(std::move(s0));
-  snap_modified_.emplace_back();
+  snaps_.start(ir_, start_pc_);
 }
 
 TraceRecorder::TraceRecorder(FunctionProto* fn, RecorderLimits limits, FunctionEntry)
@@ -161,10 +129,7 @@ TraceRecorder::TraceRecorder(FunctionProto* fn, RecorderLimits limits, FunctionE
   body_begin_ = 0;
   body_end_ = static_cast<uint32_t>(fn->code.size());
   frames_.push_back(Frame{fn, 0, 0, 0});
-  Snapshot s0;
-  s0.pc = 0;
-  ir_.snapshots().push_back(std::move(s0));
-  snap_modified_.emplace_back();
+  snaps_.start(ir_, 0);
 }
 
 TraceRecorder::Status TraceRecorder::abort(AbortReason r, std::string detail) {
@@ -249,72 +214,18 @@ void TraceRecorder::write(uint32_t reg, IRRef ref) {
 }
 
 uint16_t TraceRecorder::snapshot(uint32_t pc) {
-  Snapshot s;
-  s.ir_ref = static_cast<uint32_t>(ir_.size());
-  s.pc = pc;
-  if (epoch_ > 0) s.base_proto = frames_[0].proto;
+  std::vector<SnapshotFrame> inlined;
   for (size_t i = 1; i < frames_.size(); ++i)
-    s.frames.push_back(
+    inlined.push_back(
         SnapshotFrame{frames_[i].proto, frames_[i].base, frames_[i].call_pc, frames_[i].proto->name});
-  for (uint32_t abs = 0; abs < slots_.size(); ++abs)
-    if (dirty_[abs] && slots_[abs] != kNoRef) s.entries.push_back(SnapshotEntry{abs, slots_[abs]});
-  auto& snaps = ir_.snapshots();
-  // Consecutive guards with nothing changed in between share a snapshot
-  // (not across a base frame switch: the same slots are other registers).
-  if (snaps.size() > 1 && snap_epoch_ == epoch_ && snap_modified_.back() == modified_) {
-    const Snapshot& last = snaps.back();
-    if (last.pc == s.pc && last.base_proto == s.base_proto && last.frames.size() == s.frames.size() &&
-        last.entries.size() == s.entries.size() &&
-        std::equal(last.entries.begin(), last.entries.end(), s.entries.begin(),
-                   [](const SnapshotEntry& a, const SnapshotEntry& b) {
-                     return a.slot == b.slot && a.ref == b.ref;
-                   }))
-      return static_cast<uint16_t>(snaps.size() - 1);
-  }
-  snaps.push_back(std::move(s));
-  snap_modified_.push_back(modified_);
-  snap_epoch_ = epoch_;
-  return static_cast<uint16_t>(snaps.size() - 1);
+  return snaps_.take(ir_, pc, epoch_ > 0 ? frames_[0].proto : nullptr, std::move(inlined),
+                     SlotState{slots_, dirty_, modified_}, epoch_);
 }
 
 void TraceRecorder::guard(bool expect_true, IRRef cond) {
   const IRIns& c = ir_[cond];
   if (c.op == IROp::KBOOL) return;  // decided at record time
   ir_.emit(expect_true ? IROp::GUARDT : IROp::GUARDF, IRType::None, cond, 0, snapshot(cur_pc_));
-}
-
-IRRef TraceRecorder::arg_chain(const std::vector<IRRef>& args) {
-  if (args.empty()) return kNoRef;
-  IRRef chain = args[0];
-  for (size_t i = 1; i < args.size(); ++i)
-    chain = ir_.emit(IROp::CARG, IRType::None, chain, args[i]);
-  return chain;
-}
-
-void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst,
-                                const std::vector<const Value*>& values) {
-  for (size_t i = 0; i < values.size(); ++i) {
-    const Value* v = values[i];
-    if (v == nullptr || !v->is_tensor()) continue;
-    const TensorObj& t = *v->as_tensor();
-    if ((t.dtype != DType::F32 && t.dtype != DType::I64) || t.numel > kSeenMaxElements) continue;
-    target.seen.resize(i + 1);  // up to the last tensor seen, as the text form spells it
-    target.seen[i] = VirtualTensor{t.dtype, t.shape};
-  }
-  uint32_t abs = abs_slot(dst);
-  ensure_slot(abs);
-  target.dest_slot = static_cast<int32_t>(abs);
-  // The snapshot is taken before the call: if the helper raises, the
-  // interpreter re-executes the instruction and reports the error itself.
-  uint16_t snap = snapshot(cur_pc_);
-  IRRef chain = arg_chain(args);
-  ir_.calls().push_back(std::move(target));
-  ir_.emit(IROp::CALL, IRType::None, chain, static_cast<uint32_t>(ir_.calls().size() - 1), snap);
-  // The helper wrote the register itself: it is current, not dirty.
-  slots_[abs] = kNoRef;
-  modified_[abs] = true;
-  dirty_[abs] = false;
-  pending_reload_ = abs;
 }
 
 TraceRecorder::Status TraceRecorder::arith(BinOp op, uint32_t dst, IRRef a, IRRef b, const Value& va,
@@ -601,86 +512,8 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       return close_trace();
     }
 
-    case Op::CALL: {
-      const Value& callee = R[ins.a];
-      IRRef cref = read(ins.a, R);
-      if (callee.is_func()) {
-        FunctionProto* f = callee.as_func();
-        if (f->nparams != ins.b) return abort(AbortReason::ErrorRaised, "argument count");
-        if (frames_.size() > limits_.maxinline) return abort(AbortReason::InlineTooDeep);
-        bool recursive = false;
-        for (const Frame& fr : frames_) recursive = recursive || fr.proto == f;
-        if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
-        // A call pushes a real frame and jumps to the callee's function
-        // trace (this trace itself when it is the callee's) where inlining
-        // could not follow the callee: up-recursion, calls of functions
-        // known to recurse, and of functions with loops (which have their
-        // own traces). Other calls are inlined.
-        const bool has_trace = f->entry_trace >= 0 || (func_ && f == root_);
-        if (at_root && has_trace && (recursive || f->jit_recursive || f->has_loops)) {
-          if (recursive) f->jit_recursive = true;
-          return push_frame(f, ins.a);
-        }
-        if (recursive) return abort(AbortReason::Recursion, f->name);
-        if (f->has_loops && !linear_) {
-          // A loop trace cannot stop here: abort, and have the function's
-          // next call record its function trace, which the next try links to.
-          f->entry_hotcount = 1;
-          return abort(AbortReason::InnerLoop, f->name + " has loops and no function trace yet");
-        }
-        if (at_root && linear_ && f->has_loops) {
-          // No trace for it yet, and its loops cannot be inlined: stop here
-          // and let the interpreter make the call (its loops and, once hot,
-          // its function trace take over). Its next call records that trace.
-          f->entry_hotcount = 1;
-          ir_.emit(IROp::EXIT, IRType::None, 0, 0, snapshot(pc));
-          return close_trace();
-        }
-        uint32_t base = abs_slot(ins.a) + 1;
-        frames_.push_back(Frame{f, base, pc, ins.a});
-        ensure_slot(base + static_cast<uint32_t>(f->nregs));
-        return Status::Continue;
-      }
-      if (callee.is_builtin()) {
-        if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
-        std::vector<IRRef> args;
-        std::vector<const Value*> values;
-        for (int i = 0; i < ins.b; ++i) {
-          args.push_back(read(ins.a + 1 + i, R));
-          values.push_back(&R[ins.a + 1 + i]);
-        }
-        const BuiltinDef* bd = callee.as_builtin();
-        // Math of one number (sqrt, exp, ...) is an instruction, not a call.
-        FloatMath fm = float_math_by_name(bd->name);
-        if (fm != FloatMath::NumFns && args.size() == 1 &&
-            (type_of(args[0]) == IRType::Int || type_of(args[0]) == IRType::Float)) {
-          IRRef x = args[0];
-          if (type_of(x) == IRType::Int) x = ir_.emit(IROp::CONV, IRType::Float, x);
-          write(ins.a, ir_.emit(IROp::FMATH, IRType::Float, x, static_cast<uint32_t>(fm)));
-          return Status::Continue;
-        }
-        call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a, values);
-        return Status::Continue;
-      }
-      return abort(AbortReason::CallNotFunction);
-    }
-    case Op::CALLKW: {
-      // Built-ins with keyword arguments (zeros(..., dtype=i64)) run as a
-      // helper call; a user function raises in the interpreter.
-      const Value& callee = R[ins.a];
-      if (!callee.is_builtin()) return abort(AbortReason::KeywordCall);
-      IRRef cref = read(ins.a, R);
-      if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
-      const ListObj* names = K[ins.c].as_list();
-      std::vector<IRRef> args;
-      for (size_t i = 0; i < ins.b + names->items.size(); ++i) args.push_back(read(ins.a + 1 + static_cast<uint32_t>(i), R));
-      const BuiltinDef* bd = callee.as_builtin();
-      CallTarget t{CallTarget::Kind::BuiltinKw, static_cast<uint8_t>(names->items.size()), bd, bd->name};
-      t.aux = names;
-      if (names->items.size() > 255) return abort(AbortReason::KeywordCall, "too many keyword arguments");
-      call_helper(std::move(t), args, ins.a);
-      return Status::Continue;
-    }
+    case Op::CALL: return record_call(pc, ins, R);
+    case Op::CALLKW: return record_call_kw(ins, R, K);
     case Op::NEWLIST: {
       std::vector<IRRef> args;
       for (int i = 0; i < ins.c; ++i) args.push_back(read(ins.b + i, R));
@@ -688,132 +521,41 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       return Status::Continue;
     }
     case Op::RET:
-    case Op::RETNIL: {
-      IRRef result = ins.op == Op::RET ? read(ins.a, R) : ir_.knil();
-      if (at_root) {
-        if (func_ && epoch_ == 0) {
-          // A function trace ends at its own return: the interpreter returns
-          // (a side trace of this exit then follows the return into the caller).
-          ir_.emit(IROp::EXIT, IRType::None, 0, 0, snapshot(pc));
-          linear_ = true;
-          return close_trace();
-        }
-        if (!side_ && !func_) return abort(AbortReason::ReturnFromRoot);
-        // Down-recursion: the caller's identity is known at its first
-        // instruction, the next one recorded.
-        pending_pop_ = true;
-        pop_value_ = result;
-        pop_snap_ = snapshot(pc);
-        return Status::Continue;
-      }
-      Frame callee = frames_.back();
-      frames_.pop_back();
-      // The callee's registers are dead: exits must not write them back.
-      for (uint32_t s = callee.base; s < slots_.size(); ++s) {
-        slots_[s] = kNoRef;
-        dirty_[s] = false;
-      }
-      write(callee.ret_reg, result);
-      return Status::Continue;
-    }
+    case Op::RETNIL: return record_return(pc, ins, R);
 
-    case Op::GETINDEX: {
-      const Value& obj = R[ins.b];
-      const Value& idx = R[ins.c];
-      if (obj.is_tensor()) {
-        const uint32_t reg = ins.c;
-        if (IRRef ti = tensor_element(ins.b, &reg, 1, R); ti != kNoRef) {
-          write(ins.a, ir_.emit(IROp::TLOAD, element_type(obj.as_tensor()->dtype), read(ins.b, R), ti));
-          return Status::Continue;
-        }
-      }
-      IRRef o = read(ins.b, R), i = read(ins.c, R);
-      if (obj.is_list() && idx.is_int() && idx.as_int() >= 0 &&
-          static_cast<uint64_t>(idx.as_int()) < obj.as_list()->items.size()) {
-        IRRef len = ir_.emit(IROp::LLEN, IRType::Int, o);
-        guard(true, ir_.emit(IROp::ULT, IRType::Bool, i, len));
-        const Value& elem = obj.as_list()->items[static_cast<size_t>(idx.as_int())];
-        write(ins.a, ir_.emit(IROp::LLOAD, type_of_value(elem), o, i, snapshot(pc)));
-        return Status::Continue;
-      }
-      call_helper(CallTarget{CallTarget::Kind::IndexGet, 1, nullptr, "index_get"}, {o, i}, ins.a);
-      return Status::Continue;
-    }
-    case Op::SETINDEX: {
-      const Value& obj = R[ins.a];
-      const Value& idx = R[ins.b];
-      if (obj.is_tensor() && storable(obj.as_tensor()->dtype, R[ins.c])) {
-        const uint32_t reg = ins.b;
-        if (IRRef ti = tensor_element(ins.a, &reg, 1, R); ti != kNoRef) {
-          IRRef ref = ir_.emit(IROp::TREF, IRType::None, read(ins.a, R), ti);
-          ir_.emit(IROp::TSTORE, IRType::None, ref, read(ins.c, R));
-          return Status::Continue;
-        }
-      }
-      IRRef o = read(ins.a, R), i = read(ins.b, R), v = read(ins.c, R);
-      if (obj.is_list() && idx.is_int() && idx.as_int() >= 0 &&
-          static_cast<uint64_t>(idx.as_int()) < obj.as_list()->items.size()) {
-        IRRef len = ir_.emit(IROp::LLEN, IRType::Int, o);
-        guard(true, ir_.emit(IROp::ULT, IRType::Bool, i, len));
-        IRRef ref = ir_.emit(IROp::LREF, IRType::None, o, i);
-        ir_.emit(IROp::LSTORE, IRType::None, ref, v);
-        return Status::Continue;
-      }
-      // The helper returns nil; its result goes to a scratch slot above the frame.
-      return abort(AbortReason::NYIBytecode, "SETINDEX on a non-list");
-    }
-    case Op::GETINDEXN: {
-      if (R[ins.b].is_tensor()) {
-        std::vector<uint32_t> regs;
-        for (int k = 0; k < ins.c; ++k) regs.push_back(ins.b + 1 + k);
-        if (IRRef ti = tensor_element(ins.b, regs.data(), regs.size(), R); ti != kNoRef) {
-          write(ins.a, ir_.emit(IROp::TLOAD, element_type(R[ins.b].as_tensor()->dtype), read(ins.b, R), ti));
-          return Status::Continue;
-        }
-      }
-      std::vector<IRRef> args{read(ins.b, R)};
-      for (int k = 0; k < ins.c; ++k) args.push_back(read(ins.b + 1 + k, R));
-      call_helper(CallTarget{CallTarget::Kind::IndexGet, static_cast<uint8_t>(ins.c), nullptr, "index_get"},
-                  args, ins.a);
-      return Status::Continue;
-    }
-
-    case Op::SETINDEXN: {
-      // obj[i, j, ...] = v: A object, A+1.. the indices, B the value.
-      const Value& obj = R[ins.a];
-      if (obj.is_tensor() && storable(obj.as_tensor()->dtype, R[ins.b])) {
-        std::vector<uint32_t> regs;
-        for (int k = 0; k < ins.c; ++k) regs.push_back(ins.a + 1 + k);
-        if (IRRef ti = tensor_element(ins.a, regs.data(), regs.size(), R); ti != kNoRef) {
-          IRRef ref = ir_.emit(IROp::TREF, IRType::None, read(ins.a, R), ti);
-          ir_.emit(IROp::TSTORE, IRType::None, ref, read(ins.b, R));
-          return Status::Continue;
-        }
-      }
-      return abort(AbortReason::NYIBytecode, "SETINDEXN on a non-tensor or a value needing conversion");
-    }
+    case Op::GETINDEX:
+    case Op::SETINDEX:
+    case Op::GETINDEXN:
+    case Op::SETINDEXN: return record_index(pc, ins, R);
 
     default: break;
   }
 
+  // Arithmetic and comparisons: two inputs (registers or a constant, by
+  // their roles); the forms that produce a value write it to R[A].
+  const auto [lhs_field, rhs_field] = input_fields(ins.op);
+  const bool konst = op_info(ins.op).roles[rhs_field] == OperandRole::konst;
+  const auto lhs_reg = static_cast<uint32_t>(operand_value(ins, lhs_field));
+  const auto rhs_index = static_cast<uint32_t>(operand_value(ins, rhs_field));
   for (const ArithBytecode& a : kArithBytecode) {
     if (a.op != ins.op) continue;
-    IRRef lhs = read(ins.b, R);
-    const Value& vc = a.konst ? K[ins.c] : R[ins.c];
-    IRRef rhs = a.konst ? constant(vc) : read(ins.c, R);
-    if (a.konst && (ins.flags & kFlagConstLeft)) return arith(a.bin, ins.a, rhs, lhs, vc, R[ins.b]);
-    return arith(a.bin, ins.a, lhs, rhs, R[ins.b], vc);
+    IRRef lhs = read(lhs_reg, R);
+    const Value& vc = konst ? K[rhs_index] : R[rhs_index];
+    IRRef rhs = konst ? constant(vc) : read(rhs_index, R);
+    if (konst && (ins.flags & kFlagConstLeft)) return arith(a.bin, ins.a, rhs, lhs, vc, R[lhs_reg]);
+    return arith(a.bin, ins.a, lhs, rhs, R[lhs_reg], vc);
   }
   for (const CompareBytecode& c : kCompareBytecode) {
     if (c.op != ins.op) continue;
-    const Value& va = R[c.branch ? ins.a : ins.b];
-    const Value& vb = c.konst ? K[ins.b] : R[c.branch ? ins.b : ins.c];
-    IRRef a = read(c.branch ? ins.a : ins.b, R);
-    IRRef b = c.konst ? constant(vb) : read(c.branch ? ins.b : ins.c, R);
+    const bool branch = op_info(ins.op).flow == OpFlow::cmp;
+    const Value& va = R[lhs_reg];
+    const Value& vb = konst ? K[rhs_index] : R[rhs_index];
+    IRRef a = read(lhs_reg, R);
+    IRRef b = konst ? constant(vb) : read(rhs_index, R);
     IRRef out;
     compare(c.cmp, a, b, out);
     if (out == kNoRef) {
-      if (!c.branch) {
+      if (!branch) {
         call_helper(CallTarget{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,
                                std::string("compare") + cmpop_symbol(c.cmp)},
                     {a, b}, ins.a);
@@ -821,7 +563,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       }
       return abort(AbortReason::NYIBytecode, "compare-and-branch on mixed types");
     }
-    if (!c.branch) {
+    if (!branch) {
       write(ins.a, out);
       return Status::Continue;
     }
@@ -863,32 +605,6 @@ TraceRecorder::Status TraceRecorder::iter_step(uint32_t pc, const Instr& ins, co
   return Status::Continue;
 }
 
-IRRef TraceRecorder::tensor_element(uint32_t obj, const uint32_t* idx, size_t n, const Value* R) {
-  const TensorObj& t = *R[obj].as_tensor();
-  if (!raw_dtype(t.dtype) || n != t.rank()) return kNoRef;
-  for (size_t k = 0; k < n; ++k) {
-    const Value& i = R[idx[k]];
-    if (!i.is_int() || i.as_int() < 0 || i.as_int() >= t.shape[k]) return kNoRef;
-  }
-  IRRef tr = read(obj, R);
-  IRRef dt = ir_.emit(IROp::TDTYPE, IRType::Int, tr);
-  guard(true, ir_.emit(IROp::EQ, IRType::Bool, dt, ir_.kint(static_cast<int64_t>(t.dtype))));
-  // The rank before the dimensions: a TDIM past the rank is not the tensor's.
-  IRRef rank = ir_.emit(IROp::TRANK, IRType::Int, tr);
-  guard(true, ir_.emit(IROp::EQ, IRType::Bool, rank, ir_.kint(static_cast<int64_t>(n))));
-  // Row-major flat index, each index checked against its dimension (one
-  // unsigned compare also rejects negative indices).
-  IRRef flat = kNoRef;
-  for (size_t k = 0; k < n; ++k) {
-    IRRef i = read(idx[k], R);
-    IRRef dim = ir_.emit(IROp::TDIM, IRType::Int, tr, static_cast<uint32_t>(k));
-    guard(true, ir_.emit(IROp::ULT, IRType::Bool, i, dim));
-    flat = flat == kNoRef ? i : ir_.emit(IROp::ADD, IRType::Int, ir_.emit(IROp::MUL, IRType::Int, flat, dim), i);
-  }
-  if (flat == kNoRef) return kNoRef;  // rank 0: no element access by index
-  return ir_.emit(IROp::TIDX, IRType::Int, flat, static_cast<uint32_t>(t.dtype));
-}
-
 bool TraceRecorder::visit_loop(uint32_t pc) {
   for (uint32_t p : visited_loops_)
     if (p == pc) return false;
@@ -907,50 +623,6 @@ TraceRecorder::Status TraceRecorder::link_to(uint32_t target, uint32_t resume_pc
   ir_.emit(IROp::EXIT, IRType::None, 0, 0, snap);
   link_snap_ = snap;
   return close_trace();
-}
-
-void TraceRecorder::switch_base_frame(FunctionProto* proto) {
-  frames_.assign(1, Frame{proto, 0, 0, 0});
-  std::fill(slots_.begin(), slots_.end(), kNoRef);
-  std::fill(sloads_.begin(), sloads_.end(), kNoRef);
-  std::fill(modified_.begin(), modified_.end(), false);
-  std::fill(dirty_.begin(), dirty_.end(), false);
-  visited_loops_.clear();
-  ++epoch_;
-}
-
-TraceRecorder::Status TraceRecorder::push_frame(FunctionProto* callee, uint32_t a) {
-  // The caller's frame must be complete in memory when the callee returns to
-  // it: store every register the trace holds only as an SSA value. Except
-  // the CALL register itself when it holds the callee: nothing reads it
-  // once the frame is pushed (the return overwrites it with the result;
-  // tracebacks name frames by their function), so it stays dirty and
-  // reaches memory only through FPUSH's snapshot, whose exit redoes the
-  // CALL, which reads it.
-  const IRRef callee_ref = constant(Value::function(callee));
-  for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
-    if (abs == a && frames_.size() == 1 && slots_[abs] == callee_ref) continue;
-    if (dirty_[abs] && slots_[abs] != kNoRef) {
-      ir_.emit(IROp::SSTORE, IRType::None, abs, slots_[abs]);
-      dirty_[abs] = false;
-    }
-  }
-  ir_.emit(IROp::FPUSH, IRType::None, callee_ref, a, snapshot(cur_pc_));
-  switch_base_frame(callee);
-  return link_to(callee == root_ && func_ ? kLinkSelf : static_cast<uint32_t>(callee->entry_trace), 0);
-}
-
-void TraceRecorder::pop_frame(FunctionProto* caller, uint32_t pc, size_t caller_base) {
-  // The return address is a guard: the same RET returns to many callers.
-  ir_.emit(IROp::RETGUARD, IRType::None, constant(Value::function(caller)), pc, pop_snap_);
-  ir_.emit(IROp::FPOP, IRType::None, pop_value_);
-  const size_t ret_index = base_index_ - 1;  // the caller's CALL register
-  switch_base_frame(caller);
-  base_index_ = caller_base;
-  // FPOP stored the result into the caller's register: current, not dirty.
-  uint32_t ret = static_cast<uint32_t>(ret_index - caller_base);
-  ensure_slot(ret);
-  slots_[ret] = pop_value_;
 }
 
 TraceRecorder::Status TraceRecorder::close_trace() {
@@ -972,9 +644,8 @@ TraceRecorder::Status TraceRecorder::close_trace() {
     }
   }
   if (!linear_) out.emit(IROp::LOOP, IRType::None);
-  auto moved = [&](IRRef r) { return ir_is_const(old[r].op) || (old[r].op == IROp::SLOAD && old[r].op2 == 0); };
   for (IRRef r = 0; r < old.size(); ++r)
-    if (!moved(r)) copy(r);
+    if (!moved_to_front(old[r])) copy(r);
   const IRRef body_end = static_cast<IRRef>(out.size());
   // Scalars carried from one iteration to the next by a PHI live in SSA
   // values only: exits write them back (the snapshots of the loop body get
@@ -1012,37 +683,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
       return abort(AbortReason::TypeUnstable, fmt::format("slot {}", abs));
     if (end != sloads_[abs]) out.emit(IROp::PHI, ir_[end].type, remap[sloads_[abs]], remap[end]);
   }
-  for (size_t k = 0; k < ir_.snapshots().size(); ++k) {
-    Snapshot s = ir_.snapshots()[k];
-    if (!linear_ && k > 0) {
-      for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
-        if (!carried[abs] || (k < snap_modified_.size() && abs < snap_modified_[k].size() && snap_modified_[k][abs]))
-          continue;
-        auto at = std::lower_bound(s.entries.begin(), s.entries.end(), abs,
-                                   [](const SnapshotEntry& e, uint32_t slot) { return e.slot < slot; });
-        if (at == s.entries.end() || at->slot != abs) s.entries.insert(at, SnapshotEntry{abs, sloads_[abs]});
-      }
-    }
-    renumber_snapshot_entries(s, renumber);
-    // Registers the interpreter does not read before writing them when it
-    // resumes here keep whatever they hold: the exit does not write them
-    // (register_liveness.h). Snapshots with inlined frames keep everything.
-    if (s.frames.empty()) {
-      const FunctionProto& fn = s.base_proto ? *s.base_proto : *root_;
-      std::erase_if(s.entries, [&](const SnapshotEntry& e) { return !register_live_at(fn, s.pc, e.slot); });
-    }
-    // ir= names the first instruction the snapshot is valid for: the first
-    // one recorded after it that stays in place (constants and entry SLOADs
-    // moved to the front; clamp_snapshot_starts below pulls the snapshot up
-    // to an entry SLOAD that exits through it), or the end of the body.
-    IRRef at = s.ir_ref;
-    while (at < old.size() && moved(at)) ++at;
-    s.ir_ref = at < old.size() ? remap[at] : body_end;
-    out.snapshots().push_back(std::move(s));
-  }
-  // The entry SLOADs moved to the preamble exit through snapshot 0, which
-  // may have been taken at a later instruction: it is valid from them on.
-  clamp_snapshot_starts(out);
+  snaps_.finish(ir_, out, SnapshotBuilder::Closing{*root_, carried, sloads_, remap, body_end});
   out.calls() = ir_.calls();
   out.assumed_globals() = ir_.assumed_globals();
   out.set_function(root_);

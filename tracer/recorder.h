@@ -12,6 +12,12 @@
 // inlined frames' registers follow in the same register stack. Scalars live
 // in SSA values (written back by snapshots at exits); objects are stored
 // through to their slots (SSTORE) so that every object is owned.
+//
+// The recorder's code: recorder.cpp (the per-instruction dispatch, slots,
+// guards, arithmetic, loops and links, closing the trace), record_call.cpp
+// (calls, inlining, returns, frame pushes and pops, helper calls),
+// record_index.cpp (list and tensor elements) and snapshot_builder.h (the
+// snapshots guards take, and their final form).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "tracer/snapshot_builder.h"
 #include "tracer/trace_ir.h"
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/operators.h"
@@ -111,6 +118,14 @@ class TraceRecorder {
   Status abort(AbortReason r, std::string detail = {});
   Status step(FunctionProto* fn, uint32_t pc, const Instr& ins, const Value* R, const Value* G);
   Status close_trace();
+
+  // Calls and returns (record_call.cpp): CALL at `pc` (inlined, through a
+  // function trace, or a built-in), CALLKW (built-ins only) and RET/RETNIL.
+  Status record_call(uint32_t pc, const Instr& ins, const Value* R);
+  Status record_call_kw(const Instr& ins, const Value* R, const Value* K);
+  Status record_return(uint32_t pc, const Instr& ins, const Value* R);
+  // GETINDEX, SETINDEX, GETINDEXN, SETINDEXN (record_index.cpp).
+  Status record_index(uint32_t pc, const Instr& ins, const Value* R);
   // Leave through a final EXIT into trace `target`; without the link the
   // interpreter would resume at `resume_pc` (where the target starts).
   // Makes the trace linear (no LOOP).
@@ -192,10 +207,7 @@ class TraceRecorder {
   // Base frame switches so far (FPUSH/FPOP): slots read after one are loaded
   // where they are used, not hoisted to the trace's entry.
   uint32_t epoch_ = 0;
-  uint32_t snap_epoch_ = 0;  // epoch_ when the last snapshot was taken
-  // Per snapshot: which slots the trace had changed when it was taken (the
-  // loop-carried ones it had not yet changed get the PHI's value at close).
-  std::vector<std::vector<bool>> snap_modified_;
+  SnapshotBuilder snaps_;
   // A return from the base frame waits for the caller's first instruction.
   bool pending_pop_ = false;
   IRRef pop_value_ = kNoRef;

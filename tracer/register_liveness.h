@@ -4,10 +4,13 @@
 // recorder drops them from snapshots: smaller exits, and no reference
 // counting for temporaries that hold an object from an earlier statement.
 //
-// The per-opcode register effects are the table tracer/register_effects.def.
-// The analysis follows every path from the instruction (branches, loop
-// back-edges) until each path reads the register (live), writes it (dead)
-// or returns (dead); past a budget of instructions it answers live.
+// Which registers each instruction reads and writes, and where control goes
+// next, come from the opcode table: the operand roles and flows of
+// vm/bytecode/opcodes.def, through reads_register, writes_register and
+// op_info (vm/bytecode/bytecode.h). The analysis follows every path from the
+// instruction (branches, loop back-edges) until each path reads the register
+// (live), writes it (dead) or returns (dead); past a budget of instructions
+// it answers live.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +23,5 @@ namespace tessera::jit {
 // execution resumes at instruction `pc`. Registers outside the frame and
 // out-of-range pcs count as live.
 bool register_live_at(const FunctionProto& proto, uint32_t pc, uint32_t reg);
-
-// Whether opcode `op` has a row in register_effects.def (for the table test).
-bool has_register_effects(Op op);
 
 }  // namespace tessera::jit

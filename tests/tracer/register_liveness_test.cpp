@@ -39,10 +39,6 @@ uint32_t first_pc(const FunctionProto& f, Op op) {
   return 0;
 }
 
-TEST(RegisterLiveness, EveryOpcodeHasARowInTheTable) {
-  for (int k = 0; k < kNumOps; ++k) EXPECT_TRUE(has_register_effects(static_cast<Op>(k))) << op_info(static_cast<Op>(k)).name;
-}
-
 // At the loop's back-edge: the sum is read after the loop (live), the loop's
 // own registers are read by FORLOOP (live), a local declared in the body is
 // written before any read on every path (dead), and so is the parameter the

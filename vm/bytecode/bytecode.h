@@ -12,7 +12,7 @@
 namespace tessera {
 
 enum class Op : uint8_t {
-#define OPCODE(name, fmt, desc) name,
+#define OPCODE(name, ...) name,
 #include "vm/bytecode/opcodes.def"
 #undef OPCODE
   NumOps
@@ -21,9 +21,24 @@ constexpr int kNumOps = static_cast<int>(Op::NumOps);
 
 enum class OpFormat : uint8_t { ABC, AB, A, ABx, AsBx, sBx, BR };
 
+// What an operand field holds: a register read or written, a range of
+// registers read, a count, a literal, a constant or global index, or a jump
+// offset (opcodes.def describes each).
+enum class OperandRole : uint8_t {
+  none, dst, src, src4, srcN, src1N, srcUp, count, imm, konst, global, target
+};
+// Where execution goes after an instruction (opcodes.def).
+enum class OpFlow : uint8_t { next, jump, branch, cmp, ret };
+
+// Operand fields, in the order opcodes.def gives their roles: A, B (the bx
+// or sbx field in the formats that have one), C.
+constexpr int kNumOperands = 3;
+
 struct OpInfo {
   const char* name;
   OpFormat format;
+  OperandRole roles[kNumOperands];
+  OpFlow flow;
   const char* description;
 };
 const OpInfo& op_info(Op op);
@@ -54,6 +69,13 @@ struct Instr {
   }
 };
 static_assert(sizeof(Instr) == 8, "Instr must stay 8 bytes");
+
+// The value of operand `i` (0: A, 1: B or bx or sbx, 2: C) of `in`, as its
+// opcode's format lays the fields out; 0 for a field the format lacks.
+int64_t operand_value(const Instr& in, int i);
+// Whether `in` may read register `reg`, or writes it, by its operand roles.
+bool reads_register(const Instr& in, uint32_t reg);
+bool writes_register(const Instr& in, uint32_t reg);
 
 // ADDK/MULK with this flag compute K[C] op R[B] (the constant was written on
 // the left). Numbers commute, so only the slow path, which orders operands

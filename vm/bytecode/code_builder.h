@@ -36,8 +36,8 @@ class CodeBuilder {
   uint32_t emit_abx(Op op, int a, uint32_t bx) { return emit(Instr::abx(op, u16(a), bx)); }
   uint32_t emit_asbx(Op op, int a, int32_t sbx) { return emit(Instr::asbx(op, u16(a), sbx)); }
 
-  // A jump-format instruction (JMP, JMPF, JMPT, FORPREP, FORLOOP, ITERPREP,
-  // ITERLOOP) whose sBx goes to `to`.
+  // An instruction whose sBx operand is a jump (role `target` in
+  // opcodes.def) to `to`.
   uint32_t emit_jump(Op op, int a, Label& to);
   // Binds `l` to the current pc and patches the jumps waiting for it.
   void bind(Label& l);

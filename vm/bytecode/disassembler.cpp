@@ -55,105 +55,41 @@ std::string float_repr(double x) {
 }
 
 
-// ---------------------------------------------------------------- operand shapes
+// ---------------------------------------------------------------- instructions
 
-// What an instruction field means, for printing.
-enum class Role : uint8_t {
-  None,  // unused field
-  Reg,   // r3
-  Const, // k3 (+ value comment)
-  Glob,  // g3 (+ name comment)
-  Num,   // a count
-  Imm,   // a signed immediate
-  Jump,  // absolute target
-};
-
-struct Shape {
-  Role a, b, c;
-};
-
-// Default meaning of the fields of each format; for sBx the single field
-// is printed from `a`'s position.
-Shape format_shape(OpFormat f) {
-  constexpr Shape kByFormat[] = {
-      /* ABC  */ {Role::Reg, Role::Reg, Role::Reg},
-      /* AB   */ {Role::Reg, Role::Reg, Role::None},
-      /* A    */ {Role::Reg, Role::None, Role::None},
-      /* ABx  */ {Role::Reg, Role::Const, Role::None},
-      /* AsBx */ {Role::Reg, Role::Jump, Role::None},
-      /* sBx  */ {Role::Jump, Role::None, Role::None},
-      /* BR   */ {Role::Reg, Role::Reg, Role::None},
-  };
-  return kByFormat[static_cast<int>(f)];
-}
-
-// Opcodes whose fields mean something other than their format's default.
-struct ShapeOverride {
-  Op op;
-  Shape shape;
-};
-constexpr Role R = Role::Reg, K = Role::Const, G = Role::Glob, N = Role::Num, I = Role::Imm,
-               X = Role::None;
-constexpr ShapeOverride kOverrides[] = {
-    {Op::LOADI, {R, I, X}},      {Op::GETGLOBAL, {R, G, X}}, {Op::SETGLOBAL, {R, G, X}},
-    {Op::DEFGLOBAL, {R, G, X}},  {Op::ADDK, {R, R, K}},      {Op::SUBK, {R, R, K}},
-    {Op::MULK, {R, R, K}},       {Op::DIVK, {R, R, K}},      {Op::IDIVK, {R, R, K}},
-    {Op::MODK, {R, R, K}},       {Op::POWK, {R, R, K}},      {Op::JEQK, {R, K, X}},
-    {Op::JNEK, {R, K, X}},       {Op::JLTK, {R, K, X}},      {Op::JLEK, {R, K, X}},
-    {Op::JGTK, {R, K, X}},       {Op::JGEK, {R, K, X}},      {Op::LOOP, {X, X, X}},
-    {Op::RETNIL, {X, X, X}},     {Op::CALL, {R, N, X}},      {Op::CALLKW, {R, N, K}},
-    {Op::NEWLIST, {R, R, N}},    {Op::LISTEXT, {R, R, N}},   {Op::GETINDEXN, {R, R, N}},
-    {Op::SETINDEXN, {R, R, N}},
-};
-
-Shape shape_of(Op op) {
-  for (const auto& o : kOverrides)
-    if (o.op == op) return o.shape;
-  return format_shape(op_info(op).format);
-}
-
-// The raw value of each printed field, by format.
-void fields_of(const Instr& in, OpFormat f, int64_t out[3]) {
-  switch (f) {
-    case OpFormat::ABC: out[0] = in.a; out[1] = in.b; out[2] = in.c; return;
-    case OpFormat::AB:
-    case OpFormat::BR: out[0] = in.a; out[1] = in.b; out[2] = 0; return;
-    case OpFormat::A: out[0] = in.a; out[1] = out[2] = 0; return;
-    case OpFormat::ABx: out[0] = in.a; out[1] = in.bx; out[2] = 0; return;
-    case OpFormat::AsBx: out[0] = in.a; out[1] = in.sbx; out[2] = 0; return;
-    case OpFormat::sBx: out[0] = in.sbx; out[1] = out[2] = 0; return;
-  }
-}
-
+// Each operand prints by its role (opcodes.def); unused fields not at all.
 std::string instruction_line(const Module& m, const FunctionProto& fn, uint32_t pc) {
   const Instr& in = fn.code[pc];
   const OpInfo& info = op_info(in.op);
-  Shape shape = shape_of(in.op);
-  int64_t f[3];
-  fields_of(in, info.format, f);
 
   std::string operands, comment;
   auto add_comment = [&comment](const std::string& s) {
     comment += comment.empty() ? s : ", " + s;
   };
-  const Role roles[3] = {shape.a, shape.b, shape.c};
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kNumOperands; ++i) {
+    const OperandRole role = info.roles[i];
+    const int64_t v = operand_value(in, i);
     std::string text;
-    switch (roles[i]) {
-      case Role::None: continue;
-      case Role::Reg: text = "r" + std::to_string(f[i]); break;
-      case Role::Num:
-      case Role::Imm: text = std::to_string(f[i]); break;
-      case Role::Jump: text = "-> " + std::to_string(static_cast<int64_t>(pc) + 1 + f[i]); break;
-      case Role::Const:
-        text = "k" + std::to_string(f[i]);
-        add_comment(static_cast<size_t>(f[i]) < fn.consts.size() ? constant_repr(fn.consts[f[i]])
-                                                                  : "<bad constant>");
+    switch (role) {
+      case OperandRole::none: continue;
+      case OperandRole::dst:
+      case OperandRole::src:
+      case OperandRole::src4:
+      case OperandRole::srcN:
+      case OperandRole::src1N:
+      case OperandRole::srcUp: text = "r" + std::to_string(v); break;
+      case OperandRole::count:
+      case OperandRole::imm: text = std::to_string(v); break;
+      case OperandRole::target: text = "-> " + std::to_string(static_cast<int64_t>(pc) + 1 + v); break;
+      case OperandRole::konst:
+        text = "k" + std::to_string(v);
+        add_comment(static_cast<size_t>(v) < fn.consts.size() ? constant_repr(fn.consts[v])
+                                                               : "<bad constant>");
         break;
-      case Role::Glob:
-        text = "g" + std::to_string(f[i]);
-        add_comment(static_cast<size_t>(f[i]) < m.global_names.size() ? m.global_names[f[i]]
-                                                                      : "<bad global>");
+      case OperandRole::global:
+        text = "g" + std::to_string(v);
+        add_comment(static_cast<size_t>(v) < m.global_names.size() ? m.global_names[v]
+                                                                    : "<bad global>");
         break;
     }
     if (!operands.empty()) operands += ' ';

@@ -15,7 +15,8 @@
 //     locals:
 //       r0  n  pc 0..12
 //
-// Each instruction line is: index, source line, opcode, operands. Registers
+// Each instruction line is: index, source line, opcode, operands, each
+// operand printed by its role in opcodes.def (unused fields not at all). Registers
 // print as r3, constants as k3 (value in the trailing comment), globals as g3
 // (name in the comment), jump targets as absolute `-> 12`, counts and
 // immediates as plain numbers. A call's comment names its callee when that

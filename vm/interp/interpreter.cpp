@@ -185,14 +185,14 @@ void Interpreter::raise_call_error(const Value& callee, const FunctionProto* pro
 
 void Interpreter::execute(size_t stop_depth) {
   static void* const kDispatch[kNumOps] = {
-#define OPCODE(name, fmt, desc) &&L_##name,
+#define OPCODE(name, ...) &&L_##name,
 #include "vm/bytecode/opcodes.def"
 #undef OPCODE
   };
   // While recording, every opcode first goes through L_RECORD (LuaJIT swaps
   // its dispatch table the same way).
   static void* const kRecordDispatch[kNumOps] = {
-#define OPCODE(name, fmt, desc) &&L_RECORD,
+#define OPCODE(name, ...) &&L_RECORD,
 #include "vm/bytecode/opcodes.def"
 #undef OPCODE
   };
