@@ -112,16 +112,19 @@ class Binary:
         self.version = run_bench.version_of([vm, "--version"]) or "unknown"
 
     def describe(self):
-        c = "unknown commit"
+        c = "commit unknown"
         if self.commit:
             c = "commit %s" % self.commit[:12]
-            subject = git("log", "-1", "--format=%cs %s", self.commit, check=False)
-            if subject:
-                c += " (%s)" % (subject if len(subject) <= 110 else subject[:107] + "...")
+            info = git("log", "-1", "--format=%cs%n%s", self.commit, check=False)
+            if info and "\n" in info:
+                date, subject = info.split("\n", 1)
+                if len(subject) > 90:
+                    subject = subject[:89].rstrip() + "…"
+                c += " of %s (“%s”)" % (date, subject)
             if self.dirty:
                 c += " plus uncommitted changes"
-        return "%s: `%s`, %s, %s" % (self.label, os.path.relpath(self.vm, REPO) if self.vm.startswith(REPO)
-                                      else self.vm, c, self.version)
+        path = os.path.relpath(self.vm, REPO) if self.vm.startswith(REPO + os.sep) else self.vm
+        return "%s: %s; binary `%s` (%s)" % (self.label, c, path, self.version)
 
 
 def callgrind(vm, prog, args, tier, timeout, tmp):
@@ -327,8 +330,8 @@ def main():
     lines = ["# Executed instructions per host tier: %s against %s (%s)" % (new.label, base.label, today), "",
              "- machine: %d CPUs (nproc), %s, %s" % (os.cpu_count() or 0, run_bench.cpu_model(), platform.platform()),
              "- command: `%s`" % command,
-             "- baseline: " + base.describe(),
-             "- new: " + new.describe(),
+             "- baseline " + base.describe(),
+             "- new " + new.describe(),
              "- valgrind: %s (`valgrind --tool=callgrind`, the `Collected` total: every instruction of the "
              "process, all threads)" % valgrind_version,
              "- runs: %d callgrind run%s per binary, tier and program%s; tolerance ±%s" % (
@@ -343,8 +346,9 @@ def main():
              "",
              "The sizes are smaller than the wall-time harness's, to keep valgrind's time short. Unlike wall "
              "times, the counts do not depend on the machine's load: a change of more than a fraction of a "
-             "percent is a change in what the VM does (repeated runs of one binary agree to within about "
-             "0.01%). tier=2 runs with `async=0` (LLVM compiles before the program goes on): with the default "
+             "percent is a change in what the VM does (repeated runs of one binary by the harness agree to "
+             "within a thousand instructions; run from another directory or shell, whose environment "
+             "differs, tier=2 counts moved by up to 0.1%). tier=2 runs with `async=0` (LLVM compiles before the program goes on): with the default "
              "`async=1` how far the interpreter gets while LLVM works on its thread depends on the thread "
              "schedule, and the counts vary by several percent from run to run. Both binaries must print the "
              "same checksum."]
