@@ -94,9 +94,15 @@ def git_out(cwd, *args):
     return p.stdout.decode("utf-8", "replace").strip() if p.returncode == 0 else None
 
 
+# What does not go into tessera-vm: a commit that changes only these leaves the binary as it was.
+NOT_VM_SOURCES = [":!experiments", ":!tests", ":!docs", ":!*.md"]
+
+
 def source_commit(vm):
     """(commit hash, dirty) of the source tree a binary was built from, read from the CMake
-    cache next to it (or in a parent folder); (None, False) when unknown."""
+    cache next to it (or in a parent folder): the newest commit at or before the tree's HEAD
+    that changed what goes into the binary (not experiments/, tests/ or the docs), and whether the tree
+    has uncommitted changes to it; (None, False) when unknown."""
     d = os.path.dirname(os.path.abspath(vm))
     while True:
         cache = os.path.join(d, "CMakeCache.txt")
@@ -105,12 +111,11 @@ def source_commit(vm):
                 m = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", f.read(), re.M)
             if not m:
                 return None, False
-            head = git_out(m.group(1), "rev-parse", "HEAD")
-            if head is None:
+            head = git_out(m.group(1), "log", "-1", "--format=%H", "HEAD", "--", ".", *NOT_VM_SOURCES)
+            if not head:
                 return None, False
-            # Uncommitted changes to what goes into the binary (not to experiments/ or the docs).
             status = git_out(m.group(1), "status", "--porcelain", "--untracked-files=no", "--", ".",
-                             ":!experiments", ":!docs", ":!*.md")
+                             *NOT_VM_SOURCES)
             return head, bool(status)
         parent = os.path.dirname(d)
         if parent == d:
@@ -649,7 +654,7 @@ def main():
              "- command: `%s`" % command]
     commit, dirty = source_commit(a.vm)
     if commit:
-        lines.append("- tessera-vm built from commit %s (%s)%s" % (
+        lines.append("- tessera-vm built from commit %s (%s; the newest that changed its sources)%s" % (
             commit[:12], git_out(REPO, "log", "-1", "--format=%cs", commit) or "date unknown",
             " plus uncommitted changes" if dirty else ""))
     lines.append("- versions:")
