@@ -347,8 +347,8 @@ def main():
              "The sizes are smaller than the wall-time harness's, to keep valgrind's time short. Unlike wall "
              "times, the counts do not depend on the machine's load: a change of more than a fraction of a "
              "percent is a change in what the VM does (repeated runs of one binary by the harness agree to "
-             "within a thousand instructions; run from another directory or shell, whose environment "
-             "differs, tier=2 counts moved by up to 0.1%). tier=2 runs with `async=0` (LLVM compiles before the program goes on): with the default "
+             "within about 0.01%; run by hand from another directory or shell, whose environment differs, "
+             "tier=2 counts moved by up to 0.1%). tier=2 runs with `async=0` (LLVM compiles before the program goes on): with the default "
              "`async=1` how far the interpreter gets while LLVM works on its thread depends on the thread "
              "schedule, and the counts vary by several percent from run to run. Both binaries must print the "
              "same checksum."]
@@ -409,7 +409,8 @@ def main():
                     cells += ["—" if traces is None else str(traces),
                               "FAILED" if ms is None else ("—" if not ms else f % meds[b.role])]
                 ch = change(meds["baseline"], meds["new"])
-                lines.append("| %s | %s | %s |" % (p, " | ".join(cells), "—" if ch is None else "%+.0f%%" % ch))
+                ch = None if ch is None else round(ch) + 0  # + 0: no "-0%"
+                lines.append("| %s | %s | %s |" % (p, " | ".join(cells), "—" if ch is None else "%+d%%" % ch))
             lines += ["", "traces = traces the tier compiled in one run (the last); all programs = their sum, and "
                       "the median over every trace of every run of every program."]
     report = "\n".join(lines) + "\n"
