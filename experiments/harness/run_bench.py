@@ -85,6 +85,44 @@ def version_of(cmd):
     return text[0] if text else "(unknown version)"
 
 
+def git_out(cwd, *args):
+    """stdout of a git command run in cwd, stripped; None if it fails."""
+    try:
+        p = subprocess.run(["git"] + list(args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except OSError:
+        return None
+    return p.stdout.decode("utf-8", "replace").strip() if p.returncode == 0 else None
+
+
+# What does not go into tessera-vm: a commit that changes only these leaves the binary as it was.
+NOT_VM_SOURCES = [":!experiments", ":!tests", ":!docs", ":!*.md"]
+
+
+def source_commit(vm):
+    """(commit hash, dirty) of the source tree a binary was built from, read from the CMake
+    cache next to it (or in a parent folder): the newest commit at or before the tree's HEAD
+    that changed what goes into the binary (not experiments/, tests/ or the docs), and whether the tree
+    has uncommitted changes to it; (None, False) when unknown."""
+    d = os.path.dirname(os.path.abspath(vm))
+    while True:
+        cache = os.path.join(d, "CMakeCache.txt")
+        if os.path.exists(cache):
+            with open(cache, errors="replace") as f:
+                m = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", f.read(), re.M)
+            if not m:
+                return None, False
+            head = git_out(m.group(1), "log", "-1", "--format=%H", "HEAD", "--", ".", *NOT_VM_SOURCES)
+            if not head:
+                return None, False
+            status = git_out(m.group(1), "status", "--porcelain", "--untracked-files=no", "--", ".",
+                             *NOT_VM_SOURCES)
+            return head, bool(status)
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None, False
+        d = parent
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -374,6 +412,8 @@ def main():
     ap.add_argument("--peers", help="comma-separated subset of: " + ",".join(PEERS))
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
     ap.add_argument("--out-dir", default=os.path.join(REPO, "experiments", "results"))
+    ap.add_argument("--tag", help="appended to the dated files' names (jit-DATE-TAG.md, ...): what the run is "
+                                  "of, in a word or two, so that a second run the same day keeps both")
     ap.add_argument("--check-only", action="store_true",
                     help="exit non-zero on any checksum mismatch, crash or timeout (for CI)")
     ap.add_argument("--no-warmup", action="store_true",
@@ -605,11 +645,19 @@ def main():
     ratio_cols = [c for c in ratio_cols if c[1] in peers and c[2] in peers]
 
     today = datetime.date.today().isoformat()
+    # The dated files' names: the date, then the tag when one is given.
+    dated = today + ("-" + a.tag if a.tag else "")
     command = shlex.join([sys.executable] + sys.argv)
     lines = ["# Tessera VM benchmarks (trace JIT and interpreter), %s" % today, "",
              "- machine: %d CPUs (nproc), %s, %s" % (os.cpu_count() or 0, cpu_model(), platform.platform()),
              "- size: %s; runs per cell: %d (median wall seconds)" % (a.size, a.runs),
-             "- command: `%s`" % command, "- versions:"]
+             "- command: `%s`" % command]
+    commit, dirty = source_commit(a.vm)
+    if commit:
+        lines.append("- tessera-vm built from commit %s (%s; the newest that changed its sources)%s" % (
+            commit[:12], git_out(REPO, "log", "-1", "--format=%cs", commit) or "date unknown",
+            " plus uncommitted changes" if dirty else ""))
+    lines.append("- versions:")
     for p in peers:
         lines.append("  - %s: %s" % (p, versions.get(p) or "unknown"))
     for n in notes:
@@ -749,7 +797,7 @@ def main():
                      "traces compiled ..., B bytes of code`). all programs = median over every trace of "
                      "every program, totals of traces and bytes. `—` = no such line in the report (e.g. "
                      "no trace reached T2)." % (src_text[tier_src["1"]], src_text[tier_src["2"]]))
-    svg_name = "warmup-%s.svg" % today
+    svg_name = "warmup-%s.svg" % dated
     if iters:
         lines += ["", "## Warm-up plot (experiments/bench/warmup/warmup.tsb)", "",
                   "![time per iteration of warmup.tsb under each mode](%s)" % svg_name, ""]
@@ -779,14 +827,14 @@ def main():
                      "its compile time lands in the iterations that trigger it; auto: the default. "
                      "The per-iteration times are in `warmup-iterations-%s.csv`. "
                      "The checksum must agree across the modes."
-                     % (WARMUP_ITERS[a.size], WARMUP_ITERS[a.size], today))
+                     % (WARMUP_ITERS[a.size], WARMUP_ITERS[a.size], dated))
     if mismatches:
         lines.append("")
         lines.append("**%d checksum mismatch(es)** — see the log of the run." % mismatches)
     report = "\n".join(lines) + "\n"
 
     os.makedirs(a.out_dir, exist_ok=True)
-    stem = os.path.join(a.out_dir, "jit-%s" % today)
+    stem = os.path.join(a.out_dir, "jit-%s" % dated)
     for path in (stem + ".md", os.path.join(a.out_dir, "latest.md")):
         with open(path, "w") as f:
             f.write(report)
@@ -801,7 +849,7 @@ def main():
                         w.writerow([prog, p, r.status, "%.6f" % r.seconds if r.seconds else "", r.output])
     written = [stem + ".md", stem + ".csv", "latest.md", "latest.csv"]
     if warmup:
-        wstem = os.path.join(a.out_dir, "jit-warmup-%s" % today)
+        wstem = os.path.join(a.out_dir, "jit-warmup-%s" % dated)
         for path in (wstem + ".csv", os.path.join(a.out_dir, "latest-warmup.csv")):
             with open(path, "w", newline="") as f:
                 cw = csv.writer(f)
@@ -816,7 +864,7 @@ def main():
                                     + ["%.6f" % wr["seconds"] if wr["seconds"] else "", wr["output"]])
         written += [wstem + ".csv", "latest-warmup.csv"]
     if iters:
-        istem = os.path.join(a.out_dir, "warmup-iterations-%s" % today)
+        istem = os.path.join(a.out_dir, "warmup-iterations-%s" % dated)
         for path in (istem + ".csv", os.path.join(a.out_dir, "latest-warmup-iterations.csv")):
             with open(path, "w", newline="") as f:
                 cw = csv.writer(f)
