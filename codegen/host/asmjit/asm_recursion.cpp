@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/host/asmjit/asm_state.h"
+#include "codegen/host/caller_base_distance.h"
 #include "codegen/host/trace_abi.h"
 #include "vm/bytecode/bytecode.h"
 #include "vm/interp/jit_hooks.h"

@@ -31,7 +31,10 @@
 #include <deque>
 #include <stdexcept>
 
+#include "codegen/host/code_data.h"
 #include "codegen/host/llvm/ir_lowering.h"
+#include "codegen/host/lowering_env.h"
+#include "codegen/host/object_layout.h"
 
 namespace tessera::jit {
 namespace {

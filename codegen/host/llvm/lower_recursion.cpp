@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "codegen/host/caller_base_distance.h"
 #include "codegen/host/llvm/lower_state.h"
 #include "codegen/host/trace_abi.h"
 #include "tracer/ir_value_tags.h"
