@@ -1,8 +1,11 @@
-// Runtime helpers called from compiled traces (see trace_abi.h).
+// The C ABI that compiled code calls: the runtime helpers declared in
+// trace_abi.h.
 //
-// They are the only way generated code touches reference counts or calls
-// back into the VM: keeping that logic in C++ means the backends never
-// duplicate Value's ownership rules.
+// They are the only way generated code calls back into the VM. Generated
+// code counts references inline; freeing an object, calling a built-in or
+// an operation without IR of its own, and building the objects of an exit
+// go through here, so that the backends never duplicate Value's ownership
+// rules.
 #include <bit>
 #include <cmath>
 #include <new>
