@@ -148,11 +148,11 @@ int64_t tessera_jit_int_pow(int64_t a, int64_t b);
 double tessera_jit_float_floordiv(double a, double b);
 double tessera_jit_float_mod(double a, double b);
 double tessera_jit_float_pow(double a, double b);
-// FloatMath functions other than sqrt (which is the llvm.sqrt intrinsic).
-double tessera_jit_exp(double x);
-double tessera_jit_log(double x);
-double tessera_jit_sin(double x);
-double tessera_jit_cos(double x);
-double tessera_jit_tanh(double x);
+// The FMATH functions (tracer/float_math.def): tessera_jit_<fn>(x) is
+// std::<fn>(x). A tier calls one where it has no instruction for it
+// (codegen/host/float_math.h has them by FloatMath id).
+#define FLOATMATH(Name, fn, t1, t2) double tessera_jit_##fn(double x);
+#include "tracer/float_math.def"
+#undef FLOATMATH
 
 }  // extern "C"

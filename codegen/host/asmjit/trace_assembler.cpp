@@ -7,11 +7,13 @@
 // the trace is emitted and placed after it, then the constant data.
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "codegen/host/asmjit/asm_state.h"
+#include "codegen/host/float_math.h"
 #include "codegen/host/trace_abi.h"
 
 namespace tessera::jit::t1 {
@@ -56,17 +58,14 @@ const CompareRow* compare_row(IROp op) {
   return nullptr;
 }
 
-using FloatFn = double (*)(double);
-FloatFn float_math_fn(FloatMath f) {
-  switch (f) {
-    case FloatMath::Exp: return &tessera_jit_exp;
-    case FloatMath::Log: return &tessera_jit_log;
-    case FloatMath::Sin: return &tessera_jit_sin;
-    case FloatMath::Cos: return &tessera_jit_cos;
-    case FloatMath::Tanh: return &tessera_jit_tanh;
-    default: return nullptr;
-  }
-}
+// FMATH: the instruction that computes each function of
+// tracer/float_math.def, or kIdNone where T1 calls its helper.
+constexpr x86::Inst::Id kFloatMathInst[] = {
+#define FLOATMATH(Name, fn, t1, t2) x86::Inst::kId##t1,
+#include "tracer/float_math.def"
+#undef FLOATMATH
+};
+static_assert(std::size(kFloatMathInst) == static_cast<size_t>(FloatMath::NumFns));
 
 CondCode negate(CondCode c) { return static_cast<CondCode>(static_cast<uint8_t>(c) ^ 1u); }
 
@@ -219,15 +218,14 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
     case IROp::FMOD: lower_scalar_call(r, ins, reinterpret_cast<const void*>(&tessera_jit_float_mod), 2, true); break;
     case IROp::FPOW: lower_scalar_call(r, ins, reinterpret_cast<const void*>(&tessera_jit_float_pow), 2, true); break;
     case IROp::FMATH: {
-      if (ins.op2 == static_cast<uint32_t>(FloatMath::Sqrt)) {
+      if (ins.op2 >= static_cast<uint32_t>(FloatMath::NumFns)) fail("unknown FloatMath id " + std::to_string(ins.op2));
+      if (const x86::Inst::Id inst = kFloatMathInst[ins.op2]; inst != x86::Inst::kIdNone) {
         const x86::Xmm d = def_xmm(r);
-        a_.emit(x86::Inst::kIdSqrtsd, d, xmm_src(ins.op1, x86::xmm0));
+        a_.emit(inst, d, xmm_src(ins.op1, x86::xmm0));
         commit(r, d);
         break;
       }
-      FloatFn fn = float_math_fn(static_cast<FloatMath>(ins.op2));
-      if (fn == nullptr) fail("unknown FloatMath id " + std::to_string(ins.op2));
-      lower_scalar_call(r, ins, reinterpret_cast<const void*>(fn), 1, true);
+      lower_scalar_call(r, ins, reinterpret_cast<const void*>(kFloatMathHelpers[ins.op2]), 1, true);
       break;
     }
     case IROp::CONV: {

@@ -7,9 +7,11 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
+#include "codegen/host/float_math.h"
 #include "codegen/host/llvm/lower_state.h"
 #include "codegen/host/trace_abi.h"
 #include "tracer/ir_value_tags.h"
@@ -23,6 +25,19 @@ void lower_trace(const TraceIR& ir, const LoweringEnv& env, const std::string& f
 }  // namespace tessera::jit
 
 namespace tessera::jit::t2 {
+
+namespace {
+
+// FMATH: the intrinsic that computes each function of tracer/float_math.def,
+// or not_intrinsic where T2 calls its helper.
+constexpr llvm::Intrinsic::ID kFloatMathIntrinsic[] = {
+#define FLOATMATH(Name, fn, t1, t2) llvm::Intrinsic::t2,
+#include "tracer/float_math.def"
+#undef FLOATMATH
+};
+static_assert(std::size(kFloatMathIntrinsic) == static_cast<size_t>(FloatMath::NumFns));
+
+}  // namespace
 
 Lowering::Lowering(const TraceIR& ir, const LoweringEnv& env, llvm::Module& m)
     : ir_(ir), env_(env), m_(m), c_(m.getContext()), b_(c_) {
@@ -397,16 +412,10 @@ llvm::Value* Lowering::compare(IROp op, IRRef x, IRRef y) {
 }
 
 llvm::Value* Lowering::float_math(llvm::Value* x, uint32_t id) {
-  switch (static_cast<FloatMath>(id)) {
-    case FloatMath::Sqrt: return b_.CreateIntrinsic(llvm::Intrinsic::sqrt, {f64_}, {x});
-    case FloatMath::Exp: return call_f(&tessera_jit_exp, x);
-    case FloatMath::Log: return call_f(&tessera_jit_log, x);
-    case FloatMath::Sin: return call_f(&tessera_jit_sin, x);
-    case FloatMath::Cos: return call_f(&tessera_jit_cos, x);
-    case FloatMath::Tanh: return call_f(&tessera_jit_tanh, x);
-    case FloatMath::NumFns: break;
-  }
-  fail("unknown FloatMath id " + std::to_string(id));
+  if (id >= static_cast<uint32_t>(FloatMath::NumFns)) fail("unknown FloatMath id " + std::to_string(id));
+  if (kFloatMathIntrinsic[id] != llvm::Intrinsic::not_intrinsic)
+    return b_.CreateIntrinsic(kFloatMathIntrinsic[id], {f64_}, {x});
+  return call_f(kFloatMathHelpers[id], x);
 }
 
 void Lowering::begin_loop(IRRef loop) {
