@@ -72,20 +72,8 @@ constexpr int32_t kArgs = 40;
 // The registers the linear-scan allocator hands out (asm_emit_x86.cpp).
 RegisterSet t1_registers();
 
-// A condition left in the flags by a comparison, for a fused guard.
-struct Flags {
-  x86::CondCode cc;
-  // Float EQ/NE: unordered (PF=1) counts as "not equal".
-  bool float_eq = false;  // the condition is EQ of floats
-  bool float_ne = false;  // the condition is NE of floats
-};
-
-// Two-operand arithmetic: one x86 instruction each (dst op= src).
-struct BinaryRow {
-  IROp op;
-  x86::Inst::Id inst;
-  bool commutative;
-};
+struct BinaryRow;  // trace_assembler.cpp
+struct Flags;
 
 class TraceAssembler {
  public:

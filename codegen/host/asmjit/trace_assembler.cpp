@@ -21,6 +21,21 @@ namespace tessera::jit::t1 {
 using namespace asmjit;
 using x86::CondCode;
 
+// Two-operand arithmetic: one x86 instruction each (dst op= src).
+struct BinaryRow {
+  IROp op;
+  x86::Inst::Id inst;
+  bool commutative;
+};
+
+// A condition left in the flags by a comparison, for a fused guard.
+struct Flags {
+  CondCode cc;
+  // Float EQ/NE: unordered (PF=1) counts as "not equal".
+  bool float_eq = false;  // the condition is EQ of floats
+  bool float_ne = false;  // the condition is NE of floats
+};
+
 namespace {
 
 constexpr BinaryRow kBinary[] = {
