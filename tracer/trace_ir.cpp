@@ -12,7 +12,11 @@
 namespace tessera::jit {
 
 namespace {
-constexpr const char* kFloatMathNames[] = {"sqrt", "exp", "log", "sin", "cos", "tanh"};
+constexpr const char* kFloatMathNames[] = {
+#define FLOATMATH(Name, fn, t1, t2) #fn,
+#include "tracer/float_math.def"
+#undef FLOATMATH
+};
 static_assert(std::size(kFloatMathNames) == static_cast<size_t>(FloatMath::NumFns));
 }  // namespace
 

@@ -44,9 +44,15 @@ inline bool ir_has_side_effect(IROp op) { return ir_op_info(op).mode & S; }
 inline bool ir_is_cse(IROp op) { return ir_op_info(op).mode & C; }
 inline bool ir_is_const(IROp op) { return ir_op_info(op).mode & K; }
 
-// Operand 2 of FMATH: which unary math function of a float. The names are
-// the built-ins' names (the recorder turns sqrt(x) of a number into FMATH).
-enum class FloatMath : uint32_t { Sqrt = 0, Exp, Log, Sin, Cos, Tanh, NumFns };
+// Operand 2 of FMATH: which unary math function of a float, one row of
+// tracer/float_math.def each. The names are the built-ins' names (the
+// recorder turns sqrt(x) of a number into FMATH).
+enum class FloatMath : uint32_t {
+#define FLOATMATH(Name, fn, t1, t2) Name,
+#include "tracer/float_math.def"
+#undef FLOATMATH
+  NumFns
+};
 const char* float_math_name(FloatMath f);
 // The FloatMath called `name`, or NumFns when there is none.
 FloatMath float_math_by_name(std::string_view name);

@@ -1,4 +1,5 @@
-#include "codegen/host/lowering_env.h"
+#include "codegen/host/caller_base_distance.h"
+
 #include "vm/bytecode/bytecode.h"
 
 namespace tessera::jit {

@@ -1,11 +1,10 @@
 // object_layout(): where the interpreter's heap objects keep the fields that
-// generated code reads, found by looking at real objects; and the lowering
-// environment both host tiers build from it.
+// generated code reads, found by looking at real objects.
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
-#include "codegen/host/lowering_env.h"
+#include "codegen/host/object_layout.h"
 #include "vm/core/value.h"
 #include "vm/tensor/tensor.h"
 
@@ -75,24 +74,6 @@ const ObjectLayout& object_layout() {
     return l;
   }();
   return layout;
-}
-
-LoweringEnv make_lowering_env(const TraceIR& ir, const ObjectLayout& layout, CodeData& data,
-                              const ExitLinking& linking, const FunctionProto* proto, const uint8_t* global_watch) {
-  LoweringEnv env;
-  env.list = layout.list;
-  env.tensor = layout.tensor;
-  env.obj_refcount_offset = layout.refcount_offset;
-  env.linking = linking;
-  env.proto = proto;
-  env.global_watch = global_watch;
-  for (const CallTarget& t : ir.calls()) {
-    data.call_targets.push_back(t);
-    env.calls.push_back(&data.call_targets.back());
-  }
-  data.exit_plans.push_back(plan_exits(ir));
-  env.exit_plans = &data.exit_plans.back();
-  return env;
 }
 
 }  // namespace tessera::jit

@@ -1,11 +1,11 @@
-// The calling convention of compiled traces, shared by every host backend
-// (LLVM ORC now, asmjit later) and by the code that enters traces and handles
-// their exits (runtime/, deopt/).
+// The calling convention of compiled traces, shared by both host backends
+// (asmjit, T1; LLVM ORC, T2) and by the runtime, which enters traces and
+// handles their exits (runtime/trace_jit).
 //
 // A compiled trace is entered with the interpreter's state in memory and
 // leaves through exactly one snapshot:
 //
-//   uint32_t snap = fn(base, globals, exit_vals, ctx);
+//   uint32_t code = fn(base, globals, exit_vals, ctx);
 //
 //   base       interpreter register 0 of the trace's base frame (slot s is
 //              base[s]; inlined frames' slots follow);
@@ -14,16 +14,23 @@
 //              (deopt/exit_plan.h);
 //   ctx        what the runtime helpers need (the VM, base, globals).
 //
-// The return value is the number of the snapshot the trace exited through.
-// Before returning, the trace writes the values of that snapshot's exit plan
-// (ExitPlan::values: the entries' values in entry order when the snapshot
-// names no sunk object), into exit_vals[i] as raw 64-bit payloads: int as int64, float as its
-// IEEE bit pattern, bool 0/1, nil 0, dtype as its payload word, objects and
-// functions as their address. The caller runs the plan (execute_exit_plan),
-// which writes them into the interpreter registers with reference counting;
-// the trace itself never writes scalar values into slots. Object values are stored through to their
-// slots as soon as they are assigned (SSTORE, CALL dest_slot), so that every
-// object the trace holds is owned by some register.
+// The return value names the snapshot the trace exited through. Each exit
+// runs that snapshot's exit plan (deopt/exit_plan.h) in one of two forms,
+// chosen when the trace is compiled (ExitLinking below):
+//   unlinked  the trace writes the plan's values (ExitPlan::values: the
+//             entries' values in entry order when the snapshot names no sunk
+//             object) into exit_vals[i] as raw 64-bit payloads (int as int64,
+//             float as its IEEE bit pattern, bool 0/1, nil 0, dtype as its
+//             payload word, objects and functions as their address) and
+//             returns the snapshot number; the caller runs the plan
+//             (execute_exit_plan), which writes the interpreter registers
+//             with reference counting. The tests use this form.
+//   linked    the trace writes the registers itself and goes on into the
+//             linked trace, or returns `code_base | snap` (the runtime's
+//             form; T1's tier-up exit returns `code_base | kTierUpExit`).
+// Object values are stored through to their slots as soon as they are
+// assigned (SSTORE, CALL dest_slot), so that every object the trace holds
+// is owned by some register.
 #pragma once
 
 #include <cstdint>
@@ -71,12 +78,13 @@ using TraceFn = uint32_t (*)(Value* base, Value* globals, uint64_t* exit_vals, J
 using NativeTrace = const void*;
 
 // Linked exits (optional, chosen when the trace is compiled; see
-// LlvmBackend::compile). Instead of filling exit_vals, an exit writes its
-// snapshot's values straight into the registers (with reference counting)
-// and then, if links[snap] is set, tail-calls that trace (a side trace, or
-// the trace a side trace ends in) with the same arguments; otherwise it
-// returns `code_base | snap`. The runtime fills `links` as side traces are
-// compiled, so hot exits go from trace to trace without leaving native code.
+// HostBackend::compile). Instead of filling exit_vals, an exit writes its
+// snapshot's values straight into the registers (with reference counting;
+// an exit that builds sunk objects through tessera_jit_restore_exit) and
+// then, if links[snap] is set, jumps to that trace (a side trace, or the
+// trace a side trace ends in) with the same arguments; otherwise it returns
+// `code_base | snap`. The runtime fills `links` as side traces are compiled,
+// so hot exits go from trace to trace without leaving native code.
 struct ExitLinking {
   uint32_t code_base = 0;     // e.g. trace id << 16, to tell which trace exited
   NativeTrace* links = nullptr;  // one slot per snapshot, null = back to the caller
@@ -109,8 +117,8 @@ void tessera_jit_free(uint64_t obj);
 // ctx->base[dest_slot]. Returns false — the trace then exits through the
 // CALL's snapshot and the interpreter redoes the operation — when the callee
 // raises (RuntimeError, bad_alloc, anything), when the result's tag is not
-// expect_tag (kJitAnyTag: anything), or when an object result has no
-// dest_slot to own it.
+// expect_tag (kJitAnyTag: anything, the result is not read), or when an
+// object result that the trace reads has no dest_slot to own it.
 bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTarget* target,
                       const uint8_t* tags, const uint64_t* payloads, uint32_t n,
                       uint8_t expect_tag, uint64_t* result);
@@ -140,11 +148,11 @@ int64_t tessera_jit_int_pow(int64_t a, int64_t b);
 double tessera_jit_float_floordiv(double a, double b);
 double tessera_jit_float_mod(double a, double b);
 double tessera_jit_float_pow(double a, double b);
-// FloatMath functions other than sqrt (which is the llvm.sqrt intrinsic).
-double tessera_jit_exp(double x);
-double tessera_jit_log(double x);
-double tessera_jit_sin(double x);
-double tessera_jit_cos(double x);
-double tessera_jit_tanh(double x);
+// The FMATH functions (tracer/float_math.def): tessera_jit_<fn>(x) is
+// std::<fn>(x). A tier calls one where it has no instruction for it
+// (codegen/host/float_math.h has them by FloatMath id).
+#define FLOATMATH(Name, fn, t1, t2) double tessera_jit_##fn(double x);
+#include "tracer/float_math.def"
+#undef FLOATMATH
 
 }  // extern "C"

@@ -2,7 +2,7 @@
 // the caller's frame (a CALL pushed the callee one register above its `a`).
 #include <gtest/gtest.h>
 
-#include "codegen/host/lowering_env.h"
+#include "codegen/host/caller_base_distance.h"
 #include "vm/bytecode/bytecode.h"
 
 namespace tessera::jit {

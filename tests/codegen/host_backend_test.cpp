@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstddef>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -288,7 +290,8 @@ TEST_P(HostBackendTest, FloatMathAndConv) {
   ASSERT_EQ(r.run(t.fn), 1u);
   const double x = 3.0;
   const double expect[] = {std::sqrt(x), std::exp(x), std::log(x), std::sin(x), std::cos(x), std::tanh(x)};
-  for (int k = 0; k < 6; ++k)
+  static_assert(std::size(expect) == static_cast<size_t>(FloatMath::NumFns), "a FloatMath function without a test");
+  for (size_t k = 0; k < std::size(expect); ++k)
     EXPECT_EQ(r.exit_vals[k], std::bit_cast<uint64_t>(expect[k])) << float_math_name(static_cast<FloatMath>(k));
 }
 

@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include "codegen/host/asmjit/trace_assembler.h"
+#include "codegen/host/code_data.h"
 #include "codegen/host/lowering_env.h"
+#include "codegen/host/object_layout.h"
 #include "tracer/ir_verify.h"
 
 namespace tessera::jit {

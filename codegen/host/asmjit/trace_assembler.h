@@ -1,5 +1,6 @@
 // Trace IR -> x86-64 machine code with asmjit's Assembler: the T1 tier's
-// instruction selection (internal to the asmjit backend).
+// instruction selection (internal to the asmjit backend; its parts are
+// listed in asm_state.h).
 //
 // The generated code follows trace_abi.h exactly as the LLVM tier does, so
 // traces of either tier link to each other and share deopt/:

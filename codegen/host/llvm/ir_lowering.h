@@ -1,4 +1,5 @@
-// Trace IR -> LLVM IR (internal to the LLVM backend; includes LLVM headers).
+// Trace IR -> LLVM IR (internal to the LLVM backend; lower_state.h lists
+// the parts of the lowering).
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,6 @@
-// LlvmBackend: lowering (ir_lowering.cpp), the O2 pipeline of the new pass
-// manager, and native code through LLJIT.
+// LlvmBackend: lowering (ir_lowering.cpp and the parts lower_state.h
+// lists), the IR pass pipeline of the opt level (llvm_backend.h), and
+// native code through LLJIT.
 #include "codegen/host/llvm/llvm_backend.h"
 
 #include "tracer/ir_verify.h"
@@ -30,7 +31,10 @@
 #include <deque>
 #include <stdexcept>
 
+#include "codegen/host/code_data.h"
 #include "codegen/host/llvm/ir_lowering.h"
+#include "codegen/host/lowering_env.h"
+#include "codegen/host/object_layout.h"
 
 namespace tessera::jit {
 namespace {

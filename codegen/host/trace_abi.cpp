@@ -1,8 +1,11 @@
-// Runtime helpers called from compiled traces (see trace_abi.h).
+// The C ABI that compiled code calls: the runtime helpers declared in
+// trace_abi.h.
 //
-// They are the only way generated code touches reference counts or calls
-// back into the VM: keeping that logic in C++ means the backends never
-// duplicate Value's ownership rules.
+// They are the only way generated code calls back into the VM. Generated
+// code counts references inline; freeing an object, calling a built-in or
+// an operation without IR of its own, and building the objects of an exit
+// go through here, so that the backends never duplicate Value's ownership
+// rules.
 #include <bit>
 #include <cmath>
 #include <new>
@@ -158,10 +161,9 @@ int64_t tessera_jit_int_pow(int64_t a, int64_t b) { return tessera::int_pow(a, b
 double tessera_jit_float_floordiv(double a, double b) { return tessera::float_floordiv(a, b); }
 double tessera_jit_float_mod(double a, double b) { return tessera::float_mod(a, b); }
 double tessera_jit_float_pow(double a, double b) { return tessera::float_pow(a, b); }
-double tessera_jit_exp(double x) { return std::exp(x); }
-double tessera_jit_log(double x) { return std::log(x); }
-double tessera_jit_sin(double x) { return std::sin(x); }
-double tessera_jit_cos(double x) { return std::cos(x); }
-double tessera_jit_tanh(double x) { return std::tanh(x); }
+#define FLOATMATH(Name, fn, t1, t2) \
+  double tessera_jit_##fn(double x) { return std::fn(x); }
+#include "tracer/float_math.def"
+#undef FLOATMATH
 
 }  // extern "C"

@@ -1,0 +1,112 @@
+// Interpreter Values in memory, in the LLVM lowering (lower_state.h): loads
+// that guard the tag, stores with Value's reference counting inline (only
+// freeing an object calls into C++), and the addresses of list and tensor
+// elements.
+#include <llvm/IR/MDBuilder.h>
+
+#include "codegen/host/llvm/lower_state.h"
+#include "codegen/host/trace_abi.h"
+#include "tracer/ir_value_tags.h"
+
+namespace tessera::jit::t2 {
+
+// Loads a Value at `addr`, guarding that its tag matches `t`.
+llvm::Value* Lowering::load_guarded(llvm::Value* addr, IRType t, uint16_t snap) {
+  const uint8_t tag = static_cast<uint8_t>(tag_for(t));
+  llvm::Value* got = b_.CreateLoad(i8_, byte_gep(addr, tessera::Value::kTagOffset));
+  guard(b_.CreateICmpEQ(got, llvm::ConstantInt::get(i8_, tag)), snap);
+  return load_typed(addr, t);
+}
+
+// The payload of a value whose tag is known to be t's.
+llvm::Value* Lowering::load_typed(llvm::Value* addr, IRType t) {
+  if (t == IRType::Nil) return llvm::ConstantInt::get(i64_, 0);
+  llvm::Value* p = byte_gep(addr, tessera::Value::kPayloadOffset);
+  llvm::Type* ty = type_of(t);
+  if (ty == i1_) return b_.CreateICmpNE(b_.CreateLoad(i8_, p), llvm::ConstantInt::get(i8_, 0));
+  return b_.CreateLoad(ty, p);
+}
+
+// SSTORE: where the slot's current tag is known to be a scalar's (an SLOAD
+// guarded it, or the trace stored it), no reference counting is needed,
+// and with the same tag only the payload changes.
+void Lowering::store_slot(uint32_t slot, IRRef v) {
+  llvm::Value* dst = slot_addr(base_, slot);
+  const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(v)));
+  const uint8_t obj = static_cast<uint8_t>(Tag::Str);
+  auto known = slot_tags_.find(slot);
+  if (known != slot_tags_.end() && known->second < obj && tag < obj) {
+    if (known->second != tag) b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
+    b_.CreateStore(to_payload(value_of(v)),
+                   b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
+  } else {
+    store_value(dst, v);
+  }
+  slot_tags_[slot] = tag;
+}
+
+// *dst = v with Value's reference counting, inline: the new object (if
+// any) gains a reference first, then the old one (if any) loses one; only
+// freeing an object whose count reached zero calls into C++.
+void Lowering::store_value(llvm::Value* dst, IRRef v) {
+  const IRType t = type_of_ref(v);
+  const uint8_t tag = static_cast<uint8_t>(tag_for(t));
+  llvm::Value* payload = to_payload(value_of(v));
+  llvm::Value* payload_addr = b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset);
+  llvm::Value* old_tag = b_.CreateLoad(i8_, dst);
+  llvm::Value* old_payload = b_.CreateLoad(i64_, payload_addr);
+  if (tag >= static_cast<uint8_t>(Tag::Str)) add_refcount(payload, 1);
+  b_.CreateStore(llvm::ConstantInt::get(i8_, tag), dst);
+  b_.CreateStore(payload, payload_addr);
+
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  auto* release = llvm::BasicBlock::Create(c_, "store.release", fn);
+  auto* free = llvm::BasicBlock::Create(c_, "store.free", fn);
+  auto* done = llvm::BasicBlock::Create(c_, "store.done", fn);
+  llvm::Value* old_is_obj =
+      b_.CreateICmpUGE(old_tag, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Str)));
+  b_.CreateCondBr(old_is_obj, release, done);
+  b_.SetInsertPoint(release);
+  llvm::Value* left = add_refcount(old_payload, -1);
+  llvm::MDBuilder md(c_);
+  b_.CreateCondBr(b_.CreateICmpEQ(left, llvm::ConstantInt::get(i32_, 0)), free, done,
+                  md.createBranchWeights(1, 1u << 10));
+  b_.SetInsertPoint(free);
+  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {i64_}, false);
+  call_addr(reinterpret_cast<const void*>(&tessera_jit_free), fty, {old_payload}, false);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+// Adds `delta` to the reference count of the object at address `payload`
+// and returns the new count.
+llvm::Value* Lowering::add_refcount(llvm::Value* payload, int delta) {
+  llvm::Value* rc = byte_gep(b_.CreateIntToPtr(payload, ptr_), env_.obj_refcount_offset);
+  llvm::Value* n = b_.CreateAdd(b_.CreateLoad(i32_, rc), llvm::ConstantInt::getSigned(i32_, delta));
+  b_.CreateStore(n, rc);
+  return n;
+}
+
+llvm::Value* Lowering::list_begin(llvm::Value* list) {
+  return b_.CreateLoad(ptr_, byte_gep(list, env_.list.items_offset + env_.list.begin_offset));
+}
+
+llvm::Value* Lowering::element_addr(IRRef list, IRRef index) {
+  llvm::Value* begin = list_begin(value_of(list));
+  llvm::Value* off = b_.CreateShl(value_of(index), 4);  // * sizeof(Value)
+  return b_.CreateGEP(i8_, begin, off);
+}
+
+DType Lowering::tensor_dtype(IRRef tidx) {
+  if (tidx >= ir_.size() || ir_[tidx].op != IROp::TIDX) fail("tensor element index must be a TIDX");
+  return static_cast<DType>(ir_[tidx].op2);
+}
+
+llvm::Value* Lowering::tensor_element_addr(IRRef tensor, IRRef tidx) {
+  const DType d = tensor_dtype(tidx);
+  const uint64_t size = d == DType::I64 ? 8 : d == DType::Bool ? 1 : 4;
+  llvm::Value* data = b_.CreateLoad(ptr_, byte_gep(value_of(tensor), env_.tensor.data_offset));
+  return b_.CreateGEP(i8_, data, b_.CreateMul(value_of(tidx), llvm::ConstantInt::get(i64_, size)));
+}
+
+}  // namespace tessera::jit::t2
