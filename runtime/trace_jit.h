@@ -121,7 +121,7 @@ class TraceJit {
   TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir);
   ~TraceJit();
 
-  // JitHooks protocol (forwarded by JitRuntime).
+  // JitHooks protocol (forwarded by HotspotObserver).
   bool start_recording(FunctionProto& fn, uint32_t loop_pc);
   bool start_function_recording(FunctionProto& fn);
   // The interpreter's watch bytes, one per global (JitHooks::watch_globals).
