@@ -64,6 +64,9 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
       exit_policy_(ExitPolicy::Params{.hotexit = static_cast<uint32_t>(params.hotexit),
                                       .maxside = static_cast<uint32_t>(params.maxside),
                                       .maxsidetries = static_cast<uint32_t>(params.maxsidetries)}),
+      blacklist_(Blacklist::Params{.blacklist = static_cast<uint32_t>(params.blacklist),
+                                   .hotloop = static_cast<uint32_t>(params.hotloop),
+                                   .hotcall = static_cast<uint32_t>(params.hotcall)}),
       created_ms_(now_ms()) {}
 
 // The worker goes first: it may be compiling a trace's IR.
@@ -76,21 +79,15 @@ RecorderLimits TraceJit::limits() const {
   return limits;
 }
 
-bool TraceJit::blacklisted(const FunctionProto* fn, uint32_t pc) const {
-  for (const LoopPenalty& p : penalties_)
-    if (p.proto == fn && p.pc == pc && p.aborts >= static_cast<uint32_t>(params_.blacklist)) return true;
-  return false;
-}
-
 bool TraceJit::start_recording(FunctionProto& fn, uint32_t loop_pc) {
   ++stats_.hot_loops;
   if (recorder_) return false;  // already recording (a nested loop got hot)
   install_finished();  // may patch this very back-edge
-  if (pending_trace(&fn, loop_pc, Trace::Kind::Loop)) return false;
+  if (pending_trace(RootKey::loop(&fn, loop_pc))) return false;
   if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return false;
   Op op = fn.code[loop_pc].op;
   if (op != Op::FORLOOP && op != Op::ITERLOOP && op != Op::LOOP) return false;
-  if (blacklisted(&fn, loop_pc)) return false;
+  if (blacklist_.contains(RootKey::loop(&fn, loop_pc))) return false;
   recorder_ = std::make_unique<TraceRecorder>(&fn, loop_pc, limits());
   record_start_ms_ = now_ms();
   return true;
@@ -107,7 +104,7 @@ void TraceJit::invalidate(Trace& t) {
   ++stats_.invalidated;
   if (t.kind == Trace::Kind::Loop) {
     // The back-edge counts again; the loop may be recorded anew.
-    Instr& edge = t.proto->code[t.loop_pc];
+    Instr& edge = t.proto->code[*t.loop_pc];
     edge.op = back_edge_op(edge.op);
     std::erase_if(t.proto->loop_traces, [&](const auto& e) { return e.second == t.id; });
   } else if (t.kind == Trace::Kind::Function && t.proto->entry_trace == static_cast<int32_t>(t.id)) {
@@ -133,11 +130,9 @@ bool TraceJit::start_function_recording(FunctionProto& fn) {
   ++stats_.hot_functions;
   if (recorder_) return false;
   install_finished();
-  if (fn.entry_trace >= 0 || pending_trace(&fn, 0, Trace::Kind::Function)) return false;
+  if (fn.entry_trace >= 0 || pending_trace(RootKey::function(&fn))) return false;
   if (traces_.size() >= static_cast<size_t>(params_.maxtrace)) return false;
-  // Function traces are blacklisted under the pseudo-pc UINT32_MAX (their
-  // recorder's loop_pc()).
-  if (blacklisted(&fn, UINT32_MAX)) return false;
+  if (blacklist_.contains(RootKey::function(&fn))) return false;
   recorder_ = std::make_unique<TraceRecorder>(&fn, limits(), TraceRecorder::FunctionEntry{});
   record_start_ms_ = now_ms();
   return true;
@@ -179,21 +174,9 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
     recorder_.reset();
     return;
   }
-  FunctionProto* p = recorder_->root();
-  const uint32_t pc = recorder_->loop_pc();  // UINT32_MAX: a function trace
+  const RootKey root{recorder_->root(), recorder_->loop_pc()};
   recorder_.reset();
-  uint32_t aborts = 1;
-  auto it = std::find_if(penalties_.begin(), penalties_.end(),
-                         [&](const LoopPenalty& lp) { return lp.proto == p && lp.pc == pc; });
-  if (it != penalties_.end()) aborts = ++it->aborts;
-  else penalties_.push_back(LoopPenalty{p, pc, 1});
-  if (aborts == static_cast<uint32_t>(params_.blacklist)) ++stats_.blacklisted;
-  // Back-off: the next try waits twice as long as the last (the counter is
-  // past its reset to the threshold by now, so this value sticks).
-  const uint64_t wait = std::min<uint64_t>(uint64_t{65535}, uint64_t(pc == UINT32_MAX ? params_.hotcall : params_.hotloop)
-                                                                   << std::min<uint32_t>(aborts, 16));
-  if (pc == UINT32_MAX) p->entry_hotcount = static_cast<uint32_t>(wait);
-  else if (pc < p->hotcounts.size()) p->hotcounts[pc] = static_cast<uint16_t>(wait);
+  if (blacklist_.aborted(root)) ++stats_.blacklisted;
 }
 
 void TraceJit::finish_recording() {
@@ -222,7 +205,7 @@ void TraceJit::finish_recording() {
   trace->loop_pc = recorder_->loop_pc();
   trace->start_pc = recorder_->start_pc();
   trace->line = trace->kind == Trace::Kind::Function ? trace->proto->line
-                : line_of(*trace->proto, trace->is_side ? trace->start_pc : trace->loop_pc);
+                : line_of(*trace->proto, trace->loop_pc.value_or(trace->start_pc));
   trace->max_slot = recorder_->max_slot();
   trace->ir = recorder_->take_trace();
   trace->record_ms = t0 - record_start_ms_;
@@ -441,8 +424,8 @@ void TraceJit::install(Trace& t, CompiledTrace& code, int tier) {
   } else {
     // Patch the loop's back-edge so that the interpreter enters the trace.
     FunctionProto* p = t.proto;
-    p->code[t.loop_pc].op = entering_op(p->code[t.loop_pc].op);
-    p->loop_traces.emplace_back(t.loop_pc, t.id);
+    p->code[*t.loop_pc].op = entering_op(p->code[*t.loop_pc].op);
+    p->loop_traces.emplace_back(*t.loop_pc, t.id);
   }
   if (!dump_dir_.empty()) dump(t);
 }
@@ -529,10 +512,10 @@ void TraceJit::stop_compiling() {
   num_globals_ = 0;
 }
 
-bool TraceJit::pending_trace(const FunctionProto* proto, uint32_t loop_pc, Trace::Kind kind) const {
+bool TraceJit::pending_trace(const RootKey& root) const {
+  const Trace::Kind kind = root.is_function() ? Trace::Kind::Function : Trace::Kind::Loop;
   for (const auto& t : traces_)
-    if (t->pending && t->kind == kind && t->proto == proto && (kind != Trace::Kind::Loop || t->loop_pc == loop_pc))
-      return true;
+    if (t->pending && t->kind == kind && t->proto == root.proto && t->loop_pc == root.loop_pc) return true;
   return false;
 }
 

@@ -6,9 +6,9 @@
 // header through the tier-up exit);
 // install them (patch the loop's back-edge, set the function's entry trace,
 // link the parent's exit); run traces and hand their exits to deopt/;
-// invalidate traces whose assumed globals change. Also back-off and
-// blacklisting of recordings that keep aborting, and the counters that
-// --stats reports.
+// invalidate traces whose assumed globals change; and keep the counters
+// that --stats reports. Roots whose recordings keep aborting wait and are
+// blacklisted by tracer/blacklist.h.
 #pragma once
 
 #include <array>
@@ -16,6 +16,7 @@
 #include <iosfwd>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "optimizer/pipeline.h"
 #include "runtime/jit_params.h"
 #include "runtime/tier_profile.h"
+#include "tracer/blacklist.h"
 #include "tracer/recorder.h"
 #include "vm/interp/jit_hooks.h"
 
@@ -48,7 +50,7 @@ struct Trace {
   FunctionProto* proto;  // valid while its module runs; reports use the copies below
   std::string function;  // the function the trace starts in
   int line = 0;          // source line of the loop's back-edge (function: of `fn`)
-  uint32_t loop_pc;   // the back-edge instruction that enters it (loop traces)
+  std::optional<uint32_t> loop_pc;  // loop traces: the back-edge instruction that enters it
   uint32_t start_pc;  // first bytecode it runs
   TraceIR ir;                // as compiled (after the optimizer)
   uint32_t recorded_size = 0;  // IR instructions as recorded
@@ -158,10 +160,9 @@ class TraceJit {
   // per-pass IR for --dump. False: a pass failed and the trace was discarded.
   bool optimize(Trace& t);
   void discard(Trace& t, const std::string& why);
-  bool pending_trace(const FunctionProto* proto, uint32_t loop_pc, Trace::Kind kind) const;
+  bool pending_trace(const RootKey& root) const;
   bool pending_side_trace(uint32_t parent, uint32_t snap) const;
   void invalidate(Trace& t);
-  bool blacklisted(const FunctionProto* fn, uint32_t pc) const;
   RecorderLimits limits() const;
   void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit);
   void abort_recording(AbortReason r, const std::string& detail);
@@ -174,6 +175,7 @@ class TraceJit {
   std::string dump_dir_;
   TracePipeline optimizer_;
   ExitPolicy exit_policy_;
+  Blacklist blacklist_;
   std::unique_ptr<TierProfile> profile_;     // --stats only
   std::ofstream perf_map_;                    // perfmap=1 only
   std::unique_ptr<AsmjitBackend> baseline_;  // T1 (tier=1, auto)
@@ -183,13 +185,6 @@ class TraceJit {
   double record_start_ms_ = 0;
   double created_ms_ = 0;
   std::vector<std::unique_ptr<Trace>> traces_;
-  // Aborts per loop (proto, pc) for blacklisting.
-  struct LoopPenalty {
-    FunctionProto* proto;
-    uint32_t pc;
-    uint32_t aborts;
-  };
-  std::vector<LoopPenalty> penalties_;
   // The exit a side-trace recording starts from (valid while recording one).
   uint32_t side_parent_ = 0, side_snap_ = 0;
   std::vector<uint64_t> exit_buffer_;
