@@ -89,7 +89,8 @@ std::optional<CompileFailure> TierPolicy::compile(Trace& t) {
 std::optional<CompileFailure> TierPolicy::install(Trace& t, CompileResult& r, int tier) {
   if (!r.error.empty()) {
     TraceRegistry::drop(t);
-    return CompileFailure{&t, std::move(r.error)};
+    return CompileFailure{&t, tier == 1 ? AbortReason::CompileFailedT1 : AbortReason::CompileFailedT2,
+                          std::move(r.error)};
   }
   t.pending = false;
   registry_.set_code(t, r.code, tier);
@@ -140,7 +141,7 @@ void TierPolicy::finish_upgrade(Trace& t, CompileResult& r) {
   t.tier_up_counter = kNoMorePolls;
   if (!r.error.empty()) {
     t.upgrade = Trace::Upgrade::Failed;
-    telemetry_.stats().last_abort[static_cast<size_t>(AbortReason::NYIBytecode)] = "tier-up: " + r.error;
+    telemetry_.stats().count_abort(AbortReason::TierUpFailed, std::move(r.error));
     return;
   }
   telemetry_.note_compiled(t, r.code, 2);

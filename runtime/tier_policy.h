@@ -12,7 +12,7 @@
 //
 // Failures are values: a new trace that a backend rejects comes back as a
 // CompileFailure for the trace compiler to drop and count; a failed tier-up
-// is handled here (the trace stays in T1, and --stats shows the error).
+// is handled here (the trace stays in T1, counted as TierUpFailed).
 #pragma once
 
 #include <cstdint>
@@ -30,9 +30,11 @@ namespace tessera::jit {
 
 class AsmjitBackend;
 
-// A new trace no backend could compile: `error` is the backend's message.
+// A new trace no backend could compile: `reason` names the tier
+// (CompileFailedT1 or CompileFailedT2), `error` is the backend's message.
 struct CompileFailure {
   Trace* trace;
+  AbortReason reason;
   std::string error;
 };
 
@@ -69,7 +71,7 @@ class TierPolicy {
   // Installs a new trace's code of `tier`, or turns the error into a failure.
   std::optional<CompileFailure> install(Trace& t, CompileResult& r, int tier);
   // The end of a tier-up, whatever became of it: swaps the T2 code in, or
-  // keeps the trace in T1 and notes the error. Either way it polls no more.
+  // keeps the trace in T1 and counts the failure. Either way it polls no more.
   void finish_upgrade(Trace& t, CompileResult& r);
 
   const int tier_;  // 0: auto

@@ -1,5 +1,7 @@
 #include "runtime/trace_jit.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "tracer/exit_slot_types.h"
@@ -140,7 +142,10 @@ void TraceJit::finish_recording() {
   const double now = now_ms();
   stats.record_ms += now - record_start_ms_;
   Trace& t = registry_.add(take_recording(now));
-  auto exit_code_full = [&] { discard(t, "too many snapshots or traces for the exit code"); };
+  auto exit_code_full = [&] {
+    discard(t, AbortReason::ExitCodeFull,
+            fmt::format("trace {}, {} snapshots", t.id, t.ir.snapshots().size()));
+  };
   bool go = TraceRegistry::fits_exit_code(t);
   if (!go) exit_code_full();
   else go = optimize(t);  // drops the trace itself when a pass fails
@@ -155,7 +160,7 @@ void TraceJit::finish_recording() {
     return;
   }
   stats.ir_instructions += t.ir.size();
-  if (auto failure = tiers_.compile(t)) discard(t, std::move(failure->error));
+  if (auto failure = tiers_.compile(t)) discard(t, failure->reason, std::move(failure->error));
 }
 
 bool TraceJit::optimize(Trace& t) {
@@ -177,7 +182,7 @@ bool TraceJit::optimize(Trace& t) {
   } catch (const std::exception& e) {
     // A pass that cannot handle a trace is a bug: the trace is dropped,
     // the program goes on in the interpreter, and --stats says why.
-    discard(t, std::string("optimizer: ") + e.what());
+    discard(t, AbortReason::OptimizerFailed, e.what());
     return false;
   }
   const double spent = now_ms() - o0;
@@ -187,15 +192,15 @@ bool TraceJit::optimize(Trace& t) {
   return true;
 }
 
-void TraceJit::discard(Trace& t, std::string why) {
+void TraceJit::discard(Trace& t, AbortReason r, std::string why) {
   // The code stays interpreted.
   TraceRegistry::drop(t);
-  telemetry_.stats().count_abort(AbortReason::NYIBytecode, std::move(why));
+  telemetry_.stats().count_abort(r, std::move(why));
   if (t.is_side) exit_policy_.failed(registry_[t.parent].exits, t.parent_snap);
 }
 
 void TraceJit::install_finished() {
-  for (CompileFailure& f : tiers_.install_finished()) discard(*f.trace, std::move(f.error));
+  for (CompileFailure& f : tiers_.install_finished()) discard(*f.trace, f.reason, std::move(f.error));
 }
 
 uint32_t TraceJit::trace_stack_need(uint32_t /*id*/) const { return registry_.stack_need(); }

@@ -70,7 +70,7 @@ class TraceJit {
   bool optimize(Trace& t);
   // Drops a trace that will not run, counting why; a side trace's exit
   // waits longer before it tries again.
-  void discard(Trace& t, std::string why);
+  void discard(Trace& t, AbortReason r, std::string why);
   // Installs what the worker finished (at safe points: no trace runs, no
   // recording is under way).
   void install_finished();
