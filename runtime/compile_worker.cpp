@@ -1,6 +1,5 @@
 #include "runtime/compile_worker.h"
 
-#include <exception>
 #include <utility>
 
 namespace tessera::jit {
@@ -25,7 +24,7 @@ void CompileWorker::submit(Job job) {
   wake_.notify_one();
 }
 
-std::vector<CompileWorker::Result> CompileWorker::take_finished() {
+std::vector<CompileResult> CompileWorker::take_finished() {
   std::lock_guard<std::mutex> lock(mu_);
   return std::exchange(done_, {});
 }
@@ -38,14 +37,10 @@ void CompileWorker::run() {
     Job job = std::move(jobs_.front());
     jobs_.pop_front();
     lock.unlock();
-    Result r{job.trace_id, {}, {}};
-    try {
-      if (!backend_) backend_ = std::make_unique<LlvmBackend>(2);
-      backend_->set_keep_text(job.keep_llvm_ir);
-      r.code = backend_->compile(*job.ir, job.name, job.linking, job.proto, job.global_watch);
-    } catch (const std::exception& e) {
-      r.error = e.what();
-    }
+    CompileResult r = try_compile(job.trace_id, [&] {
+      if (!t2_backend_) t2_backend_ = std::make_unique<LlvmBackend>(2);
+      return job.compile_with(*t2_backend_);
+    });
     lock.lock();
     done_.push_back(std::move(r));
   }

@@ -1,8 +1,8 @@
 // CompileWorker: compiles traces with the LLVM backend on a background
 // thread, so that the interpreter, and the traces already compiled, keep
 // running while LLVM works (the architecture's background compilation). The
-// trace compiler installs finished traces at its own safe points
-// (TraceJit::install_finished), never while a trace runs.
+// tier policy installs finished traces at the trace compiler's safe points
+// (TierPolicy::install_finished), never while a trace runs.
 //
 // The worker owns its LlvmBackend: no other thread touches LLVM. A job's
 // trace IR and exit-link table belong to a Trace that stays put and unchanged
@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,6 +23,27 @@
 
 namespace tessera::jit {
 
+// One trace's compilation: its code, or why the backend could not make it.
+struct CompileResult {
+  uint32_t trace_id;
+  CompiledTrace code;
+  std::string error;  // non-empty: the backend could not compile the trace
+};
+
+// Runs `compile` (which returns the CompiledTrace of trace `trace_id`): a
+// backend's exception becomes CompileResult::error, so that callers on
+// either thread handle a failure the same way.
+template <class Compile>
+CompileResult try_compile(uint32_t trace_id, Compile&& compile) {
+  CompileResult r{trace_id, {}, {}};
+  try {
+    r.code = compile();
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
 class CompileWorker {
  public:
   struct Job {
@@ -31,12 +53,14 @@ class CompileWorker {
     ExitLinking linking;
     const FunctionProto* proto;
     const uint8_t* global_watch;
-    bool keep_llvm_ir;  // --dump: keep the LLVM IR text
-  };
-  struct Result {
-    uint32_t trace_id;
-    CompiledTrace code;
-    std::string error;  // non-empty: the backend could not compile the trace
+    bool keep_text;  // --dump: keep the LLVM IR text and the object file
+
+    // Compiles the job with `t2_backend` (wherever it runs); throws as the
+    // backend does.
+    CompiledTrace compile_with(LlvmBackend& t2_backend) const {
+      t2_backend.set_keep_text(keep_text);
+      return t2_backend.compile(*ir, name, linking, proto, global_watch);
+    }
   };
 
   CompileWorker();
@@ -47,7 +71,7 @@ class CompileWorker {
 
   void submit(Job job);
   // The results finished since the last call, in completion order.
-  std::vector<Result> take_finished();
+  std::vector<CompileResult> take_finished();
 
  private:
   void run();
@@ -55,10 +79,10 @@ class CompileWorker {
   std::mutex mu_;
   std::condition_variable wake_;  // new job or stop
   std::deque<Job> jobs_;
-  std::vector<Result> done_;
+  std::vector<CompileResult> done_;
   bool stop_ = false;
-  std::unique_ptr<LlvmBackend> backend_;  // created and used on the worker thread only
-  std::thread thread_;                    // last: starts after the rest is built
+  std::unique_ptr<LlvmBackend> t2_backend_;  // created and used on the worker thread only
+  std::thread thread_;                       // last: starts after the rest is built
 };
 
 }  // namespace tessera::jit

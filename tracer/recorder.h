@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -100,7 +101,10 @@ class TraceRecorder {
   // "in FUNCTION at line N: detail".
   const std::string& abort_detail() const { return abort_detail_; }
   FunctionProto* root() const { return root_; }
-  uint32_t loop_pc() const { return loop_pc_; }
+  // The back-edge a loop trace closes at; none for function and side traces.
+  std::optional<uint32_t> loop_pc() const {
+    return func_ || side_ ? std::nullopt : std::optional<uint32_t>(loop_pc_);
+  }
   // Where the compiled trace is entered: the loop body's first instruction.
   uint32_t start_pc() const { return start_pc_; }
   // Highest absolute slot the trace touches (inlined frames included), so

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 #include "tests/runtime/sink_test_support.h"
 #include "vm/interp/vm.h"
@@ -21,7 +21,7 @@ JitParams params(const std::string& tier) { return testing::sink_test_params(tie
 struct Allocations {
   int calls = 0, sunk = 0;
 };
-Allocations allocations(const JitRuntime& rt) {
+Allocations allocations(const HotspotObserver& rt) {
   Allocations a;
   for (const auto& t : rt.tracing()->traces())
     for (const jit::IRIns& in : t->ir.instructions()) {

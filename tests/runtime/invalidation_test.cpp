@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <string>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 
 namespace tessera {
@@ -16,7 +16,7 @@ namespace {
 
 using testing::Outcome;
 
-std::unique_ptr<JitRuntime> expect_same(const std::string& source) {
+std::unique_ptr<HotspotObserver> expect_same(const std::string& source) {
   JitParams p;
   p.set("async=0");
   p.set("hotloop=3");

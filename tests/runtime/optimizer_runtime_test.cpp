@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 #include "vm/interp/vm.h"
 
@@ -26,7 +26,7 @@ JitParams params(int opt) {
 }
 
 // Runs with the optimizer on and off; both must match the interpreter.
-std::unique_ptr<JitRuntime> expect_same_with_and_without_optimizer(const std::string& src) {
+std::unique_ptr<HotspotObserver> expect_same_with_and_without_optimizer(const std::string& src) {
   testing::expect_same_as_interpreter(src, params(0));
   return testing::expect_same_as_interpreter(src, params(1));
 }
@@ -54,7 +54,7 @@ TEST(OptimizerInJit, InvariantGlobalLoadMovesBeforeTheLoopAndFailsThereOnEntry) 
 }
 
 // Whether some trace loads a list element (LLOAD) after it stored one.
-bool loads_after_a_store(const JitRuntime& rt) {
+bool loads_after_a_store(const HotspotObserver& rt) {
   for (const auto& t : rt.tracing()->traces()) {
     bool stored = false;
     for (const jit::IRIns& in : t->ir.instructions()) {
@@ -149,10 +149,10 @@ JitParams switched_params(const std::string& param, int on, int tier) {
 
 // Runs `src` with `param`=0 and 1 in each tier; returns the `param`=1,
 // tier=1 runtime.
-std::unique_ptr<JitRuntime> expect_same_with_and_without(const std::string& param, const std::string& src,
+std::unique_ptr<HotspotObserver> expect_same_with_and_without(const std::string& param, const std::string& src,
                                                          RunStatus status = RunStatus::Ok) {
   EXPECT_EQ(testing::run_script(src, nullptr, false).status, status);  // the program ends as intended
-  std::unique_ptr<JitRuntime> t1;
+  std::unique_ptr<HotspotObserver> t1;
   for (int tier : {0, 1, 2}) {
     SCOPED_TRACE(param + ", tier=" + std::to_string(tier));
     testing::expect_same_as_interpreter(src, switched_params(param, 0, tier));
@@ -163,7 +163,7 @@ std::unique_ptr<JitRuntime> expect_same_with_and_without(const std::string& para
 }
 
 // Loop peeling (peel=1, optimizer/loop_peel.h).
-std::unique_ptr<JitRuntime> expect_same_with_and_without_peeling(const std::string& src,
+std::unique_ptr<HotspotObserver> expect_same_with_and_without_peeling(const std::string& src,
                                                                  RunStatus status = RunStatus::Ok) {
   return expect_same_with_and_without("peel", src, status);
 }
@@ -183,7 +183,7 @@ uint64_t peeled_exits(const jit::Trace& t) {
 
 // Whether some loop trace was peeled: its PHIs start from values computed
 // before LOOP, not from entry SLOADs.
-bool has_peeled_loop(const JitRuntime& rt) {
+bool has_peeled_loop(const HotspotObserver& rt) {
   for (const auto& t : rt.tracing()->traces()) {
     const jit::IRRef loop = t->ir.loop_ref();
     for (jit::IRRef r = loop == jit::kNoRef ? t->ir.size() : loop + 1; r < t->ir.size(); ++r)
@@ -249,7 +249,7 @@ TEST(OptimizerInJit, PeeledLoopsWithObjectsCallsInlinedAndNestedLoops) {
 // on every entry).
 // Whether a loop trace has no bounds check left in its body while one of
 // the checks before its LOOP compares against that list's length.
-bool has_predicated_loop(const JitRuntime& rt) {
+bool has_predicated_loop(const HotspotObserver& rt) {
   for (const auto& t : rt.tracing()->traces()) {
     const jit::IRRef loop = t->ir.loop_ref();
     if (loop == jit::kNoRef || t->dead) continue;
@@ -265,7 +265,7 @@ bool has_predicated_loop(const JitRuntime& rt) {
   return false;
 }
 
-std::unique_ptr<JitRuntime> expect_same_with_and_without_predication(const std::string& src,
+std::unique_ptr<HotspotObserver> expect_same_with_and_without_predication(const std::string& src,
                                                                      RunStatus status = RunStatus::Ok) {
   return expect_same_with_and_without("predicate", src, status);
 }
@@ -317,7 +317,7 @@ TEST(OptimizerInJit, DumpWritesTheIrAfterEachPass) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "tessera-optimizer-dump-test";
   std::filesystem::remove_all(dir);
   {
-    JitRuntime rt(params(1));
+    HotspotObserver rt(params(1));
     VMOptions opts;
     std::ostringstream out;
     opts.out = &out;

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 
 namespace tessera {
@@ -25,7 +25,7 @@ JitParams recursion_params() {
 }
 
 // Runs `source` with and without the JIT and expects identical behaviour.
-std::unique_ptr<JitRuntime> expect_same(const std::string& source) {
+std::unique_ptr<HotspotObserver> expect_same(const std::string& source) {
   return testing::expect_same_as_interpreter(source, recursion_params());
 }
 
@@ -36,14 +36,14 @@ using testing::trace_has_op;
 struct OpUse {
   int traces = 0;
 };
-OpUse uses(const JitRuntime& rt, jit::IROp op) {
+OpUse uses(const HotspotObserver& rt, jit::IROp op) {
   OpUse u;
   for (const auto& t : rt.tracing()->traces()) u.traces += trace_has_op(*t, op);
   return u;
 }
 
 // Whether `fn` got a function trace.
-bool has_function_trace(const JitRuntime& rt, const std::string& fn) {
+bool has_function_trace(const HotspotObserver& rt, const std::string& fn) {
   for (const auto& t : rt.tracing()->traces())
     if (t->kind == jit::Trace::Kind::Function && t->function == fn) return true;
   return false;
@@ -213,7 +213,7 @@ TEST(Recursion, ReturnsThroughSeveralFramesIntoACallerLoop) {
       "fn rec(n, acc) {\n  if n <= 0 { return acc % 890 }\n  return rec(n - 1, acc * 3 + n)\n}\n"
       "let g1 = 19\nfor i in range(40) {\n  for j in range(69) { g1 = g1 + rec((j * 7) % 6, g1 - 14) }\n}\n"
       "print(g1)\n";
-  JitRuntime rt(p);
+  HotspotObserver rt(p);
   Outcome jit = testing::run_script(src, &rt, true);
   Outcome ref = testing::run_script(src, nullptr, true);
   EXPECT_EQ(jit.err, ref.err);

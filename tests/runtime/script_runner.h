@@ -1,4 +1,4 @@
-// Runs a script in a fresh VM, with or without a JitRuntime installed, and
+// Runs a script in a fresh VM, with or without a HotspotObserver installed, and
 // captures what it printed.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "vm/interp/vm.h"
 
 namespace tessera::testing {
@@ -22,7 +22,7 @@ struct Outcome {
 
 // Runs `source` as t.tsb. `rt` (if any) is installed as the JIT hooks; with
 // `tracing` it also records and compiles traces.
-inline Outcome run_script(const std::string& source, JitRuntime* rt, bool tracing) {
+inline Outcome run_script(const std::string& source, HotspotObserver* rt, bool tracing) {
   std::ostringstream out, err;
   VMOptions opts;
   opts.out = &out;
@@ -42,9 +42,9 @@ inline Outcome run_script(const std::string& source, JitRuntime* rt, bool tracin
 // Runs `source` with the interpreter alone and with a trace compiler built
 // from `params`, and expects the same status, stdout and stderr (GoogleTest
 // checks). Returns the JIT run's runtime for further checks.
-inline std::unique_ptr<JitRuntime> expect_same_as_interpreter(const std::string& source, const JitParams& params) {
+inline std::unique_ptr<HotspotObserver> expect_same_as_interpreter(const std::string& source, const JitParams& params) {
   Outcome ref = run_script(source, nullptr, true);
-  auto rt = std::make_unique<JitRuntime>(params);
+  auto rt = std::make_unique<HotspotObserver>(params);
   Outcome jit = run_script(source, rt.get(), true);
   EXPECT_EQ(jit.status, ref.status);
   EXPECT_EQ(jit.out, ref.out);
@@ -59,13 +59,13 @@ inline bool trace_has_op(const jit::Trace& t, jit::IROp op) {
 }
 
 // Whether some trace of `rt` contains an instruction with opcode `op`.
-inline bool any_trace_has_op(const JitRuntime& rt, jit::IROp op) {
+inline bool any_trace_has_op(const HotspotObserver& rt, jit::IROp op) {
   const auto& ts = rt.tracing()->traces();
   return std::any_of(ts.begin(), ts.end(), [&](const auto& t) { return trace_has_op(*t, op); });
 }
 
 // Exits taken back to the interpreter, over all traces of `rt`.
-inline uint64_t total_exits(const JitRuntime& rt) {
+inline uint64_t total_exits(const HotspotObserver& rt) {
   uint64_t n = 0;
   for (const auto& t : rt.tracing()->traces())
     for (uint64_t e : t->exits) n += e;
@@ -73,7 +73,7 @@ inline uint64_t total_exits(const JitRuntime& rt) {
 }
 
 // Exits taken back to the interpreter from side traces only.
-inline uint64_t side_trace_exits(const JitRuntime& rt) {
+inline uint64_t side_trace_exits(const HotspotObserver& rt) {
   uint64_t n = 0;
   for (const auto& t : rt.tracing()->traces())
     if (t->is_side)
@@ -82,7 +82,7 @@ inline uint64_t side_trace_exits(const JitRuntime& rt) {
 }
 
 // Times compiled code was entered from the interpreter, over all traces.
-inline uint64_t total_entries(const JitRuntime& rt) {
+inline uint64_t total_entries(const HotspotObserver& rt) {
   uint64_t n = 0;
   for (const auto& t : rt.tracing()->traces()) n += t->entries;
   return n;

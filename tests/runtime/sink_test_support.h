@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 
 namespace tessera::testing {
 
@@ -24,7 +24,7 @@ inline JitParams sink_test_params(const std::string& tier) {
 
 // Exits taken whose snapshot names a sunk allocation `op` (VNEWLIST,
 // VNEWTENSOR): each built the object there.
-inline uint64_t materializing_exits(const JitRuntime& rt, jit::IROp op) {
+inline uint64_t materializing_exits(const HotspotObserver& rt, jit::IROp op) {
   uint64_t n = 0;
   for (const auto& t : rt.tracing()->traces())
     for (size_t k = 0; k < t->ir.snapshots().size(); ++k)

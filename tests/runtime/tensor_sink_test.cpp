@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 #include "tests/runtime/sink_test_support.h"
 #include "vm/interp/vm.h"
@@ -23,7 +23,7 @@ JitParams params(const std::string& tier) { return testing::sink_test_params(tie
 struct TensorWork {
   int sunk = 0, calls = 0;
 };
-TensorWork tensor_work(const JitRuntime& rt) {
+TensorWork tensor_work(const HotspotObserver& rt) {
   static const char* const kTensorBuiltins[] = {"tensor", "zeros", "ones", "full", "sum", "mean",
                                                 "item", "sqrt", "len", "numel", "ndim"};
   TensorWork w;

@@ -14,7 +14,7 @@
 
 #include <unistd.h>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 #include "vm/interp/vm.h"
 
@@ -48,7 +48,7 @@ const char* kFib = "fn fib(n) { if n < 2 { return n }\n return fib(n - 1) + fib(
 
 // Which tiers compiled code in a run: a pinned tier only its own; auto
 // starts every trace in T1 and, at tier2=1, upgrades some to T2.
-void expect_tiers_used(const JitRuntime& rt, const std::string& tier, int tier2) {
+void expect_tiers_used(const HotspotObserver& rt, const std::string& tier, int tier2) {
   const jit::TraceStats& s = rt.tracing()->stats();
   EXPECT_GE(s.compiled, 1u);
   if (tier == "1") {

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 #include "tests/tracer/ir_match.h"
 #include "vm/interp/vm.h"
@@ -19,7 +19,7 @@ namespace {
 using testing::Outcome;
 
 // Runs `source` with the trace compiler installed (or the interpreter alone).
-Outcome run(const std::string& source, JitRuntime* rt) { return testing::run_script(source, rt, true); }
+Outcome run(const std::string& source, HotspotObserver* rt) { return testing::run_script(source, rt, true); }
 
 JitParams hot_params(int hotloop = 3) {
   JitParams p;
@@ -30,7 +30,7 @@ JitParams hot_params(int hotloop = 3) {
 
 // Runs `source` with and without the JIT and expects identical behaviour.
 // Returns the JIT run's runtime for further checks.
-std::unique_ptr<JitRuntime> expect_same(const std::string& source, int hotloop = 3) {
+std::unique_ptr<HotspotObserver> expect_same(const std::string& source, int hotloop = 3) {
   return testing::expect_same_as_interpreter(source, hot_params(hotloop));
 }
 
@@ -250,7 +250,7 @@ TEST(TraceJit, BackgroundCompilationGivesTheSameResults) {
     Outcome ref = run(src, nullptr);
     JitParams p = hot_params(3);
     p.set("async=1");
-    JitRuntime rt(p);
+    HotspotObserver rt(p);
     Outcome jit = run(src, &rt);
     EXPECT_EQ(jit.status, ref.status) << src;
     EXPECT_EQ(jit.out, ref.out) << src;
@@ -379,7 +379,7 @@ namespace {
 // with the PHI's value where the iteration has not changed it yet (slots 2,
 // 3 and 5 at the loop test; slot 1 was just written).
 TEST(TraceRecorderIR, CountingLoop) {
-  JitRuntime rt(hot_params(3));
+  HotspotObserver rt(hot_params(3));
   run("fn f(n) {\n  let s = 0\n  for i in range(n) { s += i }\n  return s\n}\nprint(f(100))\n", &rt);
   ASSERT_EQ(rt.tracing()->traces().size(), 1u);
   EXPECT_IR_EQ(jit::print_ir(rt.tracing()->traces()[0]->ir),
@@ -449,7 +449,7 @@ TEST(TraceRecorderIR, LocalsDeclaredInTheBodyAreNotWrittenBackEachIteration) {
 // Where recording must not apply: a loop whose variable changes type every
 // iteration is type-unstable, and recording aborts with that reason.
 TEST(TraceRecorderIR, TypeUnstableLoopAborts) {
-  JitRuntime rt(hot_params(3));
+  HotspotObserver rt(hot_params(3));
   Outcome o = run("fn f(n) {\n  let x = 0\n  for i in range(n) {\n    if x == 0 { x = 0.5 } else { x = 0 }\n  }\n"
                   "  return x\n}\nprint(f(100))\n", &rt);
   EXPECT_EQ(o.out, "0\n");

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 #include "tests/tracer/ir_match.h"
 
@@ -53,13 +53,13 @@ std::string mask_addresses(const std::string& text) {
 }
 
 struct Recording {
-  std::unique_ptr<JitRuntime> rt;
+  std::unique_ptr<HotspotObserver> rt;
   std::string ir;  // the root trace's IR, helper and object addresses masked
 };
 
 // Runs `src` (which must print `want`) and returns its only trace.
 Recording record(const std::string& src, const std::string& want) {
-  Recording r{std::make_unique<JitRuntime>(recorder_params()), {}};
+  Recording r{std::make_unique<HotspotObserver>(recorder_params()), {}};
   testing::Outcome o = testing::run_script(src, r.rt.get(), true);
   EXPECT_EQ(o.status, RunStatus::Ok) << o.err;
   EXPECT_EQ(o.out, want);
@@ -75,7 +75,7 @@ Recording record(const std::string& src, const std::string& want) {
 }
 
 // Guards of the root trace, per opcode (GUARDT, SLOAD, LLOAD, ...).
-std::map<std::string, int> guards(const JitRuntime& rt) {
+std::map<std::string, int> guards(const HotspotObserver& rt) {
   std::map<std::string, int> n;
   const jit::TraceIR& ir = rt.tracing()->traces().at(0)->ir;
   for (const jit::IRIns& in : ir.instructions())

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "runtime/jit_params.h"
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "vm/interp/vm.h"
 
 namespace {
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
 
   // The runtime is built even with --jit=off, so that --stats can say so;
   // it is only installed (the interpreter only calls it) when the JIT is on.
-  tessera::JitRuntime runtime(jit_params);
+  tessera::HotspotObserver runtime(jit_params);
   runtime.set_script_name(run_file);
   if (jit_params.enabled) {
     runtime.enable_tracing(vm, dump_dir);

@@ -1,4 +1,4 @@
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 
 #include <fmt/format.h>
 
@@ -8,18 +8,18 @@
 
 namespace tessera {
 
-JitRuntime::JitRuntime(JitParams params) : params_(std::move(params)) {}
+HotspotObserver::HotspotObserver(JitParams params) : params_(std::move(params)) {}
 
 // Thresholds come from validated parameters (1..65535, jit_params.def), so
 // the narrowing casts cannot truncate.
-uint16_t JitRuntime::hotloop_threshold() const {
+uint16_t HotspotObserver::hotloop_threshold() const {
   return static_cast<uint16_t>(params_.hotloop);
 }
-uint32_t JitRuntime::hotcall_threshold() const {
+uint32_t HotspotObserver::hotcall_threshold() const {
   return static_cast<uint32_t>(params_.hotcall);
 }
 
-bool JitRuntime::on_hot_loop(FunctionProto& fn, uint32_t pc) {
+bool HotspotObserver::on_hot_loop(FunctionProto& fn, uint32_t pc) {
   auto key = std::make_tuple(fn.name, fn.line, pc);
   auto it = loop_index_.find(key);
   if (it != loop_index_.end()) {
@@ -33,38 +33,38 @@ bool JitRuntime::on_hot_loop(FunctionProto& fn, uint32_t pc) {
   return tracing_ && tracing_->start_recording(fn, pc);
 }
 
-void JitRuntime::enable_tracing(VM& vm, const std::string& dump_dir) {
+void HotspotObserver::enable_tracing(VM& vm, const std::string& dump_dir) {
   tracing_ = std::make_unique<jit::TraceJit>(vm, params_, script_name_, dump_dir);
 }
 
-bool JitRuntime::record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
+bool HotspotObserver::record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
                         const Value* globals) {
   return tracing_ && tracing_->record(fn, pc, stack, frame_base, globals);
 }
 
-void JitRuntime::recording_failed() {
+void HotspotObserver::recording_failed() {
   if (tracing_) tracing_->recording_failed();
 }
 
-uint32_t JitRuntime::trace_stack_need(uint32_t id) const { return tracing_->trace_stack_need(id); }
+uint32_t HotspotObserver::trace_stack_need(uint32_t id) const { return tracing_->trace_stack_need(id); }
 
-void JitRuntime::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
+void HotspotObserver::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
   tracing_->run_trace(id, base, globals, frames, exit);
 }
 
-void JitRuntime::watch_globals(uint8_t* watch, const Value* globals, size_t n) {
+void HotspotObserver::watch_globals(uint8_t* watch, const Value* globals, size_t n) {
   if (tracing_) tracing_->watch_globals(watch, globals, n);
 }
 
-void JitRuntime::interpreter_gone() {
+void HotspotObserver::interpreter_gone() {
   if (tracing_) tracing_->stop_compiling();
 }
 
-void JitRuntime::on_global_store(uint32_t index) {
+void HotspotObserver::on_global_store(uint32_t index) {
   if (tracing_) tracing_->invalidate_global(index);
 }
 
-bool JitRuntime::on_hot_function(FunctionProto& fn) {
+bool HotspotObserver::on_hot_function(FunctionProto& fn) {
   auto key = std::make_pair(fn.name, fn.line);
   auto it = function_index_.find(key);
   if (it != function_index_.end()) {
@@ -76,11 +76,11 @@ bool JitRuntime::on_hot_function(FunctionProto& fn) {
   return tracing_ && tracing_->start_function_recording(fn);
 }
 
-void JitRuntime::enable_tier_profile() {
+void HotspotObserver::enable_tier_profile() {
   if (tracing_) tracing_->enable_tier_profile();
 }
 
-void JitRuntime::print_stats(std::ostream& os, double wall_seconds) const {
+void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
   os << "tessera-vm stats\n";
   if (!params_.enabled) {
     os << "  jit: off (interpreter only; hot-code detection not installed)\n";

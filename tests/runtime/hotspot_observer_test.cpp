@@ -1,12 +1,12 @@
-// JitRuntime as installed into a VM: which loops and functions the interpreter
-// reports hot, how often, with which source lines; and that installing it does
-// not change what a program prints.
+// HotspotObserver as installed into a VM: which loops and functions the
+// interpreter reports hot, how often, with which source lines; and that
+// installing it does not change what a program prints.
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
 
-#include "runtime/jit_runtime.h"
+#include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 #include "vm/interp/vm.h"
 
@@ -17,7 +17,7 @@ using testing::Outcome;
 
 // Runs `source` as t.tsb in a fresh VM; `rt` (if any) is installed as hooks
 // (hot-code detection only, no trace compiler).
-Outcome run(const std::string& source, JitRuntime* rt) { return testing::run_script(source, rt, false); }
+Outcome run(const std::string& source, HotspotObserver* rt) { return testing::run_script(source, rt, false); }
 
 JitParams params(std::initializer_list<const char*> settings) {
   JitParams p;
@@ -25,7 +25,7 @@ JitParams params(std::initializer_list<const char*> settings) {
   return p;
 }
 
-const JitRuntime::HotLoop* loop_at_line(const JitRuntime& rt, int line) {
+const HotspotObserver::HotLoop* loop_at_line(const HotspotObserver& rt, int line) {
   for (const auto& l : rt.hot_loops()) {
     if (l.line == line) return &l;
   }
@@ -39,17 +39,17 @@ const char* kForLoop100 =
     "}\n"
     "print(s)\n";
 
-TEST(JitRuntime, ThresholdsComeFromParams) {
-  JitRuntime rt(params({"hotloop=7", "hotcall=9"}));
+TEST(HotspotObserver, ThresholdsComeFromParams) {
+  HotspotObserver rt(params({"hotloop=7", "hotcall=9"}));
   EXPECT_EQ(rt.hotloop_threshold(), 7);
   EXPECT_EQ(rt.hotcall_threshold(), 9u);
-  JitRuntime def;
+  HotspotObserver def;
   EXPECT_EQ(def.hotloop_threshold(), 56);
   EXPECT_EQ(def.hotcall_threshold(), 112u);
 }
 
-TEST(JitRuntime, HotloopOneReportsEveryBackEdge) {
-  JitRuntime rt(params({"hotloop=1"}));
+TEST(HotspotObserver, HotloopOneReportsEveryBackEdge) {
+  HotspotObserver rt(params({"hotloop=1"}));
   Outcome r = run(kForLoop100, &rt);
   ASSERT_EQ(r.status, RunStatus::Ok) << r.err;
   EXPECT_EQ(r.out, "4950\n");
@@ -65,13 +65,13 @@ TEST(JitRuntime, HotloopOneReportsEveryBackEdge) {
   EXPECT_LE(l.times, 100u);
 }
 
-TEST(JitRuntime, HotloopTenReportsOncePerTenBackEdges) {
-  JitRuntime every(params({"hotloop=1"}));
+TEST(HotspotObserver, HotloopTenReportsOncePerTenBackEdges) {
+  HotspotObserver every(params({"hotloop=1"}));
   run(kForLoop100, &every);
   ASSERT_EQ(every.hot_loops().size(), 1u);
   const uint64_t back_edges = every.hot_loops()[0].times;
 
-  JitRuntime rt(params({"hotloop=10"}));
+  HotspotObserver rt(params({"hotloop=10"}));
   Outcome r = run(kForLoop100, &rt);
   ASSERT_EQ(r.status, RunStatus::Ok) << r.err;
   ASSERT_EQ(rt.hot_loops().size(), 1u);
@@ -80,8 +80,8 @@ TEST(JitRuntime, HotloopTenReportsOncePerTenBackEdges) {
   EXPECT_GE(rt.hot_loops()[0].times, 9u);
 }
 
-TEST(JitRuntime, DefaultHotloopIs56) {
-  JitRuntime rt;
+TEST(HotspotObserver, DefaultHotloopIs56) {
+  HotspotObserver rt;
   run("let s = 0\nfor i in range(50) { s = s + 1 }\n", &rt);
   EXPECT_TRUE(rt.hot_loops().empty());
   run("let s = 0\nfor i in range(200) { s = s + 1 }\n", &rt);
@@ -89,8 +89,8 @@ TEST(JitRuntime, DefaultHotloopIs56) {
   EXPECT_EQ(rt.hot_loops()[0].times, 3u);  // 199 or 200 back-edges / 56
 }
 
-TEST(JitRuntime, WhileAndListLoopsAndNestedLoops) {
-  JitRuntime rt(params({"hotloop=5"}));
+TEST(HotspotObserver, WhileAndListLoopsAndNestedLoops) {
+  HotspotObserver rt(params({"hotloop=5"}));
   Outcome r = run(
       "let j = 0\n"                      // 1
       "while j < 20 {\n"                 // 2
@@ -128,8 +128,8 @@ TEST(JitRuntime, WhileAndListLoopsAndNestedLoops) {
   EXPECT_EQ(loop_at_line(rt, 9), nullptr);
 }
 
-TEST(JitRuntime, LoopsInsideFunctionsNameTheFunction) {
-  JitRuntime rt(params({"hotloop=10"}));
+TEST(HotspotObserver, LoopsInsideFunctionsNameTheFunction) {
+  HotspotObserver rt(params({"hotloop=10"}));
   Outcome r = run(
       "fn sum(n) {\n"
       "  let s = 0\n"
@@ -154,8 +154,8 @@ const char* kCalls300 =
     "for i in range(300) { s = inc(s) }\n"
     "print(twice(s))\n";
 
-TEST(JitRuntime, HotFunctions) {
-  JitRuntime rt(params({"hotcall=100"}));
+TEST(HotspotObserver, HotFunctions) {
+  HotspotObserver rt(params({"hotcall=100"}));
   Outcome r = run(kCalls300, &rt);
   ASSERT_EQ(r.status, RunStatus::Ok) << r.err;
   EXPECT_EQ(r.out, "600\n");
@@ -164,12 +164,12 @@ TEST(JitRuntime, HotFunctions) {
   EXPECT_EQ(rt.hot_functions()[0].line, 1);
   EXPECT_EQ(rt.hot_functions()[0].times, 3u);
 
-  JitRuntime def;
+  HotspotObserver def;
   run(kCalls300, &def);
   ASSERT_EQ(def.hot_functions().size(), 1u);
   EXPECT_EQ(def.hot_functions()[0].times, 2u);  // 300 / 112
 
-  JitRuntime every(params({"hotcall=1"}));
+  HotspotObserver every(params({"hotcall=1"}));
   run(kCalls300, &every);
   ASSERT_EQ(every.hot_functions().size(), 2u);
   EXPECT_EQ(every.hot_functions()[0].times, 300u);
@@ -177,7 +177,7 @@ TEST(JitRuntime, HotFunctions) {
   EXPECT_EQ(every.hot_functions()[1].times, 1u);
 }
 
-TEST(JitRuntime, OutputUnchangedWithRuntimeInstalled) {
+TEST(HotspotObserver, OutputUnchangedWithRuntimeInstalled) {
   const std::string programs[] = {
       kForLoop100,
       kCalls300,
@@ -201,7 +201,7 @@ TEST(JitRuntime, OutputUnchangedWithRuntimeInstalled) {
     Outcome plain = run(src, nullptr);
     for (auto settings : {std::initializer_list<const char*>{"hotloop=1", "hotcall=1"},
                           std::initializer_list<const char*>{}}) {
-      JitRuntime rt(params(settings));
+      HotspotObserver rt(params(settings));
       Outcome jit = run(src, &rt);
       EXPECT_EQ(jit.status, plain.status) << src;
       EXPECT_EQ(jit.out, plain.out) << src;
@@ -215,8 +215,8 @@ TEST(JitRuntime, OutputUnchangedWithRuntimeInstalled) {
   }
 }
 
-TEST(JitRuntime, EventsAccumulateAcrossRunsByContent) {
-  JitRuntime rt(params({"hotloop=10"}));
+TEST(HotspotObserver, EventsAccumulateAcrossRunsByContent) {
+  HotspotObserver rt(params({"hotloop=10"}));
   run(kForLoop100, &rt);
   const uint64_t once = rt.hot_loops().at(0).times;
   run(kForLoop100, &rt);
@@ -224,8 +224,8 @@ TEST(JitRuntime, EventsAccumulateAcrossRunsByContent) {
   EXPECT_EQ(rt.hot_loops()[0].times, 2 * once);
 }
 
-TEST(JitRuntime, PrintStats) {
-  JitRuntime rt(params({"hotloop=10", "hotcall=100"}));
+TEST(HotspotObserver, PrintStats) {
+  HotspotObserver rt(params({"hotloop=10", "hotcall=100"}));
   rt.set_script_name("dir/t.tsb");
   run(kCalls300, &rt);
   std::ostringstream os;
@@ -242,10 +242,10 @@ TEST(JitRuntime, PrintStats) {
   EXPECT_NE(s.find("wall time: 250.000 ms"), std::string::npos) << s;
 }
 
-TEST(JitRuntime, PrintStatsJitOff) {
+TEST(HotspotObserver, PrintStatsJitOff) {
   JitParams p;
   p.enabled = false;
-  JitRuntime rt(p);
+  HotspotObserver rt(p);
   std::ostringstream os;
   rt.print_stats(os, 0.001);
   const std::string s = os.str();

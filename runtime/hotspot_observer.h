@@ -1,10 +1,11 @@
-// JitRuntime: the runtime layer's implementation of the interpreter's
-// JitHooks. In this milestone there is no trace recorder or compiler yet, so
-// it only *observes*: it records which loops and functions became hot (and
-// how often) so that `--stats` can report them. Later milestones hand these
-// events to the tracer instead of just counting them.
+// HotspotObserver: the runtime layer's implementation of the interpreter's
+// JitHooks. It observes the hot spots the interpreter reports (which loops
+// and functions became hot, how often) and, once tracing is enabled, hands
+// them to the trace compiler (jit::TraceJit), which records, compiles and
+// runs traces; the other hooks go straight to it. It also prints the
+// `--stats` report: the parameters, the hot spots and the traces.
 //
-// One JitRuntime per VM (no global state). Events are copied out of the
+// One HotspotObserver per VM (no global state). Events are copied out of the
 // FunctionProto at the time they happen (name, source line), because the
 // module's protos die with the interpreter, before the report is printed.
 #pragma once
@@ -23,16 +24,16 @@
 
 namespace tessera {
 
-class JitRuntime : public JitHooks {
+class HotspotObserver : public JitHooks {
  public:
-  explicit JitRuntime(JitParams params = {});
+  explicit HotspotObserver(JitParams params = {});
 
   const JitParams& params() const { return params_; }
   // File name used for "FILE:LINE" in the report (the script's path).
   void set_script_name(std::string name) { script_name_ = std::move(name); }
 
-  // Turns on the trace compiler (record, compile with LLVM, enter traces).
-  // Without it the runtime only observes hot code. `dump_dir`: see TraceJit.
+  // Turns on the trace compiler (record, compile, enter traces). Without it
+  // hot code is only observed. `dump_dir`: see TraceJit.
   void enable_tracing(VM& vm, const std::string& dump_dir = {});
   const jit::TraceJit* tracing() const { return tracing_.get(); }
   // After enable_tracing: sample CPU time per host tier for print_stats.
@@ -72,7 +73,7 @@ class JitRuntime : public JitHooks {
   const std::vector<HotFunction>& hot_functions() const { return functions_; }
 
   // The human-readable `--stats` report. `wall_seconds` is measured by the
-  // caller (the runtime does not time anything itself yet).
+  // caller (it spans the front end's compile too).
   void print_stats(std::ostream& os, double wall_seconds) const;
 
  private:

@@ -1,0 +1,157 @@
+#include "runtime/jit_telemetry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <ostream>
+
+#include <unistd.h>  // getpid, for the perf map
+
+namespace tessera::jit {
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+JitTelemetry::JitTelemetry(std::string script_name, std::string dump_dir, bool perf_map)
+    : script_name_(std::move(script_name)),
+      dump_dir_(std::move(dump_dir)),
+      perf_map_enabled_(perf_map),
+      created_ms_(now_ms()) {}
+
+void JitTelemetry::enable_tier_profile() {
+  if (profile_) return;
+  profile_ = std::make_unique<TierProfile>();
+  if (!profile_->start()) profile_.reset();  // another VM profiles, or no timer: no tier times
+}
+
+void JitTelemetry::note_compiled(Trace& t, const CompiledTrace& code, int tier) {
+  const size_t k = static_cast<size_t>(tier - 1);
+  t.code_text[k] = code.text;
+  if (!code.object.empty()) t.code_object = code.object;
+  t.code_size[k] = code.code_size;
+  t.tier_compile_ms[k] = code.compile_ms;
+  t.compile_ms += code.compile_ms;  // after the optimizer's share
+  stats_.compile_ms += code.compile_ms;
+  ++stats_.tier_compiled[k];
+  stats_.tier_compile_ms[k] += code.compile_ms;
+  stats_.tier_code_bytes[k] += code.code_size;
+  stats_.tier_compile_samples[k].push_back(code.compile_ms);
+  if (profile_) profile_->add_code(code.code_begin, code.code_size, tier);
+  if (perf_map_enabled_ && code.code_size > 0) {
+    // perf's JIT symbol file: "START SIZE NAME" per line, hex, appended as
+    // code appears (T2's start is an estimate: CompiledTrace::code_begin).
+    if (!perf_map_.is_open())
+      perf_map_.open(fmt::format("/tmp/perf-{}.map", static_cast<long>(getpid())), std::ios::app);
+    perf_map_ << fmt::format("{:x} {:x} tessera:{}:{}:trace{}:T{}\n", reinterpret_cast<uintptr_t>(code.code_begin),
+                             code.code_size, std::filesystem::path(script_name_).filename().string(), t.line, t.id,
+                             tier)
+              << std::flush;
+  }
+}
+
+void JitTelemetry::note_installed() {
+  ++stats_.compiled;
+  stats_.last_trace_ms = now_ms() - created_ms_;
+  if (stats_.first_trace_ms < 0) stats_.first_trace_ms = stats_.last_trace_ms;
+}
+
+void JitTelemetry::dump(const Trace& t) const {
+  if (!dumping()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dump_dir_, ec);
+  std::string stem = std::filesystem::path(script_name_).stem().string();
+  std::string base = fmt::format("{}/{}-{}-trace{}", dump_dir_, stem, t.line, t.id);
+  std::ofstream(base + ".ir") << fmt::format("-- trace {} of {}:{} ({})\n", t.id, script_name_, t.line,
+                                             t.function)
+                              << print_ir(t.ir);
+  // The code of each tier compiled so far: T1's assembly, T2's LLVM IR and
+  // its object file (machine code: objdump -d).
+  if (!t.code_text[0].empty()) std::ofstream(base + ".s") << t.code_text[0];
+  if (!t.code_text[1].empty()) std::ofstream(base + ".ll") << t.code_text[1];
+  if (!t.code_object.empty()) std::ofstream(base + ".o", std::ios::binary) << t.code_object;
+  // -print-after-all style: the IR as recorded, then after each pass.
+  for (size_t k = 0; k < t.pass_ir.size(); ++k)
+    std::ofstream(fmt::format("{}.{}-{}.ir", base, k, t.pass_ir[k].first)) << t.pass_ir[k].second;
+}
+
+void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_ptr<Trace>>& traces) const {
+  uint64_t aborted = 0;
+  for (uint64_t a : stats_.aborts) aborted += a;
+  os << fmt::format(
+      "  traces: {} recorded, {} compiled ({} side traces), {} aborted, {} loops blacklisted, {} invalidated\n",
+      stats_.recorded, stats_.compiled, stats_.side_traces, aborted, stats_.blacklisted, stats_.invalidated);
+  for (int r = 0; r < kNumAbortReasons; ++r)
+    if (stats_.aborts[r])
+      os << fmt::format("    aborted ({}): {}{}\n", abort_reason_message(static_cast<AbortReason>(r)),
+                        stats_.aborts[r],
+                        stats_.last_abort[r].empty() ? "" : " (last " + stats_.last_abort[r] + ")");
+  os << fmt::format("  time: recording {:.3f} ms, compiling {:.3f} ms; {} IR instructions ({} as recorded; "
+                    "optimizer {:.3f} ms of the compiling time)\n",
+                    stats_.record_ms, stats_.compile_ms, stats_.ir_instructions, stats_.ir_recorded,
+                    stats_.optimize_ms);
+  if (stats_.compiled > 0) {
+    // What allocation sinking took off the compiled traces (optimizer/tensor_sink.h, alloc_sink.h).
+    size_t tensors = 0, lists = 0;
+    for (const auto& t : traces)
+      for (const IRIns& in : t->ir.instructions()) {
+        tensors += in.op == IROp::VNEWTENSOR;
+        lists += in.op == IROp::VNEWLIST;
+      }
+    os << fmt::format("  allocation sinking: not allocated by the compiled traces: tensors {}, lists {}\n", tensors,
+                      lists);
+  }
+  static constexpr const char* kTierNames[2] = {"T1 (asmjit)", "T2 (llvm)"};
+  for (size_t k = 0; k < 2; ++k) {
+    if (stats_.tier_compiled[k] == 0) continue;
+    std::vector<double> v = stats_.tier_compile_samples[k];
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    os << fmt::format("  {}: {} traces compiled in {:.3f} ms (median {:.3f} ms), {} bytes of code\n", kTierNames[k],
+                      stats_.tier_compiled[k], stats_.tier_compile_ms[k], v[v.size() / 2], stats_.tier_code_bytes[k]);
+  }
+  if (profile_) {
+    // Sampled CPU time of the process (the background compiler's included,
+    // under "elsewhere"), up to now.
+    const auto s = profile_->samples();
+    const double total = static_cast<double>(s[0] + s[1] + s[2]);
+    auto share = [&](uint64_t n) { return total > 0 ? 100.0 * static_cast<double>(n) / total : 0.0; };
+    os << fmt::format("  time in code (CPU time sampled every {:.0f} ms): T1 {:.0f} ms ({:.1f}%), T2 {:.0f} ms ({:.1f}%), "
+                      "elsewhere {:.0f} ms ({:.1f}%: interpreter, recorder, compilers, runtime)\n",
+                      TierProfile::kIntervalMs, static_cast<double>(s[1]) * TierProfile::kIntervalMs, share(s[1]),
+                      static_cast<double>(s[2]) * TierProfile::kIntervalMs, share(s[2]),
+                      static_cast<double>(s[0]) * TierProfile::kIntervalMs, share(s[0]));
+  }
+  if (stats_.tier_up_exits > 0)
+    os << fmt::format("  tier-up: {} T1 traces swapped for T2 code ({} tier-up exits)\n", stats_.upgrades,
+                      stats_.tier_up_exits);
+  if (stats_.first_trace_ms >= 0)
+    os << fmt::format("  warm-up: first trace compiled at {:.3f} ms, last at {:.3f} ms\n",
+                      stats_.first_trace_ms, stats_.last_trace_ms);
+  for (const auto& t : traces) {
+    const uint64_t exits = t->exits.total();
+    std::string kind = t->is_side ? fmt::format("side trace of {} (exit #{})", t->parent, t->parent_snap)
+                       : t->kind == Trace::Kind::Function ? std::string("function trace")
+                                                          : std::string("root trace");
+    if (t->link >= 0) kind += fmt::format(", links to {}", t->link);
+    if (t->pending) kind += ", still compiling when the run ended";
+    else if (t->dead) kind += t->fn ? ", invalidated" : ", not compiled";
+    std::string tiers;
+    for (size_t k = 0; k < 2; ++k)
+      if (t->code_size[k] > 0)
+        tiers += fmt::format("{}T{} {:.3f} ms {} bytes", tiers.empty() ? "" : ", ", k + 1, t->tier_compile_ms[k],
+                             t->code_size[k]);
+    os << fmt::format("    trace {}  {}:{} in {}, {}: {} IR instructions ({} recorded), {} snapshots, compiled in "
+                      "{:.3f} ms{}; entered {} times, {} exits\n",
+                      t->id, script_name_, t->line, t->function, kind, t->ir.size(), t->recorded_size,
+                      t->ir.snapshots().size(), t->compile_ms,
+                      tiers.empty() ? "" : fmt::format(" ({}; runs T{})", tiers, t->tier), t->entries, exits);
+    for (size_t s = 0; s < t->exits.size(); ++s)
+      if (t->exits[s])
+        os << fmt::format("      exit #{} to line {}: {} times\n", s, t->exit_lines[s], t->exits[s]);
+  }
+}
+
+}  // namespace tessera::jit

@@ -1,0 +1,89 @@
+// JitTelemetry: what the trace JIT reports about itself. The counters and
+// times behind --stats (TraceStats, and the report), the sampled time per
+// host tier (TierProfile), the --dump directory (each trace's IR per pass,
+// snapshots and code), and the perf map (perfmap=1) that names compiled
+// code for Linux perf. Nothing here changes what the JIT does.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/host/compiled_trace.h"
+#include "runtime/tier_profile.h"
+#include "runtime/trace.h"
+#include "tracer/recorder.h"
+
+namespace tessera::jit {
+
+// Milliseconds on a steady clock: the JIT's timings.
+double now_ms();
+
+struct TraceStats {
+  uint64_t hot_loops = 0, hot_functions = 0;
+  uint64_t recorded = 0, compiled = 0, blacklisted = 0, side_traces = 0, invalidated = 0;
+  std::array<uint64_t, kNumAbortReasons> aborts{};
+  std::array<std::string, kNumAbortReasons> last_abort{};  // where the last one happened
+  uint64_t ir_instructions = 0, ir_recorded = 0;  // after the optimizer / as recorded
+  double record_ms = 0, compile_ms = 0, optimize_ms = 0;  // compile_ms includes optimize_ms
+  // Per tier (index tier-1): traces compiled, compile time, code bytes.
+  std::array<uint64_t, 2> tier_compiled{};
+  std::array<double, 2> tier_compile_ms{};
+  std::array<uint64_t, 2> tier_code_bytes{};
+  uint64_t tier_up_exits = 0;  // T1 traces that reached `tier2` and left to be upgraded
+  uint64_t upgrades = 0;       // T2 code swapped in for T1 code
+  std::vector<double> tier_compile_samples[2];  // ms per trace, for medians
+  // Warm-up: when the first and the last trace were compiled, in ms since
+  // the TraceJit was created (-1: none yet).
+  double first_trace_ms = -1, last_trace_ms = -1;
+
+  // A recording aborted, or a trace was dropped, for reason `r`; `detail`
+  // says where (shown with the reason's count).
+  void count_abort(AbortReason r, std::string detail) {
+    ++aborts[static_cast<size_t>(r)];
+    last_abort[static_cast<size_t>(r)] = std::move(detail);
+  }
+};
+
+class JitTelemetry {
+ public:
+  // `script_name` names the traces in reports, dumps and the perf map;
+  // `dump_dir` non-empty: write each trace there as it is compiled
+  // (SCRIPT-LINE-traceN.ir/.s/.ll/.o); `perf_map`: append compiled code to
+  // /tmp/perf-PID.map.
+  JitTelemetry(std::string script_name, std::string dump_dir, bool perf_map);
+
+  TraceStats& stats() { return stats_; }
+  const TraceStats& stats() const { return stats_; }
+  // --dump: whether traces are written, so that their code and per-pass IR
+  // are kept as text (which costs compile time otherwise).
+  bool dumping() const { return !dump_dir_.empty(); }
+  // --stats: samples where the CPU time goes, per tier.
+  void enable_tier_profile();
+
+  // `t` got code for `tier` (1 or 2): its size and compile time, per trace
+  // and per tier, its --dump text, and its code range for the tier profile
+  // and the perf map.
+  void note_compiled(Trace& t, const CompiledTrace& code, int tier);
+  // A trace was installed: it counts as compiled, and for the warm-up times.
+  void note_installed();
+  // --dump: writes `t` as it is now (nothing without a dump directory).
+  void dump(const Trace& t) const;
+  // The trace part of the --stats report.
+  void print_stats(std::ostream& os, const std::vector<std::unique_ptr<Trace>>& traces) const;
+
+ private:
+  std::string script_name_;
+  std::string dump_dir_;
+  bool perf_map_enabled_;
+  std::ofstream perf_map_;                 // opened with the first code
+  std::unique_ptr<TierProfile> profile_;  // --stats only
+  double created_ms_;
+  TraceStats stats_;
+};
+
+}  // namespace tessera::jit

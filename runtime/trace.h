@@ -1,0 +1,83 @@
+// Trace: what the runtime keeps of one recorded trace, from recording to
+// the code installed now: its IR, where it is entered, its code per tier,
+// its exit counters and exit links, and its state (pending, upgraded, dead).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/host/trace_abi.h"
+#include "deopt/exit_plan.h"
+#include "deopt/exit_policy.h"
+#include "tracer/trace_ir.h"
+#include "vm/bytecode/bytecode.h"
+
+namespace tessera::jit {
+
+struct Trace {
+  enum class Kind : uint8_t {
+    Loop,      // root trace of a loop, entered at its patched back-edge
+    Function,  // root trace of a function, entered when it is called
+    Side,      // hangs off an exit of another trace
+  };
+  uint32_t id;
+  Kind kind = Kind::Loop;
+  FunctionProto* proto;  // valid while its module runs; reports use the copies below
+  std::string function;  // the function the trace starts in
+  int line = 0;          // source line of the loop's back-edge (function: of `fn`)
+  std::optional<uint32_t> loop_pc;  // loop traces: the back-edge instruction that enters it
+  uint32_t start_pc;  // first bytecode it runs
+  TraceIR ir;                // as compiled (after the optimizer)
+  uint32_t recorded_size = 0;  // IR instructions as recorded
+  // --dump only: the IR as recorded and after each optimizer pass.
+  std::vector<std::pair<std::string, std::string>> pass_ir;
+  TraceFn fn = nullptr;        // C++ enters here
+  // The exit plans of the code installed now (CompiledTrace::exit_plans).
+  const std::vector<ExitPlan>* exit_plans = nullptr;
+  NativeTrace native = nullptr;  // linked exits jump here
+  // The tier of the code installed now (1: asmjit, 2: LLVM; 0: none yet),
+  // and per tier (index tier-1): the code as text for --dump, its size and
+  // its compile time.
+  uint8_t tier = 0;
+  std::array<std::string, 2> code_text;
+  std::string code_object;  // --dump: T2's object file
+  std::array<size_t, 2> code_size{};
+  std::array<double, 2> tier_compile_ms{};
+  // tier=auto: T1 code counts iterations down here (LoweringEnv); at zero
+  // it leaves through the tier-up exit. The T2 recompilation's state:
+  enum class Upgrade : uint8_t { None, Queued, Done, Failed };
+  Upgrade upgrade = Upgrade::None;
+  uint32_t tier_up_counter = 0;
+  uint32_t tier_up_interval = 0;  // what the counter restarts from (doubles while LLVM works)
+  double record_ms = 0, compile_ms = 0;
+  uint64_t entries = 0;
+  ExitCounters exits;  // per snapshot: exits taken, failed side-trace tries
+  // The native code's exit links (trace_abi.h ExitLinking), one per snapshot:
+  // an attached side trace, or for a side trace's final EXIT the trace it
+  // links to. Exits whose slot is set never come back to the runtime.
+  std::unique_ptr<NativeTrace[]> links;
+  // Side traces: the root trace they belong to and the exit they hang off.
+  // Any trace that ends in a linked EXIT: the trace it links to.
+  bool is_side = false;
+  uint32_t root = 0, parent = 0, parent_snap = 0;
+  int32_t link = -1;
+  uint16_t link_snap = 0;
+  uint32_t sides = 0;  // root traces: side traces attached so far
+  std::vector<int> exit_lines;  // source line each snapshot resumes at
+  uint32_t max_slot = 0;
+  // Invalidated (a global it assumed constant was stored into), or its
+  // compilation failed: nothing enters it or links to it.
+  bool dead = false;
+  // Recorded, waiting for its native code (async compilation).
+  bool pending = false;
+};
+
+// The source line of instruction `pc` of `p` (the function's line past its code).
+inline int source_line(const FunctionProto& p, uint32_t pc) { return pc < p.lines.size() ? p.lines[pc] : p.line; }
+
+}  // namespace tessera::jit

@@ -1,0 +1,175 @@
+#include "runtime/trace_registry.h"
+
+#include <algorithm>
+
+namespace tessera::jit {
+
+namespace {
+
+// The back-edge that enters a loop's trace, for each loop instruction.
+Op entering_op(Op loop_op) {
+  switch (loop_op) {
+    case Op::FORLOOP: return Op::JFORLOOP;
+    case Op::ITERLOOP: return Op::JITERLOOP;
+    default: return Op::JLOOP;
+  }
+}
+
+// The inverse of entering_op: what an invalidated loop's back-edge becomes.
+Op back_edge_op(Op entering) {
+  switch (entering) {
+    case Op::JFORLOOP: return Op::FORLOOP;
+    case Op::JITERLOOP: return Op::ITERLOOP;
+    case Op::JLOOP: return Op::LOOP;
+    default: return entering;
+  }
+}
+
+}  // namespace
+
+Trace& TraceRegistry::add(std::unique_ptr<Trace> t) {
+  traces_.push_back(std::move(t));
+  return *traces_.back();
+}
+
+bool TraceRegistry::any_pending() const {
+  return std::any_of(traces_.begin(), traces_.end(), [](const auto& t) { return t->pending; });
+}
+
+bool TraceRegistry::pending_root(const RootKey& root) const {
+  const Trace::Kind kind = root.is_function() ? Trace::Kind::Function : Trace::Kind::Loop;
+  return std::any_of(traces_.begin(), traces_.end(), [&](const auto& t) {
+    return t->pending && t->kind == kind && t->proto == root.proto && t->loop_pc == root.loop_pc;
+  });
+}
+
+bool TraceRegistry::pending_side(uint32_t parent, uint32_t snap) const {
+  return std::any_of(traces_.begin(), traces_.end(), [&](const auto& t) {
+    return t->pending && t->is_side && t->parent == parent && t->parent_snap == snap;
+  });
+}
+
+bool TraceRegistry::fits_exit_code(const Trace& t) {
+  return t.ir.snapshots().size() < kTierUpExit && t.id <= 0xFFFF;
+}
+
+ExitLinking TraceRegistry::exit_linking(Trace& t) {
+  ExitLinking linking;
+  linking.code_base = t.id << 16;
+  linking.links = t.links.get();  // shared: both tiers' exits read the same links
+  return linking;
+}
+
+void TraceRegistry::size_exit_tables(Trace& t) {
+  stack_need_ = std::max(stack_need_, t.max_slot + 1);
+  for (const Snapshot& s : t.ir.snapshots()) {
+    if (s.base_proto) stack_need_ = std::max<uint32_t>(stack_need_, static_cast<uint32_t>(s.base_proto->nregs) + 1);
+    for (const SnapshotFrame& f : s.frames)
+      stack_need_ = std::max<uint32_t>(stack_need_, f.base + static_cast<uint32_t>(f.proto->nregs) + 1);
+  }
+  // FPUSH checks room against FrameRegion::push_limit only, which must
+  // therefore cover every callee's registers.
+  for (IRRef r = 0; r < t.ir.size(); ++r)
+    if (t.ir[r].op == IROp::FPUSH && t.ir[t.ir[r].op1].op == IROp::KOBJ) {
+      const auto* callee = static_cast<const FunctionProto*>(t.ir.const_ptr(t.ir[r].op1));
+      stack_need_ = std::max<uint32_t>(stack_need_, static_cast<uint32_t>(callee->nregs) + 1);
+    }
+  t.exits.reset(t.ir.snapshots().size());
+  t.links = std::make_unique<NativeTrace[]>(t.ir.snapshots().size());  // all null
+  t.exit_lines.clear();
+  for (const Snapshot& s : t.ir.snapshots()) {
+    const FunctionProto& base = s.base_proto ? *s.base_proto : *t.proto;
+    t.exit_lines.push_back(source_line(s.frames.empty() ? base : *s.frames.back().proto, s.pc));
+  }
+}
+
+void TraceRegistry::set_code(Trace& t, const CompiledTrace& code, int tier) {
+  t.fn = code.fn;
+  t.native = code.native;
+  t.exit_plans = code.exit_plans;
+  t.tier = static_cast<uint8_t>(tier);
+  size_t need = 1;
+  for (const ExitPlan& p : *code.exit_plans) need = std::max(need, p.values.size());
+  if (exit_buffer_.size() < need) exit_buffer_.resize(need);
+}
+
+void TraceRegistry::watch_globals(uint8_t* watch, const Value* globals, size_t n) {
+  global_watch_ = watch;
+  globals_ = globals;
+  num_globals_ = n;
+}
+
+void TraceRegistry::forget_globals() { watch_globals(nullptr, nullptr, 0); }
+
+bool TraceRegistry::stale(const Trace& t) const {
+  if (t.dead || (t.is_side && traces_[t.parent]->dead) ||
+      (t.link >= 0 && t.link != static_cast<int32_t>(t.id) && traces_[static_cast<size_t>(t.link)]->dead))
+    return true;
+  return std::any_of(t.ir.assumed_globals().begin(), t.ir.assumed_globals().end(), [&](const auto& a) {
+    const Value* g = a.index < num_globals_ && globals_ ? &globals_[a.index] : nullptr;
+    const void* now = g == nullptr ? nullptr
+                      : g->is_func() ? static_cast<const void*>(g->as_func())
+                      : g->is_builtin() ? static_cast<const void*>(g->as_builtin())
+                                        : nullptr;
+    return now != a.value;
+  });
+}
+
+void TraceRegistry::link(Trace& t) {
+  if (t.link == static_cast<int32_t>(t.id))
+    t.links[t.link_snap] = t.native;
+  else if (t.link >= 0)
+    t.links[t.link_snap] = traces_[static_cast<size_t>(t.link)]->native;
+  for (const auto& a : t.ir.assumed_globals())
+    if (a.index < num_globals_) global_watch_[a.index] = 1;
+  if (t.is_side) {
+    // Hang it off its parent's exit: the next time that exit is taken the
+    // runtime goes straight into it.
+    traces_[t.parent]->links[t.parent_snap] = t.native;
+    ++traces_[t.root]->sides;
+  } else if (t.kind == Trace::Kind::Function) {
+    // Calls of the function enter the trace from now on.
+    t.proto->entry_trace = static_cast<int32_t>(t.id);
+  } else {
+    // Patch the loop's back-edge so that the interpreter enters the trace.
+    FunctionProto* p = t.proto;
+    p->code[*t.loop_pc].op = entering_op(p->code[*t.loop_pc].op);
+    p->loop_traces.emplace_back(*t.loop_pc, t.id);
+  }
+}
+
+void TraceRegistry::retarget(NativeTrace from, NativeTrace to) {
+  for (auto& other : traces_)
+    for (size_t k = 0; k < other->ir.snapshots().size(); ++k)
+      if (other->links[k] == from) other->links[k] = to;
+}
+
+void TraceRegistry::invalidate(Trace& t) {
+  t.dead = true;
+  if (t.kind == Trace::Kind::Loop) {
+    // The back-edge counts again; the loop may be recorded anew.
+    Instr& edge = t.proto->code[*t.loop_pc];
+    edge.op = back_edge_op(edge.op);
+    std::erase_if(t.proto->loop_traces, [&](const auto& e) { return e.second == t.id; });
+  } else if (t.kind == Trace::Kind::Function && t.proto->entry_trace == static_cast<int32_t>(t.id)) {
+    t.proto->entry_trace = -1;
+  }
+  // No exit goes to it any more (its side traces are reachable only from it).
+  retarget(t.native, nullptr);
+}
+
+uint32_t TraceRegistry::invalidate_global(uint32_t index) {
+  uint32_t n = 0;
+  for (auto& t : traces_) {
+    if (t->dead || t->pending) continue;  // a pending trace is checked when it is installed
+    const auto& assumed = t->ir.assumed_globals();
+    if (std::any_of(assumed.begin(), assumed.end(), [&](const auto& a) { return a.index == index; })) {
+      invalidate(*t);
+      ++n;
+    }
+  }
+  if (index < num_globals_) global_watch_[index] = 0;  // no live trace assumes it now
+  return n;
+}
+
+}  // namespace tessera::jit
