@@ -173,7 +173,7 @@ class TensorSinker {
     const IRIns& call = ir_[r - 1];
     if (ir_.calls()[call.op2].kind != CallTarget::Kind::NewList) return std::nullopt;
     for (IRRef q = r + 1; q < use; ++q)
-      if (clobbers_memory(ir_[q].op) || ir_[q].op == IROp::LSTORE) return std::nullopt;
+      if (ir_op_info(ir_[q].op).clobbers_memory || ir_[q].op == IROp::LSTORE) return std::nullopt;
     return carg_list(ir_, call.op1);
   }
 

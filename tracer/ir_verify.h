@@ -29,7 +29,8 @@
 //               snapshots and by the CARG chains of other sunk allocations
 //               (no code runs for it).
 //   snapshots   every guard (but SLOAD op2 = 2, which checks nothing) names
-//               a snapshot; only guards and CALLs name one, and it exists;
+//               a snapshot; only what may exit (ir_may_exit: guards, CALL)
+//               names one, and it exists;
 //               entries are sorted by slot, each slot once, and name existing
 //               values (not PHIs, not value-less instructions); every
 //               instruction that exits through a snapshot comes after every
