@@ -14,6 +14,7 @@ namespace tessera::jit {
 namespace {
 constexpr const char* kFloatMathNames[] = {"sqrt", "exp", "log", "sin", "cos", "tanh"};
 static_assert(std::size(kFloatMathNames) == static_cast<size_t>(FloatMath::NumFns));
+static_assert(std::size(kFloatMathNames) == static_cast<size_t>(FloatMath::NumFns));
 }  // namespace
 
 const char* float_math_name(FloatMath f) {

@@ -105,6 +105,7 @@ struct CallTarget {
     NewList,      // a new list of the arguments
     Negate,       // generic -x (a tensor: elementwise)
   };
+  static constexpr int kNumKinds = static_cast<int>(Kind::Negate) + 1;  // keep Negate the last kind
   Kind kind;
   uint8_t sub = 0;
   const void* ptr = nullptr;  // e.g. const BuiltinDef*
