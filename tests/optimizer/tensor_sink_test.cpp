@@ -8,6 +8,7 @@
 
 #include "optimizer/tensor_sink.h"
 #include "tests/optimizer/pass_test_support.h"
+#include "vm/graph/op_table.h"
 
 namespace tessera::jit {
 namespace {
@@ -654,6 +655,20 @@ TEST(TensorSink, RegisterAnEarlierExitMayReadKeepsItsWrite) {
       "CALL #1 builtin 0 tensor 0x0 dest=2\n"
       "CALL #2 builtin 0 numel 0x0 dest=4\n";
   EXPECT_IR_EQ(apply(sink, in), print_ir(parse_ir(in)));
+}
+
+// tensor_sink_ops.def names the Graph IR ops' built-ins by OpId, and only
+// the built-ins that are not Graph IR ops by name.
+TEST(TensorSink, OpRowsNameGraphIrBuiltinsAndNameRowsTheOthers) {
+#define TSINK_OP(op, ...) EXPECT_TRUE(op_def(OpId::op).builtin) << #op;
+#define TSINK_BUILTIN(name, ...) EXPECT_EQ(find_op(name), nullptr) << name;
+#define TSINK_ARITH(...)
+#define TSINK_NEGATE(...)
+#include "optimizer/tensor_sink_ops.def"
+#undef TSINK_OP
+#undef TSINK_BUILTIN
+#undef TSINK_ARITH
+#undef TSINK_NEGATE
 }
 
 }  // namespace
