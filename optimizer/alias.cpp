@@ -81,17 +81,15 @@ const char* alias_result_name(AliasResult r) {
 AliasAnalysis::AliasAnalysis(const TraceIR& ir, Resolver resolve) : ir_(ir), resolve_(std::move(resolve)) {}
 
 bool AliasAnalysis::is_memory_access(IROp op) {
-  switch (op) {
-    case IROp::GLOAD:
-    case IROp::GSTORE:
-    case IROp::LLOAD:
-    case IROp::LREF:
-    case IROp::LSTORE:
-    case IROp::TLOAD:
-    case IROp::TREF:
-    case IROp::TSTORE: return true;
-    default: return false;
+  switch (ir_op_info(op).mem_space) {
+    case MemLocation::Space::Global:
+    case MemLocation::Space::ListElement:
+    case MemLocation::Space::TensorElement: return true;
+    case MemLocation::Space::None:
+    case MemLocation::Space::Slot:
+    case MemLocation::Space::ListLength: return false;
   }
+  return false;
 }
 
 IRRef AliasAnalysis::resolve(IRRef r) const {
@@ -104,35 +102,28 @@ IRRef AliasAnalysis::resolve(IRRef r) const {
 MemLocation AliasAnalysis::location(IRRef access) const {
   if (access >= ir_.size()) throw std::invalid_argument("alias analysis: access " + std::to_string(access) + " out of range");
   const IRIns& in = ir_[access];
+  if (!is_memory_access(in.op))
+    throw std::invalid_argument("alias analysis: " + std::string(ir_op_info(in.op).name) + " at " +
+                                std::to_string(access) + " is not a memory access");
+  const IROpInfo& info = ir_op_info(in.op);
   MemLocation loc;
-  switch (in.op) {
-    case IROp::GLOAD:
-    case IROp::GSTORE:
-      loc.space = MemLocation::Space::Global;
-      loc.global = in.op1;
-      return loc;
-    case IROp::LLOAD:
-    case IROp::LREF:
-    case IROp::TLOAD:
-    case IROp::TREF: {
-      const bool list = in.op == IROp::LLOAD || in.op == IROp::LREF;
-      loc.space = list ? MemLocation::Space::ListElement : MemLocation::Space::TensorElement;
-      loc.object = resolve(in.op1);
-      loc.index = resolve(in.op2);
-      return loc;
-    }
-    case IROp::LSTORE:
-    case IROp::TSTORE: {
-      const bool list = in.op == IROp::LSTORE;
-      const IRRef addr = resolve(in.op1);
-      if (addr != kNoRef && ir_[addr].op == (list ? IROp::LREF : IROp::TREF)) return location(addr);
-      loc.space = list ? MemLocation::Space::ListElement : MemLocation::Space::TensorElement;
-      return loc;  // unknown object and index: may be any element
-    }
-    default:
-      throw std::invalid_argument("alias analysis: " + std::string(ir_op_info(in.op).name) + " at " +
-                                  std::to_string(access) + " is not a memory access");
+  loc.space = info.mem_space;
+  if (loc.space == MemLocation::Space::Global) {  // loads and stores name the global
+    loc.global = in.op1;
+    return loc;
   }
+  if (info.mem_access != IRMemAccess::Store) {  // loads and addresses: (object, index)
+    loc.object = resolve(in.op1);
+    loc.index = resolve(in.op2);
+    return loc;
+  }
+  // Element stores write through the address op1 computed.
+  const IRRef addr = resolve(in.op1);
+  if (addr != kNoRef) {
+    const IROpInfo& a = ir_op_info(ir_[addr].op);
+    if (a.mem_space == loc.space && a.mem_access == IRMemAccess::Address) return location(addr);
+  }
+  return loc;  // unknown object and index: may be any element
 }
 
 AliasResult AliasAnalysis::same_object_indices(IRRef a, IRRef b) const {
@@ -164,6 +155,9 @@ AliasResult AliasAnalysis::alias(const MemLocation& a, const MemLocation& b) con
     case MemLocation::Space::ListElement:
       if (a.object == kNoRef || resolve(a.object) != resolve(b.object)) return AliasResult::MayAlias;
       return same_object_indices(a.index, b.index);
+    case MemLocation::Space::None:
+    case MemLocation::Space::Slot:
+    case MemLocation::Space::ListLength: break;  // not locations the analysis makes
   }
   return AliasResult::MayAlias;
 }

@@ -36,9 +36,10 @@ namespace tessera::jit {
 enum class AliasResult : uint8_t { NoAlias, MayAlias, MustAlias };
 const char* alias_result_name(AliasResult r);  // "NoAlias", "MayAlias", "MustAlias"
 
-// The memory one access touches.
+// The memory one access touches. The space is ir.def's (IRMemSpace): the
+// analysis compares accesses of Global, ListElement and TensorElement.
 struct MemLocation {
-  enum class Space : uint8_t { Global, ListElement, TensorElement };
+  using Space = IRMemSpace;
   Space space = Space::Global;
   uint32_t global = 0;    // Global: the global's index
   IRRef object = kNoRef;  // elements: the list or tensor; kNoRef when unknown (may be any)
@@ -53,9 +54,12 @@ class AliasAnalysis {
   using Resolver = std::function<IRRef(IRRef)>;
   explicit AliasAnalysis(const TraceIR& ir, Resolver resolve = {});
 
+  // Accesses of the spaces the analysis compares (ir.def's SPACE and ACCESS
+  // columns): loads, element addresses and stores of globals, list elements
+  // and tensor elements.
   static bool is_memory_access(IROp op);
-  static bool is_load(IROp op) { return op == IROp::GLOAD || op == IROp::LLOAD || op == IROp::TLOAD; }
-  static bool is_store(IROp op) { return op == IROp::GSTORE || op == IROp::LSTORE || op == IROp::TSTORE; }
+  static bool is_load(IROp op) { return is_memory_access(op) && ir_op_info(op).mem_access == IRMemAccess::Load; }
+  static bool is_store(IROp op) { return is_memory_access(op) && ir_op_info(op).mem_access == IRMemAccess::Store; }
 
   // The location instruction `access` reads or writes, its references
   // resolved. An LSTORE (TSTORE) whose address is not an LREF (TREF) gets an

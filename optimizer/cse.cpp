@@ -163,7 +163,7 @@ bool CsePass::run(TraceIR& ir) {
       default:
         break;
     }
-    if (clobbers_memory(in.op)) {
+    if (ir_op_info(in.op).clobbers_memory) {
       t.forget_memory();
       continue;
     }

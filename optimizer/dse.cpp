@@ -27,7 +27,7 @@ bool overwritten_unobserved(const TraceIR& ir, const AliasAnalysis& aa, IRRef st
       if (stores_object && op != IROp::TSTORE) return false;  // may release the object's other owner
       continue;
     }
-    if (ir_is_guard(op) || clobbers_memory(op) || op == IROp::LOOP || op == IROp::PHI) return false;
+    if (ir_is_guard(op) || ir_op_info(op).clobbers_memory || op == IROp::LOOP || op == IROp::PHI) return false;
     if (op == IROp::SSTORE && stores_object) return false;
     if (AliasAnalysis::is_load(op) && aa.alias(store, q) != AliasResult::NoAlias) return false;
   }

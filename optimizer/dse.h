@@ -3,7 +3,7 @@
 // GSTORE) is removed when a later store must overwrite the same memory
 // (AliasAnalysis says MustAlias) and nothing between them can observe it:
 //  - no load that may alias it (a load may read the first store's value);
-//  - no CALL, FPUSH or FPOP (clobbers_memory: helpers read any memory);
+//  - no CALL, FPUSH or FPOP (ir.def's clob flag: helpers read any memory);
 //  - no guard or EXIT (the interpreter resumes at an exit and would see
 //    memory without the first store: guards are barriers, as in LuaJIT);
 //  - not across LOOP (or into the PHIs at the end of the body): the store

@@ -7,11 +7,6 @@
 #include "tracer/ir_operands.h"
 
 namespace tessera::jit {
-namespace {
-
-bool traps_or_loops(IROp op) { return op == IROp::IDIV || op == IROp::IMOD || op == IROp::IPOW; }
-
-}  // namespace
 
 bool LicmPass::run(TraceIR& ir) {
   const IRRef loop = ir.loop_ref();
@@ -24,13 +19,11 @@ bool LicmPass::run(TraceIR& ir) {
   for (IRRef r = 0; r < loop; ++r) invariant[r] = true;  // constants come first, then the entry loads
   for (IRRef r = loop + 1; r < ir.size(); ++r) {
     const IRIns& in = ir[r];
-    calls = calls || clobbers_memory(in.op);
-    switch (in.op) {
-      case IROp::LSTORE: list_stores = true; break;
-      case IROp::GSTORE: stored_globals.insert(in.op1); break;
-      case IROp::PHI: invariant[in.op1] = false; break;
-      default: break;
-    }
+    const IROpInfo& info = ir_op_info(in.op);
+    calls = calls || info.clobbers_memory;
+    if (info.mem_access == IRMemAccess::Store && info.mem_space == IRMemSpace::ListElement) list_stores = true;
+    if (info.mem_access == IRMemAccess::Store && info.mem_space == IRMemSpace::Global) stored_globals.insert(in.op1);
+    if (in.op == IROp::PHI) invariant[in.op1] = false;
   }
 
   auto operands_invariant = [&](const IRIns& in) {
@@ -58,7 +51,7 @@ bool LicmPass::run(TraceIR& ir) {
       case IROp::GLOAD: move = !calls && !stored_globals.count(in.op1); break;
       case IROp::LLEN: move = !calls; break;
       case IROp::LLOAD: move = !calls && !list_stores && bounds_checked.count({in.op1, in.op2}); break;
-      default: move = ir_is_cse(in.op) && !traps_or_loops(in.op); break;
+      default: move = ir_is_cse(in.op) && !ir_op_info(in.op).may_trap; break;
     }
     if (!move) continue;
     if (ir_is_guard(in.op)) in.snap = 0;

@@ -11,29 +11,6 @@
 namespace tessera::jit {
 namespace {
 
-// The instructions a body may hold to be peeled: those whose copy before
-// LOOP means exactly what the first iteration did. Not helper calls (CALL
-// and its CARGs write result slots that reloads read back), frame pushes
-// and pops (they rebase the slots), RETGUARD and EXIT (not in a loop body
-// the recorder writes), nor opcodes added later until someone checks them.
-bool peelable(IROp op) {
-  switch (op) {
-#define PEELABLE(name) case IROp::name:
-    PEELABLE(KNIL) PEELABLE(KBOOL) PEELABLE(KINT) PEELABLE(KFLOAT) PEELABLE(KOBJ)
-    PEELABLE(SLOAD) PEELABLE(SSTORE) PEELABLE(GLOAD) PEELABLE(GSTORE)
-    PEELABLE(ADD) PEELABLE(SUB) PEELABLE(MUL) PEELABLE(NEG) PEELABLE(IDIV) PEELABLE(IMOD) PEELABLE(IPOW)
-    PEELABLE(FADD) PEELABLE(FSUB) PEELABLE(FMUL) PEELABLE(FDIV) PEELABLE(FNEG) PEELABLE(FFLOORDIV)
-    PEELABLE(FMOD) PEELABLE(FPOW) PEELABLE(FMATH) PEELABLE(CONV) PEELABLE(F32RND)
-    PEELABLE(LT) PEELABLE(LE) PEELABLE(GT) PEELABLE(GE) PEELABLE(EQ) PEELABLE(NE) PEELABLE(ULT) PEELABLE(NOT)
-    PEELABLE(GUARDT) PEELABLE(GUARDF)
-    PEELABLE(LLEN) PEELABLE(LLOAD) PEELABLE(LREF) PEELABLE(LSTORE)
-    PEELABLE(TDTYPE) PEELABLE(TDIM) PEELABLE(TRANK) PEELABLE(TIDX) PEELABLE(TLOAD) PEELABLE(TREF) PEELABLE(TSTORE)
-#undef PEELABLE
-      return true;
-    default: return false;
-  }
-}
-
 [[noreturn]] void malformed(const std::string& what) { throw std::invalid_argument("peel: " + what); }
 
 // The trace being peeled and the three ways its references are renumbered
@@ -76,7 +53,7 @@ class Peeler {
           phis_.push_back(r);
           continue;
         }
-        if (!peelable(in.op)) return false;
+        if (!ir_op_info(in.op).peelable) return false;  // ir.def says which
         body_.push_back(r);
         if (in.snap != kNoSnap) used_in_body_[in.snap] = true;
       }

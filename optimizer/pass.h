@@ -14,12 +14,6 @@
 
 namespace tessera::jit {
 
-// Whether `op` may change any memory a load reads (globals, list lengths and
-// storage, elements): helper calls, and frame pushes and pops, which release
-// objects. CSE forgets its loads at such an instruction; LICM moves no load
-// out of a loop that contains one.
-inline bool clobbers_memory(IROp op) { return op == IROp::CALL || op == IROp::FPUSH || op == IROp::FPOP; }
-
 // Whether a guard placed before `loop` (the trace's LOOP) may exit through
 // snapshot 0: that snapshot writes nothing and names no frame, and nothing
 // before LOOP has a side effect, so the interpreter resumes at the loop

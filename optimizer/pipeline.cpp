@@ -15,25 +15,37 @@
 
 namespace tessera::jit {
 
-TracePipeline::TracePipeline() : TracePipeline(Options{}) {}
+namespace {
+
+template <typename Pass>
+std::unique_ptr<TracePass> make_pass(const TracePipeline::Options&) {
+  return std::make_unique<Pass>();
+}
+template <>
+std::unique_ptr<TracePass> make_pass<TensorSinkPass>(const TracePipeline::Options& options) {
+  return std::make_unique<TensorSinkPass>(options.sink_max_elements);
+}
+
+}  // namespace
 
 TracePipeline::TracePipeline(const Options& options) : verify_each_(options.verify_each) {
-  passes_.push_back(std::make_unique<FoldPass>());
-  passes_.push_back(std::make_unique<CsePass>());
-  passes_.push_back(std::make_unique<LicmPass>());
-  if (options.sink) {
-    passes_.push_back(std::make_unique<TensorSinkPass>(options.sink_max_elements));
-    passes_.push_back(std::make_unique<AllocSinkPass>());
-  }
-  // After LICM, which needs a preamble without side effects; before the
-  // passes that use what the peeled iteration establishes.
-  if (options.peel) passes_.push_back(std::make_unique<LoopPeelPass>());
-  passes_.push_back(std::make_unique<GuardElimPass>());
-  // After guard elimination, which may already prove a bounds check.
-  if (options.predicate) passes_.push_back(std::make_unique<LoopPredicatePass>());
-  passes_.push_back(std::make_unique<CsePass>());
-  passes_.push_back(std::make_unique<DsePass>());
-  passes_.push_back(std::make_unique<DcePass>());
+#define PASS(pass, enabled_by) \
+  if (options.enabled_by) passes_.push_back(make_pass<pass>(options));
+#include "optimizer/passes.def"
+#undef PASS
+}
+
+std::vector<TracePipeline::Row> TracePipeline::rows() {
+  struct AllOn {
+    int64_t peel = 1, predicate = 1, sink = 1, sinkmax = 1, verify = 0;
+  };
+  const Options options{AllOn{}};
+  std::vector<Row> rows;
+#define PASS(pass, enabled_by) \
+  rows.push_back({make_pass<pass>(options)->name(), #enabled_by == std::string("always") ? "" : #enabled_by});
+#include "optimizer/passes.def"
+#undef PASS
+  return rows;
 }
 
 bool TracePipeline::run(TraceIR& ir, const AfterPass& after) const {

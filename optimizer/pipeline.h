@@ -1,14 +1,8 @@
-// TracePipeline: the trace optimizer, the passes in their order
-// (fold, cse, licm, tsink (sinking of small tensors), sink (of list
-// literals, some of which fed a sunk tensor), guards (guard elimination),
-// predicate (loop predication of induction variables' bounds checks), cse
-// again to merge what LICM, sinking, guard elimination and predication
-// brought together, dse, dce). With Options::peel (`--jit-param peel=1`)
-// loop peeling runs after sink: fold, cse, licm, sink, peel, guards,
-// predicate, cse, dse, dce (optimizer/loop_peel.h says why there);
-// Options::predicate false (`predicate=0`) leaves predication out,
-// Options::sink false (`sink=0`) both sinking passes.
-// Runs between the recorder and the backend; `--jit-param opt=0` skips it.
+// TracePipeline: the trace optimizer, the passes of optimizer/passes.def in
+// that order (the one place the order is written), each row switched on by
+// `always` or by a JIT parameter (`--jit-param peel=1`, `predicate=0`,
+// `sink=0`). Runs between the recorder and the backend; `--jit-param opt=0`
+// skips it.
 #pragma once
 
 #include <cstdint>
@@ -24,20 +18,45 @@ namespace tessera::jit {
 
 class TracePipeline {
  public:
+  // Which passes run, and their settings. No defaults here: they are the JIT
+  // parameters' (runtime/jit_params.def), which the constructor copies.
   struct Options {
-    bool peel = false;       // loop peeling (LoopPeelPass)
-    bool predicate = true;   // loop predication (LoopPredicatePass)
-    bool sink = true;        // allocation sinking (TensorSinkPass, AllocSinkPass)
-    uint32_t sink_max_elements = 16;  // TensorSinkPass's largest tensor
+    // `params` is a JitParams (runtime/jit_params.h; the optimizer does not
+    // include the runtime's headers, so any struct with these fields does).
+    template <typename Params>
+    explicit Options(const Params& params)
+        : peel(params.peel != 0),
+          predicate(params.predicate != 0),
+          sink(params.sink != 0),
+          sink_max_elements(static_cast<uint32_t>(params.sinkmax)),
+          verify_each(params.verify != 0 || ir_verify_mode() != IRVerifyMode::off) {}
+
+    // passes.def's SWITCH column names these fields; its rows that say
+    // `always` read this one.
+    static constexpr bool always = true;
+    bool peel;       // loop peeling (LoopPeelPass)
+    bool predicate;  // loop predication (LoopPredicatePass)
+    bool sink;       // allocation sinking (TensorSinkPass, AllocSinkPass)
+    uint32_t sink_max_elements;  // TensorSinkPass's largest tensor (sinkmax)
     // Run the IR verifier (tracer/ir_verify.h) on the input and after every
     // pass and inner step (LLVM's -verify-each); a broken trace throws
     // IRVerifyError naming the pass (or aborts under TESSERA_VERIFY_IR=abort).
-    // On by default in builds without NDEBUG and when TESSERA_VERIFY_IR asks.
-    bool verify_each = ir_verify_mode() != IRVerifyMode::off;
+    // On with `verify=1`, and when TESSERA_VERIFY_IR asks (by default in
+    // builds without NDEBUG).
+    bool verify_each;
   };
-  // The default pipeline.
-  TracePipeline();
   explicit TracePipeline(const Options& options);
+
+  // One row of passes.def: the pass's name and the JIT parameter that
+  // switches it on ("" for `always`).
+  struct Row {
+    std::string name;
+    std::string enabled_by;
+    bool operator==(const Row&) const = default;
+  };
+  // Every row of passes.def in order, whatever the options.
+  static std::vector<Row> rows();
+
   // Called after each pass with its name and the IR it left (for --dump's
   // per-pass files, -print-after-all style), and after the inner steps a
   // pass reports (TensorSinkPass: "tsink" before its inner fold, then

@@ -13,6 +13,7 @@
 #include "tracer/ir_operands.h"
 #include "vm/core/error.h"
 #include "vm/core/operators.h"
+#include "vm/graph/op_table.h"
 #include "vm/tensor/broadcast.h"
 #include "vm/tensor/dtype.h"
 
@@ -28,16 +29,22 @@ struct Rule {
   int aux;
 };
 
+// A built-in: a Graph IR op's (by OpId), or another one (by name).
 struct BuiltinRule {
-  std::string_view name;
+  OpId op;
+  std::string_view name;  // when not a Graph IR op's
   Rule rule;
+  std::string_view builtin_name() const { return name.empty() ? std::string_view(op_def(op).name) : name; }
 };
 constexpr BuiltinRule kBuiltinRules[] = {
+#define TSINK_OP(op, kind, nargs, fop, iop, aux) \
+  {OpId::op, {}, {Kind::kind, nargs, IROp::fop, IROp::iop, static_cast<int>(aux)}},
 #define TSINK_BUILTIN(name, kind, nargs, fop, iop, aux) \
-  {name, {Kind::kind, nargs, IROp::fop, IROp::iop, static_cast<int>(aux)}},
+  {OpId{}, name, {Kind::kind, nargs, IROp::fop, IROp::iop, static_cast<int>(aux)}},
 #define TSINK_ARITH(op, fop, iop)
 #define TSINK_NEGATE(fop, iop)
 #include "optimizer/tensor_sink_ops.def"
+#undef TSINK_OP
 #undef TSINK_BUILTIN
 #undef TSINK_ARITH
 #undef TSINK_NEGATE
@@ -48,20 +55,24 @@ struct ArithRule {
   Rule rule;
 };
 constexpr ArithRule kArithRules[] = {
+#define TSINK_OP(op, kind, nargs, fop, iop, aux)
 #define TSINK_BUILTIN(name, kind, nargs, fop, iop, aux)
 #define TSINK_ARITH(op, fop, iop) {BinOp::op, {Kind::Binary, 2, IROp::fop, IROp::iop, 0}},
 #define TSINK_NEGATE(fop, iop)
 #include "optimizer/tensor_sink_ops.def"
+#undef TSINK_OP
 #undef TSINK_BUILTIN
 #undef TSINK_ARITH
 #undef TSINK_NEGATE
 };
 
 constexpr Rule kNegateRules[] = {
+#define TSINK_OP(op, kind, nargs, fop, iop, aux)
 #define TSINK_BUILTIN(name, kind, nargs, fop, iop, aux)
 #define TSINK_ARITH(op, fop, iop)
 #define TSINK_NEGATE(fop, iop) {Kind::Unary, 1, IROp::fop, IROp::iop, 0},
 #include "optimizer/tensor_sink_ops.def"
+#undef TSINK_OP
 #undef TSINK_BUILTIN
 #undef TSINK_ARITH
 #undef TSINK_NEGATE
@@ -72,7 +83,7 @@ const Rule* rule_for(const CallTarget& t, size_t nargs) {
   const Rule* r = nullptr;
   if (t.kind == CallTarget::Kind::Builtin) {
     for (const BuiltinRule& b : kBuiltinRules)
-      if (b.name == t.name) r = &b.rule;
+      if (b.builtin_name() == t.name) r = &b.rule;
   } else if (t.kind == CallTarget::Kind::Arith) {
     for (const ArithRule& a : kArithRules)
       if (static_cast<uint8_t>(a.op) == t.sub) r = &a.rule;
@@ -173,7 +184,7 @@ class TensorSinker {
     const IRIns& call = ir_[r - 1];
     if (ir_.calls()[call.op2].kind != CallTarget::Kind::NewList) return std::nullopt;
     for (IRRef q = r + 1; q < use; ++q)
-      if (clobbers_memory(ir_[q].op) || ir_[q].op == IROp::LSTORE) return std::nullopt;
+      if (ir_op_info(ir_[q].op).clobbers_memory || ir_[q].op == IROp::LSTORE) return std::nullopt;
     return carg_list(ir_, call.op1);
   }
 

@@ -60,8 +60,8 @@ class TensorSinkPass final : public TracePass {
  public:
   // Tensors of more than `max_elements` elements are never sunk (each
   // element is an SSA value, and every exit that names the tensor stores
-  // them all); `--jit-param sinkmax`.
-  explicit TensorSinkPass(uint32_t max_elements = 16) : max_elements_(max_elements) {}
+  // them all); `--jit-param sinkmax` (TracePipeline::Options).
+  explicit TensorSinkPass(uint32_t max_elements) : max_elements_(max_elements) {}
   const char* name() const override { return "tsink"; }
   // run() reports the IR after the sinking as step "tsink"; what it returns,
   // after the inner FoldPass, is the step "tsink.fold".

@@ -12,11 +12,7 @@ namespace tessera::jit {
 TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir)
     : vm_(vm),
       params_(params),
-      optimizer_(TracePipeline::Options{.peel = params.peel != 0,
-                                         .predicate = params.predicate != 0,
-                                         .sink = params.sink != 0,
-                                         .sink_max_elements = static_cast<uint32_t>(params.sinkmax),
-                                         .verify_each = params.verify != 0 || ir_verify_mode() != IRVerifyMode::off}),
+      optimizer_(TracePipeline::Options(params)),
       exit_policy_(ExitPolicy::Params{.hotexit = static_cast<uint32_t>(params.hotexit),
                                       .maxside = static_cast<uint32_t>(params.maxside),
                                       .maxsidetries = static_cast<uint32_t>(params.maxsidetries)}),

@@ -9,9 +9,30 @@ namespace tessera::jit {
 
 namespace {
 
+// ir.def's FLAGS.
+enum : uint8_t { comm = 1, trap = 2, raise = 4, clob = 8, call = 16, peel = 32 };
+
+constexpr IROpInfo row(const char* name, uint8_t mode, OperandKind op1, OperandKind op2, IRMemSpace space,
+                       IRMemAccess access, unsigned flags, const char* desc) {
+  return {name,
+          mode,
+          op1,
+          op2,
+          space,
+          access,
+          (flags & comm) != 0,
+          (flags & trap) != 0,
+          (flags & raise) != 0,
+          (flags & clob) != 0,
+          (flags & call) != 0,
+          (flags & peel) != 0,
+          desc};
+}
+
 constexpr IROpInfo kOpTable[] = {
-#define IROP(name, mode, op1, op2, desc) \
-  {#name, static_cast<uint8_t>(mode), OperandKind::op1, OperandKind::op2, desc},
+#define IROP(name, mode, op1, op2, space, access, flags, desc)                                              \
+  row(#name, static_cast<uint8_t>(mode), OperandKind::op1, OperandKind::op2, IRMemSpace::space, IRMemAccess::access, \
+      flags, desc),
 #include "tracer/ir.def"
 #undef IROP
 };

@@ -37,7 +37,8 @@ constexpr uint64_t kCanonicalNaN = 0x7ff8000000000000ull;
 
 const char* const kCallKindNames[] = {"builtin",  "arith",     "compare", "indexget",
                                       "indexset", "builtinkw", "newlist", "negate"};
-constexpr int kNumCallKinds = static_cast<int>(std::size(kCallKindNames));
+constexpr int kNumCallKinds = CallTarget::kNumKinds;
+static_assert(std::size(kCallKindNames) == kNumCallKinds, "a name per CallTarget::Kind");
 
 // A missing operand (a CALL without arguments) is `none`, as ir.def says;
 // `----` would read as a comment.

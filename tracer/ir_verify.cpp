@@ -142,11 +142,11 @@ class Verifier {
       if (in.op == IROp::CARG && k == 1 && ir_[a].op == IROp::CARG)
         fail_at(r, "an argument that is itself a CARG node");
     });
-    // Exits: guards name a snapshot, and only guards and calls do.
+    // Exits: guards name a snapshot, and only what may exit (guards, calls) does.
     const bool unguarded_load = in.op == IROp::SLOAD && in.op2 == 2;
     if (ir_is_guard(in.op) && !unguarded_load && in.snap == kNoSnap) fail_at(r, "a guard without a snapshot");
     if (in.snap != kNoSnap) {
-      if (!ir_is_guard(in.op) && in.op != IROp::CALL) fail_at(r, "names snapshot #" + std::to_string(in.snap) + " but cannot exit");
+      if (!ir_may_exit(in.op)) fail_at(r, "names snapshot #" + std::to_string(in.snap) + " but cannot exit");
       if (in.snap >= ir_.snapshots().size()) fail_at(r, "snapshot #" + std::to_string(in.snap) + " does not exist");
     }
     types(r, in);

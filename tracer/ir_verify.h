@@ -29,7 +29,8 @@
 //               snapshots and by the CARG chains of other sunk allocations
 //               (no code runs for it).
 //   snapshots   every guard (but SLOAD op2 = 2, which checks nothing) names
-//               a snapshot; only guards and CALLs name one, and it exists;
+//               a snapshot; only what may exit (ir_may_exit: guards, CALL)
+//               names one, and it exists;
 //               entries are sorted by slot, each slot once, and name existing
 //               values (not PHIs, not value-less instructions); every
 //               instruction that exits through a snapshot comes after every
@@ -73,9 +74,10 @@ void verify_ir(const TraceIR& ir, const std::string& where = {}, const IRVerifyO
 
 // What the environment variable TESSERA_VERIFY_IR asks for: "0" nothing,
 // "1" verification after every optimizer pass (TracePipeline::Options::
-// verify_each's default), "abort" the same with failures fatal (a message on
-// stderr and abort(): a test run cannot miss one when the runtime would
-// drop the trace quietly). Unset: on in builds without NDEBUG.
+// verify_each, whatever `--jit-param verify` says), "abort" the same with
+// failures fatal (a message on stderr and abort(): a test run cannot miss
+// one when the runtime would drop the trace quietly). Unset: on in builds
+// without NDEBUG.
 enum class IRVerifyMode { off, each, abort };
 IRVerifyMode ir_verify_mode();
 

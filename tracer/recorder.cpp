@@ -31,6 +31,7 @@ const char* abort_reason_message(AbortReason r) {
 #include "tracer/abort_reasons.def"
 #undef ABORT_REASON
   };
+  static_assert(std::size(kMessages) == kNumAbortReasons);
   return kMessages[static_cast<int>(r)];
 }
 
@@ -51,7 +52,9 @@ constexpr ArithIR kArithIR[] = {
     /* Pow    */ {IROp::IPOW, IROp::FPOW},
     /* MatMul */ {IROp::NumOps, IROp::NumOps},
 };
+static_assert(std::size(kArithIR) == kNumBinOps);
 constexpr IROp kCompareIR[] = {IROp::EQ, IROp::NE, IROp::LT, IROp::LE, IROp::GT, IROp::GE};
+static_assert(std::size(kCompareIR) == kNumCmpOps);
 
 // The operator of each arithmetic and comparison opcode. Which operands are
 // registers and which constants, and which comparisons branch, the opcode

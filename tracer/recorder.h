@@ -43,9 +43,11 @@ enum class AbortReason : uint8_t {
 constexpr int kNumAbortReasons = static_cast<int>(AbortReason::NumReasons);
 const char* abort_reason_message(AbortReason r);
 
+// The JIT parameters maxrecord and maxinline (runtime/jit_params.def has
+// their defaults); the runtime sets both.
 struct RecorderLimits {
-  uint32_t maxrecord = 4000;  // IR instructions
-  uint32_t maxinline = 6;     // inlined call depth
+  uint32_t maxrecord = 0;  // IR instructions
+  uint32_t maxinline = 0;  // inlined call depth
 };
 
 class TraceRecorder {

@@ -18,6 +18,7 @@ constexpr const char* kFloatMathNames[] = {
 #undef FLOATMATH
 };
 static_assert(std::size(kFloatMathNames) == static_cast<size_t>(FloatMath::NumFns));
+static_assert(std::size(kFloatMathNames) == static_cast<size_t>(FloatMath::NumFns));
 }  // namespace
 
 const char* float_math_name(FloatMath f) {

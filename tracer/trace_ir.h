@@ -21,7 +21,7 @@
 namespace tessera::jit {
 
 enum class IROp : uint8_t {
-#define IROP(name, mode, op1, op2, desc) name,
+#define IROP(name, mode, op1, op2, space, access, flags, desc) name,
 #include "tracer/ir.def"
 #undef IROP
   NumOps
@@ -31,11 +31,24 @@ constexpr int kNumIROps = static_cast<int>(IROp::NumOps);
 // Mode flags of ir.def.
 enum IRMode : uint8_t { G = 1, S = 2, C = 4, K = 8, N = 0 };
 enum class OperandKind : uint8_t { none, ref, lit, cst };
+// The memory an instruction touches, and how (ir.def's SPACE and ACCESS).
+enum class IRMemSpace : uint8_t { None, Slot, Global, ListLength, ListElement, TensorElement };
+enum class IRMemAccess : uint8_t { None, Load, Address, Store };
 
+// Everything ir.def says about an opcode. Passes and backends ask this
+// table instead of keeping lists of opcodes of their own.
 struct IROpInfo {
   const char* name;
   uint8_t mode;
   OperandKind op1, op2;
+  IRMemSpace mem_space;
+  IRMemAccess mem_access;
+  bool commutative;      // op1 and op2 may be swapped
+  bool may_trap;         // not to be run ahead of the guards before it (not hoisted)
+  bool raises;           // may leave through its snapshot although not a guard
+  bool clobbers_memory;  // may change any memory a load reads
+  bool calls_helper;     // the backends call a C helper for it (FMATH: but sqrt)
+  bool peelable;         // loop peeling may copy it
   const char* description;
 };
 const IROpInfo& ir_op_info(IROp op);
@@ -43,6 +56,9 @@ inline bool ir_is_guard(IROp op) { return ir_op_info(op).mode & G; }
 inline bool ir_has_side_effect(IROp op) { return ir_op_info(op).mode & S; }
 inline bool ir_is_cse(IROp op) { return ir_op_info(op).mode & C; }
 inline bool ir_is_const(IROp op) { return ir_op_info(op).mode & K; }
+// Whether an instruction of this opcode may leave the trace through a
+// snapshot: guards, and instructions that raise (a helper's error).
+inline bool ir_may_exit(IROp op) { return ir_is_guard(op) || ir_op_info(op).raises; }
 
 // Operand 2 of FMATH: which unary math function of a float, one row of
 // tracer/float_math.def each. The names are the built-ins' names (the
@@ -95,6 +111,7 @@ struct CallTarget {
     NewList,      // a new list of the arguments
     Negate,       // generic -x (a tensor: elementwise)
   };
+  static constexpr int kNumKinds = static_cast<int>(Kind::Negate) + 1;  // keep Negate the last kind
   Kind kind;
   uint8_t sub = 0;
   const void* ptr = nullptr;  // e.g. const BuiltinDef*

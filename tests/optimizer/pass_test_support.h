@@ -8,11 +8,15 @@
 
 #include "optimizer/pass.h"
 #include "optimizer/pipeline.h"
+#include "runtime/jit_params.h"
 #include "tests/tracer/ir_match.h"
 #include "tracer/ir_verify.h"
 #include "tracer/trace_ir.h"
 
 namespace tessera::jit::passtest {
+
+// The pipeline's options under the default JIT parameters (jit_params.def).
+inline TracePipeline::Options default_options() { return TracePipeline::Options(JitParams{}); }
 
 inline std::string apply(TracePass& pass, std::string_view text) {
   TraceIR ir = parse_ir(text);

@@ -8,6 +8,7 @@
 
 #include "optimizer/tensor_sink.h"
 #include "tests/optimizer/pass_test_support.h"
+#include "vm/graph/op_table.h"
 
 namespace tessera::jit {
 namespace {
@@ -52,7 +53,7 @@ const char* kFloatLiteral =
       "CALL #4 builtin 0 item 0x0 dest=6\n";
 
 TEST(TensorSink, FloatLiteralItsProductAndItsSumBecomeScalars) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   // The literal's elements are rounded to f32; `* 0.1` rounds 0.1 to f32
   // first (the kernels' f32 fast path) and each product after; the sum
   // adds from +0.0 in a double and rounds once; item is that value. The
@@ -105,7 +106,7 @@ TEST(TensorSink, FloatLiteralItsProductAndItsSumBecomeScalars) {
 // a, b ints: t = tensor([a, b]) (i64); u = t * 3; m = item(mean(u));
 // d = item(sum(u / 3)).
 TEST(TensorSink, IntTensorsWrapAndDivisionAndMeanGiveF32) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   // i64 products are wrapping MULs; the mean of an i64 tensor converts each
   // element and divides in a double, rounded to f32; `/ 3` of an i64 tensor
   // is f32 computed on doubles (the scalar is not rounded to f32 first).
@@ -217,7 +218,7 @@ TEST(TensorSink, IntTensorsWrapAndDivisionAndMeanGiveF32) {
 // as the recorder loads an element: dtype guard, a bounds check per index,
 // the flat index, TLOAD.
 TEST(TensorSink, BroadcastAndAnElementLoadAtConstantIndices) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   // out[i, j] = a[i, 0] - b[j]; the guards compare constants now (cse drops
   // them) and the load is element 1 * 2 + 0 of the result.
   EXPECT_IR_EQ(apply(sink,
@@ -325,7 +326,7 @@ TEST(TensorSink, BroadcastAndAnElementLoadAtConstantIndices) {
 // A second name: `let a = t` stores the tensor into register 7 too. Both
 // registers name the one VNEWTENSOR, so the exit builds one object.
 TEST(TensorSink, SecondNameIsNamedByTheSameExits) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   EXPECT_IR_EQ(apply(sink,
                "0000 >  flt  SLOAD  0  0  #0\n"
                "0001    none CARG   0000  0000\n"
@@ -367,7 +368,7 @@ TEST(TensorSink, SecondNameIsNamedByTheSameExits) {
 // layout true, and the product, its sum and item are scalars over loads of
 // t's elements.
 TEST(TensorSink, LayoutsTheRecorderSawAreGuardedAndUsed) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   const char* in =
       "0000    flt  KFLOAT 2.0\n"
       "0001 >  tens SLOAD  0  0  #0\n"
@@ -439,7 +440,7 @@ TEST(TensorSink, LayoutsTheRecorderSawAreGuardedAndUsed) {
 // --- where it must not apply
 
 TEST(TensorSink, TensorPassedToAnotherHelperStaysAllocated) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   const char* in =
       "0000 >  flt  SLOAD  0  0  #0\n"
       "0001    none CARG   0000  0000\n"
@@ -463,7 +464,7 @@ TEST(TensorSink, TensorPassedToAnotherHelperStaysAllocated) {
 // The tensor escapes (print), but its layout is still known: item(t) of
 // the one-element tensor becomes an element load instead of a call.
 TEST(TensorSink, QueryOfAnEscapingTensorBecomesALoad) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   EXPECT_IR_EQ(apply(sink,
                "0000 >  flt  SLOAD  0  0  #0\n"
                "0001    none CALL   0000  0  #1\n"
@@ -509,7 +510,7 @@ TEST(TensorSink, QueryOfAnEscapingTensorBecomesALoad) {
 }
 
 TEST(TensorSink, ElementStoreKeepsTheAllocation) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   const char* in =
       "0000    int  KINT   0\n"
       "0001 >  flt  SLOAD  0  0  #0\n"
@@ -535,7 +536,7 @@ TEST(TensorSink, ElementStoreKeepsTheAllocation) {
 // t[i] at a variable index needs the tensor in memory; its dtype and
 // dimension are still constants (the dtype guard compares constants).
 TEST(TensorSink, LoadAtAVariableIndexKeepsTheAllocation) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   EXPECT_IR_EQ(apply(sink,
                "0000    int  KINT   0\n"
                "0001 >  flt  SLOAD  0  0  #0\n"
@@ -590,7 +591,7 @@ TEST(TensorSink, LoadAtAVariableIndexKeepsTheAllocation) {
 // The list literal may change between its construction and tensor(): a
 // helper call (push, say) runs in between. Its length is not known.
 TEST(TensorSink, ListThatMayChangeBeforeTensorGivesNoLayout) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   const char* in =
       "0000 >  flt  SLOAD  0  0  #0\n"
       "0001    none CARG   0000  0000\n"
@@ -629,7 +630,7 @@ TEST(TensorSink, TensorLargerThanTheLimitStaysAllocated) {
 // exit resumes): without liveness (no function) every register counts as
 // live there, so neither the tensor nor numel's result leaves the trace.
 TEST(TensorSink, RegisterAnEarlierExitMayReadKeepsItsWrite) {
-  TensorSinkPass sink;
+  TensorSinkPass sink(passtest::default_options().sink_max_elements);
   const char* in =
       "0000 >  flt  SLOAD  0  0  #0\n"
       "0001    none LOOP\n"
@@ -654,6 +655,20 @@ TEST(TensorSink, RegisterAnEarlierExitMayReadKeepsItsWrite) {
       "CALL #1 builtin 0 tensor 0x0 dest=2\n"
       "CALL #2 builtin 0 numel 0x0 dest=4\n";
   EXPECT_IR_EQ(apply(sink, in), print_ir(parse_ir(in)));
+}
+
+// tensor_sink_ops.def names the Graph IR ops' built-ins by OpId, and only
+// the built-ins that are not Graph IR ops by name.
+TEST(TensorSink, OpRowsNameGraphIrBuiltinsAndNameRowsTheOthers) {
+#define TSINK_OP(op, ...) EXPECT_TRUE(op_def(OpId::op).builtin) << #op;
+#define TSINK_BUILTIN(name, ...) EXPECT_EQ(find_op(name), nullptr) << name;
+#define TSINK_ARITH(...)
+#define TSINK_NEGATE(...)
+#include "optimizer/tensor_sink_ops.def"
+#undef TSINK_OP
+#undef TSINK_BUILTIN
+#undef TSINK_ARITH
+#undef TSINK_NEGATE
 }
 
 }  // namespace

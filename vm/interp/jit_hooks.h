@@ -82,10 +82,10 @@ class JitHooks {
   virtual bool on_hot_function(FunctionProto& fn) = 0;
   // What the counters start at (and are reset to after each report), so a
   // loop reports once per hotloop_threshold() back-edges and a function once
-  // per hotcall_threshold() calls. Defaults are LuaJIT's (56 / 112); the
-  // runtime overrides them from its JIT parameters.
-  virtual uint16_t hotloop_threshold() const { return 56; }
-  virtual uint32_t hotcall_threshold() const { return 112; }
+  // per hotcall_threshold() calls: the JIT parameters hotloop and hotcall
+  // (runtime/jit_params.def has their defaults).
+  virtual uint16_t hotloop_threshold() const = 0;
+  virtual uint32_t hotcall_threshold() const = 0;
 
   // While recording: called before the interpreter executes instruction `pc`
   // of `fn`, whose frame's register 0 is stack[frame_base]. Return false to

@@ -8,32 +8,30 @@
 
 namespace tessera::jit::t1 {
 
+namespace {
+
+// LREF and TREF: an element's address (no IR type, a raw pointer).
+bool is_address(const IRIns& ins) { return ir_op_info(ins.op).mem_access == IRMemAccess::Address; }
+
+}  // namespace
+
 bool has_value(const IRIns& ins) {
   // A sunk allocation has no register; exits build it from its elements.
   if (ir_is_const(ins.op) || ins.op == IROp::PHI || ins.op == IROp::CARG || ir_is_sunk_allocation(ins.op)) return false;
-  return ins.type != IRType::None || ins.op == IROp::LREF || ins.op == IROp::TREF;
+  return ins.type != IRType::None || is_address(ins);
 }
 
 RegClass value_class(const IRIns& ins) {
-  if (ins.op == IROp::LREF || ins.op == IROp::TREF) return RegClass::Gpr;
+  if (is_address(ins)) return RegClass::Gpr;
   return ins.type == IRType::Float ? RegClass::Xmm : RegClass::Gpr;
 }
 
 bool calls_helper(const IRIns& ins) {
-  switch (ins.op) {
-    case IROp::CALL:
-    case IROp::IPOW:
-    case IROp::FFLOORDIV:
-    case IROp::FMOD:
-    case IROp::FPOW: return true;
-    case IROp::FMATH: return ins.op2 != static_cast<uint32_t>(FloatMath::Sqrt);  // sqrt is an instruction
-    default: return false;
-  }
+  if (ins.op == IROp::FMATH && ins.op2 == static_cast<uint32_t>(FloatMath::Sqrt)) return false;  // an instruction
+  return ir_op_info(ins.op).calls_helper;
 }
 
-bool may_exit(const IRIns& ins) {
-  return ins.snap != kNoSnap && (ir_is_guard(ins.op) || ins.op == IROp::CALL);
-}
+bool may_exit(const IRIns& ins) { return ins.snap != kNoSnap && ir_may_exit(ins.op); }
 
 namespace {
 

@@ -42,8 +42,9 @@ struct TraceLiveness {
 bool has_value(const IRIns& ins);
 // The register class of `ins`'s value (raw addresses of LREF/TREF are GPRs).
 RegClass value_class(const IRIns& ins);
-// Whether `ins` calls a C helper on its main path (T1's lowering decides
-// this; cold paths save what they need themselves).
+// Whether `ins` calls a C helper on its main path (ir.def's call flag; FMATH
+// of sqrt is an instruction); T1's lowering agrees. Cold paths save what
+// they need themselves.
 bool calls_helper(const IRIns& ins);
 // Whether `ins` may leave the trace through its snapshot.
 bool may_exit(const IRIns& ins);
