@@ -27,6 +27,10 @@ enum class OpFormat : uint8_t { ABC, AB, A, ABx, AsBx, sBx, BR };
 enum class OperandRole : uint8_t {
   none, dst, src, src4, srcN, src1N, srcUp, count, imm, konst, global, target
 };
+// reads_register tests the source roles as one range.
+static_assert(OperandRole::src < OperandRole::src4 && OperandRole::src4 < OperandRole::srcN &&
+              OperandRole::srcN < OperandRole::src1N && OperandRole::src1N < OperandRole::srcUp &&
+              OperandRole::srcUp < OperandRole::count);
 // Where execution goes after an instruction (opcodes.def).
 enum class OpFlow : uint8_t { next, jump, branch, cmp, ret };
 
@@ -41,7 +45,24 @@ struct OpInfo {
   OpFlow flow;
   const char* description;
 };
-const OpInfo& op_info(Op op);
+namespace bytecode_detail {
+inline constexpr OpInfo kOpTable[kNumOps] = {
+#define OPCODE(name, fmt, a, b, c, flow, desc) \
+  {#name, OpFormat::fmt, {OperandRole::a, OperandRole::b, OperandRole::c}, OpFlow::flow, desc},
+#include "vm/bytecode/opcodes.def"
+#undef OPCODE
+};
+// An out-of-range opcode is a corrupted instruction: no operands, and no
+// known effect (the register analyses treat it as reading everything).
+inline constexpr OpInfo kBadOp{"???", OpFormat::A, {}, OpFlow::next, "invalid opcode"};
+}  // namespace bytecode_detail
+
+// The static description of opcode `op`, generated from opcodes.def so the
+// table can never drift from the instruction set. Clamped rather than read
+// past the table, so that a disassembly of bad code cannot crash.
+inline const OpInfo& op_info(Op op) {
+  return static_cast<int>(op) < kNumOps ? bytecode_detail::kOpTable[static_cast<int>(op)] : bytecode_detail::kBadOp;
+}
 
 // One 64-bit instruction: op:8, flags:8, a:16, then either b:16 c:16 or a
 // 32-bit bx/sbx. Jump offsets are relative to the instruction after the jump.
@@ -72,10 +93,94 @@ static_assert(sizeof(Instr) == 8, "Instr must stay 8 bytes");
 
 // The value of operand `i` (0: A, 1: B or bx or sbx, 2: C) of `in`, as its
 // opcode's format lays the fields out; 0 for a field the format lacks.
-int64_t operand_value(const Instr& in, int i);
-// Whether `in` may read register `reg`, or writes it, by its operand roles.
-bool reads_register(const Instr& in, uint32_t reg);
-bool writes_register(const Instr& in, uint32_t reg);
+inline int64_t operand_value(const Instr& in, int i);
+// Whether `in` may read register `reg`, or writes it, by its operand roles
+// (an invalid opcode reads every register). Inline: the register liveness of
+// snapshots asks them for every instruction it walks.
+inline bool reads_register(const Instr& in, uint32_t reg);
+inline bool writes_register(const Instr& in, uint32_t reg);
+
+namespace bytecode_detail {
+
+// operand_value with the opcode's format already looked up.
+inline int64_t operand_field(const Instr& in, OpFormat f, int i) {
+  switch (i) {
+    case 0: return f == OpFormat::sBx ? 0 : in.a;
+    case 1:
+      switch (f) {
+        case OpFormat::ABC:
+        case OpFormat::AB:
+        case OpFormat::BR: return in.b;
+        case OpFormat::ABx: return in.bx;
+        case OpFormat::AsBx:
+        case OpFormat::sBx: return in.sbx;
+        case OpFormat::A: return 0;
+      }
+      return 0;
+    case 2: return f == OpFormat::ABC ? in.c : 0;
+    default: return 0;
+  }
+}
+
+// N of the srcN and src1N roles: the value of the count operand.
+inline int64_t count_of(const Instr& in, const OpInfo& info) {
+  for (int i = 0; i < kNumOperands; ++i)
+    if (info.roles[i] == OperandRole::count) return operand_field(in, info.format, i);
+  return 0;
+}
+
+}  // namespace bytecode_detail
+
+inline int64_t operand_value(const Instr& in, int i) {
+  return bytecode_detail::operand_field(in, op_info(in.op).format, i);
+}
+
+inline bool reads_register(const Instr& in, uint32_t reg) {
+  if (static_cast<int>(in.op) >= kNumOps) return true;
+  const OpInfo& info = op_info(in.op);
+  const int64_t r = reg;
+  for (int i = 0; i < kNumOperands; ++i) {
+    const OperandRole role = info.roles[i];
+    if (role >= OperandRole::src && role <= OperandRole::srcUp) {  // the source roles, in enum order
+      const int64_t x = bytecode_detail::operand_field(in, info.format, i);
+      switch (role) {
+        case OperandRole::src:
+          if (r == x) return true;
+          break;
+        case OperandRole::src4:
+          if (r >= x && r <= x + 3) return true;
+          break;
+        case OperandRole::srcN:
+          if (r >= x && r < x + bytecode_detail::count_of(in, info)) return true;
+          break;
+        case OperandRole::src1N:
+          if (r >= x && r <= x + bytecode_detail::count_of(in, info)) return true;
+          break;
+        default:  // srcUp
+          if (r >= x) return true;
+          break;
+      }
+    }
+  }
+  return false;
+}
+
+namespace bytecode_detail {
+// Only operand A is ever a destination register (opcodes.def), which lets
+// writes_register look at one field.
+constexpr bool dst_only_in_a() {
+  for (const OpInfo& info : kOpTable)
+    for (int i = 1; i < kNumOperands; ++i)
+      if (info.roles[i] == OperandRole::dst) return false;
+  return true;
+}
+static_assert(dst_only_in_a(), "writes_register assumes a dst role only in operand A");
+}  // namespace bytecode_detail
+
+inline bool writes_register(const Instr& in, uint32_t reg) {
+  const OpInfo& info = op_info(in.op);
+  return info.roles[0] == OperandRole::dst && info.format != OpFormat::sBx && in.a == reg;
+}
 
 // ADDK/MULK with this flag compute K[C] op R[B] (the constant was written on
 // the left). Numbers commute, so only the slow path, which orders operands
