@@ -120,7 +120,7 @@ TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimi
 }
 
 TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace)
-    : root_(root), loop_pc_(UINT32_MAX), start_pc_(start_pc), limits_(limits), side_(true), linear_(true) {
+    : root_(root), start_pc_(start_pc), limits_(limits), side_(true), linear_(true) {
   body_begin_ = 0;
   body_end_ = static_cast<uint32_t>(root->code.size());
   frames_.push_back(Frame{root, 0, 0, 0});
@@ -128,7 +128,7 @@ TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLim
 }
 
 TraceRecorder::TraceRecorder(FunctionProto* fn, RecorderLimits limits, FunctionEntry)
-    : root_(fn), loop_pc_(UINT32_MAX), start_pc_(0), limits_(limits), func_(true), linear_(true) {
+    : root_(fn), start_pc_(0), limits_(limits), func_(true), linear_(true) {
   body_begin_ = 0;
   body_end_ = static_cast<uint32_t>(fn->code.size());
   frames_.push_back(Frame{fn, 0, 0, 0});

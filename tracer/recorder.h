@@ -104,9 +104,7 @@ class TraceRecorder {
   const std::string& abort_detail() const { return abort_detail_; }
   FunctionProto* root() const { return root_; }
   // The back-edge a loop trace closes at; none for function and side traces.
-  std::optional<uint32_t> loop_pc() const {
-    return func_ || side_ ? std::nullopt : std::optional<uint32_t>(loop_pc_);
-  }
+  std::optional<uint32_t> loop_pc() const { return loop_pc_; }
   // Where the compiled trace is entered: the loop body's first instruction.
   uint32_t start_pc() const { return start_pc_; }
   // Highest absolute slot the trace touches (inlined frames included), so
@@ -187,7 +185,7 @@ class TraceRecorder {
   IRRef tensor_element(uint32_t obj, const uint32_t* idx, size_t n, const Value* R);
 
   FunctionProto* root_;
-  uint32_t loop_pc_;
+  std::optional<uint32_t> loop_pc_;  // none for function and side traces
   uint32_t start_pc_;
   uint32_t body_begin_, body_end_;  // bytecode range of the loop in the root function
   RecorderLimits limits_;
