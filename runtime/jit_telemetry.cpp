@@ -81,9 +81,11 @@ void JitTelemetry::dump(const Trace& t) const {
 void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_ptr<Trace>>& traces) const {
   uint64_t aborted = 0;
   for (uint64_t a : stats_.aborts) aborted += a;
-  os << fmt::format(
-      "  traces: {} recorded, {} compiled ({} side traces), {} aborted, {} loops blacklisted, {} invalidated\n",
-      stats_.recorded, stats_.compiled, stats_.side_traces, aborted, stats_.blacklisted, stats_.invalidated);
+  auto count = [](uint64_t n, const char* noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); };
+  os << fmt::format("  traces: {} recorded, {} compiled ({}), {} aborted, {} and {} blacklisted, {} invalidated\n",
+                    stats_.recorded, stats_.compiled, count(stats_.side_traces, "side trace"), aborted,
+                    count(stats_.blacklisted_loops, "loop"), count(stats_.blacklisted_functions, "function"),
+                    stats_.invalidated);
   for (int r = 0; r < kNumAbortReasons; ++r)
     if (stats_.aborts[r])
       os << fmt::format("    aborted ({}): {}{}\n", abort_reason_message(static_cast<AbortReason>(r)),

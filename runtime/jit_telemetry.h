@@ -25,7 +25,8 @@ double now_ms();
 
 struct TraceStats {
   uint64_t hot_loops = 0, hot_functions = 0;
-  uint64_t recorded = 0, compiled = 0, blacklisted = 0, side_traces = 0, invalidated = 0;
+  uint64_t recorded = 0, compiled = 0, side_traces = 0, invalidated = 0;
+  uint64_t blacklisted_loops = 0, blacklisted_functions = 0;  // roots no longer recorded
   std::array<uint64_t, kNumAbortReasons> aborts{};
   std::array<std::string, kNumAbortReasons> last_abort{};  // where the last one happened
   uint64_t ir_instructions = 0, ir_recorded = 0;  // after the optimizer / as recorded

@@ -98,7 +98,7 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
   }
   const RootKey root{recorder_->root(), recorder_->loop_pc()};
   recorder_.reset();
-  if (!too_early && blacklist_.aborted(root)) ++stats.blacklisted;
+  if (!too_early && blacklist_.aborted(root)) ++(root.is_function() ? stats.blacklisted_functions : stats.blacklisted_loops);
 }
 
 std::unique_ptr<Trace> TraceJit::take_recording(double now) {

@@ -203,7 +203,7 @@ TIER_RUNS = [("1", "tessera-t1"), ("2", "tessera-t2")]
 # Lines of `tessera-vm run --stats` (stderr) read for the warm-up table.
 STATS_PATTERNS = {
     "traces": re.compile(r"traces:\s*(\d+) recorded,\s*(\d+) compiled(?: \((\d+) side traces?\))?,"
-                         r"\s*(\d+) aborted,\s*(\d+) loops? blacklisted"),
+                         r"\s*(\d+) aborted,\s*(\d+) loops?(?: and (\d+) functions?)? blacklisted"),
     "time": re.compile(r"time: recording ([\d.]+) ms, compiling ([\d.]+) ms(?:; (\d+) IR instructions)?"),
     "warmup": re.compile(r"warm-up: first trace compiled at ([\d.]+) ms, last at ([\d.]+) ms"),
     "wall": re.compile(r"wall time: ([\d.]+) ms"),
@@ -217,6 +217,7 @@ STATS_PATTERNS = {
     "trace_tier": re.compile(r"\b(T[12]) ([\d.]+) ms (\d+) bytes"),
 }
 WARMUP_FIELDS = ["traces_recorded", "traces_compiled", "side_traces", "traces_aborted", "loops_blacklisted",
+                 "functions_blacklisted",
                  "recording_ms", "compiling_ms", "ir_instructions", "first_trace_ms",
                  "last_trace_ms", "vm_wall_ms", "tierup_swapped", "tierup_exits"]
 # Compile latency per tier (warm-up CSV columns): traces compiled by the tier, median compile
@@ -231,7 +232,7 @@ def parse_stats(text):
     m = STATS_PATTERNS["traces"].search(text)
     if m:
         (f["traces_recorded"], f["traces_compiled"], f["side_traces"], f["traces_aborted"],
-         f["loops_blacklisted"]) = (int(g) if g is not None else None for g in m.groups())
+         f["loops_blacklisted"], f["functions_blacklisted"]) = (int(g) if g is not None else None for g in m.groups())
     m = STATS_PATTERNS["time"].search(text)
     if m:
         f["recording_ms"], f["compiling_ms"] = float(m.group(1)), float(m.group(2))
@@ -701,7 +702,8 @@ def main():
 
     if warmup:
         lines += ["", "## JIT warm-up (one extra run of `tessera --stats`)", ""]
-        wh = ["program", "traces recorded", "compiled", "of which side traces", "aborted", "blacklisted", "recording ms",
+        wh = ["program", "traces recorded", "compiled", "of which side traces", "aborted", "blacklisted loops / functions",
+              "recording ms",
               "compiling ms", "first trace ms", "last trace ms", "compiling % of wall", "wall s",
               "median wall s (above)"]
         lines.append("| " + " | ".join(wh) + " |")
@@ -717,13 +719,14 @@ def main():
             lines.append("| " + " | ".join([
                 prog, num(w["traces_recorded"]), num(w["traces_compiled"]), num(w["side_traces"]),
                 num(w["traces_aborted"]),
-                num(w["loops_blacklisted"]), ms(w["recording_ms"], "%.3f"), ms(w["compiling_ms"]),
+                num(w["loops_blacklisted"]) + " / " + num(w["functions_blacklisted"]),
+                ms(w["recording_ms"], "%.3f"), ms(w["compiling_ms"]),
                 ms(w["first_trace_ms"]), ms(w["last_trace_ms"]), share,
                 ("%.3f" % wall if wall else "-") + status, cell(prog, "tessera")]) + " |")
         lines.append("")
         lines.append("From the `--stats` report (stderr) of one more run of `tessera` per program, not "
-                     "counted in the wall-time table: traces recorded, compiled and aborted, loops "
-                     "blacklisted; total milliseconds spent recording and compiling traces; first / "
+                     "counted in the wall-time table: traces recorded, compiled and aborted, loops and "
+                     "functions blacklisted; total milliseconds spent recording and compiling traces; first / "
                      "last trace ms = milliseconds from JIT start (right before the program runs) to "
                      "the first and to the last compiled trace — after the last one the JIT has "
                      "settled (steady state, as far as the JIT is concerned). compiling % of wall = "

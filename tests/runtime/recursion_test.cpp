@@ -254,7 +254,8 @@ TEST(NestedLoops, CallsOfAFunctionWithLoopsGoThroughItsFunctionTrace) {
         traces[static_cast<size_t>(t->link)]->function == "step")
       pushes_step = true;
   EXPECT_TRUE(pushes_step);
-  EXPECT_EQ(rt->tracing()->stats().blacklisted, 0u);
+  EXPECT_EQ(rt->tracing()->stats().blacklisted_loops, 0u);
+  EXPECT_EQ(rt->tracing()->stats().blacklisted_functions, 0u);
 }
 
 TEST(Globals, ObjectBorrowedFromAGlobalOutlivesTheGlobalsReassignment) {

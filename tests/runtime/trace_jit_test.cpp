@@ -457,5 +457,27 @@ TEST(TraceRecorderIR, TypeUnstableLoopAborts) {
   EXPECT_GT(rt.tracing()->stats().aborts[static_cast<int>(jit::AbortReason::TypeUnstable)], 0u);
 }
 
+// A loop and a function whose recordings always abort are blacklisted; the
+// report counts them apart (it once called both "loops").
+TEST(TraceJit, BlacklistedLoopsAndFunctionsAreCountedApart) {
+  JitParams p = hot_params(3);
+  p.set("hotcall=3");
+  p.set("blacklist=2");
+  HotspotObserver rt(p);
+  // Comparing a string with == and branching on it is not recorded, so the
+  // loop's recordings (which inline f) and f's own abort every time.
+  Outcome o = run(
+      "fn f(x) {\n  if x == \"a\" { return 1 }\n  return 2\n}\n"
+      "let s = 0\nlet i = 0\nwhile i < 200 { s = s + f(\"b\"); i = i + 1 }\nprint(s)\n",
+      &rt);
+  EXPECT_EQ(o.out, "400\n");
+  const jit::TraceStats& st = rt.tracing()->stats();
+  EXPECT_EQ(st.blacklisted_loops, 1u);
+  EXPECT_EQ(st.blacklisted_functions, 1u);
+  std::ostringstream os;
+  rt.tracing()->print_stats(os);
+  EXPECT_NE(os.str().find("1 loop and 1 function blacklisted"), std::string::npos) << os.str();
+}
+
 }  // namespace
 }  // namespace tessera
