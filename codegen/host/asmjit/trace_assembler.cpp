@@ -21,11 +21,11 @@ namespace tessera::jit::t1 {
 using namespace asmjit;
 using x86::CondCode;
 
-// Two-operand arithmetic: one x86 instruction each (dst op= src).
+// Two-operand arithmetic: one x86 instruction each (dst op= src). Whether
+// the operands may be swapped is ir.def's `comm` column.
 struct BinaryRow {
   IROp op;
   x86::Inst::Id inst;
-  bool commutative;
 };
 
 // A condition left in the flags by a comparison, for a fused guard.
@@ -39,10 +39,9 @@ struct Flags {
 namespace {
 
 constexpr BinaryRow kBinary[] = {
-    {IROp::ADD, x86::Inst::kIdAdd, true},    {IROp::SUB, x86::Inst::kIdSub, false},
-    {IROp::MUL, x86::Inst::kIdImul, true},   {IROp::FADD, x86::Inst::kIdAddsd, true},
-    {IROp::FSUB, x86::Inst::kIdSubsd, false}, {IROp::FMUL, x86::Inst::kIdMulsd, true},
-    {IROp::FDIV, x86::Inst::kIdDivsd, false},
+    {IROp::ADD, x86::Inst::kIdAdd},     {IROp::SUB, x86::Inst::kIdSub},     {IROp::MUL, x86::Inst::kIdImul},
+    {IROp::FADD, x86::Inst::kIdAddsd}, {IROp::FSUB, x86::Inst::kIdSubsd}, {IROp::FMUL, x86::Inst::kIdMulsd},
+    {IROp::FDIV, x86::Inst::kIdDivsd},
 };
 
 // Comparisons: the condition that holds after `cmp op1, op2` (ints, signed),
@@ -352,10 +351,11 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
 }
 
 void TraceAssembler::lower_binary(IRRef r, const IRIns& ins, const BinaryRow& row) {
+  const bool commutative = ir_op_info(ins.op).commutative;
   if (is_float_op(ins.op)) {
     const x86::Xmm d = def_xmm(r);
     const bool b_in_d = in_reg(ins.op2) && ra_.reg[ins.op2] == d.id() && ins.op1 != ins.op2;
-    if (b_in_d && row.commutative) {
+    if (b_in_d && commutative) {
       a_.emit(row.inst, d, xmm_src(ins.op1, x86::xmm0));
     } else if (b_in_d) {
       const x86::Xmm t = x86::xmm0;
@@ -372,7 +372,7 @@ void TraceAssembler::lower_binary(IRRef r, const IRIns& ins, const BinaryRow& ro
   }
   const x86::Gp d = def_gpr(r);
   const bool b_in_d = in_reg(ins.op2) && ra_.reg[ins.op2] == d.id() && ins.op1 != ins.op2;
-  if (b_in_d && row.commutative) {
+  if (b_in_d && commutative) {
     a_.emit(row.inst, d, gpr_src(ins.op1, x86::rax));
   } else if (b_in_d) {
     move_gpr(x86::rax, ins.op1);
