@@ -10,7 +10,6 @@
 
 #include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
-#include "tests/tracer/ir_match.h"
 #include "vm/interp/vm.h"
 
 namespace tessera {
@@ -371,38 +370,6 @@ TEST(TraceJitSideTraces, SideTraceGuardsFailToo) {
 
 namespace tessera {
 namespace {
-
-// IR out: the recorder's trace for a counting loop, in the text form. Entry
-// loads are hoisted before LOOP (exiting through snapshot 0), the loop
-// condition is guarded, and every loop-carried register has a PHI: it lives
-// in SSA only (no store per iteration); the exit's snapshot writes it back,
-// with the PHI's value where the iteration has not changed it yet (slots 2,
-// 3 and 5 at the loop test; slot 1 was just written).
-TEST(TraceRecorderIR, CountingLoop) {
-  HotspotObserver rt(hot_params(3));
-  run("fn f(n) {\n  let s = 0\n  for i in range(n) { s += i }\n  return s\n}\nprint(f(100))\n", &rt);
-  ASSERT_EQ(rt.tracing()->traces().size(), 1u);
-  EXPECT_IR_EQ(jit::print_ir(rt.tracing()->traces()[0]->ir),
-               "0000    int  KINT   0\n"
-               "0001    int  KINT   1\n"
-               "0002 >  int  SLOAD  1  0  #0\n"
-               "0003 >  int  SLOAD  5  0  #0\n"
-               "0004 >  int  SLOAD  3  0  #0\n"
-               "0005 >  int  SLOAD  4  0  #0\n"
-               "0006 >  int  SLOAD  2  0  #0\n"
-               "0007    none LOOP\n"
-               "0008    int  ADD    0002  0003\n"
-               "0009    bool GT     0004  0000\n"
-               "0010 >  none GUARDT 0009  #1\n"
-               "0011    int  ADD    0006  0005\n"
-               "0012    int  SUB    0004  0001\n"
-               "0013    int  PHI    0002  0008\n"
-               "0014    int  PHI    0006  0011\n"
-               "0015    int  PHI    0004  0012\n"
-               "0016    int  PHI    0003  0011\n"
-               "SNAP #0 ir=0002 pc=5 frames=[] []\n"
-               "SNAP #1 ir=0010 pc=6 frames=[] [1=0008 2=0006 3=0004 5=0003]\n");
-}
 
 // Exits test all the registers they overwrite at once and release old
 // objects through a helper; returning frames (FPOP) clear the callee's

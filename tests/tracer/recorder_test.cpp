@@ -87,7 +87,10 @@ using Counts = std::map<std::string, int>;
 
 // Entry loads of every register the body reads, hoisted before LOOP (their
 // type guards exit through snapshot 0); the body's adds; the loop test as a
-// guard (GT: iterations left > 0); a PHI per loop-carried register.
+// guard (GT: iterations left > 0); a PHI per loop-carried register: it lives
+// in SSA only (no store per iteration), and the exit's snapshot writes it
+// back, with the PHI's value where the iteration has not changed it yet
+// (slots 2, 3 and 5 at the loop test; slot 1 was just written).
 TEST(Recorder, CountingLoop) {
   Recording r = record("fn f(n) {\n  let s = 0\n  for i in range(n) { s += i }\n  return s\n}\nprint(f(100))\n",
                        "4950\n");
