@@ -9,7 +9,7 @@ namespace tessera::jit {
 
 DeferredWrites::DeferredWrites(TraceIR& ir) : ir_(ir), loop_(ir.loop_ref()) {
   for (IRRef q = 0; q < ir.size(); ++q)
-    if (ir[q].op == IROp::FPUSH || ir[q].op == IROp::FPOP) last_frame_op_ = q;
+    if (ir_op_info(ir[q].op).moves_base) last_frame_op_ = q;
 }
 
 bool DeferredWrites::writes(IRRef q, uint32_t slot) const {

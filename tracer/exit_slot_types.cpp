@@ -13,6 +13,10 @@ std::unordered_map<uint32_t, IRType> exit_slot_types(const TraceIR& ir, uint16_t
   if (cut == kNoRef) return types;
   for (IRRef r = 0; r < cut; ++r) {
     const IRIns& in = ir[r];
+    if (ir_op_info(in.op).moves_base) {
+      types.clear();
+      continue;
+    }
     switch (in.op) {
       case IROp::SLOAD: types[in.op1] = in.type; break;
       case IROp::SSTORE: types[in.op1] = ir[in.op2].type; break;
@@ -23,8 +27,6 @@ std::unordered_map<uint32_t, IRType> exit_slot_types(const TraceIR& ir, uint16_t
         else types[dest] = in.type;                      // checked against the result's tag
         break;
       }
-      case IROp::FPUSH:
-      case IROp::FPOP: types.clear(); break;
       default: break;
     }
   }

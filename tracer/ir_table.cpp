@@ -10,7 +10,7 @@ namespace tessera::jit {
 namespace {
 
 // ir.def's FLAGS.
-enum : uint8_t { comm = 1, trap = 2, raise = 4, clob = 8, call = 16, peel = 32 };
+enum : uint8_t { comm = 1, trap = 2, raise = 4, clob = 8, call = 16, peel = 32, base = 64 };
 
 constexpr IROpInfo row(const char* name, uint8_t mode, OperandKind op1, OperandKind op2, IRMemSpace space,
                        IRMemAccess access, unsigned flags, const char* desc) {
@@ -26,6 +26,7 @@ constexpr IROpInfo row(const char* name, uint8_t mode, OperandKind op1, OperandK
           (flags & clob) != 0,
           (flags & call) != 0,
           (flags & peel) != 0,
+          (flags & base) != 0,
           desc};
 }
 

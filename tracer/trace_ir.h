@@ -49,6 +49,7 @@ struct IROpInfo {
   bool clobbers_memory;  // may change any memory a load reads
   bool calls_helper;     // the backends call a C helper for it (FMATH: but sqrt)
   bool peelable;         // loop peeling may copy it
+  bool moves_base;       // another frame becomes the base: slot numbers name other registers after it
   const char* description;
 };
 const IROpInfo& ir_op_info(IROp op);

@@ -76,6 +76,17 @@ TEST(IRTable, CommutativeOpsArePureWithTwoReferenceOperands) {
   EXPECT_FALSE(ir_op_info(IROp::SUB).commutative);
 }
 
+// Frame pushes and pops rebase the slots; they also release objects (clob)
+// and are never copied by loop peeling.
+TEST(IRTable, OnlyFramePushesAndPopsMoveTheBase) {
+  for_each_op([&](IROp op, const IROpInfo& info) {
+    EXPECT_EQ(info.moves_base, op == IROp::FPUSH || op == IROp::FPOP) << info.name;
+    if (!info.moves_base) return;
+    EXPECT_TRUE(info.clobbers_memory) << info.name;
+    EXPECT_FALSE(info.peelable) << info.name;
+  });
+}
+
 // Only LICM asks may_trap, and it hoists only pure instructions.
 TEST(IRTable, OnlyPureInstructionsNeedTheTrapFlag) {
   for_each_op([](IROp op, const IROpInfo& info) {

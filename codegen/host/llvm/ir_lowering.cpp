@@ -443,7 +443,7 @@ void Lowering::begin_loop(IRRef loop) {
         slot_tags_.erase(it);
     } else if (in.op == IROp::CALL && in.op2 < env_.calls.size() && env_.calls[in.op2]->dest_slot >= 0) {
       slot_tags_.erase(static_cast<uint32_t>(env_.calls[in.op2]->dest_slot));
-    } else if (in.op == IROp::FPUSH || in.op == IROp::FPOP) {
+    } else if (ir_op_info(in.op).moves_base) {
       slot_tags_.clear();
     }
   }
