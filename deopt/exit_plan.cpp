@@ -17,7 +17,7 @@ bool is_object_type(IRType t) { return t != IRType::None && tag_for(t) >= Tag::S
 // Builds one snapshot's plan.
 class ExitPlanner {
  public:
-  ExitPlanner(const TraceIR& ir, const std::unordered_set<uint32_t>& scalar) : ir_(ir), scalar_(scalar) {}
+  ExitPlanner(const TraceIR& ir, const std::vector<bool>& scalar) : ir_(ir), scalar_(scalar) {}
 
   ExitPlan plan(uint16_t snap_no) { return plan(snap_no, ir_.snapshots()[snap_no]); }
 
@@ -26,6 +26,12 @@ class ExitPlanner {
     value_index_.clear();
     object_index_.clear();
     plan_.snap = snap_no;
+    // One allocation per list (plans are built for every exit of every trace).
+    plan_.resume_pcs.reserve(snap.frames.size() + 1);
+    plan_.frames.reserve(snap.frames.size());
+    plan_.writes.reserve(snap.entries.size());
+    plan_.values.reserve(snap.entries.size());
+    plan_.release_checked.reserve(snap.entries.size());
     // A caller resumes after the CALL that entered its callee; the innermost
     // frame resumes at the snapshot's pc.
     for (const SnapshotFrame& f : snap.frames) {
@@ -41,7 +47,7 @@ class ExitPlanner {
       if (ir_[e.ref].type == IRType::None)
         throw_at_instruction(ir_, e.ref, "snapshot #" + std::to_string(snap_no) + " names a value of type none");
       plan_.writes.push_back(ExitWrite{e.slot, add_value(e.ref, /*shared=*/false)});
-      if (!scalar_.count(e.slot)) plan_.release_checked.push_back(e.slot);
+      if (e.slot >= scalar_.size() || !scalar_[e.slot]) plan_.release_checked.push_back(e.slot);
     }
     for (const SnapshotEntry& e : snap.entries)
       if (ir_is_sunk_allocation(ir_[e.ref].op)) plan_.objects[object(e.ref)].slots.push_back(e.slot);
@@ -116,7 +122,7 @@ class ExitPlanner {
 
   static constexpr uint32_t kPlanning = 0xFFFFFFFFu;
   const TraceIR& ir_;
-  const std::unordered_set<uint32_t>& scalar_;
+  const std::vector<bool>& scalar_;
   ExitPlan plan_;
   std::unordered_map<IRRef, uint32_t> value_index_, object_index_;
 };
@@ -154,27 +160,32 @@ Value build_object(const ExitObject& o, const ExitPlan& plan, const uint64_t* ra
 
 }  // namespace
 
-std::unordered_set<uint32_t> scalar_slots(const TraceIR& ir) {
-  std::unordered_set<uint32_t> slots;
+std::vector<bool> scalar_slots(const TraceIR& ir) {
+  std::vector<bool> slots;
   for (IRRef r = 0; r < ir.size(); ++r) {
     const IRIns& in = ir[r];
-    if (in.op == IROp::FPUSH || in.op == IROp::FPOP) return {};  // the same slot number names other registers
-    if (in.op == IROp::SLOAD && (in.op2 == 0 || in.op2 == 2) && in.type != IRType::None && !is_object_type(in.type))
-      slots.insert(in.op1);
+    if (ir_op_info(in.op).moves_base) return {};  // the same slot number names other registers
+    if (in.op == IROp::SLOAD && (in.op2 == 0 || in.op2 == 2) && in.type != IRType::None && !is_object_type(in.type)) {
+      if (in.op1 >= slots.size()) slots.resize(in.op1 + 1);
+      slots[in.op1] = true;
+    }
   }
+  auto erase = [&](uint32_t slot) {
+    if (slot < slots.size()) slots[slot] = false;
+  };
   for (IRRef r = 0; r < ir.size(); ++r) {
     const IRIns& in = ir[r];
     if ((in.op == IROp::SSTORE && in.op2 < ir.size() && is_object_type(ir[in.op2].type)) ||
         (in.op == IROp::SLOAD && in.op2 != 0 && is_object_type(in.type)))
-      slots.erase(in.op1);
+      erase(in.op1);
     if (in.op == IROp::CALL && in.op2 < ir.calls().size() && ir.calls()[in.op2].dest_slot >= 0)
-      slots.erase(static_cast<uint32_t>(ir.calls()[in.op2].dest_slot));
+      erase(static_cast<uint32_t>(ir.calls()[in.op2].dest_slot));
   }
   return slots;
 }
 
 std::vector<ExitPlan> plan_exits(const TraceIR& ir) {
-  const std::unordered_set<uint32_t> scalar = scalar_slots(ir);
+  const std::vector<bool> scalar = scalar_slots(ir);
   ExitPlanner planner(ir, scalar);
   std::vector<ExitPlan> plans;
   plans.reserve(ir.snapshots().size());
@@ -183,7 +194,7 @@ std::vector<ExitPlan> plan_exits(const TraceIR& ir) {
 }
 
 ExitPlan plan_tier_up_exit(const TraceIR& ir, const std::vector<SnapshotEntry>& entries) {
-  const std::unordered_set<uint32_t> scalar = scalar_slots(ir);
+  const std::vector<bool> scalar = scalar_slots(ir);
   Snapshot resume = ir.snapshots().empty() ? Snapshot{} : ir.snapshots()[0];
   resume.entries = entries;
   for (const SnapshotEntry& e : entries)

@@ -25,7 +25,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_set>
 #include <vector>
 
 #include "tracer/trace_ir.h"
@@ -88,7 +87,9 @@ struct ExitPlan {
 // never given an object (a store, a helper's result, an object reload).
 // Exits write them without reference counting. Empty for traces that move
 // their base frame (FPUSH, FPOP: the same slot number names other registers).
-std::unordered_set<uint32_t> scalar_slots(const TraceIR& ir);
+// Indexed by slot; slots past its end hold no scalar. (A bit per slot, not a
+// hash set: it is built for every trace compiled.)
+std::vector<bool> scalar_slots(const TraceIR& ir);
 
 // The plan of every snapshot of `ir`, indexed by snapshot number. Throws
 // std::runtime_error, naming the instruction, on a sunk allocation an exit

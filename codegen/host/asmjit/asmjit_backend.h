@@ -19,6 +19,8 @@
 
 namespace tessera::jit {
 
+// Runs the IR verifier before compiling only when verification is on
+// (TESSERA_VERIFY_IR when the backend is created, or no NDEBUG).
 class AsmjitBackend final : public HostBackend {
  public:
   AsmjitBackend();
