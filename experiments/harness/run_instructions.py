@@ -43,6 +43,7 @@ import time
 HARNESS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HARNESS))
 sys.path.insert(0, HARNESS)
+import callgrind_calls  # noqa: E402  (the instructions spent in the host compilers)
 import run_bench  # noqa: E402  (the --stats parsers, the checksum comparison, the machine's name)
 
 PROGRAMS = run_bench.PROGRAMS
@@ -60,6 +61,9 @@ TIER_OPTS = {
     "2": ["--jit-param", "tier=2", "--jit-param", "async=0"],
 }
 TIER_NAMES = {"1": "tier=1 (asmjit T1)", "2": "tier=2 (LLVM T2)"}
+# The host compiler of each tier, as callgrind names it: the instructions of one trace's compile
+# are those spent in (and below) this function.
+TIER_COMPILER = {"1": "tessera::jit::AsmjitBackend::compile(", "2": "tessera::jit::LlvmBackend::compile("}
 COLLECTED = re.compile(r"^==\d+== Collected : (\d+)\s*$", re.M)
 
 _print_lock = threading.Lock()
@@ -128,8 +132,9 @@ class Binary:
 
 
 def callgrind(vm, prog, args, tier, timeout, tmp):
-    """One run under callgrind: (status, instructions, checksum line, seconds, detail)."""
-    out_file = os.path.join(tmp, "callgrind.out.%p")
+    """One run under callgrind: (status, instructions, checksum line, seconds, detail, compile), where
+    compile = (instructions, calls) into the tier's host compiler (TIER_COMPILER)."""
+    out_file = os.path.join(tempfile.mkdtemp(dir=tmp), "callgrind.out")
     # --smc-check=all-non-file: valgrind checks code it did not load from a file for changes before
     # running a translation of it again (a trace's code may be written where a freed one was).
     cmd = (["valgrind", "--tool=callgrind", "--smc-check=all-non-file", "--callgrind-out-file=" + out_file, vm, "run",
@@ -139,17 +144,23 @@ def callgrind(vm, prog, args, tier, timeout, tmp):
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
-        return "timeout", None, "", None, "timed out after %gs" % timeout
+        return "timeout", None, "", None, "timed out after %gs" % timeout, None
     secs = time.perf_counter() - start
     out = p.stdout.decode("utf-8", "replace").strip()
     err = p.stderr.decode("utf-8", "replace")
     if p.returncode != 0:
         tail = [l for l in err.splitlines() if not l.startswith("==")]
-        return "crash", None, out, secs, "exit %d: %s" % (p.returncode, tail[0] if tail else "")
+        return "crash", None, out, secs, "exit %d: %s" % (p.returncode, tail[0] if tail else ""), None
     m = COLLECTED.search(err)
     if not m:
-        return "crash", None, out, secs, "no 'Collected' line in callgrind's report"
-    return "ok", int(m.group(1)), out, secs, ""
+        return "crash", None, out, secs, "no 'Collected' line in callgrind's report", None
+    try:
+        compile_cost = callgrind_calls.calls_into(out_file, TIER_COMPILER[tier])
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        return "crash", None, out, secs, str(e), None
+    finally:
+        shutil.rmtree(os.path.dirname(out_file), ignore_errors=True)
+    return "ok", int(m.group(1)), out, secs, "", compile_cost
 
 
 def compile_times(vm, prog, args, tier, runs, timeout):
@@ -166,6 +177,39 @@ def compile_times(vm, prog, args, tier, runs, timeout):
         ms += tiers["T" + tier]["ms"]
         traces = run_bench.tier_summary(tiers["T" + tier])[0]
     return ms, traces, ""
+
+
+def compile_instruction_tables(rows, tiers, programs, base, new):
+    """Markdown: per tier, the instructions one trace's host compile takes (callgrind, the same runs
+    as the whole-process counts), per program and over all programs."""
+    lines = ["", "## Host compile: instructions per trace (callgrind; reported, not checked)", "",
+             "From the same callgrind runs: the instructions spent in (and below) the tier's host compiler "
+             "(`%s` at tier=1, `%s` at tier=2), divided by its number of calls, the traces it compiled. "
+             "The mean per trace, not the median (callgrind adds the calls up); unlike wall times it does "
+             "not depend on the machine's load." % (TIER_COMPILER["1"].rstrip("("), TIER_COMPILER["2"].rstrip("("))]
+    for t in tiers:
+        lines += ["", "### %s" % TIER_NAMES[t], ""]
+        lines.append("| program | %s traces | %s instructions per trace | %s traces | %s instructions per trace "
+                     "| change |" % (base.label, base.label, new.label, new.label))
+        lines.append("|---|---|---|---|---|---|")
+        total = {"base": [0, 0], "new": [0, 0]}
+        for p in list(programs) + ["all programs"]:
+            per = {}
+            cells = []
+            for role in ("base", "new"):
+                if p == "all programs":
+                    instr, calls = total[role]
+                else:
+                    c = rows[(t, p)][role]["compile"]
+                    instr, calls = c if c else (None, None)
+                    if c:
+                        total[role][0] += instr
+                        total[role][1] += calls
+                per[role] = instr / calls if calls else None
+                cells += ["—" if calls is None else str(calls), "—" if per[role] is None else fmt_count(round(per[role]))]
+            ch = change(per["base"], per["new"])
+            lines.append("| %s | %s | %s |" % (p, " | ".join(cells), "—" if ch is None else "%+.2f%%" % ch))
+    return lines
 
 
 def fmt_count(n):
@@ -255,7 +299,7 @@ def main():
 
     # The callgrind runs: (tier, program, binary, repetition), --jobs at a time.
     jobs = [(t, p, b, r) for t in tiers for p in programs for b in binaries for r in range(a.repeat)]
-    counts = {}  # (tier, program, role) -> [(status, instructions, output, detail)]
+    counts = {}  # (tier, program, role) -> [(status, instructions, output, detail, compile)]
     done = [0]
     tmp = tempfile.mkdtemp(prefix="tessera-callgrind-")
 
@@ -265,7 +309,7 @@ def main():
         with _print_lock:
             done[0] += 1
             n = done[0]
-        status, instr, _, secs, detail = res
+        status, instr, _, secs, detail, _ = res
         log("(%d/%d) tier=%s %-13s %-10s %s%s" % (
             n, len(jobs), t, p, b.label, fmt_count(instr) if status == "ok" else status.upper() + " " + detail,
             "" if secs is None else " (%.1f s)" % secs))
@@ -274,8 +318,8 @@ def main():
     start = time.perf_counter()
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-            for (t, p, b, r), (status, instr, out, _, detail) in ex.map(work, jobs):
-                counts.setdefault((t, p, b.role), []).append((status, instr, out, detail))
+            for (t, p, b, r), (status, instr, out, _, detail, compile_cost) in ex.map(work, jobs):
+                counts.setdefault((t, p, b.role), []).append((status, instr, out, detail, compile_cost))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     log("callgrind runs done in %.0f s" % (time.perf_counter() - start))
@@ -299,14 +343,17 @@ def main():
                 runs = counts[(t, p, b.role)]
                 bad = [r for r in runs if r[0] != "ok"]
                 if bad:
-                    cells[b.role] = dict(status=bad[0][0], instr=None, spread=None, out=bad[0][2], detail=bad[0][3])
+                    cells[b.role] = dict(status=bad[0][0], instr=None, spread=None, out=bad[0][2], detail=bad[0][3],
+                                         compile=None)
                     continue
                 vals = [r[1] for r in runs]
                 outs = set(r[2] for r in runs)
                 cells[b.role] = dict(status="ok" if len(outs) == 1 else "output changed between runs",
                                      instr=int(statistics.median(vals)),
                                      spread=(min(vals), max(vals)) if min(vals) != max(vals) else None,
-                                     out=runs[0][2], detail="")
+                                     out=runs[0][2], detail="",
+                                     # the run of the median count (the first where they agree)
+                                     compile=min(runs, key=lambda r: abs(r[1] - statistics.median(vals)))[4])
             bc, nc = cells["baseline"], cells["new"]
             status = "ok"
             if bc["status"] != "ok" or nc["status"] != "ok":
@@ -378,6 +425,8 @@ def main():
                 ["%s (%+.2f%%)" % (p, ch) for (tt, p, ch) in outside if tt == t]
                 + [f for f in failures if f.startswith("tier=%s " % t)])))
 
+    lines += compile_instruction_tables(rows, tiers, programs, base, new)
+
     if latency:
         lines += ["", "## Compile latency per trace (wall time; reported, not checked)", "",
                   "Median host compile time of one trace, over every trace of %d `--stats` run%s per program "
@@ -424,7 +473,8 @@ def main():
         w = csv.writer(f)
         w.writerow(["tier", "program", "args", "baseline", "new", "baseline_instructions", "new_instructions",
                     "change_percent", "status", "baseline_traces", "baseline_median_compile_ms",
-                    "new_traces", "new_median_compile_ms"])
+                    "new_traces", "new_median_compile_ms", "baseline_compile_instructions", "baseline_compile_calls",
+                    "new_compile_instructions", "new_compile_calls"])
         for t in tiers:
             for p in programs:
                 r = rows[(t, p)]
@@ -436,7 +486,9 @@ def main():
                 w.writerow([t, p, " ".join(ARGS[p]), base.label, new.label,
                             "" if r["base"]["instr"] is None else r["base"]["instr"],
                             "" if r["new"]["instr"] is None else r["new"]["instr"],
-                            "" if r["change"] is None else "%.4f" % r["change"], r["status"]] + lat)
+                            "" if r["change"] is None else "%.4f" % r["change"], r["status"]] + lat
+                           + [v for role in ("base", "new")
+                              for v in (r[role]["compile"] or ("", ""))])
     shutil.copyfile(md, os.path.join(a.out_dir, "latest-instructions.md"))
     shutil.copyfile(cs, os.path.join(a.out_dir, "latest-instructions.csv"))
     log("wrote %s.md, %s.csv, latest-instructions.md, latest-instructions.csv in %s" % (stem, stem, a.out_dir))
