@@ -38,6 +38,10 @@ import sys
 import tempfile
 import time
 
+# The --stats report (its parsers, and a run that reads it) and the warm-up plot.
+from stats_report import TIER_FIELDS, WARMUP_FIELDS, parse_stats, parse_tiers, run_stats, tier_summary
+from svg_plot import svg_line_plot
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROGRAMS = ["fib", "loop_sum", "mandelbrot", "nbody", "sieve", "spectral_norm",
             "matmul_scalar", "fannkuch"]
@@ -200,103 +204,6 @@ TESSERA_NAMES = {"tessera": "tessera-vm", "tessera-t1": "tessera-vm --jit-param 
 # with `--jit-param tier=N`, only when that peer is selected.
 TIER_RUNS = [("1", "tessera-t1"), ("2", "tessera-t2")]
 
-# Lines of `tessera-vm run --stats` (stderr) read for the warm-up table.
-STATS_PATTERNS = {
-    "traces": re.compile(r"traces:\s*(\d+) recorded,\s*(\d+) compiled(?: \((\d+) side traces?\))?,"
-                         r"\s*(\d+) aborted,\s*(\d+) loops?(?: and (\d+) functions?)? blacklisted"),
-    "time": re.compile(r"time: recording ([\d.]+) ms, compiling ([\d.]+) ms(?:; (\d+) IR instructions)?"),
-    "warmup": re.compile(r"warm-up: first trace compiled at ([\d.]+) ms, last at ([\d.]+) ms"),
-    "wall": re.compile(r"wall time: ([\d.]+) ms"),
-    # `T1 (asmjit): 10 traces compiled in 0.511 ms (median 0.046 ms), 56701 bytes of code`
-    "tier_total": re.compile(r"^\s*(T[12]) \([^)]*\): (\d+) traces? compiled in ([\d.]+) ms"
-                             r"(?: \(median ([\d.]+) ms\))?, (\d+) bytes", re.M),
-    # `tier-up: 6 T1 traces swapped for T2 code (3284 tier-up exits)`
-    "tierup": re.compile(r"tier-up: (\d+) T1 traces? swapped for T2 code(?: \((\d+) tier-up exits?\))?"),
-    # per trace: `    trace 0  FILE:55 in advance, ... (T1 0.116 ms 5780 bytes, T2 15.980 ms 3524 bytes; runs T2)`
-    "trace_line": re.compile(r"^\s*trace \d+\s.*$", re.M),
-    "trace_tier": re.compile(r"\b(T[12]) ([\d.]+) ms (\d+) bytes"),
-}
-WARMUP_FIELDS = ["traces_recorded", "traces_compiled", "side_traces", "traces_aborted", "loops_blacklisted",
-                 "functions_blacklisted",
-                 "recording_ms", "compiling_ms", "ir_instructions", "first_trace_ms",
-                 "last_trace_ms", "vm_wall_ms", "tierup_swapped", "tierup_exits"]
-# Compile latency per tier (warm-up CSV columns): traces compiled by the tier, median compile
-# time per trace (T1 in microseconds, T2 in milliseconds) and bytes of code.
-TIER_FIELDS = ["t1_traces", "t1_median_compile_us", "t1_code_bytes",
-               "t2_traces", "t2_median_compile_ms", "t2_code_bytes"]
-
-
-def parse_stats(text):
-    """The warm-up fields of a --stats report; a field whose line is missing is None."""
-    f = dict.fromkeys(WARMUP_FIELDS)
-    m = STATS_PATTERNS["traces"].search(text)
-    if m:
-        (f["traces_recorded"], f["traces_compiled"], f["side_traces"], f["traces_aborted"],
-         f["loops_blacklisted"], f["functions_blacklisted"]) = (int(g) if g is not None else None for g in m.groups())
-    m = STATS_PATTERNS["time"].search(text)
-    if m:
-        f["recording_ms"], f["compiling_ms"] = float(m.group(1)), float(m.group(2))
-        f["ir_instructions"] = int(m.group(3)) if m.group(3) else None
-    m = STATS_PATTERNS["warmup"].search(text)
-    if m:
-        f["first_trace_ms"], f["last_trace_ms"] = float(m.group(1)), float(m.group(2))
-    m = STATS_PATTERNS["wall"].search(text)
-    if m:
-        f["vm_wall_ms"] = float(m.group(1))
-    m = STATS_PATTERNS["tierup"].search(text)
-    if m:
-        f["tierup_swapped"] = int(m.group(1))
-        f["tierup_exits"] = int(m.group(2)) if m.group(2) else None
-    return f
-
-
-def parse_tiers(text):
-    """Per host tier ("T1", "T2") of a --stats report: {"ms": [compile ms of each trace],
-    "bytes": [code bytes of each trace], "traces": N or None, "total_bytes": N or None,
-    "median_ms": X or None} (the last three from the tier's summary line, None if missing)."""
-    tiers = {t: {"ms": [], "bytes": [], "traces": None, "total_bytes": None, "median_ms": None}
-             for t in ("T1", "T2")}
-    for m in STATS_PATTERNS["tier_total"].finditer(text):
-        d = tiers[m.group(1)]
-        d["traces"], d["total_bytes"] = int(m.group(2)), int(m.group(5))
-        d["median_ms"] = float(m.group(4)) if m.group(4) else None
-    for line in STATS_PATTERNS["trace_line"].findall(text):
-        for m in STATS_PATTERNS["trace_tier"].finditer(line):
-            tiers[m.group(1)]["ms"].append(float(m.group(2)))
-            tiers[m.group(1)]["bytes"].append(int(m.group(3)))
-    return tiers
-
-
-def tier_summary(d):
-    """(traces, median compile ms per trace, code bytes) of one tier of parse_tiers(), each None
-    when the report has neither per-trace lines nor the tier's summary line."""
-    if d is None:
-        return None, None, None
-    traces = d["traces"] if d["traces"] is not None else (len(d["ms"]) or None)
-    median = statistics.median(d["ms"]) if d["ms"] else d["median_ms"]
-    code = d["total_bytes"] if d["total_bytes"] is not None else (sum(d["bytes"]) if d["bytes"] else None)
-    return traces, median, code
-
-
-def run_stats(cmd, timeout):
-    """One run with --stats: (status, wall seconds, stdout, stderr, detail)."""
-    start = time.perf_counter()
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           stdin=subprocess.DEVNULL, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "timeout", None, "", "", "timed out after %gs" % timeout
-    except OSError as e:
-        return "crash", None, "", "", str(e)
-    elapsed = time.perf_counter() - start
-    out = p.stdout.decode("utf-8", "replace").strip()
-    err = p.stderr.decode("utf-8", "replace")
-    if p.returncode != 0:
-        first = err.strip().splitlines()
-        return "crash", elapsed, out, err, "exit %d: %s" % (p.returncode, first[0] if first else "")
-    return "ok", elapsed, out, err, ""
-
-
 def parse_iterations(text):
     """The warm-up program's output: ([(iteration, microseconds)], checksum line or None)."""
     times, check = [], None
@@ -310,95 +217,6 @@ def parse_iterations(text):
         elif parts and parts[0] == "checksum":
             check = line.strip()
     return times, check
-
-
-SVG_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
-
-
-def svg_line_plot(series, title, xlabel, ylabel, width=860, height=480):
-    """A line plot with a log-scale y axis, as an SVG document (a string; plain formatting, no
-    dependencies). series: [(label, [(x, y), ...])]; y <= 0 is drawn at the bottom of the axis;
-    a series without points is left out."""
-    from xml.sax.saxutils import escape
-    series = [(label, pts) for label, pts in series if pts]
-    left, right, top, bottom = 80, 150, 40, 60
-    pw, ph = width - left - right, height - top - bottom
-    xs = [x for _, pts in series for x, _ in pts]
-    ys = [y for _, pts in series for _, y in pts if y > 0]
-    xmin, xmax = (min(xs), max(xs)) if xs else (0, 1)
-    if xmax <= xmin:
-        xmax = xmin + 1
-    lo = math.floor(math.log10(min(ys))) if ys else 0
-    hi = math.ceil(math.log10(max(ys))) if ys else 1
-    if hi <= lo:
-        hi = lo + 1
-
-    def px(x):
-        return left + (x - xmin) / (xmax - xmin) * pw
-
-    def py(y):
-        y = max(y, 10.0 ** lo)
-        return top + (hi - math.log10(y)) / (hi - lo) * ph
-
-    def num(v):
-        if 1e-3 <= v < 1e4:
-            return "%g" % v
-        e = math.floor(math.log10(v) + 1e-9)
-        return "%de%d" % (round(v / 10.0 ** e), e)
-
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-           'font-family="sans-serif" font-size="12">' % (width, height, width, height),
-           '<title>%s</title>' % escape(title),
-           '<rect x="0" y="0" width="%d" height="%d" fill="white"/>' % (width, height),
-           '<text x="%.1f" y="22" text-anchor="middle" font-size="15">%s</text>'
-           % (left + pw / 2.0, escape(title))]
-    # y grid and ticks: every decade labelled, 2x and 5x as light lines (labelled when the
-    # axis spans at most three decades).
-    for k in range(lo, hi + 1):
-        for mult in (1, 2, 5):
-            v = mult * 10.0 ** k
-            if v > 10.0 ** hi:
-                break
-            y = py(v)
-            major = mult == 1
-            out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-width="1"/>'
-                       % (left, y, left + pw, y, "#cccccc" if major else "#eeeeee"))
-            if major or hi - lo <= 3:
-                out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="black"/>' % (left - 5, y, left, y))
-                out.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (left - 8, y + 4, num(v)))
-    # x ticks: a step of 1, 2 or 5 times a power of ten, at most 10 intervals.
-    span = xmax - xmin
-    step = 1.0
-    for e in range(0, 12):
-        cand = [m * 10.0 ** e for m in (1, 2, 5) if span / (m * 10.0 ** e) <= 10]
-        if cand:
-            step = cand[0]
-            break
-    t = math.ceil(xmin / step) * step
-    while t <= xmax + 1e-9:
-        x = px(t)
-        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#eeeeee"/>' % (x, top, x, top + ph))
-        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="black"/>' % (x, top + ph, x, top + ph + 5))
-        out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (x, top + ph + 18, "%g" % t))
-        t += step
-    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>' % (left, top, pw, ph))
-    out.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (left + pw / 2.0, height - 15, escape(xlabel)))
-    out.append('<text x="18" y="%.1f" text-anchor="middle" transform="rotate(-90 18 %.1f)">%s</text>'
-               % (top + ph / 2.0, top + ph / 2.0, escape(ylabel)))
-    # One polyline per series, then the legend to the right of the plot.
-    for i, (label, pts) in enumerate(series):
-        color = SVG_COLORS[i % len(SVG_COLORS)]
-        coords = " ".join("%.1f,%.1f" % (px(x), py(y)) for x, y in pts)
-        out.append('<polyline fill="none" stroke="%s" stroke-width="1.5" points="%s"/>' % (color, coords))
-        ly = top + 10 + 20 * i
-        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/>'
-                   % (left + pw + 12, ly, left + pw + 36, ly, color))
-        out.append('<text x="%d" y="%d">%s</text>' % (left + pw + 42, ly + 4, escape(label)))
-    if not series:
-        out.append('<text x="%.1f" y="%.1f" text-anchor="middle">no data</text>' % (left + pw / 2.0, top + ph / 2.0))
-    out.append('</svg>')
-    return "\n".join(out) + "\n"
 
 
 def main():

@@ -44,7 +44,8 @@ HARNESS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HARNESS))
 sys.path.insert(0, HARNESS)
 import callgrind_calls  # noqa: E402  (the instructions spent in the host compilers)
-import run_bench  # noqa: E402  (the --stats parsers, the checksum comparison, the machine's name)
+import run_bench  # noqa: E402  (the programs, the checksum comparison, the machine's name)
+import stats_report  # noqa: E402  (compile times from --stats)
 
 PROGRAMS = run_bench.PROGRAMS
 # Sizes chosen to keep valgrind short (seconds at tier=1, minutes at tier=2 where LLVM runs under
@@ -170,12 +171,12 @@ def compile_times(vm, prog, args, tier, runs, timeout):
     cmd = ([vm, "run", os.path.join(REPO, "experiments", "bench", "tsb", prog + ".tsb"), "--stats"]
            + TIER_OPTS[tier] + ["--"] + args)
     for _ in range(runs):
-        status, _, _, err, detail = run_bench.run_stats(cmd, timeout)
+        status, _, _, err, detail = stats_report.run_stats(cmd, timeout)
         if status != "ok":
             return None, None, detail or status
-        tiers = run_bench.parse_tiers(err)
+        tiers = stats_report.parse_tiers(err)
         ms += tiers["T" + tier]["ms"]
-        traces = run_bench.tier_summary(tiers["T" + tier])[0]
+        traces = stats_report.tier_summary(tiers["T" + tier])[0]
     return ms, traces, ""
 
 

@@ -1,5 +1,5 @@
 """The harness's parsers of tool output (experiments/harness/): the --stats report's trace counts
-(run_bench.parse_stats) and the calls into a function of a callgrind profile
+(stats_report.parse_stats) and the calls into a function of a callgrind profile
 (callgrind_calls.parse_calls), on text in the forms the tools print."""
 import os
 import sys
@@ -7,19 +7,19 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments", "harness"))
 import callgrind_calls  # noqa: E402
-import run_bench  # noqa: E402
+import stats_report  # noqa: E402
 
 
 class ParseStats(unittest.TestCase):
     def test_loops_and_functions_blacklisted(self):
-        f = run_bench.parse_stats("  traces: 5 recorded, 4 compiled (1 side trace), 3 aborted, "
+        f = stats_report.parse_stats("  traces: 5 recorded, 4 compiled (1 side trace), 3 aborted, "
                                   "1 loop and 2 functions blacklisted, 0 invalidated\n")
         self.assertEqual((f["traces_recorded"], f["traces_compiled"], f["side_traces"], f["traces_aborted"]),
                          (5, 4, 1, 3))
         self.assertEqual((f["loops_blacklisted"], f["functions_blacklisted"]), (1, 2))
 
     def test_reports_before_functions_were_counted_apart(self):
-        f = run_bench.parse_stats("  traces: 3 recorded, 3 compiled (0 side traces), 0 aborted, "
+        f = stats_report.parse_stats("  traces: 3 recorded, 3 compiled (0 side traces), 0 aborted, "
                                   "2 loops blacklisted, 0 invalidated\n")
         self.assertEqual(f["loops_blacklisted"], 2)
         self.assertIsNone(f["functions_blacklisted"])
