@@ -16,6 +16,7 @@
 #include "vm/graph/op_table.h"
 #include "vm/tensor/broadcast.h"
 #include "vm/tensor/dtype.h"
+#include "vm/tensor/vector_math.h"
 
 namespace tessera::jit {
 namespace {
@@ -235,7 +236,8 @@ class TensorSinker {
       }
       case Kind::Reduce: {
         const Producer* in = static_tensor(args[0]);
-        if (in == nullptr) return std::nullopt;
+        // Beyond one summation block the kernels' order needs the blocks too.
+        if (in == nullptr || in->vt.numel() > vmath::kSumBlock) return std::nullopt;
         const bool int_sum = in->vt.dtype == DType::I64 && rule.int_op != IROp::NumOps;
         vt = VirtualTensor{int_sum ? DType::I64 : DType::F32, {}};
         break;
@@ -479,9 +481,20 @@ class TensorSinker {
           out.push_back(acc);
           break;
         }
-        // The kernel's order: a double accumulator from +0.0 (-0.0 + 0.0 is +0.0).
         IRRef acc = ir_.kfloat(0.0);
-        for (int64_t k = 0; k < m; ++k) acc = emit(rule.float_op, IRType::Float, acc, as_float(element(p.args[0], k)));
+        if (in.vt.dtype == DType::F32) {
+          // The kernels' order (vm/tensor/vector_math.h; m < kSumBlock): element k in
+          // f32 lane k % kSumLanes, then the lanes in order in double from +0.0.
+          for (int64_t j = 0; j < std::min(m, vmath::kSumLanes); ++j) {
+            IRRef lane = element(p.args[0], j);
+            for (int64_t k = j + vmath::kSumLanes; k < m; k += vmath::kSumLanes)
+              lane = round_f32(emit(rule.float_op, IRType::Float, lane, element(p.args[0], k)));
+            acc = emit(rule.float_op, IRType::Float, acc, lane);
+          }
+        } else {
+          // Integer elements: a double accumulator from +0.0 (-0.0 + 0.0 is +0.0).
+          for (int64_t k = 0; k < m; ++k) acc = emit(rule.float_op, IRType::Float, acc, as_float(element(p.args[0], k)));
+        }
         if (rule.aux == 1) acc = emit(IROp::FDIV, IRType::Float, acc, ir_.kfloat(static_cast<double>(m)));
         out.push_back(round_f32(acc));
         break;

@@ -13,7 +13,7 @@ namespace tessera::jit {
 
 namespace {
 constexpr const char* kFloatMathNames[] = {
-#define FLOATMATH(Name, fn, t1, t2) #fn,
+#define FLOATMATH(Name, fn, t1, t2, impl) #fn,
 #include "tracer/float_math.def"
 #undef FLOATMATH
 };

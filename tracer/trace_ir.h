@@ -65,7 +65,7 @@ inline bool ir_may_exit(IROp op) { return ir_is_guard(op) || ir_op_info(op).rais
 // tracer/float_math.def each. The names are the built-ins' names (the
 // recorder turns sqrt(x) of a number into FMATH).
 enum class FloatMath : uint32_t {
-#define FLOATMATH(Name, fn, t1, t2) Name,
+#define FLOATMATH(Name, fn, t1, t2, impl) Name,
 #include "tracer/float_math.def"
 #undef FLOATMATH
   NumFns

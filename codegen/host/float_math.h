@@ -15,7 +15,7 @@ using FloatMathFn = double (*)(double);
 
 // tessera_jit_<fn> of every row, in table order.
 inline constexpr FloatMathFn kFloatMathHelpers[] = {
-#define FLOATMATH(Name, fn, t1, t2) &tessera_jit_##fn,
+#define FLOATMATH(Name, fn, t1, t2, impl) &tessera_jit_##fn,
 #include "tracer/float_math.def"
 #undef FLOATMATH
 };

@@ -24,6 +24,7 @@
 #include "vm/interp/indexing.h"
 #include "vm/interp/vm.h"  // VM is the built-ins' BuiltinContext
 #include "vm/tensor/tensor.h"
+#include "vm/tensor/vector_math.h"
 
 namespace tessera::jit {
 
@@ -161,8 +162,8 @@ int64_t tessera_jit_int_pow(int64_t a, int64_t b) { return tessera::int_pow(a, b
 double tessera_jit_float_floordiv(double a, double b) { return tessera::float_floordiv(a, b); }
 double tessera_jit_float_mod(double a, double b) { return tessera::float_mod(a, b); }
 double tessera_jit_float_pow(double a, double b) { return tessera::float_pow(a, b); }
-#define FLOATMATH(Name, fn, t1, t2) \
-  double tessera_jit_##fn(double x) { return std::fn(x); }
+#define FLOATMATH(Name, fn, t1, t2, impl) \
+  double tessera_jit_##fn(double x) { return impl; }
 #include "tracer/float_math.def"
 #undef FLOATMATH
 

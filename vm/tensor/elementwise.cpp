@@ -1,17 +1,20 @@
 // Elementwise kernels: unary math, binary arithmetic/comparison with NumPy
 // broadcasting, where, cast.
 //
-// Float results are computed in double and rounded once on store (for f16 and
-// bf16 through f32, matching "compute in f32, round once"; for + - * / and
-// sqrt the double result rounded to f32 equals the f32 operation exactly).
-// Integer and bool results are computed in int64 with two's-complement
-// wrap-around and narrowed on store.
+// Float tensors are computed in f32 (half precision widened once, rounded
+// once on store) by the vectorized primitives of vector_math.h, row by row
+// over the broadcast shape; a scalar operand is rounded to f32 first, except
+// that comparisons see it exactly. Integer and bool results are computed in
+// int64 with two's-complement wrap-around and narrowed on store; `//`, `%`
+// and integer-to-float results keep the double reference loop.
 #include "vm/core/number_ops.h"
 #include <cmath>
 #include <cstring>
 
 #include "vm/core/error.h"
+#include "vm/tensor/f32_view.h"
 #include "vm/tensor/kernels.h"
+#include "vm/tensor/vector_math.h"
 
 namespace tessera {
 
@@ -167,29 +170,42 @@ int64_t binary_i(Binary op, int64_t x, int64_t y) {
   return 0;
 }
 
-// Fast path: f32 tensors of the output's shape (or scalars) into f32.
-bool try_binary_f32(Binary op, const Operand& a, const Operand& b, TensorObj& out) {
-  if (out.dtype != DType::F32) return false;
-  if (op != Binary::Add && op != Binary::Sub && op != Binary::Mul && op != Binary::Div) return false;
-  auto ok = [&](const Operand& o) {
-    return !o.t || (o.t->dtype == DType::F32 && o.t->shape == out.shape);
-  };
-  if (!ok(a) || !ok(b)) return false;
-  const float* pa = a.t ? a.t->ptr<float>() : nullptr;
-  const float* pb = b.t ? b.t->ptr<float>() : nullptr;
-  // A scalar operand is rounded to f32 first, as it would be on a GPU.
-  const float sa = static_cast<float>(a.f), sb = static_cast<float>(b.f);
-  float* po = out.ptr<float>();
-  const int64_t n = out.numel;
-  auto run = [&](auto f) {
-    for (int64_t i = 0; i < n; ++i) po[i] = f(pa ? pa[i] : sa, pb ? pb[i] : sb);
-  };
-  switch (op) {
-    case Binary::Add: run([](float x, float y) { return x + y; }); break;
-    case Binary::Sub: run([](float x, float y) { return x - y; }); break;
-    case Binary::Mul: run([](float x, float y) { return x * y; }); break;
-    default: run([](float x, float y) { return x / y; }); break;
+// Whether v takes part in an f32 computation: a float tensor, or a scalar.
+// A comparison must see a scalar exactly (the reference compares in double),
+// so there only scalars that f32 holds exactly qualify.
+bool f32_operand(const Value& v, bool exact) {
+  if (v.is_tensor()) return dtype_is_float(v.as_tensor()->dtype);
+  if (!exact || !v.is_number()) return true;
+  const double d = v.is_float() ? v.as_float() : static_cast<double>(v.as_int());
+  return std::isnan(d) || static_cast<double>(static_cast<float>(d)) == d;
+}
+
+// The vectorized path: float operands computed in f32, row by row over the
+// broadcast shape (vector_math.h). Returns false where the reference path applies.
+bool try_binary_f32(Binary op, const Value& av, const Value& bv, TensorObj& out) {
+  const bool cmp = is_comparison(op);
+  if (!cmp && (!vmath::binary_in_f32(op) || !dtype_is_float(out.dtype))) return false;
+  if (!f32_operand(av, cmp) || !f32_operand(bv, cmp)) return false;
+  if (cmp && !av.is_tensor() && !bv.is_tensor()) return false;
+  F32Operand a(av), b(bv);
+  Shape sa = broadcast_strides(operand_shape(av), out.shape);
+  Shape sb = broadcast_strides(operand_shape(bv), out.shape);
+  std::array<const Shape*, 2> st{&sa, &sb};
+  const vmath::Table& vm = vmath::table();
+  const float *pa = a.data(), *pb = b.data();
+  if (cmp) {
+    uint8_t* po = out.ptr<uint8_t>();
+    for_each_row<2>(out.shape, st, [&](int64_t o, int64_t len, int64_t oa, int64_t ob, int64_t ia, int64_t ib) {
+      vm.compare(op, pa + oa, ia == 0, pb + ob, ib == 0, po + o, len);
+    });
+    return true;
   }
+  F32Output res(out);
+  float* po = res.data();
+  for_each_row<2>(out.shape, st, [&](int64_t o, int64_t len, int64_t oa, int64_t ob, int64_t ia, int64_t ib) {
+    vm.binary(op, pa + oa, ia == 0, pb + ob, ib == 0, po + o, len);
+  });
+  res.finish();
   return true;
 }
 
@@ -218,10 +234,11 @@ void unary_kernel(Unary op, const TensorObj& in, TensorObj& out) {
     for (int64_t i = 0; i < n; ++i) out.set_i(i, unary_i(op, in.get_i(i)));
     return;
   }
-  if (in.dtype == DType::F32 && out.dtype == DType::F32) {
-    const float* p = in.ptr<float>();
-    float* o = out.ptr<float>();
-    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<float>(unary_f(op, p[i]));
+  if (dtype_is_float(in.dtype)) {
+    F32Input x(in);
+    F32Output y(out);
+    vmath::table().unary(op, x.data(), y.data(), n);
+    y.finish();
     return;
   }
   for (int64_t i = 0; i < n; ++i) out.set_f(i, unary_f(op, in.get_f(i)));
@@ -244,8 +261,8 @@ DType binary_dtype(Binary op, const Value& a, const Value& b) {
 }
 
 void binary_kernel(Binary op, const Value& av, const Value& bv, TensorObj& out) {
+  if (try_binary_f32(op, av, bv, out)) return;
   Operand a(av), b(bv);
-  if (try_binary_f32(op, a, b, out)) return;
   Shape sa = broadcast_strides(operand_shape(av), out.shape);
   Shape sb = broadcast_strides(operand_shape(bv), out.shape);
   std::array<const Shape*, 2> st{&sa, &sb};
@@ -314,6 +331,23 @@ Shape where_shape(const Value& c, const Value& a, const Value& b, const char* na
 DType where_dtype(const Value& a, const Value& b) { return operand_promotion(a, b); }
 
 void where_kernel(const Value& cv, const Value& av, const Value& bv, TensorObj& out) {
+  if (out.dtype == DType::F32 && f32_operand(av, false) && f32_operand(bv, false)) {
+    // cond is a bool tensor or a bool scalar (where_shape checked).
+    const uint8_t cs = cv.is_bool() && cv.as_bool();
+    const uint8_t* pc = cv.is_tensor() ? cv.as_tensor()->ptr<uint8_t>() : &cs;
+    F32Operand a(av), b(bv);
+    const float *pa = a.data(), *pb = b.data();
+    float* po = out.ptr<float>();
+    Shape sc = broadcast_strides(operand_shape(cv), out.shape);
+    Shape sa = broadcast_strides(operand_shape(av), out.shape);
+    Shape sb = broadcast_strides(operand_shape(bv), out.shape);
+    std::array<const Shape*, 3> st{&sc, &sa, &sb};
+    for_each_row<3>(out.shape, st, [&](int64_t o, int64_t len, int64_t oc, int64_t oa, int64_t ob, int64_t ic,
+                                       int64_t ia, int64_t ib) {
+      for (int64_t j = 0; j < len; ++j) po[o + j] = pc[oc + j * ic] ? pa[oa + j * ia] : pb[ob + j * ib];
+    });
+    return;
+  }
   Operand c(cv), a(av), b(bv);
   Shape sc = broadcast_strides(operand_shape(cv), out.shape);
   Shape sa = broadcast_strides(operand_shape(av), out.shape);
@@ -332,6 +366,11 @@ void cast_kernel(const TensorObj& in, TensorObj& out) {
   const int64_t n = in.numel;
   if (in.dtype == out.dtype) {
     if (n) std::memcpy(out.data, in.data, in.nbytes());
+    return;
+  }
+  if (dtype_is_float(out.dtype) && dtype_is_float(in.dtype)) {
+    F32Input x(in);
+    from_f32(out.dtype, x.data(), out.data, n);
     return;
   }
   if (dtype_is_float(out.dtype) || dtype_is_float(in.dtype)) {

@@ -14,13 +14,12 @@
 #include <span>
 
 #include "vm/tensor/broadcast.h"
+#include "vm/tensor/op_kinds.h"
 #include "vm/tensor/tensor.h"
 
 namespace tessera {
 
 // ------------------------------------------------------------- elementwise
-enum class Unary : uint8_t { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu, Gelu, Silu, Sin, Cos };
-enum class Binary : uint8_t { Add, Sub, Mul, Div, IDiv, Mod, Pow, Min, Max, Eq, Ne, Lt, Le, Gt, Ge };
 
 bool is_comparison(Binary op);
 // Shape of a tensor, or [] for a scalar.
@@ -54,7 +53,6 @@ void cast_kernel(const TensorObj& in, TensorObj& out);
 Value tensor_copy(const TensorObj& in);
 
 // -------------------------------------------------------------- reductions
-enum class Reduce : uint8_t { Sum, Mean, Max, Min, ArgMax };
 // Normalizes a possibly negative axis; throws "NAME: axis A is out of range for rank R".
 int normalize_axis(int64_t axis, size_t rank, const char* name);
 Shape reduce_shape(const Shape& in, std::optional<int> axis, bool keepdim);

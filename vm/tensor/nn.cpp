@@ -1,14 +1,59 @@
 // Neural-network kernels: softmax, layer_norm, rms_norm, attention.
-// All accumulate in double (at least the f32 accumulation §7 asks for) and
-// round once on store; softmax subtracts the row max for stability.
+// Float inputs are computed in f32 with the vectorized primitives of
+// vector_math.h (row statistics accumulate f32 blocks in double); softmax
+// subtracts the row max for stability. Attention runs blocks of query rows
+// through OpenBLAS: scores = Q K^T, softmax in place, then P V. Integer and
+// bool inputs take the double reference loops.
+#include <cblas.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "vm/core/error.h"
+#include "vm/tensor/f32_view.h"
 #include "vm/tensor/kernels.h"
+#include "vm/tensor/vector_math.h"
 
 namespace tessera {
+
+namespace {
+
+// dst[i] = op(dst[i], s) for a scalar s.
+void apply_scalar(Binary op, float* dst, float s, int64_t n) {
+  vmath::table().binary(op, dst, false, &s, true, dst, n);
+}
+
+// Softmax of one contiguous row of n >= 1 elements into dst.
+void softmax_row(const float* x, float* dst, int64_t n) {
+  const vmath::Table& vm = vmath::table();
+  const float m = vm.max(x, n);
+  const double s = vm.exp_shifted(x, m, dst, n);
+  apply_scalar(Binary::Div, dst, static_cast<float>(s), n);
+}
+
+void softmax_f32(const TensorObj& in, int64_t outer, int64_t n, int64_t inner, TensorObj& out) {
+  F32Input x(in);
+  F32Output y(out);
+  std::vector<float> row(inner > 1 ? static_cast<size_t>(2 * n) : 0);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      const int64_t base = o * n * inner + j;
+      if (inner == 1) {
+        softmax_row(x.data() + base, y.data() + base, n);
+        continue;
+      }
+      // A strided row: gather, compute, scatter.
+      for (int64_t k = 0; k < n; ++k) row[k] = x.data()[base + k * inner];
+      softmax_row(row.data(), row.data() + n, n);
+      for (int64_t k = 0; k < n; ++k) y.data()[base + k * inner] = row[n + k];
+    }
+  y.finish();
+}
+
+}  // namespace
 
 DType float_result_dtype(DType in) { return dtype_is_float(in) ? in : DType::F32; }
 
@@ -21,6 +66,8 @@ void softmax_kernel(const TensorObj& in, int axis, TensorObj& out) {
   int64_t outer = 1, n = in.shape[axis], inner = 1;
   for (int d = 0; d < axis; ++d) outer *= in.shape[d];
   for (size_t d = axis + 1; d < in.rank(); ++d) inner *= in.shape[d];
+  if (n == 0) return;
+  if (dtype_is_float(in.dtype)) return softmax_f32(in, outer, n, inner, out);
   std::vector<double> row(static_cast<size_t>(n));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
@@ -45,7 +92,46 @@ void check_norm_param(const TensorObj& x, const TensorObj* p, const char* what, 
                        " does not match input shape " + shape_str(x.shape));
 }
 
+namespace {
+
+// The f32 path of layer_norm (with_mean) and rms_norm: each row is scaled by
+// 1/sqrt(statistic + eps), then multiplied by w and shifted by b when given.
+void norm_f32(const TensorObj& x, const TensorObj* w, const TensorObj* b, double eps, bool with_mean,
+              TensorObj& out) {
+  const vmath::Table& vm = vmath::table();
+  const int64_t d = x.shape.back();
+  const int64_t rows = d ? x.numel / d : 0;
+  F32Input in(x);
+  F32Output res(out);
+  std::optional<F32Input> wf, bf;
+  if (w) wf.emplace(*w);
+  if (b) bf.emplace(*b);
+  const double dd = static_cast<double>(d);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = in.data() + r * d;
+    float* dst = res.data() + r * d;
+    if (with_mean) {
+      const double mean = vm.sum(row, d) / dd;
+      const double var = vm.sum_sq_dev(row, static_cast<float>(mean), d) / dd;  // biased, as PyTorch
+      float m = static_cast<float>(mean);
+      vm.binary(Binary::Sub, row, false, &m, true, dst, d);
+      apply_scalar(Binary::Mul, dst, static_cast<float>(1.0 / std::sqrt(var + eps)), d);
+    } else {
+      const double ms = vm.sum_squares(row, d) / dd;
+      float inv = static_cast<float>(1.0 / std::sqrt(ms + eps));
+      vm.binary(Binary::Mul, row, false, &inv, true, dst, d);
+    }
+    if (wf) vm.binary(Binary::Mul, dst, false, wf->data(), false, dst, d);
+    if (bf) vm.binary(Binary::Add, dst, false, bf->data(), false, dst, d);
+  }
+  res.finish();
+}
+
+}  // namespace
+
 void layer_norm_kernel(const TensorObj& x, const TensorObj* w, const TensorObj* b, double eps, TensorObj& out) {
+  if (dtype_is_float(x.dtype) && (!w || dtype_is_float(w->dtype)) && (!b || dtype_is_float(b->dtype)))
+    return norm_f32(x, w, b, eps, true, out);
   const int64_t d = x.shape.back();
   const int64_t rows = d ? x.numel / d : 0;
   for (int64_t r = 0; r < rows; ++r) {
@@ -70,6 +156,7 @@ void layer_norm_kernel(const TensorObj& x, const TensorObj* w, const TensorObj* 
 }
 
 void rms_norm_kernel(const TensorObj& x, const TensorObj* w, double eps, TensorObj& out) {
+  if (dtype_is_float(x.dtype) && (!w || dtype_is_float(w->dtype))) return norm_f32(x, w, nullptr, eps, false, out);
   const int64_t d = x.shape.back();
   const int64_t rows = d ? x.numel / d : 0;
   for (int64_t r = 0; r < rows; ++r) {
@@ -135,10 +222,67 @@ Shape attention_shape(const Shape& q, const Shape& k, const Shape& v, const char
   return out;
 }
 
+namespace {
+
+// Query rows per block: the block's scores (kAttnBlock x Sk floats) stay in cache.
+constexpr int64_t kAttnBlock = 64;
+
+// One batch entry of f32 attention: q [sq, d], k [sk, d], v [sk, dv] -> o [sq, dv].
+void attention_f32(const AttnDims& a, const float* q, const float* k, const float* v, bool causal, float scale,
+                   float* o, std::vector<float>& scores) {
+  const vmath::Table& vm = vmath::table();
+  for (int64_t i0 = 0; i0 < a.sq; i0 += kAttnBlock) {
+    const int64_t rows = std::min(kAttnBlock, a.sq - i0);
+    // Keys any row of the block may see (top-left aligned causal mask: query i sees keys 0..i).
+    const int64_t kmax = causal ? std::min(a.sk, i0 + rows) : a.sk;
+    float* ob = o + i0 * a.dv;
+    if (kmax == 0) {  // no visible key: zero rows rather than 0/0
+      std::fill(ob, ob + rows * a.dv, 0.0f);
+      continue;
+    }
+    scores.resize(static_cast<size_t>(rows * kmax));
+    float* s = scores.data();
+    if (a.d == 0) std::fill(s, s + rows * kmax, 0.0f);
+    else
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(kmax),
+                  static_cast<int>(a.d), scale, q + i0 * a.d, static_cast<int>(a.d), k, static_cast<int>(a.d), 0.0f,
+                  s, static_cast<int>(kmax));
+    std::vector<float> sums(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = s + r * kmax;
+      const int64_t nk = causal ? std::min(a.sk, i0 + r + 1) : a.sk;
+      sums[r] = static_cast<float>(vm.exp_shifted(row, vm.max(row, nk), row, nk));
+      std::fill(row + nk, row + kmax, 0.0f);
+    }
+    if (a.dv == 0) continue;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(a.dv),
+                static_cast<int>(kmax), 1.0f, s, static_cast<int>(kmax), v, static_cast<int>(a.dv), 0.0f, ob,
+                static_cast<int>(a.dv));
+    for (int64_t r = 0; r < rows; ++r) apply_scalar(Binary::Div, ob + r * a.dv, sums[r], a.dv);
+  }
+}
+
+}  // namespace
+
 void attention_kernel(const TensorObj& q, const TensorObj& k, const TensorObj& v, bool causal,
                       std::optional<double> scale_opt, TensorObj& out) {
   AttnDims a = attention_dims(q.shape, k.shape, v.shape, "attention");
   const double scale = scale_opt ? *scale_opt : 1.0 / std::sqrt(static_cast<double>(a.d));
+  if (out.numel == 0) return;
+  if (dtype_is_float(q.dtype) && dtype_is_float(k.dtype) && dtype_is_float(v.dtype)) {
+    F32Input qf(q), kf(k), vf(v);
+    F32Output of(out);
+    Shape qs = broadcast_strides(a.qb, a.batch), ks = broadcast_strides(a.kb, a.batch),
+          vs = broadcast_strides(a.vb, a.batch);
+    std::array<const Shape*, 3> st{&qs, &ks, &vs};
+    std::vector<float> scores;
+    for_each_broadcast<3>(a.batch, st, [&](int64_t bi, int64_t oq, int64_t ok, int64_t ov) {
+      attention_f32(a, qf.data() + oq * a.sq * a.d, kf.data() + ok * a.sk * a.d, vf.data() + ov * a.sk * a.dv,
+                    causal, static_cast<float>(scale), of.data() + bi * a.sq * a.dv, scores);
+    });
+    of.finish();
+    return;
+  }
   Shape qs = broadcast_strides(a.qb, a.batch), ks = broadcast_strides(a.kb, a.batch),
         vs = broadcast_strides(a.vb, a.batch);
   std::array<const Shape*, 3> st{&qs, &ks, &vs};

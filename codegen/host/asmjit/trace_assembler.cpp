@@ -75,7 +75,7 @@ const CompareRow* compare_row(IROp op) {
 // FMATH: the instruction that computes each function of
 // tracer/float_math.def, or kIdNone where T1 calls its helper.
 constexpr x86::Inst::Id kFloatMathInst[] = {
-#define FLOATMATH(Name, fn, t1, t2) x86::Inst::kId##t1,
+#define FLOATMATH(Name, fn, t1, t2, impl) x86::Inst::kId##t1,
 #include "tracer/float_math.def"
 #undef FLOATMATH
 };

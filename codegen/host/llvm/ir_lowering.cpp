@@ -31,7 +31,7 @@ namespace {
 // FMATH: the intrinsic that computes each function of tracer/float_math.def,
 // or not_intrinsic where T2 calls its helper.
 constexpr llvm::Intrinsic::ID kFloatMathIntrinsic[] = {
-#define FLOATMATH(Name, fn, t1, t2) llvm::Intrinsic::t2,
+#define FLOATMATH(Name, fn, t1, t2, impl) llvm::Intrinsic::t2,
 #include "tracer/float_math.def"
 #undef FLOATMATH
 };

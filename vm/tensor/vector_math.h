@@ -1,0 +1,80 @@
+// Array primitives over contiguous f32 data for the interpreter's tensor
+// kernels: the inner loops, vectorized for the widest SIMD the CPU has.
+//
+// Design: the primitives are written once (vector_math_impl.h, GCC vector
+// types plus SLEEF's vector math for exp/log/tanh/erf/sin/cos/pow) and
+// compiled twice, for AVX2 (8 lanes) and for baseline SSE2 (4 lanes); the
+// table of the AVX2 build is used when the CPU reports AVX2 at run time.
+// Transcendentals go through SLEEF's 1-ULP (u10) functions for every element,
+// tails included (padded to a full vector), so a result does not depend on
+// where an element falls in the array. `TESSERA_SIMD=sse2` in the
+// environment forces the baseline table (tests run both).
+//
+// Float semantics (spec §1 allows rounding differences): every operation is
+// an f32 operation rounded to f32. Sums have one order on every ISA, so that
+// code that computes elements one at a time (the JIT's tensor sinking) can
+// reproduce them exactly: element i of a block of 1024 goes to f32 lane
+// i % kSumLanes; a block adds its lanes 0..15 in order in double (from +0.0);
+// the blocks add in double.
+#pragma once
+
+#include <cstdint>
+
+#include "vm/tensor/op_kinds.h"
+
+namespace tessera::vmath {
+
+constexpr int64_t kSumLanes = 16;
+constexpr int64_t kSumBlock = 1024;
+
+struct Table {
+  const char* isa;  // "avx2" or "sse2"
+  int lanes;
+  // out[i] = op(x[i]).
+  void (*unary)(Unary op, const float* x, float* out, int64_t n);
+  // out[i] = a[i] op b[i]; an operand flagged scalar is read once (a[0]) and
+  // broadcast. Only the ops binary_in_f32(op) accepts.
+  void (*binary)(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar, float* out,
+                 int64_t n);
+  // out[i] = a[i] op b[i] for the comparisons Eq..Ge, as 0/1 bytes.
+  void (*compare)(Binary op, const float* a, bool a_scalar, const float* b, bool b_scalar, uint8_t* out,
+                  int64_t n);
+  double (*sum)(const float* x, int64_t n);
+  double (*sum_squares)(const float* x, int64_t n);
+  // Sum of (x[i] - c)^2, the second pass of a variance.
+  double (*sum_sq_dev)(const float* x, float c, int64_t n);
+  // NaN-propagating: the first NaN if there is one (n >= 1).
+  float (*max)(const float* x, int64_t n);
+  float (*min)(const float* x, int64_t n);
+  // Index of the first maximum, or of the first NaN (n >= 1), as NumPy.
+  int64_t (*argmax)(const float* x, int64_t n);
+  // out[i] = exp(x[i] - m); returns the sum of out.
+  double (*exp_shifted)(const float* x, float m, float* out, int64_t n);
+  // acc[i] += x[i] (column sums in double).
+  void (*accumulate)(double* acc, const float* x, int64_t n);
+  // acc[i] = max/min(acc[i], x[i]), NaN-propagating (a NaN in acc stays).
+  void (*max_into)(float* acc, const float* x, int64_t n);
+  void (*min_into)(float* acc, const float* x, int64_t n);
+};
+
+// op(x) for one element, computed by the table's vector code (a lane of a
+// padded vector), so that it equals the element the tensor kernels compute.
+float unary_one(Unary op, float x);
+
+// The table for this CPU (chosen once).
+const Table& table();
+// The two builds, for tests that compare them.
+const Table& avx2_table();  // only valid when cpu_has_avx2()
+const Table& sse2_table();
+bool cpu_has_avx2();
+
+// Whether `op` is computed by Table::binary (the others take the reference path).
+inline bool binary_in_f32(Binary op) {
+  switch (op) {
+    case Binary::Add: case Binary::Sub: case Binary::Mul: case Binary::Div:
+    case Binary::Min: case Binary::Max: case Binary::Pow: return true;
+    default: return false;
+  }
+}
+
+}  // namespace tessera::vmath

@@ -1,0 +1,273 @@
+// The vector-math primitives of vector_math.h, written once over a vector
+// type and included by one translation unit per ISA. The including file
+// defines:
+//   TESSERA_VM_ISA      namespace and name of the build (avx2, sse2)
+//   TESSERA_VM_VF       the float vector type (__m256, __m128)
+//   TESSERA_VM_SLEEF(f) SLEEF's function of that width (Sleef_##f##f8_u10)
+//   TESSERA_VM_SQRT(v)  the hardware square root
+// It includes no C++ library header: an inline library function compiled
+// here for AVX2 could otherwise be picked by the linker for baseline code.
+#include <sleef.h>
+
+#include "vm/tensor/vector_math.h"
+
+namespace tessera::vmath::TESSERA_VM_ISA {
+namespace {
+
+using VF = TESSERA_VM_VF;
+typedef int32_t VI __attribute__((vector_size(sizeof(VF))));
+constexpr int64_t W = sizeof(VF) / sizeof(float);
+// Sums accumulate this many elements in f32 lanes before adding into double.
+constexpr int64_t kBlock = vmath::kSumBlock;
+constexpr int64_t kSumLanes = vmath::kSumLanes;
+
+inline VF load(const float* p) {
+  VF v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(float* p, VF v) { __builtin_memcpy(p, &v, sizeof v); }
+inline VF splat(float x) { return VF{} + x; }
+inline VI lanes_nan(VF v) { return v != v; }
+inline VF nan_aware(VF x, VF y, VF r) { return (lanes_nan(x) | lanes_nan(y)) ? x + y : r; }
+// The lanes added in order, in double (continuing from s).
+inline double hsum(VF v, double s = 0) {
+  for (int64_t i = 0; i < W; ++i) s += v[i];
+  return s;
+}
+
+// out[i] = f(x[i]); the tail is padded to a full vector so that every element
+// takes the same path.
+template <typename F>
+inline void map1(const float* x, float* out, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + W <= n; i += W) store(out + i, f(load(x + i)));
+  if (i < n) {
+    float buf[W] = {};
+    for (int64_t j = 0; j < n - i; ++j) buf[j] = x[i + j];
+    VF r = f(load(buf));
+    for (int64_t j = 0; j < n - i; ++j) out[i + j] = r[j];
+  }
+}
+
+// Operand read as a vector at element i: a broadcast scalar or an array.
+template <bool Scalar>
+inline VF operand(const float* p, int64_t i, VF s) {
+  if constexpr (Scalar) return s;
+  else return load(p + i);
+}
+
+template <bool AS, bool BS, typename F, typename Out>
+inline void map2_loop(const float* a, const float* b, int64_t n, F f, Out put) {
+  const VF sa = splat(a[0]), sb = splat(b[0]);
+  int64_t i = 0;
+  for (; i + W <= n; i += W) put(i, f(operand<AS>(a, i, sa), operand<BS>(b, i, sb)), W);
+  if (i < n) {
+    float ba[W] = {}, bb[W] = {};
+    for (int64_t j = 0; j < n - i; ++j) {
+      ba[j] = AS ? a[0] : a[i + j];
+      bb[j] = BS ? b[0] : b[i + j];
+    }
+    put(i, f(load(ba), load(bb)), n - i);
+  }
+}
+
+template <typename F, typename Out>
+inline void map2(const float* a, bool as, const float* b, bool bs, int64_t n, F f, Out put) {
+  if (as && bs) map2_loop<true, true>(a, b, n, f, put);
+  else if (as) map2_loop<true, false>(a, b, n, f, put);
+  else if (bs) map2_loop<false, true>(a, b, n, f, put);
+  else map2_loop<false, false>(a, b, n, f, put);
+}
+
+VF sigmoid(VF x) { return 1.0f / (1.0f + TESSERA_VM_SLEEF(exp)(-x)); }
+
+void unary(Unary op, const float* x, float* out, int64_t n) {
+  switch (op) {
+    case Unary::Neg: return map1(x, out, n, [](VF v) { return -v; });
+    case Unary::Abs: return map1(x, out, n, [](VF v) { return (VF)((VI)v & 0x7fffffff); });
+    case Unary::Exp: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(exp)(v); });
+    case Unary::Log: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(log)(v); });
+    case Unary::Sqrt: return map1(x, out, n, [](VF v) { return TESSERA_VM_SQRT(v); });
+    case Unary::Rsqrt: return map1(x, out, n, [](VF v) { return 1.0f / TESSERA_VM_SQRT(v); });
+    case Unary::Tanh: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(tanh)(v); });
+    case Unary::Sigmoid: return map1(x, out, n, [](VF v) { return sigmoid(v); });
+    // x > 0 or NaN keeps x; everything else (-0 included) becomes +0.
+    case Unary::Relu: return map1(x, out, n, [](VF v) { return (v > 0.0f) | lanes_nan(v) ? v : VF{}; });
+    case Unary::Gelu:
+      return map1(x, out, n, [](VF v) {
+        return 0.5f * v * (1.0f + TESSERA_VM_SLEEF(erf)(v * 0.70710678118654752f));
+      });
+    case Unary::Silu: return map1(x, out, n, [](VF v) { return v * sigmoid(v); });
+    case Unary::Sin: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(sin)(v); });
+    case Unary::Cos: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(cos)(v); });
+  }
+}
+
+void binary(Binary op, const float* a, bool as, const float* b, bool bs, float* out, int64_t n) {
+  auto put = [out](int64_t i, VF r, int64_t k) {
+    if (k == W) store(out + i, r);
+    else for (int64_t j = 0; j < k; ++j) out[i + j] = r[j];
+  };
+  switch (op) {
+    case Binary::Add: return map2(a, as, b, bs, n, [](VF x, VF y) { return x + y; }, put);
+    case Binary::Sub: return map2(a, as, b, bs, n, [](VF x, VF y) { return x - y; }, put);
+    case Binary::Mul: return map2(a, as, b, bs, n, [](VF x, VF y) { return x * y; }, put);
+    case Binary::Div: return map2(a, as, b, bs, n, [](VF x, VF y) { return x / y; }, put);
+    case Binary::Pow: return map2(a, as, b, bs, n, [](VF x, VF y) { return TESSERA_VM_SLEEF(pow)(x, y); }, put);
+    // NaN propagates (NumPy minimum/maximum); ties keep x.
+    case Binary::Min:
+      return map2(a, as, b, bs, n, [](VF x, VF y) { return nan_aware(x, y, y < x ? y : x); }, put);
+    case Binary::Max:
+      return map2(a, as, b, bs, n, [](VF x, VF y) { return nan_aware(x, y, y > x ? y : x); }, put);
+    default: return;  // not in binary_in_f32
+  }
+}
+
+void compare(Binary op, const float* a, bool as, const float* b, bool bs, uint8_t* out, int64_t n) {
+  // c gives a lane mask (all ones or zero).
+  auto put = [out](int64_t i, VI m, int64_t k) {
+    for (int64_t j = 0; j < k; ++j) out[i + j] = m[j] != 0;
+  };
+  auto cmp = [&](auto c) { map2(a, as, b, bs, n, c, put); };
+  switch (op) {
+    case Binary::Eq: return cmp([](VF x, VF y) { return x == y; });
+    case Binary::Ne: return cmp([](VF x, VF y) { return x != y; });
+    case Binary::Lt: return cmp([](VF x, VF y) { return x < y; });
+    case Binary::Le: return cmp([](VF x, VF y) { return x <= y; });
+    case Binary::Gt: return cmp([](VF x, VF y) { return x > y; });
+    case Binary::Ge: return cmp([](VF x, VF y) { return x >= y; });
+    default: return;
+  }
+}
+
+// Sum of f(x[i]) in the order vector_math.h fixes for every ISA: element i
+// goes to f32 lane i % 16 (a partial last chunk is padded with zeros), each
+// block of kBlock elements adds its 16 lanes in order in double, and the
+// blocks add in double.
+template <typename F>
+inline double block_sum(const float* x, int64_t n, F f) {
+  constexpr int64_t V = kSumLanes / W;  // vectors per 16 lanes
+  double total = 0;
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t end = start + kBlock < n ? start + kBlock : n;
+    VF acc[V] = {};
+    int64_t i = start;
+    for (; i + kSumLanes <= end; i += kSumLanes)
+      for (int64_t v = 0; v < V; ++v) acc[v] += f(load(x + i + v * W));
+    if (i < end) {
+      float buf[kSumLanes] = {};
+      for (int64_t j = 0; j < end - i; ++j) buf[j] = x[i + j];
+      for (int64_t v = 0; v < V; ++v) {
+        float r[W];
+        store(r, f(load(buf + v * W)));
+        // Padding lanes add exactly zero whatever f(0) is.
+        for (int64_t j = 0; j < W; ++j)
+          if (v * W + j >= end - i) r[j] = 0.0f;
+        acc[v] += load(r);
+      }
+    }
+    double s = 0;
+    for (int64_t v = 0; v < V; ++v) s = hsum(acc[v], s);
+    total += s;
+  }
+  return total;
+}
+
+double sum(const float* x, int64_t n) { return block_sum(x, n, [](VF v) { return v; }); }
+double sum_squares(const float* x, int64_t n) { return block_sum(x, n, [](VF v) { return v * v; }); }
+double sum_sq_dev(const float* x, float c, int64_t n) {
+  const VF vc = splat(c);
+  return block_sum(x, n, [vc](VF v) { VF d = v - vc; return d * d; });
+}
+
+int64_t first_nan(const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] != x[i]) return i;
+  return -1;
+}
+
+// max (Max=true) or min of x, ignoring NaN; *saw_nan says whether one was seen.
+template <bool Max>
+inline float extreme(const float* x, int64_t n, bool* saw_nan) {
+  VF best = splat(x[0]);
+  VI nan{};
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    VF v = load(x + i);
+    nan |= lanes_nan(v);
+    best = (Max ? v > best : v < best) ? v : best;
+  }
+  float r = x[0];
+  for (int64_t j = 0; j < W; ++j)
+    if (Max ? best[j] > r : best[j] < r) r = best[j];
+  for (; i < n; ++i) {
+    if (x[i] != x[i]) nan[0] = -1;
+    if (Max ? x[i] > r : x[i] < r) r = x[i];
+  }
+  bool any = false;
+  for (int64_t j = 0; j < W; ++j) any |= nan[j] != 0;
+  *saw_nan = any || r != r;
+  return r;
+}
+
+float max(const float* x, int64_t n) {
+  bool nan;
+  float r = extreme<true>(x, n, &nan);
+  return nan ? x[first_nan(x, n)] : r;
+}
+float min(const float* x, int64_t n) {
+  bool nan;
+  float r = extreme<false>(x, n, &nan);
+  return nan ? x[first_nan(x, n)] : r;
+}
+
+int64_t argmax(const float* x, int64_t n) {
+  bool nan;
+  float m = extreme<true>(x, n, &nan);
+  if (nan) return first_nan(x, n);
+  int64_t i = 0;
+  const VF vm = splat(m);
+  for (; i + W <= n; i += W) {
+    VI hit = load(x + i) == vm;
+    for (int64_t j = 0; j < W; ++j)
+      if (hit[j]) return i + j;
+  }
+  for (; i < n; ++i)
+    if (x[i] == m) return i;
+  return 0;
+}
+
+double exp_shifted(const float* x, float m, float* out, int64_t n) {
+  const VF vm = splat(m);
+  map1(x, out, n, [vm](VF v) { return TESSERA_VM_SLEEF(exp)(v - vm); });
+  return sum(out, n);
+}
+
+void accumulate(double* acc, const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] += x[i];
+}
+
+template <bool Max>
+inline void extreme_into(float* acc, const float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    VF a = load(acc + i), v = load(x + i);
+    VI take = (lanes_nan(v) | (Max ? v > a : v < a)) & ~lanes_nan(a);
+    store(acc + i, take ? v : a);
+  }
+  for (; i < n; ++i)
+    if (acc[i] == acc[i] && (x[i] != x[i] || (Max ? x[i] > acc[i] : x[i] < acc[i]))) acc[i] = x[i];
+}
+void max_into(float* acc, const float* x, int64_t n) { extreme_into<true>(acc, x, n); }
+void min_into(float* acc, const float* x, int64_t n) { extreme_into<false>(acc, x, n); }
+
+}  // namespace
+
+extern const Table kTable;
+const Table kTable = {
+    TESSERA_VM_ISA_NAME, static_cast<int>(W), unary, binary, compare, sum, sum_squares, sum_sq_dev,
+    max, min, argmax, exp_shifted, accumulate, max_into, min_into,
+};
+
+}  // namespace tessera::vmath::TESSERA_VM_ISA
