@@ -1,12 +1,14 @@
 """The harness's parsers of tool output (experiments/harness/): the --stats report's trace counts
-(stats_report.parse_stats) and the calls into a function of a callgrind profile
-(callgrind_calls.parse_calls), on text in the forms the tools print."""
+(stats_report.parse_stats), the calls into a function of a callgrind profile
+(callgrind_calls.parse_calls), and the tensor programs' and the STREAM triad's output
+(run_tensor_bench), on text in the forms the tools print."""
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments", "harness"))
 import callgrind_calls  # noqa: E402
+import run_tensor_bench  # noqa: E402
 import stats_report  # noqa: E402
 
 
@@ -53,6 +55,43 @@ class ParseCalls(unittest.TestCase):
 
     def test_function_that_never_ran(self):
         self.assertEqual(callgrind_calls.parse_calls(ANNOTATE, "LlvmBackend::compile("), (0, 0))
+
+
+class ParseTensorProgram(unittest.TestCase):
+    def test_tessera_output(self):
+        # print() of a float: the shortest repr, so as many digits as it takes
+        out = "time_per_iter_us 36973.68186003587\nchecksum 915867.3125\n"
+        self.assertEqual(run_tensor_bench.parse_program_output(out), (36973.68186003587, 915867.3125))
+
+    def test_python_twin_output_with_other_lines(self):
+        out = "loading\ntime_per_iter_us 12.117\nchecksum 3.86341225e+05\n"
+        self.assertEqual(run_tensor_bench.parse_program_output(out), (12.117, 386341.225))
+
+    def test_missing_checksum(self):
+        with self.assertRaisesRegex(ValueError, "no checksum line"):
+            run_tensor_bench.parse_program_output("time_per_iter_us 5.0\n")
+
+    def test_nan_checksum_never_agrees(self):
+        _, chk = run_tensor_bench.parse_program_output("time_per_iter_us 5.0\nchecksum nan\n")
+        self.assertEqual(run_tensor_bench.rel_diff(chk, chk), float("inf"))
+
+    def test_checksums_within_the_tolerance(self):
+        self.assertLess(run_tensor_bench.rel_diff(915867.3125, 915867.348), 1e-6)
+        self.assertGreater(run_tensor_bench.rel_diff(915867.3125, 915000.0), 1e-4)
+
+
+class ParseStream(unittest.TestCase):
+    def test_one_and_all_threads(self):
+        out = ("triad threads 1 elements 33554432 best_s 0.037194 gb_s 21.652\n"
+               "triad threads 2 elements 33554432 best_s 0.038695 gb_s 20.812\n")
+        self.assertEqual(run_tensor_bench.parse_stream_output(out), {1: 21.652, 2: 20.812})
+
+    def test_without_openmp_one_line(self):
+        out = "triad threads 1 elements 1000000 best_s 0.000861 gb_s 27.861\n"
+        self.assertEqual(run_tensor_bench.parse_stream_output(out), {1: 27.861})
+
+    def test_error_text(self):
+        self.assertEqual(run_tensor_bench.parse_stream_output("stream_triad: cannot allocate\n"), {})
 
 
 if __name__ == "__main__":

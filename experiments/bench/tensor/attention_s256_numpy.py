@@ -1,0 +1,37 @@
+"""attention_s256, NumPy twin of attention_s256.tsb (see there); run(s, n, w) serves
+attention_s1024 too. Plain NumPy attention: scores = q @ k^T * scale, -inf above the diagonal,
+softmax, @ v. Args: [N] [W]."""
+import time
+
+import numpy as np
+from tensor_twin import bench_args, checksum, phase, report
+
+
+def attention(q, k, v, neg_mask, scale):
+    s = q @ k.swapaxes(-1, -2) * scale + neg_mask
+    s = np.exp(s - s.max(axis=-1, keepdims=True))
+    s /= s.sum(axis=-1, keepdims=True)
+    return s @ v
+
+
+def run(s, default_n, default_w=5):
+    n, w = bench_args(default_n, default_w)
+    shp = (2, 8, s, 64)
+    q = (np.sin(phase(np, 16 * s, 64, 0.375, 0.8125)) * 0.5).reshape(shp)
+    k = (np.cos(phase(np, 16 * s, 64, 0.625, 0.3125)) * 0.5).reshape(shp)
+    v = (np.sin(phase(np, 16 * s, 64, 0.8125, 0.625)) * 0.5).reshape(shp)
+    # causal: query i sees keys j <= i; the mask is built once, as a user of NumPy would
+    neg_mask = np.triu(np.full((s, s), -np.inf, dtype=np.float32), k=1)
+    scale = 1.0 / np.sqrt(64.0)
+    acc = 0.0
+    t0 = time.perf_counter()
+    for i in range(w + n):
+        if i == w:
+            t0 = time.perf_counter()
+        out = attention(q, k, v, neg_mask, scale)
+        acc += float(out[i % 2, i % 8, i * 37 % s, i % 64])
+    report(time.perf_counter() - t0, n, checksum(np, out) + acc)
+
+
+if __name__ == "__main__":
+    run(256, 30)

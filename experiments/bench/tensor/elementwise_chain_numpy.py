@@ -1,0 +1,25 @@
+"""elementwise_chain, NumPy twin of elementwise_chain.tsb (see there). Args: [N] [W]."""
+import time
+
+import numpy as np
+from scipy.special import expit  # NumPy's sigmoid: one ufunc, as torch.sigmoid and Tessera's
+from tensor_twin import bench_args, checksum, phase, report
+
+
+def step(x, y):
+    return np.tanh(y * 1.3 + x) * expit(y - 0.2) * 1.7 + x * 0.05
+
+
+def main():
+    n, w = bench_args(100, 60)
+    x = (np.sin(phase(np, 1024, 1024, 0.375, 0.8125)) * 0.5).reshape(-1)
+    y = (np.cos(phase(np, 1024, 1024, 0.625, 0.3125)) * 0.5).reshape(-1)
+    t0 = time.perf_counter()
+    for i in range(w + n):
+        if i == w:
+            t0 = time.perf_counter()
+        x = step(x, y)
+    report(time.perf_counter() - t0, n, checksum(np, x))
+
+
+main()

@@ -1,0 +1,34 @@
+"""What the NumPy and PyTorch twins of the tensor programs share; `xp` is the numpy or the torch
+module (both have arange(n, dtype=float32), sin, cos, abs and reshape).
+
+Inputs are built from arange with sin/cos, never from an RNG, so that every language starts from
+the same numbers: phase() multiplies by dyadic constants (0.375, 0.8125, ...), which keeps every
+argument exact in f32 whatever the language's rounding, and sin/cos of it then agree to an ulp."""
+import sys
+
+
+def phase(xp, rows, cols, a, b):
+    """f32 [rows, cols]: r * a + c * b (as Tessera's `reshape(arange(rows) * a, [rows, 1]) + arange(cols) * b`)."""
+    return (xp.arange(rows, dtype=xp.float32) * a).reshape(rows, 1) + xp.arange(cols, dtype=xp.float32) * b
+
+
+def bench_args(default_n, default_w=5):
+    """[N] [W] from the command line: timed and warm-up iterations. As in the .tsb programs, they
+    are one loop of W + N iterations, timed from iteration W on."""
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else default_n
+    w = int(sys.argv[2]) if len(sys.argv) > 2 else default_w
+    return n, w
+
+
+def checksum(xp, t):
+    """Sum of |t| weighted by position (1 + i/numel, t flattened), in float64: a permutation
+    changes it and no terms cancel. Tessera's is the same sum, accumulated in double."""
+    flat = t.reshape(-1)
+    flat = flat.double() if hasattr(flat, "double") else flat.astype(xp.float64)
+    n = flat.shape[0]
+    return float((abs(flat) * (1.0 + xp.arange(n, dtype=xp.float64) / n)).sum())
+
+
+def report(seconds, n, chk):
+    print("time_per_iter_us %.3f" % (seconds / n * 1e6))
+    print("checksum %r" % chk)  # repr: the shortest round-trip digits, as Tessera prints a float
