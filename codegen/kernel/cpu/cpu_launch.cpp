@@ -1,0 +1,40 @@
+#include "codegen/kernel/cpu/cpu_launch.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <stdexcept>
+
+namespace tessera::kir {
+
+std::vector<int64_t> grid_extents(const Kernel& k, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> g(3, 1);
+  for (size_t a = 0; a < k.grid.size(); ++a) {
+    const Extent& e = k.grid[a];
+    int64_t v = e.factor;
+    for (int d : e.dims) v *= dims.at(static_cast<size_t>(d));
+    g[a] = (v + e.div - 1) / e.div;
+  }
+  return g;
+}
+
+void launch(const Kernel& k, KernelFn fn, const std::vector<void*>& params, const std::vector<int64_t>& dims,
+            int threads) {
+  if (params.size() != k.params.size() || dims.size() != k.dims.size())
+    throw std::invalid_argument("launch of @" + k.name + ": wrong number of params or dims");
+  const std::vector<int64_t> g = grid_extents(k, dims);
+  KernelArgs args{params.data(), dims.data(), {g[0], g[1], g[2]}};
+  const int64_t total = g[0] * g[1] * g[2];
+  if (total <= 0) return;
+  if (threads == 1 || total == 1) return fn(&args, 0, total);
+  auto run = [&] {
+    // Ranges of a few programs each: enough of them to balance the cores.
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, total),
+                      [&](const tbb::blocked_range<int64_t>& r) { fn(&args, r.begin(), r.end()); });
+  };
+  if (threads > 1) tbb::task_arena(threads).execute(run);
+  else run();
+}
+
+}  // namespace tessera::kir

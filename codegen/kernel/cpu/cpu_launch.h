@@ -1,0 +1,21 @@
+// Runs a compiled CPU kernel over its grid: the programs are split into
+// ranges that oneTBB's scheduler spreads over the machine's cores.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codegen/kernel/cpu/kernel_abi.h"
+#include "codegen/kernel/kernel_ir.h"
+
+namespace tessera::kir {
+
+// The grid's extents for these dim values (1 for missing axes).
+std::vector<int64_t> grid_extents(const Kernel& k, const std::vector<int64_t>& dims);
+
+// Runs fn (compiled from k) on the params' data with these dim values;
+// `threads` = 1 runs on the calling thread, 0 lets TBB use every core.
+void launch(const Kernel& k, KernelFn fn, const std::vector<void*>& params, const std::vector<int64_t>& dims,
+            int threads = 0);
+
+}  // namespace tessera::kir
