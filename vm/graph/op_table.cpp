@@ -14,15 +14,15 @@ using namespace opimpl;
 // One attribute array per op, each ending in an empty sentinel entry so that
 // ops without attributes still get a (zero-length) array.
 #define TESSERA_ATTR(n, type, d) AttrDef{n, AttrType::type, d},
-#define TESSERA_OP(id, name, disp, bi, mn, mx, sh, dt, sc, k, ...) \
+#define TESSERA_OP(id, name, disp, bi, mn, mx, sh, dt, sc, k, fus, ...) \
   constexpr AttrDef kAttrs_##id[] = {__VA_ARGS__ AttrDef{}};
 #include "vm/graph/ops.def"
 #undef TESSERA_OP
 
 constexpr OpDef kOps[] = {
-#define TESSERA_OP(id, name, disp, bi, mn, mx, sh, dt, sc, k, ...)                                      \
+#define TESSERA_OP(id, name, disp, bi, mn, mx, sh, dt, sc, k, fus, ...)                                 \
   OpDef{OpId::id, name, disp, bi, mn, mx,                                                              \
-        std::span<const AttrDef>(kAttrs_##id, std::size(kAttrs_##id) - 1), sh, dt, sc, k},
+        std::span<const AttrDef>(kAttrs_##id, std::size(kAttrs_##id) - 1), sh, dt, sc, k, fus},
 #include "vm/graph/ops.def"
 #undef TESSERA_OP
 };

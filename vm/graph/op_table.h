@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "vm/core/builtin_def.h"
+#include "vm/tensor/op_kinds.h"
 #include "vm/tensor/tensor.h"
 
 namespace tessera {
@@ -61,6 +62,30 @@ struct AttrDef {
   AttrDefault dflt;
 };
 
+// How fusion (docs/tensor-jit.md) may put an op into a kernel: the column
+// `fusion` of ops.def. `sub` is the Unary, Binary or Reduce of the kernel.
+enum class FusionKind : uint8_t {
+  None, Unary, Binary, Where, Cast, Reduce, Softmax, LayerNorm, RmsNorm, MatMul, Attention
+};
+struct FusionClass {
+  FusionKind kind = FusionKind::None;
+  uint8_t sub = 0;
+  Unary unary() const { return static_cast<Unary>(sub); }
+  Binary binary() const { return static_cast<Binary>(sub); }
+  Reduce reduce() const { return static_cast<Reduce>(sub); }
+  // Elementwise: one output element from the input elements at its index
+  // (after broadcasting).
+  bool elementwise() const {
+    return kind == FusionKind::Unary || kind == FusionKind::Binary || kind == FusionKind::Where ||
+           kind == FusionKind::Cast;
+  }
+};
+constexpr FusionClass no_fusion() { return {}; }
+constexpr FusionClass fuse(FusionKind k) { return {k, 0}; }
+constexpr FusionClass fuse_unary(Unary u) { return {FusionKind::Unary, static_cast<uint8_t>(u)}; }
+constexpr FusionClass fuse_binary(Binary b) { return {FusionKind::Binary, static_cast<uint8_t>(b)}; }
+constexpr FusionClass fuse_reduce(Reduce r) { return {FusionKind::Reduce, static_cast<uint8_t>(r)}; }
+
 constexpr size_t kMaxAttrs = 6;
 struct OpDef;
 
@@ -98,6 +123,7 @@ struct OpDef {
   DTypeFn dtype;
   ScalarFn scalar;
   KernelFn kernel;
+  FusionClass fusion;
 };
 
 std::span<const OpDef> op_table();

@@ -47,21 +47,6 @@ struct Operand {
   int64_t li(int64_t off) const { return t ? t->get_i(off) : i; }
 };
 
-std::optional<ScalarKind> scalar_kind(const Value& v) {
-  if (v.is_float()) return ScalarKind::Float;
-  if (v.is_int()) return ScalarKind::Int;
-  if (v.is_bool()) return ScalarKind::Bool;
-  return std::nullopt;
-}
-
-// The dtype two operands promote to (before op-specific adjustments).
-DType operand_promotion(const Value& a, const Value& b) {
-  if (a.is_tensor() && b.is_tensor()) return promote_dtypes(a.as_tensor()->dtype, b.as_tensor()->dtype);
-  if (a.is_tensor()) return promote_with_scalar(a.as_tensor()->dtype, *scalar_kind(b));
-  if (b.is_tensor()) return promote_with_scalar(b.as_tensor()->dtype, *scalar_kind(a));
-  return promote_dtypes(scalar_dtype(*scalar_kind(a)), scalar_dtype(*scalar_kind(b)));
-}
-
 double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)); }
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
@@ -253,11 +238,28 @@ Value unary_scalar(Unary op, const Value& x, const char* name) {
   throw RuntimeError(std::string(name) + ": expected number or tensor, got " + type_name(x));
 }
 
-DType binary_dtype(Binary op, const Value& a, const Value& b) {
+OperandKind operand_kind(const Value& v) {
+  if (v.is_tensor()) return OperandKind{true, v.as_tensor()->dtype};
+  const ScalarKind k = v.is_float() ? ScalarKind::Float : v.is_int() ? ScalarKind::Int : ScalarKind::Bool;
+  return OperandKind{false, DType::F32, k};
+}
+
+DType promote_operands(OperandKind a, OperandKind b) {
+  if (a.tensor && b.tensor) return promote_dtypes(a.dtype, b.dtype);
+  if (a.tensor) return promote_with_scalar(a.dtype, b.scalar);
+  if (b.tensor) return promote_with_scalar(b.dtype, a.scalar);
+  return promote_dtypes(scalar_dtype(a.scalar), scalar_dtype(b.scalar));
+}
+
+DType binary_dtype(Binary op, OperandKind a, OperandKind b) {
   if (is_comparison(op)) return DType::Bool;
-  DType d = operand_promotion(a, b);
+  DType d = promote_operands(a, b);
   if (op == Binary::Div && !dtype_is_float(d)) return DType::F32;
   return d;
+}
+
+DType binary_dtype(Binary op, const Value& a, const Value& b) {
+  return binary_dtype(op, operand_kind(a), operand_kind(b));
 }
 
 void binary_kernel(Binary op, const Value& av, const Value& bv, TensorObj& out) {
@@ -328,7 +330,8 @@ Shape where_shape(const Value& c, const Value& a, const Value& b, const char* na
   return broadcast_shapes(s, operand_shape(b), name);
 }
 
-DType where_dtype(const Value& a, const Value& b) { return operand_promotion(a, b); }
+DType where_dtype(OperandKind a, OperandKind b) { return promote_operands(a, b); }
+DType where_dtype(const Value& a, const Value& b) { return where_dtype(operand_kind(a), operand_kind(b)); }
 
 void where_kernel(const Value& cv, const Value& av, const Value& bv, TensorObj& out) {
   if (out.dtype == DType::F32 && f32_operand(av, false) && f32_operand(bv, false)) {

@@ -34,7 +34,19 @@ void unary_kernel(Unary op, const TensorObj& in, TensorObj& out);
 // The scalar form (§6): abs/relu of int -> int, everything else -> float.
 Value unary_scalar(Unary op, const Value& x, const char* name);
 
+// An operand's element kind without its data: a tensor's dtype or a
+// scalar's kind (what the result-dtype rules look at; the JIT's fusion
+// knows operands only this way).
+struct OperandKind {
+  bool tensor = true;
+  DType dtype = DType::F32;  // tensor
+  ScalarKind scalar = ScalarKind::Float;  // not tensor
+};
+OperandKind operand_kind(const Value& v);  // v: tensor, int, float or bool
+// The dtype two operands promote to (§7), before op-specific adjustments.
+DType promote_operands(OperandKind a, OperandKind b);
 // Result dtype of a op b (§7): comparisons -> bool; `/` of non-floats -> f32.
+DType binary_dtype(Binary op, OperandKind a, OperandKind b);
 DType binary_dtype(Binary op, const Value& a, const Value& b);
 void binary_kernel(Binary op, const Value& a, const Value& b, TensorObj& out);
 // Shape check + dtype + kernel in one call.
@@ -45,6 +57,7 @@ Value minmax_scalar(Binary op, const Value& a, const Value& b, const char* name)
 // where(cond, a, b): cond must be bool-typed; result dtype promotes a and b.
 Shape where_shape(const Value& c, const Value& a, const Value& b, const char* name);
 DType where_dtype(const Value& a, const Value& b);
+DType where_dtype(OperandKind a, OperandKind b);
 void where_kernel(const Value& c, const Value& a, const Value& b, TensorObj& out);
 
 // Elementwise conversion (float -> int truncates toward zero, NaN -> 0,

@@ -1,0 +1,47 @@
+#include "codegen/kernel/cpu/region_kernel.h"
+
+#include "codegen/kernel/cpu/cpu_launch.h"
+
+namespace tessera::kir {
+
+CpuRegionKernel::CpuRegionKernel(Region r, CpuKernelCompiler& compiler, const RegionLowering& opt)
+    : region_(std::move(r)), kernel_(lower_region(region_, "region", opt)), compiled_(compiler.compile(kernel_)) {}
+
+std::optional<std::vector<Value>> CpuRegionKernel::run(std::span<const Value> inputs, int threads) const {
+  std::optional<std::vector<int64_t>> sym = bind_symbols(region_, inputs);
+  if (!sym) return std::nullopt;
+  if (kernel_.specialized())
+    for (size_t s = 0; s < sym->size(); ++s)
+      if (*kernel_.dim_values[s] != (*sym)[s]) return std::nullopt;
+  // Scalars are passed by address, in the param's element type.
+  union Scalar {
+    float f;
+    int64_t i;
+    uint8_t b;
+  };
+  std::vector<Scalar> scalars(inputs.size());
+  std::vector<void*> params;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = inputs[i];
+    if (v.is_tensor()) {
+      params.push_back(v.as_tensor()->data);
+      continue;
+    }
+    if (v.is_float()) scalars[i].f = static_cast<float>(v.as_float());  // rounded as the interpreter's f32 path
+    else if (v.is_int()) scalars[i].i = v.as_int();
+    else scalars[i].b = v.as_bool() ? 1 : 0;
+    params.push_back(&scalars[i]);
+  }
+  std::vector<Value> outs;
+  for (int o : region_.outputs) {
+    const RegionType& t = region_.type(o);
+    Shape shape;
+    for (int d : t.dims) shape.push_back(d == kDimOne ? 1 : (*sym)[d]);
+    outs.push_back(make_tensor(t.dtype, std::move(shape), false));
+    params.push_back(outs.back().as_tensor()->data);
+  }
+  launch(kernel_, compiled_.fn, params, *sym, threads);
+  return outs;
+}
+
+}  // namespace tessera::kir

@@ -1,0 +1,229 @@
+// Region → kernel IR (lower_region.h).
+#include "codegen/kernel/lower_region.h"
+
+#include <stdexcept>
+#include <unordered_map>
+
+namespace tessera::kir {
+
+namespace {
+
+// Unary and Binary (vm/tensor/op_kinds.h) to kernel IR operations, in enum order.
+constexpr KOp kUnaryOps[] = {KOp::Neg,  KOp::Abs,     KOp::Exp,  KOp::Log,  KOp::Sqrt, KOp::Rsqrt, KOp::Tanh,
+                             KOp::Sigmoid, KOp::Relu, KOp::Gelu, KOp::Silu, KOp::Sin,  KOp::Cos};
+static_assert(std::size(kUnaryOps) == static_cast<size_t>(Unary::Cos) + 1);
+
+struct BinaryLowering {
+  KOp op;
+  Pred pred;  // comparisons (op == Cmp)
+};
+constexpr BinaryLowering kBinaryOps[] = {
+    {KOp::Add, Pred::Eq}, {KOp::Sub, Pred::Eq}, {KOp::Mul, Pred::Eq}, {KOp::Div, Pred::Eq},
+    {KOp::NumOps, Pred::Eq} /* IDiv: not fused */, {KOp::NumOps, Pred::Eq} /* Mod: not fused */,
+    {KOp::Pow, Pred::Eq}, {KOp::Min, Pred::Eq}, {KOp::Max, Pred::Eq},
+    {KOp::Cmp, Pred::Eq}, {KOp::Cmp, Pred::Ne}, {KOp::Cmp, Pred::Lt}, {KOp::Cmp, Pred::Le},
+    {KOp::Cmp, Pred::Gt}, {KOp::Cmp, Pred::Ge}};
+static_assert(std::size(kBinaryOps) == static_cast<size_t>(Binary::Ge) + 1);
+
+// The element type a value is computed in: f32 for floats, i64 for ints, i1 for bools.
+Elem compute_elem(DType d) { return dtype_is_float(d) ? Elem::F32 : d == DType::Bool ? Elem::I1 : Elem::I64; }
+Elem compute_elem(const RegionType& t) {
+  if (t.tensor) return compute_elem(t.dtype);
+  return t.scalar == ScalarKind::Float ? Elem::F32 : t.scalar == ScalarKind::Int ? Elem::I64 : Elem::I1;
+}
+
+Elem elem_of(DType d) {
+  switch (d) {
+    case DType::F32: return Elem::F32;
+    case DType::F16: return Elem::F16;
+    case DType::BF16: return Elem::BF16;
+    case DType::I32: return Elem::I32;
+    case DType::I64: return Elem::I64;
+    case DType::Bool: return Elem::I1;
+  }
+  return Elem::F32;
+}
+
+class Lowering {
+ public:
+  Lowering(const Region& r, const RegionLowering& opt, Kernel& k) : r_(r), opt_(opt), k_(k), b_(k) {}
+
+  void run() {
+    if (r_.outputs.empty()) throw std::invalid_argument("lower_region: the region has no outputs");
+    for (const RegionOp& o : r_.ops)
+      if (!op_def(o.op).fusion.elementwise())
+        throw std::invalid_argument(std::string("lower_region: ") + op_def(o.op).name + " is not elementwise");
+    shape_ = r_.type(r_.outputs[0]).dims;
+    for (int v : r_.outputs)
+      if (!r_.type(v).tensor || r_.type(v).dims != shape_)
+        throw std::invalid_argument("lower_region: outputs of different shapes");
+    header();
+    body();
+  }
+
+ private:
+  void header() {
+    for (int s = 0; s < r_.num_symbols; ++s) k_.dims.push_back("s" + std::to_string(s));
+    if (!opt_.symbol_values.empty()) {
+      if (opt_.symbol_values.size() != static_cast<size_t>(r_.num_symbols))
+        throw std::invalid_argument("lower_region: one value per symbol");
+      for (int64_t v : opt_.symbol_values) k_.dim_values.push_back(v);
+    }
+    auto dims_of = [](const RegionType& t) {
+      std::vector<DimRef> d;
+      for (int s : t.dims) d.push_back(s == kDimOne ? DimRef{-1, 1} : DimRef{s, 0});
+      return d;
+    };
+    for (size_t i = 0; i < r_.inputs.size(); ++i)
+      k_.params.push_back(Param{"in" + std::to_string(i), param_elem(r_.inputs[i]), dims_of(r_.inputs[i]), false});
+    for (size_t i = 0; i < r_.outputs.size(); ++i)
+      k_.params.push_back(Param{"out" + std::to_string(i), param_elem(r_.type(r_.outputs[i])),
+                                dims_of(r_.type(r_.outputs[i])), true});
+    Extent e;
+    for (int s : shape_)
+      if (s != kDimOne) e.dims.push_back(s);
+    e.div = opt_.tile;
+    k_.grid.push_back(e);
+  }
+
+  ValueId dim(int s) {
+    auto it = dims_.find(s);
+    if (it != dims_.end()) return it->second;
+    return dims_[s] = b_.named(b_.dim(s), "s" + std::to_string(s));
+  }
+  // The product of the symbols of dims[from..] (1 for none), as an i64 scalar.
+  ValueId product(const std::vector<int>& dims, size_t from) {
+    std::optional<ValueId> p;
+    for (size_t j = from; j < dims.size(); ++j)
+      if (dims[j] != kDimOne) p = p ? b_.binary(KOp::Mul, *p, dim(dims[j])) : dim(dims[j]);
+    return p ? *p : b_.const_int(1);
+  }
+  ValueId tile_of(ValueId scalar) { return b_.splat(scalar, {opt_.tile}); }
+
+  void body() {
+    const ValueId base = b_.binary(KOp::Mul, b_.program_id(0), b_.const_int(opt_.tile));
+    off_ = b_.named(b_.binary(KOp::Add, tile_of(base), b_.range(opt_.tile)), "off");
+    mask_ = b_.named(b_.cmp(Pred::Lt, off_, tile_of(product(shape_, 0))), "in");
+    for (size_t i = 0; i < r_.outputs.size(); ++i) {
+      const int v = r_.outputs[i];
+      const Elem to = param_elem(r_.type(v));
+      b_.store(static_cast<int>(r_.inputs.size() + i), off_, convert(value(v), to), mask_);
+    }
+  }
+
+  // Offsets of an input of `dims` read at the iteration's flat offsets.
+  ValueId offsets(const std::vector<int>& dims) {
+    if (dims == shape_) return off_;
+    const size_t lead = shape_.size() - dims.size();
+    std::optional<ValueId> sum;
+    std::optional<ValueId> stride;  // the input's stride of dim k (1 at first)
+    for (size_t k = dims.size(); k-- > 0;) {
+      if (dims[k] == kDimOne) continue;
+      const size_t j = lead + k;
+      // index along output axis j: (off / S_j) % D_j, the % dropped for axis 0.
+      ValueId idx = off_;
+      if (j + 1 < shape_.size()) idx = b_.binary(KOp::Div, idx, tile_of(product(shape_, j + 1)));
+      if (j > 0) idx = b_.binary(KOp::Rem, idx, tile_of(dim(shape_[j])));
+      ValueId term = stride ? b_.binary(KOp::Mul, idx, tile_of(*stride)) : idx;
+      sum = sum ? b_.binary(KOp::Add, *sum, term) : term;
+      stride = stride ? b_.binary(KOp::Mul, *stride, dim(dims[k])) : dim(dims[k]);
+    }
+    return sum ? *sum : tile_of(b_.const_int(0));  // all dims 1: element 0
+  }
+
+  // A region value as computed (f32 / i64 / i1), a tile or (scalar inputs) a scalar.
+  ValueId value(int v) {
+    auto it = vals_.find(v);
+    if (it != vals_.end()) return it->second;
+    ValueId out;
+    if (r_.is_input(v)) {
+      const RegionType& t = r_.type(v);
+      if (t.tensor) out = convert(b_.load(v, offsets(t.dims), mask_), compute_elem(t));
+      else out = b_.load(v, b_.const_int(0));
+    } else {
+      out = op(r_.op_of(v));
+    }
+    return vals_[v] = out;
+  }
+
+  // x (a tile or scalar) as a tile of elem `to`.
+  ValueId as_tile(ValueId x, Elem to) {
+    x = convert(x, to);
+    return k_.value(x).type.is_tile() ? x : tile_of(x);
+  }
+  ValueId convert(ValueId x, Elem to) { return k_.value(x).type.elem == to ? x : b_.cast(x, to); }
+
+  ValueId op(const RegionOp& o) {
+    const FusionClass fc = op_def(o.op).fusion;
+    const Elem ce = compute_elem(o.type.dtype);
+    ValueId r;
+    switch (fc.kind) {
+      case FusionKind::Unary: {
+        ValueId x = as_tile(value(o.args[0]), ce);
+        if (fc.unary() == Unary::Relu && ce != Elem::F32) r = b_.binary(KOp::Max, x, tile_of(b_.const_int(0)));
+        else r = b_.unary(kUnaryOps[static_cast<size_t>(fc.unary())], x);
+        break;
+      }
+      case FusionKind::Binary: {
+        const BinaryLowering bl = kBinaryOps[static_cast<size_t>(fc.binary())];
+        if (bl.op == KOp::NumOps) throw std::invalid_argument("lower_region: integer division is not fused");
+        if (bl.op == KOp::Cmp) {
+          // Both float (f32) or both int (i64), as Region::add admits them.
+          const Elem e = compute_elem(r_.type(o.args[0])) == Elem::F32 ? Elem::F32 : Elem::I64;
+          r = b_.cmp(bl.pred, as_tile(value(o.args[0]), e), as_tile(value(o.args[1]), e));
+        } else {
+          r = b_.binary(bl.op, as_tile(value(o.args[0]), ce), as_tile(value(o.args[1]), ce));
+        }
+        break;
+      }
+      case FusionKind::Where:
+        r = b_.select(as_tile(value(o.args[0]), Elem::I1), as_tile(value(o.args[1]), ce), as_tile(value(o.args[2]), ce));
+        break;
+      case FusionKind::Cast: {
+        // Through the target dtype (rounding or wrapping as the interpreter's cast_kernel),
+        // then back to the compute type below.
+        ValueId x = value(o.args[0]);
+        const Elem target = elem_of(o.cast_to);
+        if (target == Elem::I32 && k_.value(x).type.elem == Elem::F32) x = b_.cast(x, Elem::I64);  // saturate to i64, then wrap
+        r = convert(convert(x, target), ce);
+        return r;
+      }
+      default: throw std::invalid_argument(std::string("lower_region: ") + op_def(o.op).name + " is not elementwise");
+    }
+    return round_to(r, o.type.dtype);
+  }
+
+  // A computed value rounded (f16, bf16) or wrapped (i32) to its dtype, as
+  // the interpreter stores each operation's result.
+  ValueId round_to(ValueId x, DType d) {
+    const Elem e = elem_of(d);
+    if (e == Elem::F16 || e == Elem::BF16 || e == Elem::I32) return convert(b_.cast(x, e), compute_elem(d));
+    return x;
+  }
+
+  const Region& r_;
+  const RegionLowering& opt_;
+  Kernel& k_;
+  KernelBuilder b_;
+  std::vector<int> shape_;
+  ValueId off_ = 0, mask_ = 0;
+  std::unordered_map<int, ValueId> dims_;
+  std::unordered_map<int, ValueId> vals_;
+};
+
+}  // namespace
+
+Elem param_elem(const RegionType& t) {
+  if (t.tensor) return elem_of(t.dtype);
+  return t.scalar == ScalarKind::Float ? Elem::F32 : t.scalar == ScalarKind::Int ? Elem::I64 : Elem::I1;
+}
+
+Kernel lower_region(const Region& r, const std::string& name, const RegionLowering& opt) {
+  if (opt.tile < 1) throw std::invalid_argument("lower_region: tile must be positive");
+  Kernel k;
+  k.name = name;
+  Lowering(r, opt, k).run();
+  return k;
+}
+
+}  // namespace tessera::kir

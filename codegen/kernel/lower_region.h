@@ -1,0 +1,35 @@
+// Lowers a region of Graph IR operations (vm/graph/region.h) to one kernel
+// of the kernel IR. Elementwise regions for now (docs/tensor-jit.md says
+// what comes next): one program per tile of the outputs' common shape,
+// flattened; each input read at its broadcast offsets; every operation
+// computed as the interpreter's kernel computes it (floats in f32 and
+// rounded to their dtype after each operation, ints in i64 and wrapped to
+// theirs), so the kernel's results equal the interpreter's bit for bit.
+//
+// Params: the region's inputs in order (a scalar input is a 0-d param: f32
+// for a float, i64 for an int, i1 for a bool, which the launcher fills),
+// then its outputs. Dims: the region's symbols, named s0, s1, ...
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel/kernel_ir.h"
+#include "vm/graph/region.h"
+
+namespace tessera::kir {
+
+struct RegionLowering {
+  int64_t tile = 1024;                 // elements per program
+  std::vector<int64_t> symbol_values;  // K3: one value per symbol; empty: K2
+};
+
+// Throws std::invalid_argument for a region this lowering does not do (an
+// operation that is not elementwise, outputs of different shapes).
+Kernel lower_region(const Region& r, const std::string& name, const RegionLowering& opt = {});
+
+// The element type a region value of this type is stored with in a param.
+Elem param_elem(const RegionType& t);
+
+}  // namespace tessera::kir

@@ -1,0 +1,83 @@
+// A region: Graph IR operations that one kernel computes, with the types of
+// their inputs (docs/tensor-jit.md). Fusion (optimizer/) makes regions out
+// of a trace's tensor operations; codegen/kernel lowers a region to kernel
+// IR; the runtime runs the kernel, or runs the region's operations one by
+// one with the interpreter's kernels (run_region_reference) where a kernel
+// does not apply. A region names no trace and no kernel IR.
+//
+// Dimensions are symbolic: a tensor dim is a symbol (an index below
+// num_symbols) or kDimOne, a dim of size 1. Dims the program makes equal
+// (the two sides of a broadcast, a chain of elementwise operations) share a
+// symbol, so that one check covers them (bind_symbols).
+//
+// Values are numbered: the inputs first, then one per operation's result.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vm/graph/op_table.h"
+#include "vm/tensor/kernels.h"
+
+namespace tessera {
+
+constexpr int kDimOne = -1;
+
+struct RegionType {
+  bool tensor = true;
+  DType dtype = DType::F32;               // tensor
+  std::vector<int> dims;                  // tensor: symbols or kDimOne
+  ScalarKind scalar = ScalarKind::Float;  // not a tensor: a script number or bool
+  OperandKind kind() const { return OperandKind{tensor, dtype, scalar}; }
+  bool operator==(const RegionType&) const = default;
+};
+
+struct RegionOp {
+  OpId op;
+  std::vector<int> args;       // region values
+  DType cast_to = DType::F32;  // Cast's dtype
+  RegionType type;             // of the result
+};
+
+class Region {
+ public:
+  int num_symbols = 0;
+  std::vector<RegionType> inputs;
+  std::vector<RegionOp> ops;
+  std::vector<int> outputs;  // the values the region's kernel writes
+
+  // New inputs; dims given as symbols or kDimOne.
+  int add_tensor_input(DType dt, std::vector<int> dims);
+  int add_scalar_input(ScalarKind k);
+  int new_symbol() { return num_symbols++; }
+
+  // Appends `op` on `args` with its result type and returns its value, or
+  // nullopt where the op does not fuse: not elementwise, or a case whose
+  // interpreter kernel computes in a way a kernel does not reproduce
+  // (double-precision paths, integer division, comparisons with a scalar
+  // that f32 may not hold exactly), or shapes that do not broadcast.
+  std::optional<int> add(OpId op, std::vector<int> args, DType cast_to = DType::F32);
+
+  const RegionType& type(int v) const;
+  bool is_input(int v) const { return v < static_cast<int>(inputs.size()); }
+  const RegionOp& op_of(int v) const { return ops.at(static_cast<size_t>(v) - inputs.size()); }
+  int value_of_op(size_t i) const { return static_cast<int>(inputs.size() + i); }
+
+  // "%2 = mul(%0, %1) : f32[s0, 1]" per op, after the inputs' lines.
+  std::string str() const;
+};
+
+std::string region_type_str(const RegionType& t);
+
+// The symbols' values for these input values, or nullopt when they do not
+// fit the region's types (a dtype, a rank, a 1 that is not 1, two dims of
+// one symbol that differ, a scalar where a tensor is expected).
+std::optional<std::vector<int64_t>> bind_symbols(const Region& r, std::span<const Value> inputs);
+
+// The interpreter's way: each operation with its op table kernel, in order;
+// the outputs' values. Throws what the operations throw.
+std::vector<Value> run_region_reference(const Region& r, std::span<const Value> inputs);
+
+}  // namespace tessera
