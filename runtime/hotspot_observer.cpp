@@ -15,6 +15,7 @@ HotspotObserver::HotspotObserver(JitParams params) : params_(std::move(params)) 
 uint16_t HotspotObserver::hotloop_threshold() const {
   return static_cast<uint16_t>(params_.hotloop);
 }
+uint32_t HotspotObserver::hotwork_elements() const { return static_cast<uint32_t>(params_.hotwork); }
 uint32_t HotspotObserver::hotcall_threshold() const {
   return static_cast<uint32_t>(params_.hotcall);
 }
@@ -97,8 +98,10 @@ void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
   }
   os << "\n";
   if (params_.enabled) {
-    os << fmt::format("  hot loops: {} (each reported once per {} back-edges)\n", loops_.size(),
-                      params_.hotloop);
+    os << fmt::format("  hot loops: {} (each reported once per {} back-edges{})\n", loops_.size(), params_.hotloop,
+                      params_.hotwork ? fmt::format(", fewer after tensor work: one more per {} elements made",
+                                                    params_.hotwork)
+                                      : "");
     for (const HotLoop& l : loops_) {
       os << fmt::format("    {}:{}  in {}  {} at pc {}  hot {} time{}\n", script_name_, l.line,
                         l.function, l.opcode, l.pc, l.times, l.times == 1 ? "" : "s");

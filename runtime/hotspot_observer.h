@@ -53,6 +53,7 @@ class HotspotObserver : public JitHooks {
   void interpreter_gone() override;
   uint16_t hotloop_threshold() const override;
   uint32_t hotcall_threshold() const override;
+  uint32_t hotwork_elements() const override;
 
   // A loop back-edge that reached its hot count at least once.
   struct HotLoop {

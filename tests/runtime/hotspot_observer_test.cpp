@@ -48,6 +48,35 @@ TEST(HotspotObserver, ThresholdsComeFromParams) {
   EXPECT_EQ(def.hotcall_threshold(), 112u);
 }
 
+// Hotness by work: 40 iterations that each make a million-element tensor
+// make the loop hot at once (each back-edge counts 1 + 1048576 / hotwork);
+// counted by back-edges alone they never reach 56.
+TEST(HotspotObserver, TensorWorkMakesALoopHotEarly) {
+  const char* src =
+      "let x = zeros([1024, 1024])\n"
+      "let y = x\n"
+      "for i in range(40) {\n"
+      "  y = x + 1.0\n"
+      "}\n"
+      "print(item(sum(y)))\n";
+  HotspotObserver rt(params({}));
+  Outcome r = run(src, &rt);
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.err;
+  EXPECT_EQ(r.out, "1048576.0\n");
+  ASSERT_EQ(rt.hot_loops().size(), 1u);
+  // Each taken back-edge (39: the 40th FORLOOP leaves) counts 1 + 64 > 56: hot every time.
+  EXPECT_EQ(rt.hot_loops()[0].times, 39u);
+  HotspotObserver off(params({"hotwork=0"}));
+  r = run(src, &off);
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.err;
+  EXPECT_TRUE(off.hot_loops().empty());
+  // Small tensors add nothing: a 16-element tensor per iteration is one back-edge.
+  HotspotObserver small(params({}));
+  r = run("let t = zeros([16])\nfor i in range(40) { t = t + 1.0 }\nprint(item(sum(t)))\n", &small);
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.err;
+  EXPECT_TRUE(small.hot_loops().empty());
+}
+
 TEST(HotspotObserver, HotloopOneReportsEveryBackEdge) {
   HotspotObserver rt(params({"hotloop=1"}));
   Outcome r = run(kForLoop100, &rt);

@@ -92,6 +92,8 @@ void Interpreter::set_jit_hooks(JitHooks* hooks) {
   hooks_->watch_globals(global_watch_.data(), globals_.data(), global_watch_.size());
   const uint16_t loop = hooks_->hotloop_threshold();
   const uint32_t call = hooks_->hotcall_threshold();
+  hotwork_ = hooks_->hotwork_elements();
+  tensor_work = 0;  // work done before this program (another VM on this thread) is not its loops
   for (auto& fn : module_->functions) {
     fn->hotcounts.assign(fn->code.size(), loop);
     fn->entry_hotcount = call;
@@ -220,17 +222,23 @@ void Interpreter::execute(size_t stop_depth) {
 #define KB K[ins.b]
 #define KC K[ins.c]
   // Back-edge counter of the instruction at index IDX (the JIT's hot-loop
-  // detector). Without hooks the counter just wraps.
+  // detector): one tick per back-edge, more after tensor work (hotwork_
+  // elements made per extra tick). Without hooks the counter just wraps.
 #define HOTCOUNT(IDX)                                              \
   do {                                                             \
     const uint32_t idx_ = (IDX);                                   \
-    if (UNLIKELY(--proto->hotcounts[idx_] == 0) && hooks_) {       \
+    uint16_t ticks_ = 1;                                           \
+    if (UNLIKELY(tensor_work != 0)) ticks_ = work_ticks();         \
+    uint16_t& count_ = proto->hotcounts[idx_];                     \
+    if (UNLIKELY(count_ <= ticks_) && hooks_) {                    \
       SAVEPC();                                                    \
       if (!recording_ && hooks_->on_hot_loop(*proto, idx_)) {      \
         recording_ = true;                                         \
         disp = kRecordDispatch;                                    \
       }                                                            \
-      proto->hotcounts[idx_] = hooks_->hotloop_threshold();        \
+      count_ = hooks_->hotloop_threshold();                        \
+    } else {                                                       \
+      count_ = static_cast<uint16_t>(count_ - ticks_);             \
     }                                                              \
   } while (0)
 #define CUR_INDEX() static_cast<uint32_t>(pc - 1 - code)
@@ -249,6 +257,7 @@ void Interpreter::execute(size_t stop_depth) {
   do {                                   \
     SAVEPC();                            \
     enter_trace(proto->trace_at(IDX));   \
+    tensor_work = 0; /* the trace's */   \
     RELOAD_FRAME();                      \
     if (exit_.start_recording) {         \
       recording_ = true;                 \

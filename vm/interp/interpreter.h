@@ -6,6 +6,8 @@
 // heap allocation per call). Frames are records in a reserved vector.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -15,6 +17,7 @@
 #include "vm/core/value.h"
 #include "vm/interp/call_frames.h"
 #include "vm/interp/jit_hooks.h"
+#include "vm/tensor/tensor.h"  // tensor_work
 
 namespace tessera {
 
@@ -61,7 +64,17 @@ class Interpreter {
   std::vector<uint8_t> global_watch_;  // JitHooks::watch_globals
   std::vector<Value> stack_;
   CallFrameStack frames_;
+  // Hot-loop ticks for the tensor work done since the last back-edge
+  // (JitHooks::hotwork_elements); clears the work counter.
+  uint16_t work_ticks() {
+    const uint64_t w = tensor_work;
+    tensor_work = 0;
+    if (hotwork_ == 0) return 1;
+    return static_cast<uint16_t>(std::min<uint64_t>(1 + w / hotwork_, UINT16_MAX));
+  }
+
   JitHooks* hooks_ = nullptr;
+  uint32_t hotwork_ = 0;  // elements per extra hot-loop tick; 0: none
   bool recording_ = false;
   TraceExit exit_;  // reused by every trace exit (no allocation per exit)
   size_t max_depth_ = 0;  // frames before "stack overflow"

@@ -86,6 +86,11 @@ class JitHooks {
   // (runtime/jit_params.def has their defaults).
   virtual uint16_t hotloop_threshold() const = 0;
   virtual uint32_t hotcall_threshold() const = 0;
+  // Hotness by work: a back-edge after tensor work counts as
+  // 1 + elements made / hotwork_elements() back-edges (tensor_work,
+  // vm/tensor/tensor.h), so loops over large tensors trace after a few
+  // iterations; 0 counts every back-edge as one. The JIT parameter hotwork.
+  virtual uint32_t hotwork_elements() const { return 0; }
 
   // While recording: called before the interpreter executes instruction `pc`
   // of `fn`, whose frame's register 0 is stack[frame_base]. Return false to

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "vm/core/error.h"
+#include "vm/tensor/buffer_pool.h"
 
 namespace tessera {
 
@@ -31,20 +32,25 @@ TensorObj::TensorObj(DType dt, Shape s) : Obj(ObjKind::Tensor), dtype(dt), shape
   if (shape.size() > kMaxRank)
     throw RuntimeError("tensor rank must be at most 8, got " + std::to_string(shape.size()));
   numel = shape_numel(shape, dtype);
-  size_t bytes = (nbytes() + 63) & ~size_t{63};
-  if (bytes == 0) bytes = 64;  // a valid pointer even for empty tensors
   try {
-    data = ::operator new(bytes, std::align_val_t{64});
+    data = tensor_buffer_alloc(buffer_bytes());
   } catch (const std::bad_alloc&) {
     throw RuntimeError("out of memory");
   }
 }
 
-TensorObj::~TensorObj() { ::operator delete(data, std::align_val_t{64}); }
+// Whole 64-byte lines, and a valid pointer even for empty tensors.
+size_t TensorObj::buffer_bytes() const {
+  const size_t bytes = (nbytes() + 63) & ~size_t{63};
+  return bytes == 0 ? 64 : bytes;
+}
+
+TensorObj::~TensorObj() { tensor_buffer_free(data, buffer_bytes()); }
 
 Value make_tensor(DType dt, Shape shape, bool zero) {
   auto* t = new TensorObj(dt, std::move(shape));
   Value v = Value::adopt(t);
+  tensor_work += static_cast<uint64_t>(t->numel);
   if (zero && t->numel) std::memset(t->data, 0, t->nbytes());
   return v;
 }

@@ -1,8 +1,9 @@
 // TensorObj: a refcounted n-d array with contiguous row-major storage.
 //
 // The buffer is 64-byte aligned (SIMD/BLAS friendly) and owned by the object;
-// dropping the last Value frees it immediately, so loops that make a fresh
-// tensor per iteration run in constant memory.
+// dropping the last Value frees it immediately (large buffers go to a pool
+// for the next tensor of their size, buffer_pool.h), so loops that make a
+// fresh tensor per iteration run in constant memory.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +36,7 @@ struct TensorObj : Obj {
 
   size_t rank() const { return shape.size(); }
   size_t nbytes() const { return static_cast<size_t>(numel) * dtype_size(dtype); }
+  size_t buffer_bytes() const;  // what `data` was allocated with (vm/tensor/buffer_pool.h)
   template <typename T> T* ptr() { return static_cast<T*>(data); }
   template <typename T> const T* ptr() const { return static_cast<const T*>(data); }
 
@@ -48,7 +50,15 @@ struct TensorObj : Obj {
 };
 
 // A new tensor; zero-filled when `zero` (kernels that write every element pass false).
+// Adds its element count to tensor_work.
 Value make_tensor(DType dt, Shape shape, bool zero = true);
+
+// Elements of the tensors this thread has made since the counter was last
+// cleared: the measure of work by which the interpreter's hot-loop counters
+// count a loop whose iterations do tensor work as more than one back-edge
+// (JitHooks::hotwork_elements). Per thread, as each VM runs on one thread at
+// a time.
+inline thread_local uint64_t tensor_work = 0;
 inline TensorObj& tensor_of(const Value& v) { return *v.as_tensor(); }
 
 // Number of elements of a shape; throws "tensor too large" when the element
