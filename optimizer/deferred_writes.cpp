@@ -82,6 +82,14 @@ bool DeferredWrites::can_defer(uint32_t slot, IRRef at) const {
   return true;
 }
 
+bool DeferredWrites::needed_by_exits(uint32_t slot, IRRef at, IRRef after) const {
+  for (IRRef q = at + 1; q < ir_.size() && !writes(q, slot); ++q) {
+    const IRIns& in = ir_[q];
+    if (q > after && may_exit(in) && !named(in.snap, slot) && live(in.snap, slot)) return true;
+  }
+  return false;
+}
+
 void DeferredWrites::defer(uint32_t slot, IRRef at, IRRef value) {
   for (IRRef q = at + 1; q < ir_.size() && !writes(q, slot); ++q) {
     const IRIns& in = ir_[q];

@@ -40,6 +40,12 @@ class DeferredWrites {
   // so several writes may be deferred before the pass rebuilds the trace.
   void defer(uint32_t slot, IRRef at, IRRef value);
 
+  // Whether an exit after `after` (>= at), up to the register's next write
+  // after `at`, may read `slot` from memory (it is live there and the
+  // snapshot does not name it): dropping the write at `at` needs no snapshot
+  // entry when none does. (Fusion passes the end of the run it removes.)
+  bool needed_by_exits(uint32_t slot, IRRef at, IRRef after) const;
+
   // Whether instruction `q` writes register `slot` in the interpreter's
   // memory (an SSTORE of it, a helper call whose result it owns).
   bool writes(IRRef q, uint32_t slot) const;

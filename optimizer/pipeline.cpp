@@ -7,6 +7,7 @@
 #include "optimizer/dce.h"
 #include "optimizer/dse.h"
 #include "optimizer/fold.h"
+#include "optimizer/fusion.h"
 #include "optimizer/guard_elim.h"
 #include "optimizer/licm.h"
 #include "optimizer/loop_peel.h"
@@ -37,7 +38,7 @@ TracePipeline::TracePipeline(const Options& options) : verify_each_(options.veri
 
 std::vector<TracePipeline::Row> TracePipeline::rows() {
   struct AllOn {
-    int64_t peel = 1, predicate = 1, sink = 1, sinkmax = 1, verify = 0;
+    int64_t peel = 1, predicate = 1, sink = 1, fuse = 1, sinkmax = 1, verify = 0;
   };
   const Options options{AllOn{}};
   std::vector<Row> rows;

@@ -28,6 +28,7 @@ class TracePipeline {
         : peel(params.peel != 0),
           predicate(params.predicate != 0),
           sink(params.sink != 0),
+          fuse(params.fuse != 0),
           sink_max_elements(static_cast<uint32_t>(params.sinkmax)),
           verify_each(params.verify != 0 || ir_verify_mode() != IRVerifyMode::off) {}
 
@@ -37,6 +38,7 @@ class TracePipeline {
     bool peel;       // loop peeling (LoopPeelPass)
     bool predicate;  // loop predication (LoopPredicatePass)
     bool sink;       // allocation sinking (TensorSinkPass, AllocSinkPass)
+    bool fuse;       // fusion of tensor operations into kernels (FusionPass)
     uint32_t sink_max_elements;  // TensorSinkPass's largest tensor (sinkmax)
     // Run the IR verifier (tracer/ir_verify.h) on the input and after every
     // pass and inner step (LLVM's -verify-each); a broken trace throws

@@ -9,6 +9,9 @@
 
 #include <unistd.h>  // getpid, for the perf map
 
+#include "codegen/kernel/cpu/kernel_calls.h"
+#include "vm/graph/region.h"
+
 namespace tessera::jit {
 
 double now_ms() {
@@ -105,6 +108,28 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
       }
     os << fmt::format("  allocation sinking: not allocated by the compiled traces: tensors {}, lists {}\n", tensors,
                       lists);
+    // What fusion made of them (optimizer/fusion.h): kernel calls in the
+    // traces, the operations they took in (whose intermediate tensors are
+    // never allocated), and what ran them (codegen/kernel/cpu/kernel_calls.h,
+    // counted for the process).
+    size_t kernels = 0, fused_ops = 0;
+    for (const auto& t : traces)
+      for (const IRIns& in : t->ir.instructions())
+        if (in.op == IROp::CALL && t->ir.calls()[in.op2].kind == CallTarget::Kind::Kernel) {
+          ++kernels;
+          fused_ops += t->ir.calls()[in.op2].region->ops.size();
+        }
+    if (kernels > 0) {
+      const kir::KernelCallStats k = kir::kernel_call_stats();
+      os << fmt::format(
+          "  fusion: {} kernel call{} in the traces, computing {} tensor operations ({} intermediate tensors not "
+          "allocated); {} kernel{} compiled (K2) in {:.3f} ms{}; calls run by generated kernels {}, by the "
+          "interpreter's kernels {} (inputs that did not fit)\n",
+          kernels, kernels == 1 ? "" : "s", fused_ops, fused_ops - kernels, k.kernels_compiled,
+          k.kernels_compiled == 1 ? "" : "s", k.compile_ms,
+          k.compile_failures ? fmt::format(", {} refused by the emitter", k.compile_failures) : "", k.kernel_runs,
+          k.reference_runs);
+    }
   }
   static constexpr const char* kTierNames[2] = {"T1 (asmjit)", "T2 (llvm)"};
   for (size_t k = 0; k < 2; ++k) {

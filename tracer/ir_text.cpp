@@ -26,6 +26,7 @@
 #include "tracer/ir_operands.h"
 #include "tracer/trace_ir.h"
 #include "vm/bytecode/bytecode.h"
+#include "vm/graph/region.h"
 
 namespace tessera::jit {
 
@@ -35,8 +36,8 @@ namespace {
 // payload) prints its bit pattern so that it reads back bit-exactly.
 constexpr uint64_t kCanonicalNaN = 0x7ff8000000000000ull;
 
-const char* const kCallKindNames[] = {"builtin",  "arith",     "compare", "indexget",
-                                      "indexset", "builtinkw", "newlist", "negate"};
+const char* const kCallKindNames[] = {"builtin",  "arith",     "compare", "indexget", "indexset",
+                                      "builtinkw", "newlist", "negate", "kernel"};
 constexpr int kNumCallKinds = CallTarget::kNumKinds;
 static_assert(std::size(kCallKindNames) == kNumCallKinds, "a name per CallTarget::Kind");
 
@@ -290,10 +291,13 @@ class Parser {
       l = strip_comment(l);
       auto toks = split_ws(l);
       if (toks.empty()) continue;
+      if (toks[0] != "|") finish_region(line);
       if (toks[0] == "SNAP")
         parse_snap(l, line);
       else if (toks[0] == "CALL")
         parse_call(toks, line);
+      else if (toks[0] == "|")
+        add_region_line(l, line);
       else if (toks[0] == "ASSUME")
         parse_assume(toks, line);
       else if (toks[0] == "VTENSOR")
@@ -301,11 +305,34 @@ class Parser {
       else
         parse_ins(toks, line);
     }
+    finish_region(line);
     check_refs();
     return std::move(ir_);
   }
 
  private:
+  // "  | %0 = input : f32[s0]": a line of the region of the kernel call just read.
+  void add_region_line(std::string_view l, size_t line) {
+    if (ir_.calls().empty() || ir_.calls().back().kind != CallTarget::Kind::Kernel)
+      fail(line, "a '|' region line belongs after a kernel CALL line");
+    if (region_text_.empty()) region_line_ = line;
+    region_text_ += std::string(l.substr(l.find('|') + 1)) + "\n";
+  }
+  void finish_region(size_t line) {
+    if (ir_.calls().empty() || ir_.calls().back().kind != CallTarget::Kind::Kernel || ir_.calls().back().region)
+      return;
+    if (region_text_.empty()) fail(line, "a kernel CALL needs its region ('|' lines)");
+    try {
+      ir_.calls().back().region = std::make_shared<const Region>(parse_region(region_text_));
+    } catch (const std::invalid_argument& e) {
+      fail(region_line_, e.what());
+    }
+    region_text_.clear();
+  }
+
+  std::string region_text_;
+  size_t region_line_ = 0;
+
   void parse_ins(const std::vector<std::string_view>& toks, size_t line) {
     size_t i = 0;
     auto next = [&](const char* what) -> std::string_view {
@@ -541,7 +568,7 @@ class Parser {
       for (std::string_view dims = item.substr(c2 + 1); !dims.empty();) {
         const size_t x = dims.find('x');
         int64_t dim;
-        if (!parse_num(dims.substr(0, x), dim) || dim < 0 || dim > kSeenMaxElements) bad();
+        if (!parse_num(dims.substr(0, x), dim) || dim < 0) bad();
         vt.shape.push_back(dim);
         dims = x == std::string_view::npos ? std::string_view{} : dims.substr(x + 1);
       }
@@ -683,6 +710,15 @@ std::string print_ir(const TraceIR& ir) {
       out += " seen=" + items;
     }
     out += '\n';
+    // A kernel's region, one line per value, each after "  | ".
+    if (c.region) {
+      const std::string text = c.region->str();
+      for (size_t at = 0; at < text.size();) {
+        const size_t nl = text.find('\n', at);
+        out += "  | " + text.substr(at, nl - at) + "\n";
+        at = nl == std::string::npos ? text.size() : nl + 1;
+      }
+    }
   }
   for (const auto& a : ir.assumed_globals())
     out += "ASSUME global=" + std::to_string(a.index) +

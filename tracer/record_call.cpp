@@ -147,7 +147,6 @@ void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& arg
     const Value* v = values[i];
     if (v == nullptr || !v->is_tensor()) continue;
     const TensorObj& t = *v->as_tensor();
-    if ((t.dtype != DType::F32 && t.dtype != DType::I64) || t.numel > kSeenMaxElements) continue;
     target.seen.resize(i + 1);  // up to the last tensor seen, as the text form spells it
     target.seen[i] = VirtualTensor{t.dtype, t.shape};
   }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,10 @@
 
 #include "tracer/snapshot.h"
 #include "vm/core/value.h"
+
+namespace tessera {
+class Region;  // vm/graph/region.h
+}  // namespace tessera
 
 namespace tessera::jit {
 
@@ -111,8 +116,10 @@ struct CallTarget {
                   // arguments are their values, `aux` the list of their names
     NewList,      // a new list of the arguments
     Negate,       // generic -x (a tensor: elementwise)
+    Kernel,       // the Graph IR operations of `region` as one kernel (optimizer/fusion.h):
+                  // the arguments are the region's inputs, the result its output
   };
-  static constexpr int kNumKinds = static_cast<int>(Kind::Negate) + 1;  // keep Negate the last kind
+  static constexpr int kNumKinds = static_cast<int>(Kind::Kernel) + 1;  // keep Kernel the last kind
   Kind kind;
   uint8_t sub = 0;
   const void* ptr = nullptr;  // e.g. const BuiltinDef*
@@ -123,13 +130,14 @@ struct CallTarget {
   int32_t dest_slot = -1;
   const void* aux = nullptr;  // BuiltinKw: the ListObj of keyword names (a bytecode constant)
   // Profile for the optimizer: per argument, the dtype and shape it had
-  // while recording if it was a small f32 or i64 tensor (kSeenMaxElements
-  // elements at most), else none; empty when no argument was. Tensor sinking
-  // may guard these layouts to compute the call's result element by element
-  // (optimizer/tensor_sink.h).
+  // while recording if it was a tensor, else none; empty when no argument
+  // was. Tensor sinking may guard small layouts to compute the call's result
+  // element by element (optimizer/tensor_sink.h); fusion types its regions
+  // with them (optimizer/fusion.h).
   std::vector<std::optional<VirtualTensor>> seen = {};
+  // Kernel: the region of Graph IR operations the call computes (fusion).
+  std::shared_ptr<const Region> region = {};
 };
-constexpr int64_t kSeenMaxElements = 64;
 
 
 // Whether `op` is an allocation the optimizer sank (VNEWLIST, VNEWTENSOR):

@@ -138,8 +138,9 @@ class Lowering {
     ValueId out;
     if (r_.is_input(v)) {
       const RegionType& t = r_.type(v);
-      if (t.tensor) out = convert(b_.load(v, offsets(t.dims), mask_), compute_elem(t));
-      else out = b_.load(v, b_.const_int(0));
+      const int param = r_.index_of(v);  // params: the inputs in their order
+      if (t.tensor) out = convert(b_.load(param, offsets(t.dims), mask_), compute_elem(t));
+      else out = b_.load(param, b_.const_int(0));
     } else {
       out = op(r_.op_of(v));
     }

@@ -33,7 +33,8 @@ int Region::add_tensor_input(DType dt, std::vector<int> dims) {
   for (int d : dims)
     if (d != kDimOne && (d < 0 || d >= num_symbols)) throw std::invalid_argument("region input: unknown symbol");
   inputs.push_back(RegionType{true, dt, std::move(dims)});
-  return static_cast<int>(inputs.size() - 1);
+  values_.push_back(ValueRef{true, static_cast<int>(inputs.size() - 1)});
+  return num_values() - 1;
 }
 
 int Region::add_scalar_input(ScalarKind k) {
@@ -41,10 +42,25 @@ int Region::add_scalar_input(ScalarKind k) {
   t.tensor = false;
   t.scalar = k;
   inputs.push_back(t);
-  return static_cast<int>(inputs.size() - 1);
+  values_.push_back(ValueRef{true, static_cast<int>(inputs.size() - 1)});
+  return num_values() - 1;
 }
 
-const RegionType& Region::type(int v) const { return is_input(v) ? inputs.at(static_cast<size_t>(v)) : op_of(v).type; }
+const RegionType& Region::type(int v) const {
+  return is_input(v) ? inputs.at(static_cast<size_t>(index_of(v))) : op_of(v).type;
+}
+
+int Region::value_of_input(size_t i) const {
+  for (int v = 0; v < num_values(); ++v)
+    if (values_[v].input && values_[v].index == static_cast<int>(i)) return v;
+  throw std::invalid_argument("region: no input " + std::to_string(i));
+}
+
+int Region::value_of_op(size_t i) const {
+  for (int v = 0; v < num_values(); ++v)
+    if (!values_[v].input && values_[v].index == static_cast<int>(i)) return v;
+  throw std::invalid_argument("region: no operation " + std::to_string(i));
+}
 
 std::optional<int> Region::add(OpId op, std::vector<int> args, DType cast_to) {
   const OpDef& def = op_def(op);
@@ -52,7 +68,7 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, DType cast_to) {
   if (!fc.elementwise()) return std::nullopt;
   std::vector<RegionType> ts;
   for (int a : args) {
-    if (a < 0 || a >= value_of_op(ops.size())) throw std::invalid_argument("region op: unknown argument");
+    if (a < 0 || a >= num_values()) throw std::invalid_argument("region op: unknown argument");
     ts.push_back(type(a));
   }
   RegionType out;
@@ -116,7 +132,8 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, DType cast_to) {
   if (!dims) return std::nullopt;
   out.dims = std::move(*dims);
   ops.push_back(RegionOp{op, std::move(args), cast_to, std::move(out)});
-  return value_of_op(ops.size() - 1);
+  values_.push_back(ValueRef{false, static_cast<int>(ops.size() - 1)});
+  return num_values() - 1;
 }
 
 std::string region_type_str(const RegionType& t) {
@@ -129,10 +146,13 @@ std::string region_type_str(const RegionType& t) {
 
 std::string Region::str() const {
   std::string s;
-  for (size_t i = 0; i < inputs.size(); ++i) s += "%" + std::to_string(i) + " = input : " + region_type_str(inputs[i]) + "\n";
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const RegionOp& o = ops[i];
-    s += "%" + std::to_string(value_of_op(i)) + " = " + op_def(o.op).name + "(";
+  for (int v = 0; v < num_values(); ++v) {
+    if (is_input(v)) {
+      s += "%" + std::to_string(v) + " = input : " + region_type_str(type(v)) + "\n";
+      continue;
+    }
+    const RegionOp& o = op_of(v);
+    s += "%" + std::to_string(v) + " = " + op_def(o.op).name + "(";
     for (size_t a = 0; a < o.args.size(); ++a) s += (a ? ", %" : "%") + std::to_string(o.args[a]);
     if (o.op == OpId::Cast) s += std::string(", ") + dtype_name(o.cast_to);
     s += ") : " + region_type_str(o.type) + "\n";
@@ -140,6 +160,146 @@ std::string Region::str() const {
   s += "outputs";
   for (int v : outputs) s += " %" + std::to_string(v);
   return s + "\n";
+}
+
+namespace {
+
+std::string_view trim(std::string_view v) {
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+  return v;
+}
+
+std::optional<DType> dtype_by_name(std::string_view n) {
+  for (int d = 0; d < kNumDTypes; ++d)
+    if (n == dtype_name(static_cast<DType>(d))) return static_cast<DType>(d);
+  return std::nullopt;
+}
+
+// "f32[s0, 1]" or "float" / "int" / "bool"; symbols seen raise num_symbols.
+std::optional<RegionType> parse_type(std::string_view t, int& num_symbols) {
+  t = trim(t);
+  RegionType out;
+  if (t == "float" || t == "int" || t == "bool") {
+    out.tensor = false;
+    out.scalar = t == "float" ? ScalarKind::Float : t == "int" ? ScalarKind::Int : ScalarKind::Bool;
+    return out;
+  }
+  const size_t open = t.find('[');
+  if (open == std::string_view::npos || t.back() != ']') return std::nullopt;
+  const auto dt = dtype_by_name(t.substr(0, open));
+  if (!dt) return std::nullopt;
+  out.dtype = *dt;
+  std::string_view dims = t.substr(open + 1, t.size() - open - 2);
+  while (!dims.empty()) {
+    const size_t comma = dims.find(',');
+    const std::string_view d = trim(dims.substr(0, comma));
+    if (d == "1") {
+      out.dims.push_back(kDimOne);
+    } else if (d.size() > 1 && d[0] == 's') {
+      int sym = 0;
+      for (char c : d.substr(1)) {
+        if (c < '0' || c > '9') return std::nullopt;
+        sym = sym * 10 + (c - '0');
+        if (sym > 1000) return std::nullopt;
+      }
+      out.dims.push_back(sym);
+      num_symbols = std::max(num_symbols, sym + 1);
+    } else {
+      return std::nullopt;
+    }
+    dims = comma == std::string_view::npos ? std::string_view{} : dims.substr(comma + 1);
+  }
+  return out;
+}
+
+// "%12" -> 12
+std::optional<int> parse_value(std::string_view v) {
+  v = trim(v);
+  if (v.size() < 2 || v[0] != '%') return std::nullopt;
+  int n = 0;
+  for (char c : v.substr(1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+    if (n > 1000000) return std::nullopt;
+  }
+  return n;
+}
+
+}  // namespace
+
+Region parse_region(std::string_view text) {
+  Region r;
+  size_t line_no = 0;
+  auto fail = [&](const std::string& what) -> Region {
+    throw std::invalid_argument("region line " + std::to_string(line_no) + ": " + what);
+  };
+  // Inputs are typed in one pass, so symbols must be known before: count them first.
+  int symbols = 0;
+  for (size_t at = 0; at < text.size();) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = text.substr(at, nl - at);
+    if (size_t c = line.rfind(" : "); c != std::string_view::npos) parse_type(line.substr(c + 3), symbols);
+    at = nl + 1;
+  }
+  r.num_symbols = symbols;
+  for (size_t at = 0; at < text.size();) {
+    size_t nl = text.find('\n', at);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = trim(text.substr(at, nl - at));
+    at = nl + 1;
+    ++line_no;
+    if (line.empty()) continue;
+    if (line.starts_with("outputs")) {
+      std::string_view rest = trim(line.substr(7));
+      while (!rest.empty()) {
+        const size_t sp = rest.find(' ');
+        const auto v = parse_value(rest.substr(0, sp));
+        if (!v || *v >= r.num_values()) return fail("bad output");
+        r.outputs.push_back(*v);
+        rest = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
+      }
+      continue;
+    }
+    const size_t eq = line.find(" = "), colon = line.rfind(" : ");
+    if (eq == std::string_view::npos || colon == std::string_view::npos || colon < eq) return fail("expected '%N = ... : TYPE'");
+    const auto num = parse_value(line.substr(0, eq));
+    if (!num || *num != r.num_values()) return fail("values must be numbered in order");
+    int ignored = 0;
+    const auto type = parse_type(line.substr(colon + 3), ignored);
+    if (!type) return fail("bad type");
+    const std::string_view body = trim(line.substr(eq + 3, colon - eq - 3));
+    if (body == "input") {
+      if (type->tensor) r.add_tensor_input(type->dtype, type->dims);
+      else r.add_scalar_input(type->scalar);
+      continue;
+    }
+    const size_t open = body.find('(');
+    if (open == std::string_view::npos || body.back() != ')') return fail("expected NAME(args)");
+    const OpDef* def = find_op(body.substr(0, open));
+    if (def == nullptr) return fail("unknown operation " + std::string(body.substr(0, open)));
+    std::vector<int> args;
+    DType cast_to = DType::F32;
+    std::string_view list = body.substr(open + 1, body.size() - open - 2);
+    while (!list.empty()) {
+      const size_t comma = list.find(',');
+      const std::string_view item = trim(list.substr(0, comma));
+      if (auto v = parse_value(item)) args.push_back(*v);
+      else if (auto d = dtype_by_name(item); d && def->id == OpId::Cast) cast_to = *d;
+      else return fail("bad argument " + std::string(item));
+      list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    }
+    std::optional<int> v;
+    try {
+      v = r.add(def->id, args, cast_to);
+    } catch (const std::invalid_argument& e) {
+      return fail(e.what());
+    }
+    if (!v) return fail(std::string(def->name) + " does not fuse with these operands");
+    if (!(r.type(*v) == *type)) return fail("the operands give " + region_type_str(r.type(*v)));
+  }
+  return r;
 }
 
 std::optional<std::vector<int64_t>> bind_symbols(const Region& r, std::span<const Value> inputs) {
@@ -177,8 +337,14 @@ std::optional<std::vector<int64_t>> bind_symbols(const Region& r, std::span<cons
 }
 
 std::vector<Value> run_region_reference(const Region& r, std::span<const Value> inputs) {
-  std::vector<Value> vals(inputs.begin(), inputs.end());
-  for (const RegionOp& o : r.ops) {
+  if (inputs.size() != r.inputs.size()) throw std::invalid_argument("region: wrong number of inputs");
+  std::vector<Value> vals;
+  for (int v = 0; v < r.num_values(); ++v) {
+    if (r.is_input(v)) {
+      vals.push_back(inputs[static_cast<size_t>(r.index_of(v))]);
+      continue;
+    }
+    const RegionOp& o = r.op_of(v);
     std::vector<Value> args;
     for (int a : o.args) args.push_back(vals.at(static_cast<size_t>(a)));
     if (o.op == OpId::Cast) args.push_back(Value::dtype(o.cast_to));  // cast's dtype, positionally

@@ -10,12 +10,16 @@
 // (the two sides of a broadcast, a chain of elementwise operations) share a
 // symbol, so that one check covers them (bind_symbols).
 //
-// Values are numbered: the inputs first, then one per operation's result.
+// Values are numbered in the order they were made, inputs and operations'
+// results alike (fusion finds a run's inputs as it goes); `inputs` and `ops`
+// hold them in their own orders, and the inputs' order is the order in
+// which their values are passed.
 #pragma once
 
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vm/graph/op_table.h"
@@ -60,16 +64,32 @@ class Region {
   // that f32 may not hold exactly), or shapes that do not broadcast.
   std::optional<int> add(OpId op, std::vector<int> args, DType cast_to = DType::F32);
 
+  int num_values() const { return static_cast<int>(values_.size()); }
   const RegionType& type(int v) const;
-  bool is_input(int v) const { return v < static_cast<int>(inputs.size()); }
-  const RegionOp& op_of(int v) const { return ops.at(static_cast<size_t>(v) - inputs.size()); }
-  int value_of_op(size_t i) const { return static_cast<int>(inputs.size() + i); }
+  bool is_input(int v) const { return values_.at(static_cast<size_t>(v)).input; }
+  // Which input (is_input) or operation value v is.
+  int index_of(int v) const { return values_.at(static_cast<size_t>(v)).index; }
+  const RegionOp& op_of(int v) const { return ops.at(static_cast<size_t>(index_of(v))); }
+  // The value of input i / of operation i.
+  int value_of_input(size_t i) const;
+  int value_of_op(size_t i) const;
 
-  // "%2 = mul(%0, %1) : f32[s0, 1]" per op, after the inputs' lines.
+  // A line per value: "%0 = input : f32[s0, 1]", "%2 = mul(%0, %1) : f32[s0, 1]".
   std::string str() const;
+
+ private:
+  struct ValueRef {
+    bool input;
+    int index;
+  };
+  std::vector<ValueRef> values_;
 };
 
 std::string region_type_str(const RegionType& t);
+
+// Reads Region::str()'s text back (the trace IR's text form carries a
+// kernel call's region so). Throws std::invalid_argument naming the line.
+Region parse_region(std::string_view text);
 
 // The symbols' values for these input values, or nullopt when they do not
 // fit the region's types (a dtype, a rank, a 1 that is not 1, two dims of

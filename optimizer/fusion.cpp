@@ -1,0 +1,255 @@
+#include "optimizer/fusion.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "optimizer/deferred_writes.h"
+#include "optimizer/ir_rewrite.h"
+#include "tracer/ir_operands.h"
+#include "vm/core/operators.h"
+#include "vm/graph/region.h"
+
+namespace tessera::jit {
+
+namespace {
+
+// The Graph IR operation of the generic helpers, by BinOp and CmpOp.
+constexpr OpId kArithOps[] = {OpId::Add, OpId::Sub,      OpId::Mul, OpId::Div,
+                              OpId::FloorDiv, OpId::Mod, OpId::Pow, OpId::MatMul};
+static_assert(std::size(kArithOps) == kNumBinOps);
+constexpr OpId kCompareOps[] = {OpId::Eq, OpId::Ne, OpId::Lt, OpId::Le, OpId::Gt, OpId::Ge};
+
+// The Graph IR operation a call performs on a tensor operand, if any.
+std::optional<OpId> graph_op(const CallTarget& t) {
+  if (t.seen.empty()) return std::nullopt;  // no tensor operand while recording
+  switch (t.kind) {
+    case CallTarget::Kind::Builtin: {  // by name: parsed IR carries no BuiltinDef
+      const OpDef* def = find_op(t.name);
+      return def && def->builtin ? std::optional<OpId>(def->id) : std::nullopt;
+    }
+    case CallTarget::Kind::Arith: return kArithOps[t.sub];
+    case CallTarget::Kind::Compare: return kCompareOps[t.sub];
+    case CallTarget::Kind::Negate: return OpId::Neg;
+    default: return std::nullopt;
+  }
+}
+
+class Fuser {
+ public:
+  explicit Fuser(TraceIR& ir) : ir_(ir), writes_(ir), subst_(identity_subst(ir)), before_(ir.size()), moved_(ir.size()) {}
+
+  bool run() {
+    const IRRef loop = ir_.loop_ref();
+    const size_t n = ir_.size();
+    bool changed = false;
+    for (IRRef q = loop == kNoRef ? 0 : loop + 1; q < n;) {
+      const IRRef next = fuse_from(q);
+      changed = changed || next != kNoRef;
+      q = next == kNoRef ? q + 1 : next;
+    }
+    if (!changed) return false;
+    std::vector<IRRef> order;
+    for (IRRef r = 0; r < n; ++r) {
+      for (IRRef b : before_[r]) order.push_back(b);
+      if (!ir_is_const(ir_[r].op) && subst_[r] == r && !moved_[r]) order.push_back(r);
+    }
+    ir_ = rebuild_trace(ir_, subst_, order);
+    return true;
+  }
+
+ private:
+  IRRef reload_of(IRRef c) const {
+    const int32_t dest = ir_.calls()[ir_[c].op2].dest_slot;
+    if (dest < 0 || c + 1 >= ir_.size()) return kNoRef;
+    const IRIns& r = ir_[c + 1];
+    return r.op == IROp::SLOAD && r.op2 == 1 && r.op1 == static_cast<uint32_t>(dest) ? c + 1 : kNoRef;
+  }
+
+  // The CARG nodes of call c's argument chain.
+  std::vector<IRRef> chain_nodes(IRRef c) const {
+    std::vector<IRRef> nodes;
+    for (IRRef a = ir_[c].op1; a != kNoRef && ir_[a].op == IROp::CARG; a = ir_[a].op1) nodes.push_back(a);
+    return nodes;
+  }
+
+  struct Step {
+    IRRef call;
+    IRRef reload;
+    Region region;  // the region up to and including this call
+    std::vector<IRRef> inputs;  // IR value of each region input
+    std::vector<IRRef> hoisted;  // global loads before this call, from the run's start
+  };
+
+  // Region input for IR value a (argument i of call t), or nullopt.
+  std::optional<int> input(Step& s, std::map<int64_t, int>& symbols, IRRef a, const CallTarget& t, size_t i) {
+    const IRType ty = ir_[a].type;
+    if (ty == IRType::Tensor) {
+      if (i >= t.seen.size() || !t.seen[i]) return std::nullopt;
+      std::vector<int> dims;
+      for (int64_t d : t.seen[i]->shape) {
+        if (d == 1) {
+          dims.push_back(kDimOne);
+          continue;
+        }
+        auto it = symbols.find(d);
+        if (it == symbols.end()) it = symbols.emplace(d, s.region.new_symbol()).first;
+        dims.push_back(it->second);
+      }
+      s.inputs.push_back(a);
+      return s.region.add_tensor_input(t.seen[i]->dtype, std::move(dims));
+    }
+    const ScalarKind k = ty == IRType::Float ? ScalarKind::Float : ty == IRType::Int ? ScalarKind::Int : ScalarKind::Bool;
+    if (ty != IRType::Float && ty != IRType::Int && ty != IRType::Bool) return std::nullopt;
+    s.inputs.push_back(a);
+    return s.region.add_scalar_input(k);
+  }
+
+  // The run from q on: one Step per call that joined it.
+  std::vector<Step> scan(IRRef q) {
+    std::vector<Step> steps;
+    Step cur{kNoRef, kNoRef, Region{}, {}, {}};
+    std::map<IRRef, int> value_of;   // IR value -> region value
+    std::map<int64_t, int> symbols;  // dim size -> symbol
+    for (; q < ir_.size(); ++q) {
+      const IRIns& in = ir_[q];
+      if (in.op == IROp::CARG || ir_is_const(in.op)) continue;
+      if (in.op == IROp::GLOAD) {  // moves before the run
+        if (steps.empty()) break;  // nothing to move before yet
+        cur.hoisted.push_back(q);
+        continue;
+      }
+      if (in.op == IROp::CALL) {
+        const CallTarget& t = ir_.calls()[in.op2];
+        const std::optional<OpId> op = graph_op(t);
+        const IRRef reload = op ? reload_of(q) : kNoRef;
+        if (reload == kNoRef) break;
+        Step next = cur;
+        auto values = value_of;
+        auto syms = symbols;
+        std::vector<int> args;
+        bool ok = true;
+        const std::vector<IRRef> operands = carg_list(ir_, in.op1);
+        for (size_t i = 0; i < operands.size() && ok; ++i) {
+          auto it = values.find(operands[i]);
+          if (it != values.end()) {
+            args.push_back(it->second);
+            continue;
+          }
+          std::optional<int> v = input(next, syms, operands[i], t, i);
+          if (!v) ok = false;
+          else args.push_back(values[operands[i]] = *v);
+        }
+        std::optional<int> r = ok ? next.region.add(*op, args) : std::nullopt;
+        if (!r) break;
+        values[reload] = *r;
+        next.call = q;
+        next.reload = reload;
+        steps.push_back(next);
+        cur = std::move(next);
+        value_of = std::move(values);
+        symbols = std::move(syms);
+        q = reload;  // the loop's ++q passes it
+        continue;
+      }
+      if (ir_is_cse(in.op) && !ir_is_guard(in.op)) continue;  // pure work stays where it is
+      break;
+    }
+    return steps;
+  }
+
+  // Whether the result of steps[i] is read by anything but the CARG chains
+  // of the calls steps[i+1 .. last], or by an exit.
+  bool escapes(const std::vector<Step>& steps, size_t i, size_t last) const {
+    std::set<IRRef> run_chains;  // a one-argument call reads its argument itself
+    for (size_t j = i + 1; j <= last; ++j) {
+      run_chains.insert(steps[j].call);
+      for (IRRef c : chain_nodes(steps[j].call)) run_chains.insert(c);
+    }
+    const IRRef reload = steps[i].reload;
+    for (IRRef u = reload + 1; u < ir_.size(); ++u) {
+      bool uses = false;
+      for_each_operand_ref(ir_[u], [&](IRRef a) { uses = uses || a == reload; });
+      if (uses && !run_chains.count(u)) return true;
+    }
+    for (const Snapshot& s : ir_.snapshots())
+      for (const SnapshotEntry& e : s.entries)
+        if (e.ref == reload) return true;
+    const uint32_t dest = static_cast<uint32_t>(ir_.calls()[ir_[steps[i].call].op2].dest_slot);
+    // The run's own exits (its calls, reloads and global loads) go away or
+    // move before it.
+    return !writes_.can_defer(dest, steps[i].call) || writes_.needed_by_exits(dest, steps[i].call, steps[last].reload);
+  }
+
+  // Fuses the run that starts at q, if any; returns where scanning goes on
+  // (kNoRef: nothing fused).
+  IRRef fuse_from(IRRef q) {
+    if (ir_[q].op != IROp::CALL) return kNoRef;
+    std::vector<Step> steps = scan(q);
+    if (steps.size() < 2) return kNoRef;
+    // The run ends at its first result that escapes (it becomes the output);
+    // cutting it there may make an earlier result escape (read by a call
+    // now past the end), so look again until none does.
+    size_t last = steps.size() - 1;
+    for (bool cut = true; cut && last > 0;) {
+      cut = false;
+      for (size_t i = 0; i < last; ++i)
+        if (escapes(steps, i, last)) {
+          last = i;
+          cut = true;
+          break;
+        }
+    }
+    if (last == 0) return kNoRef;  // one operation: nothing to fuse
+    const Step& out = steps[last];
+    Region region = out.region;
+    region.outputs = {region.value_of_op(region.ops.size() - 1)};
+    const IRRef first = steps[0].call;
+    const uint16_t snap = ir_[first].snap;
+    // Global loads of the run go before it and exit through its first snapshot.
+    for (IRRef g : out.hoisted) {
+      ir_[g].snap = snap;
+      moved_[g] = true;
+      before_[first].push_back(g);
+    }
+    // The last call computes the region from the region's inputs.
+    CallTarget t{CallTarget::Kind::Kernel, 0, nullptr, "kernel"};
+    t.dest_slot = ir_.calls()[ir_[out.call].op2].dest_slot;
+    t.region = std::make_shared<const Region>(std::move(region));
+    ir_.calls().push_back(std::move(t));
+    for (const Step& s : steps)  // every old argument chain of the run
+      if (s.call <= out.call)
+        for (IRRef c : chain_nodes(s.call)) subst_[c] = kNoRef;
+    IRRef chain = kNoRef;
+    for (IRRef a : out.inputs) {
+      chain = chain == kNoRef ? a : ir_.emit(IROp::CARG, IRType::None, chain, a);
+      if (ir_[chain].op == IROp::CARG) {
+        subst_.push_back(static_cast<IRRef>(subst_.size()));
+        before_[out.call].push_back(chain);
+      }
+    }
+    IRIns& call = ir_[out.call];
+    call.op1 = chain;
+    call.op2 = static_cast<uint32_t>(ir_.calls().size() - 1);
+    call.snap = snap;
+    for (size_t i = 0; i < last; ++i) {
+      subst_[steps[i].call] = kNoRef;
+      subst_[steps[i].reload] = kNoRef;
+    }
+    return out.reload + 1;
+  }
+
+  TraceIR& ir_;
+  DeferredWrites writes_;
+  std::vector<IRRef> subst_;
+  std::vector<std::vector<IRRef>> before_;  // instructions placed before each one
+  std::vector<bool> moved_;
+};
+
+}  // namespace
+
+bool FusionPass::run(TraceIR& ir) { return Fuser(ir).run(); }
+
+}  // namespace tessera::jit

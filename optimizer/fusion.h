@@ -1,0 +1,32 @@
+// FusionPass (docs/tensor-jit.md, Fusion): runs of tensor operations in a
+// trace become one call of a kernel.
+//
+// A run is a sequence of CALLs of Graph IR operations (tensor built-ins,
+// arithmetic, comparisons and negation with a tensor operand), typed by the
+// layouts the recorder saw (CallTarget::seen), that one kernel can compute
+// (vm/graph/region.h, Region::add: elementwise operations for now), with
+// nothing between them but their argument chains, the reloads of their
+// results, pure instructions, and global loads, which move before the run
+// (they exit through the run's first snapshot, where the interpreter redoes
+// the run). Every result but the run's last must be internal: read only by
+// later calls of the run and by no exit (register liveness through
+// DeferredWrites); such a call, its reload and its arguments are dropped, so
+// its tensor is never allocated. The run's last call becomes a Kernel call
+// of the run's region (CallTarget::region) on the region's inputs, writing
+// the same register and reloaded as before, and it takes the run's first
+// snapshot: when the kernel raises (the interpreter's kernels, which run
+// when the inputs do not fit the kernel, find an error), the interpreter
+// redoes the whole run and reports the error at its own line.
+#pragma once
+
+#include "optimizer/pass.h"
+
+namespace tessera::jit {
+
+class FusionPass final : public TracePass {
+ public:
+  const char* name() const override { return "fuse"; }
+  bool run(TraceIR& ir) override;
+};
+
+}  // namespace tessera::jit

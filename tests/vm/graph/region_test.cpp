@@ -1,0 +1,72 @@
+// Regions of Graph IR operations (vm/graph/region.h): result types, what
+// joins a region, the text form and its reading, binding symbols, and the
+// reference run.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "vm/graph/region.h"
+
+namespace tessera {
+namespace {
+
+Region sample() {
+  Region r;
+  const int n = r.new_symbol(), d = r.new_symbol();
+  const int x = r.add_tensor_input(DType::F16, {n, d});
+  const int s = r.add_scalar_input(ScalarKind::Float);
+  const int a = *r.add(OpId::Mul, {x, s});
+  const int row = r.add_tensor_input(DType::F32, {d});
+  const int b = *r.add(OpId::Add, {a, row});
+  const int c = *r.add(OpId::Cast, {*r.add(OpId::Gt, {b, row})}, DType::I32);
+  r.outputs = {b, c};
+  return r;
+}
+
+TEST(Region, TypesAndText) {
+  const Region r = sample();
+  EXPECT_EQ(r.str(),
+            "%0 = input : f16[s0, s1]\n%1 = input : float\n%2 = mul(%0, %1) : f16[s0, s1]\n"
+            "%3 = input : f32[s1]\n%4 = add(%2, %3) : f32[s0, s1]\n%5 = gt(%4, %3) : bool[s0, s1]\n"
+            "%6 = cast(%5, i32) : i32[s0, s1]\noutputs %4 %6\n");
+  EXPECT_EQ(parse_region(r.str()).str(), r.str());
+}
+
+TEST(Region, ReadingRefusesWhatIsNotARegion) {
+  auto error = [](const std::string& text) {
+    try {
+      parse_region(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("%1 = input : f32[s0]\n"), "region line 1: values must be numbered in order");
+  EXPECT_EQ(error("%0 = input : f32[s0]\n%1 = frob(%0) : f32[s0]\n"), "region line 2: unknown operation frob");
+  EXPECT_EQ(error("%0 = input : f32[s0]\n%1 = exp(%0) : f16[s0]\n"), "region line 2: the operands give f32[s0]");
+  EXPECT_EQ(error("%0 = input : i64[s0]\n%1 = input : float\n%2 = add(%0, %1) : f32[s0]\n"),
+            "region line 3: add does not fuse with these operands");
+  EXPECT_EQ(error("%0 = input : f32[q]\n"), "region line 1: bad type");
+}
+
+TEST(Region, BindSymbolsAndTheReferenceRun) {
+  const Region r = sample();
+  Value x = make_tensor(DType::F16, {2, 3});
+  for (int64_t i = 0; i < 6; ++i) x.as_tensor()->set_f(i, 0.5 * static_cast<double>(i));
+  Value row = make_tensor(DType::F32, {3});
+  for (int64_t i = 0; i < 3; ++i) row.as_tensor()->set_f(i, 1.0);
+  const std::vector<Value> in = {x, Value::number(2.0), row};
+  auto sym = bind_symbols(r, in);
+  ASSERT_TRUE(sym.has_value());
+  EXPECT_EQ(*sym, (std::vector<int64_t>{2, 3}));
+  std::vector<Value> out = run_region_reference(r, in);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].as_tensor()->get_f(5), 6.0);  // 2.5 * 2 + 1
+  EXPECT_EQ(out[1].as_tensor()->get_i(0), 0);    // 0 * 2 + 1 > 1: no
+  EXPECT_EQ(out[1].as_tensor()->get_i(1), 1);    // 0.5 * 2 + 1 > 1: yes
+  EXPECT_FALSE(bind_symbols(r, std::vector<Value>{x, Value::integer(2), row}));  // int for a float
+  EXPECT_FALSE(bind_symbols(r, std::vector<Value>{x, Value::number(2.0), make_tensor(DType::F32, {4})}));
+}
+
+}  // namespace
+}  // namespace tessera
