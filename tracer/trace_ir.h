@@ -135,8 +135,12 @@ struct CallTarget {
   // element by element (optimizer/tensor_sink.h); fusion types its regions
   // with them (optimizer/fusion.h).
   std::vector<std::optional<VirtualTensor>> seen = {};
-  // Kernel: the region of Graph IR operations the call computes (fusion).
+  // Kernel: the region of Graph IR operations the call computes (fusion),
+  // and the runtime's compiled kernel for it once the call has run (set by
+  // the helper on the trace's thread; type-erased, as the tracer knows no
+  // code generator).
   std::shared_ptr<const Region> region = {};
+  mutable std::shared_ptr<const void> kernel = {};
 };
 
 

@@ -96,7 +96,7 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
       return negate(args[0]);
     case CallTarget::Kind::Kernel:
       if (!t.region) throw RuntimeError("jit: kernel call without a region");
-      return kir::run_kernel_call(*t.region, args);
+      return kir::run_kernel_call(*t.region, t.kernel, args);
     case CallTarget::Kind::IndexSet:
       if (args.size() < 2) throw RuntimeError("jit: index_set call needs an object and a value");
       index_set(args[0], args.data() + 1, args.size() - 2, args.back());

@@ -79,11 +79,21 @@ class Lowering {
     for (size_t i = 0; i < r_.outputs.size(); ++i)
       k_.params.push_back(Param{"out" + std::to_string(i), param_elem(r_.type(r_.outputs[i])),
                                 dims_of(r_.type(r_.outputs[i])), true});
+    // Rank >= 2 with a last dim of its own: programs over (chunks of a row,
+    // rows), so that every input is read contiguously along the row or is
+    // one scalar per row; otherwise chunks of the flattened output.
+    rowwise_ = shape_.size() >= 2 && shape_.back() != kDimOne;
     Extent e;
-    for (int s : shape_)
-      if (s != kDimOne) e.dims.push_back(s);
+    for (size_t j = rowwise_ ? shape_.size() - 1 : 0; j < shape_.size(); ++j)
+      if (shape_[j] != kDimOne) e.dims.push_back(shape_[j]);
     e.div = opt_.tile;
     k_.grid.push_back(e);
+    if (rowwise_) {
+      Extent rows;
+      for (size_t j = 0; j + 1 < shape_.size(); ++j)
+        if (shape_[j] != kDimOne) rows.dims.push_back(shape_[j]);
+      k_.grid.push_back(rows);
+    }
   }
 
   ValueId dim(int s) {
@@ -101,18 +111,59 @@ class Lowering {
   ValueId tile_of(ValueId scalar) { return b_.splat(scalar, {opt_.tile}); }
 
   void body() {
-    const ValueId base = b_.binary(KOp::Mul, b_.program_id(0), b_.const_int(opt_.tile));
-    off_ = b_.named(b_.binary(KOp::Add, tile_of(base), b_.range(opt_.tile)), "off");
-    mask_ = b_.named(b_.cmp(Pred::Lt, off_, tile_of(product(shape_, 0))), "in");
+    col0_ = b_.named(b_.binary(KOp::Mul, b_.program_id(0), b_.const_int(opt_.tile)), "c0");
+    range_ = b_.range(opt_.tile);
+    if (rowwise_) {
+      row_ = b_.named(b_.program_id(1), "row");
+      off_ = b_.named(b_.binary(KOp::Add, tile_of(col0_), range_), "col");
+      mask_ = b_.named(b_.cmp(Pred::Lt, off_, tile_of(dim(shape_.back()))), "in");
+    } else {
+      off_ = b_.named(b_.binary(KOp::Add, tile_of(col0_), range_), "off");
+      mask_ = b_.named(b_.cmp(Pred::Lt, off_, tile_of(product(shape_, 0))), "in");
+    }
     for (size_t i = 0; i < r_.outputs.size(); ++i) {
       const int v = r_.outputs[i];
       const Elem to = param_elem(r_.type(v));
-      b_.store(static_cast<int>(r_.inputs.size() + i), off_, convert(value(v), to), mask_);
+      b_.store(static_cast<int>(r_.inputs.size() + i), offsets(shape_), convert(value(v), to), mask_);
     }
   }
 
-  // Offsets of an input of `dims` read at the iteration's flat offsets.
+  // Row-wise: the offset of the first element of this program's row in an
+  // input of `dims` (right-aligned to the output's shape), without its last
+  // dim; scalar index math once per program.
+  ValueId row_offset(const std::vector<int>& dims) {
+    const size_t lead = shape_.size() - dims.size();
+    std::optional<ValueId> sum;
+    // The input's stride of dim k: the product of its dims after k (none: 1).
+    ValueId stride = 0;
+    bool strided = dims.back() != kDimOne;
+    if (strided) stride = dim(dims.back());
+    for (size_t k = dims.size() - 1; k-- > 0;) {
+      if (dims[k] == kDimOne) continue;
+      const size_t j = lead + k;
+      // index along output axis j of the row: (row / S_j) % D_j, S_j the
+      // leading dims after j; the % dropped for axis 0.
+      ValueId idx = row_;
+      std::vector<int> after(shape_.begin() + static_cast<long>(j) + 1, shape_.end() - 1);
+      if (!after.empty()) idx = b_.binary(KOp::Div, idx, product(after, 0));
+      if (j > 0) idx = b_.binary(KOp::Rem, idx, dim(shape_[j]));
+      ValueId term = strided ? b_.binary(KOp::Mul, idx, stride) : idx;
+      sum = sum ? b_.binary(KOp::Add, *sum, term) : term;
+      stride = strided ? b_.binary(KOp::Mul, stride, dim(dims[k])) : dim(dims[k]);
+      strided = true;
+    }
+    return sum ? *sum : b_.const_int(0);
+  }
+
+  // Offsets of an input of `dims` read at the iteration's offsets (a scalar
+  // offset: the input does not vary along this program's row).
   ValueId offsets(const std::vector<int>& dims) {
+    if (rowwise_) {
+      ValueId base = dims.empty() ? b_.const_int(0) : row_offset(dims);
+      if (dims.empty() || dims.back() == kDimOne) return base;
+      // splat(row + col0) + range: a contiguous access.
+      return b_.binary(KOp::Add, tile_of(b_.binary(KOp::Add, base, col0_)), range_);
+    }
     if (dims == shape_) return off_;
     const size_t lead = shape_.size() - dims.size();
     std::optional<ValueId> sum;
@@ -139,7 +190,12 @@ class Lowering {
     if (r_.is_input(v)) {
       const RegionType& t = r_.type(v);
       const int param = r_.index_of(v);  // params: the inputs in their order
-      if (t.tensor) out = convert(b_.load(param, offsets(t.dims), mask_), compute_elem(t));
+      if (t.tensor) {
+        const ValueId off = offsets(t.dims);
+        // A scalar offset (a row-wise program's broadcast input): one element per row.
+        out = k_.value(off).type.is_tile() ? b_.load(param, off, mask_) : b_.load(param, off);
+        out = convert(out, compute_elem(t));
+      }
       else out = b_.load(param, b_.const_int(0));
     } else {
       out = op(r_.op_of(v));
@@ -207,7 +263,8 @@ class Lowering {
   Kernel& k_;
   KernelBuilder b_;
   std::vector<int> shape_;
-  ValueId off_ = 0, mask_ = 0;
+  bool rowwise_ = false;
+  ValueId off_ = 0, mask_ = 0, col0_ = 0, range_ = 0, row_ = 0;
   std::unordered_map<int, ValueId> dims_;
   std::unordered_map<int, ValueId> vals_;
 };

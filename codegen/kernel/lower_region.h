@@ -1,7 +1,10 @@
 // Lowers a region of Graph IR operations (vm/graph/region.h) to one kernel
 // of the kernel IR. Elementwise regions for now (docs/tensor-jit.md says
-// what comes next): one program per tile of the outputs' common shape,
-// flattened; each input read at its broadcast offsets; every operation
+// what comes next): outputs of rank 2 or more get one program per tile of a
+// row (grid: chunks of the last dim, rows), so every input is read
+// contiguously along the row or as one scalar per row (row and column
+// broadcasts need no per-element index math); others one program per tile
+// of the flattened output, inputs read at their broadcast offsets; every operation
 // computed as the interpreter's kernel computes it (floats in f32 and
 // rounded to their dtype after each operation, ints in i64 and wrapped to
 // theirs), so the kernel's results equal the interpreter's bit for bit.

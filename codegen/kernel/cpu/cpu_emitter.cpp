@@ -362,15 +362,47 @@ class Emitter {
           vals_[r].buf = new_buffer(type(r));
           escaping.push_back(r);
         }
-    strips(n, [&](llvm::Value* s) {
+    auto body = [&](llvm::Value* s) {
       for (const Inst* m : members) {
         llvm::Value* v = strip_op(*m, s, n);
         if (!m->results.empty()) cur_[m->results[0]] = v;
       }
       for (ValueId r : escaping) put_strip(r, s, cur_.at(r));
       cur_.clear();
-    });
+    };
+    // When the run's only effects are stores under one prefix mask (the
+    // first N - B lanes), the strips past it compute nothing that is kept:
+    // stop there (a tile of 1024 over a 16-element tensor runs 2 strips of 8).
+    if (llvm::Value* live = escaping.empty() ? prefix_lanes(members, n) : nullptr)
+      loop(b_.getInt64(0), live, body, b_.getInt64(W_));
+    else
+      strips(n, body);
     return end;
+  }
+
+  // The number of leading lanes (at most n) that the stores among `members`
+  // keep, when they are all masked by one mask `splat(B) + range < splat(N)`
+  // (or `range < splat(N)`); null when not.
+  llvm::Value* prefix_lanes(const std::vector<const Inst*>& members, int64_t n) {
+    std::optional<ValueId> mask;
+    for (const Inst* m : members) {
+      if (m->op != KOp::Store) continue;
+      if (m->operands.size() < 3 || (mask && *mask != m->operands[2])) return nullptr;
+      mask = m->operands[2];
+    }
+    if (!mask) return nullptr;
+    const Inst* c = def_of(*mask);
+    if (!c || c->op != KOp::Cmp || c->pred != Pred::Lt) return nullptr;
+    const Inst* lim = def_of(c->operands[1]);
+    if (!lim || lim->op != KOp::Splat) return nullptr;
+    const Inst* idx = def_of(c->operands[0]);
+    llvm::Value* first = nullptr;  // B
+    if (idx && idx->op == KOp::Range) first = b_.getInt64(0);
+    else if (auto base = contiguous_base(c->operands[0])) first = scalar(*base);
+    if (!first) return nullptr;
+    llvm::Value* left = b_.CreateSub(scalar(lim->operands[0]), first);
+    left = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, left, b_.getInt64(0));
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, left, b_.getInt64(n));
   }
 
   int uses(ValueId v) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "vm/graph/region.h"
@@ -14,8 +15,10 @@
 namespace tessera::kir {
 
 // The region's single output for these inputs; throws what the
-// interpreter's kernels throw.
-Value run_kernel_call(const Region& r, std::span<const Value> inputs);
+// interpreter's kernels throw. `cache` is the call site's slot for the
+// compiled kernel (CallTarget::kernel): filled on the first call, so later
+// calls neither look the region up nor take a lock.
+Value run_kernel_call(const Region& r, std::shared_ptr<const void>& cache, std::span<const Value> inputs);
 
 struct KernelCallStats {
   uint64_t kernels_compiled = 0;   // distinct regions compiled (K2)
