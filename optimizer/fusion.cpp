@@ -113,6 +113,9 @@ class Fuser {
     Step cur{kNoRef, kNoRef, Region{}, {}, {}};
     std::map<IRRef, int> value_of;   // IR value -> region value
     std::map<int64_t, int> symbols;  // dim size -> symbol
+    // Global index -> its first load in the run: a run stores nothing, so
+    // later loads of the global are the same tensor, one input.
+    std::map<uint32_t, IRRef> globals;
     for (; q < ir_.size(); ++q) {
       const IRIns& in = ir_[q];
       if (in.op == IROp::CARG || ir_is_const(in.op)) continue;
@@ -129,18 +132,21 @@ class Fuser {
         Step next = cur;
         auto values = value_of;
         auto syms = symbols;
+        auto loads = globals;
         std::vector<int> args;
         bool ok = true;
         const std::vector<IRRef> operands = carg_list(ir_, in.op1);
         for (size_t i = 0; i < operands.size() && ok; ++i) {
-          auto it = values.find(operands[i]);
+          IRRef a = operands[i];
+          if (ir_[a].op == IROp::GLOAD) a = loads.emplace(ir_[a].op1, a).first->second;
+          auto it = values.find(a);
           if (it != values.end()) {
             args.push_back(it->second);
             continue;
           }
-          std::optional<int> v = input(next, syms, operands[i], t, i);
+          std::optional<int> v = input(next, syms, a, t, i);
           if (!v) ok = false;
-          else args.push_back(values[operands[i]] = *v);
+          else args.push_back(values[a] = *v);
         }
         std::optional<int> r = ok ? next.region.add(*op, args) : std::nullopt;
         if (!r) break;
@@ -151,6 +157,7 @@ class Fuser {
         cur = std::move(next);
         value_of = std::move(values);
         symbols = std::move(syms);
+        globals = std::move(loads);
         q = reload;  // the loop's ++q passes it
         continue;
       }

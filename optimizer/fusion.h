@@ -8,7 +8,7 @@
 // nothing between them but their argument chains, the reloads of their
 // results, pure instructions, and global loads, which move before the run
 // (they exit through the run's first snapshot, where the interpreter redoes
-// the run). Every result but the run's last must be internal: read only by
+// the run; loads of one global are one input, as the run stores nothing). Every result but the run's last must be internal: read only by
 // later calls of the run and by no exit (register liveness through
 // DeferredWrites); such a call, its reload and its arguments are dropped, so
 // its tensor is never allocated. The run's last call becomes a Kernel call

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runtime/hotspot_observer.h"
+#include "vm/graph/region.h"
 #include "tests/runtime/script_runner.h"
 
 namespace tessera {
@@ -37,11 +38,23 @@ const char* kChain =
     "}\n"
     "print(item(sum(x)), x[7], shape(x))\n";
 
+// Tensor inputs of the kernel calls in the compiled traces.
+size_t kernel_tensor_inputs(const HotspotObserver& rt) {
+  size_t n = 0;
+  for (const auto& t : rt.tracing()->traces())
+    for (const jit::IRIns& in : t->ir.instructions())
+      if (in.op == jit::IROp::CALL && t->ir.calls()[in.op2].kind == jit::CallTarget::Kind::Kernel)
+        for (const RegionType& ty : t->ir.calls()[in.op2].region->inputs) n += ty.tensor;
+  return n;
+}
+
 TEST(FusionInJit, AnElementwiseChainIsOneKernelAndPrintsWhatTheInterpreterPrints) {
   for (const char* tier : {"tier=1", "tier=2", "tier=0"}) {
     SCOPED_TRACE(tier);
     auto rt = testing::expect_same_as_interpreter(kChain, params({tier}));
     EXPECT_EQ(kernel_calls(*rt), 1u);
+    // x and y are each loaded twice in the chain: one input each.
+    EXPECT_EQ(kernel_tensor_inputs(*rt), 2u);
   }
   auto off = testing::expect_same_as_interpreter(kChain, params({"fuse=0"}));
   EXPECT_EQ(kernel_calls(*off), 0u);
