@@ -84,7 +84,7 @@ class Fuser {
   };
 
   // Region input for IR value a (argument i of call t), or nullopt.
-  std::optional<int> input(Step& s, std::map<int64_t, int>& symbols, IRRef a, const CallTarget& t, size_t i) {
+  std::optional<int> input(Step& s, IRRef a, const CallTarget& t, size_t i) {
     const IRType ty = ir_[a].type;
     if (ty == IRType::Tensor) {
       if (i >= t.seen.size() || !t.seen[i]) return std::nullopt;
@@ -94,9 +94,9 @@ class Fuser {
           dims.push_back(kDimOne);
           continue;
         }
-        auto it = symbols.find(d);
-        if (it == symbols.end()) it = symbols.emplace(d, s.region.new_symbol()).first;
-        dims.push_back(it->second);
+        // A symbol of its own: Region::add merges it with those the
+        // program's broadcasts make it equal to.
+        dims.push_back(s.region.new_symbol(d));
       }
       s.inputs.push_back(a);
       return s.region.add_tensor_input(t.seen[i]->dtype, std::move(dims));
@@ -112,7 +112,6 @@ class Fuser {
     std::vector<Step> steps;
     Step cur{kNoRef, kNoRef, Region{}, {}, {}};
     std::map<IRRef, int> value_of;   // IR value -> region value
-    std::map<int64_t, int> symbols;  // dim size -> symbol
     // Global index -> its first load in the run: a run stores nothing, so
     // later loads of the global are the same tensor, one input.
     std::map<uint32_t, IRRef> globals;
@@ -131,7 +130,6 @@ class Fuser {
         if (reload == kNoRef) break;
         Step next = cur;
         auto values = value_of;
-        auto syms = symbols;
         auto loads = globals;
         std::vector<int> args;
         bool ok = true;
@@ -144,7 +142,7 @@ class Fuser {
             args.push_back(it->second);
             continue;
           }
-          std::optional<int> v = input(next, syms, a, t, i);
+          std::optional<int> v = input(next, a, t, i);
           if (!v) ok = false;
           else args.push_back(values[a] = *v);
         }
@@ -156,7 +154,6 @@ class Fuser {
         steps.push_back(next);
         cur = std::move(next);
         value_of = std::move(values);
-        symbols = std::move(syms);
         globals = std::move(loads);
         q = reload;  // the loop's ++q passes it
         continue;
@@ -213,6 +210,7 @@ class Fuser {
     const Step& out = steps[last];
     Region region = out.region;
     region.outputs = {region.value_of_op(region.ops.size() - 1)};
+    region.compact_symbols();
     const IRRef first = steps[0].call;
     const uint16_t snap = ir_[first].snap;
     // Global loads of the run go before it and exit through its first snapshot.

@@ -120,15 +120,26 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
           fused_ops += t->ir.calls()[in.op2].region->ops.size();
         }
     if (kernels > 0) {
-      const kir::KernelCallStats k = kir::kernel_call_stats();
+      const kir::KernelCallStats k = kir::KernelCalls::process().stats();
       os << fmt::format(
-          "  fusion: {} kernel call{} in the traces, computing {} tensor operations ({} intermediate tensors not "
-          "allocated); {} kernel{} compiled (K2) in {:.3f} ms{}; calls run by generated kernels {}, by the "
-          "interpreter's kernels {} (inputs that did not fit)\n",
-          kernels, kernels == 1 ? "" : "s", fused_ops, fused_ops - kernels, k.kernels_compiled,
-          k.kernels_compiled == 1 ? "" : "s", k.compile_ms,
-          k.compile_failures ? fmt::format(", {} refused by the emitter", k.compile_failures) : "", k.kernel_runs,
-          k.reference_runs);
+          "  fusion: {} kernel call{} in the traces, computing {} tensor operations; {} intermediate tensors not "
+          "allocated by the kernels' runs\n",
+          kernels, kernels == 1 ? "" : "s", fused_ops, k.tensors_not_allocated);
+      os << fmt::format(
+          "  kernels: K2 {}, K3 {} (promotions {}, recompiles {}, dynamic dims {}, sites at the recompile limit {}); "
+          "calls run by K2 {}, by K3 {}, by the interpreter's kernels {}{}\n",
+          k.k2_kernels, k.k3_kernels, k.promotions, k.recompiles, k.dynamic_dims, k.capped, k.k2_runs, k.k3_runs,
+          k.reference_runs, k.compile_failures
+              ? fmt::format(" ({} refused by the emitter, the first: {})", k.compile_failures, k.first_failure)
+              : "");
+      os << fmt::format("  kernel compiles: {} in {:.3f} ms (median {:.3f} ms), {} linked from the cache in {:.3f} ms, "
+                        "K3 tuning {:.3f} ms; kernel cache {}: hits {}, misses {}, corrupt {}, writes {}{}\n",
+                        k.compiled, k.compile_ms, k.compile_median_ms, k.from_cache, k.load_ms, k.tune_ms,
+                        k.cache_dir.empty() ? "off" : k.cache_dir, k.cache_hits, k.cache_misses, k.cache_corrupt,
+                        k.cache_writes,
+                        k.cache_write_failures
+                            ? fmt::format(" ({} failed: is the directory writable?)", k.cache_write_failures)
+                            : "");
     }
   }
   static constexpr const char* kTierNames[2] = {"T1 (asmjit)", "T2 (llvm)"};

@@ -63,6 +63,7 @@ class JitTelemetry {
   // --dump: whether traces are written, so that their code and per-pass IR
   // are kept as text (which costs compile time otherwise).
   bool dumping() const { return !dump_dir_.empty(); }
+  const std::string& dump_dir() const { return dump_dir_; }
   // --stats: samples where the CPU time goes, per tier.
   void enable_tier_profile();
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "codegen/kernel/cpu/kernel_calls.h"
 #include "tracer/exit_slot_types.h"
 #include "vm/interp/vm.h"
 
@@ -20,7 +21,15 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
                                    .hotloop = static_cast<uint32_t>(params.hotloop),
                                    .hotcall = static_cast<uint32_t>(params.hotcall)}),
       telemetry_(std::move(script_name), std::move(dump_dir), params.perfmap != 0),
-      tiers_(params, registry_, telemetry_) {}
+      tiers_(params, registry_, telemetry_) {
+  kir::KernelCallConfig k;
+  k.specialize = params.specialize;
+  k.recompiles = params.recompiles;
+  k.background = params.async != 0;
+  if (params.kcache) k.cache_dir = kir::KernelDiskCache::default_dir();
+  k.dump_dir = telemetry_.dump_dir();
+  kir::KernelCalls::process().configure(k);
+}
 
 RecorderLimits TraceJit::limits() const {
   RecorderLimits limits;
@@ -62,6 +71,7 @@ void TraceJit::invalidate_global(uint32_t index) { telemetry_.stats().invalidate
 
 void TraceJit::stop_compiling() {
   tiers_.stop();
+  kir::KernelCalls::process().cancel_background();
   registry_.forget_globals();  // the interpreter's, going away with it
 }
 

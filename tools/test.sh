@@ -16,14 +16,15 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_WERROR=ON
 cmake --build build -j"$JOBS"
 
 echo "==> [2/4] ctest in build/"
-ctest --test-dir build --output-on-failure -j"$JOBS"
+# Each build's tests share a kernel cache of their own (docs/tensor-jit.md), not the user's.
+TESSERA_CACHE_DIR="$ROOT/build/kernel-cache" ctest --test-dir build --output-on-failure -j"$JOBS"
 
 echo "==> [3/4] configure + build build-asan/ (ASan + UBSan) and run the suite there"
 # RelWithDebInfo keeps the sanitizer build fast enough for the conformance suite while
 # giving symbolised reports.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=ON -DTESSERA_WERROR=ON
 cmake --build build-asan -j"$JOBS"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TESSERA_CACHE_DIR="$ROOT/build-asan/kernel-cache" \
   ctest --test-dir build-asan --output-on-failure -j"$JOBS"
 
 echo "==> [4/4] benchmark smoke run (small sizes, checksums only)"
@@ -34,5 +35,8 @@ python3 experiments/harness/run_bench.py --vm build/tessera-vm --runs 1 --size s
 # The small-tensor programs: every tier, with and without sinking, prints
 # what the interpreter prints.
 python3 experiments/harness/run_sinking.py --vm build/tessera-vm --runs 1 --size small --check-only
+# The tensor suite at small sizes: fused K2 and K3 kernels print the interpreter's checksums.
+python3 experiments/harness/run_tensor_bench.py --vm build/tessera-vm --runs 1 --size small \
+  --peers tessera,tessera-interp,tessera-k2 --stream-elements 1000000 --out-dir "$smoke_out"
 
 echo "==> all tests passed"

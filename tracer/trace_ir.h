@@ -136,11 +136,11 @@ struct CallTarget {
   // with them (optimizer/fusion.h).
   std::vector<std::optional<VirtualTensor>> seen = {};
   // Kernel: the region of Graph IR operations the call computes (fusion),
-  // and the runtime's compiled kernel for it once the call has run (set by
-  // the helper on the trace's thread; type-erased, as the tracer knows no
-  // code generator).
+  // and the runtime's state of the call site once the call has run: its
+  // kernels and what it observed of the shapes (set by the helper on the
+  // trace's thread; type-erased, as the tracer knows no code generator).
   std::shared_ptr<const Region> region = {};
-  mutable std::shared_ptr<const void> kernel = {};
+  mutable std::shared_ptr<void> kernel = {};
 };
 
 

@@ -130,7 +130,8 @@ class Kernel {
  public:
   std::string name;  // without the '@'
   std::vector<std::string> dims;
-  // K3: every dim has a value (a constant of the kernel); K2: none has.
+  // K3: a dim with a value is a constant of the kernel (a dim that keeps
+  // changing may stay a parameter); K2: none has a value.
   std::vector<std::optional<int64_t>> dim_values;
   std::vector<Param> params;
   std::vector<Extent> grid;

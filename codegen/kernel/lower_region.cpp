@@ -67,7 +67,7 @@ class Lowering {
     if (!opt_.symbol_values.empty()) {
       if (opt_.symbol_values.size() != static_cast<size_t>(r_.num_symbols))
         throw std::invalid_argument("lower_region: one value per symbol");
-      for (int64_t v : opt_.symbol_values) k_.dim_values.push_back(v);
+      k_.dim_values = opt_.symbol_values;
     }
     auto dims_of = [](const RegionType& t) {
       std::vector<DimRef> d;
@@ -82,7 +82,7 @@ class Lowering {
     // Rank >= 2 with a last dim of its own: programs over (chunks of a row,
     // rows), so that every input is read contiguously along the row or is
     // one scalar per row; otherwise chunks of the flattened output.
-    rowwise_ = shape_.size() >= 2 && shape_.back() != kDimOne;
+    rowwise_ = !opt_.flat && shape_.size() >= 2 && shape_.back() != kDimOne;
     Extent e;
     for (size_t j = rowwise_ ? shape_.size() - 1 : 0; j < shape_.size(); ++j)
       if (shape_[j] != kDimOne) e.dims.push_back(shape_[j]);

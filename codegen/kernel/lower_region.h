@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,14 @@
 namespace tessera::kir {
 
 struct RegionLowering {
-  int64_t tile = 1024;                 // elements per program
-  std::vector<int64_t> symbol_values;  // K3: one value per symbol; empty: K2
+  int64_t tile = 1024;  // elements per program
+  // Tiles of the flattened output even at rank >= 2 (inputs read at their
+  // broadcast offsets): for short rows, where a program per row would do
+  // little work; its index math is cheap once the dims are constants (K3).
+  bool flat = false;
+  // K3: one entry per symbol, a value for each made constant (a dim that
+  // keeps changing stays a parameter); empty: K2.
+  std::vector<std::optional<int64_t>> symbol_values;
 };
 
 // Throws std::invalid_argument for a region this lowering does not do (an

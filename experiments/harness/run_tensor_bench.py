@@ -41,6 +41,7 @@ Peer = collections.namedtuple("Peer", "name how arg needs")
 PEERS = [
     Peer("tessera", "tsb", [], ()),
     Peer("tessera-interp", "tsb", ["--jit=off"], ()),
+    Peer("tessera-k2", "tsb", ["--jit-param", "specialize=0"], ()),
     Peer("numpy", "py", "_numpy", ("numpy", "scipy")),
     Peer("torch", "py", "_torch", ("torch",)),
 ]
@@ -75,6 +76,8 @@ PROGRAMS = {
     "mlp_block": Program("compute", F32 * (2 * 128 * 256 + 2 * 256 * 1024 + 1024 + 256),
                          2 * (2 * 128 * 256 * 1024), {"default": [200, 60], "small": [10, 1]}),
     "small_tensor_loop": Program("overhead", None, None, {"default": [100000, 60], "small": [2000, 60]}),
+    # Rows 256..512 in turn (384 on average), 512 columns: x, y read, the output written.
+    "varying_shapes": Program("memory", 3 * F32 * 384 * 512, None, {"default": [200, 60], "small": [5, 1]}),
 }
 STREAM_ELEMENTS = {"default": 32 << 20, "small": 8 << 20}  # doubles per array: 768 / 192 MiB in all
 
@@ -341,7 +344,8 @@ def main():
     # Speed-up columns: (header, slower peer, faster peer): the first's time over the second's.
     speedups = [("tessera vs numpy (numpy / tessera)", "numpy", "tessera"),
                 ("tessera vs torch (torch / tessera)", "torch", "tessera"),
-                ("JIT speed-up (tessera-interp / tessera)", "tessera-interp", "tessera")]
+                ("JIT speed-up (tessera-interp / tessera)", "tessera-interp", "tessera"),
+                ("K3 vs K2 (tessera-k2 / tessera)", "tessera-k2", "tessera")]
     speedups = [s for s in speedups if s[1] in peers and s[2] in peers]
 
     def cell(prog, p):
@@ -401,7 +405,8 @@ def main():
     lines += ["", "Cells: median over the runs of the program's own `time_per_iter_us` (N timed "
               "iterations after W warm-up ones, timed inside the program, so start-up and warm-up are "
               "not in it). `tessera` = `tessera-vm run` (trace JIT, default tier), `tessera-interp` = "
-              "`--jit=off`, `numpy` / `torch` = the twins `NAME_numpy.py` / `NAME_torch.py` under %s. "
+              "`--jit=off`, `tessera-k2` = `--jit-param specialize=0` (fused kernels stay K2: no "
+              "specialized, tuned K3 kernels), `numpy` / `torch` = the twins `NAME_numpy.py` / `NAME_torch.py` under %s. "
               "Speed-ups are the peer's time over tessera's (above 1: tessera is faster); geomean over the "
               "programs where both ran and agreed. MISMATCH: checksum differs from the reference's by more "
               "than %g (relative); FAILED / TIMEOUT: see below; n/a: the peer cannot run here."

@@ -67,9 +67,15 @@ int main(int argc, char** argv) {
   run->add_option("--dump", dump_dir,
                   "Write each compiled trace's IR (as recorded, after each pass, as compiled), "
                   "T1 assembly and T2 LLVM IR and object code to DIR "
-                  "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o)")
+                  "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o), and each fused "
+                  "tensor kernel's kernel IR and LLVM IR (kernel-region-HASH.kir / .ll)")
       ->type_name("DIR");
-  run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all());
+  run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all() +
+              "\nEnvironment:\n"
+              "  TESSERA_CACHE_DIR   the persistent kernel cache (default $XDG_CACHE_HOME/tessera, else\n"
+              "                      ~/.cache/tessera); deleting it is always safe; kcache=0 leaves it alone\n"
+              "  TESSERA_SIMD=sse2   the interpreter's tensor kernels without AVX2\n"
+              "  TESSERA_VERIFY_IR   1: verify each trace's IR after every optimizer pass; abort: also abort on a failure\n");
 
   std::string dis_file;
   CLI::App* dis = app.add_subcommand("dis", "Print the bytecode of every function of a script");

@@ -8,18 +8,9 @@ namespace tessera {
 
 namespace {
 
-// Right-aligned broadcast of symbolic dims; nullopt where two different
-// symbols meet (their sizes may differ: not one kernel's shape).
-std::optional<std::vector<int>> broadcast_dims(const std::vector<int>& a, const std::vector<int>& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  std::vector<int> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int da = i < rank - a.size() ? kDimOne : a[i - (rank - a.size())];
-    const int db = i < rank - b.size() ? kDimOne : b[i - (rank - b.size())];
-    if (da != db && da != kDimOne && db != kDimOne) return std::nullopt;
-    out[i] = da == kDimOne ? db : da;
-  }
-  return out;
+void rename(std::vector<int>& dims, int from, int to) {
+  for (int& d : dims)
+    if (d == from) d = to;
 }
 
 std::vector<int> dims_of(const RegionType& t) { return t.tensor ? t.dims : std::vector<int>{}; }
@@ -44,6 +35,60 @@ int Region::add_scalar_input(ScalarKind k) {
   inputs.push_back(t);
   values_.push_back(ValueRef{true, static_cast<int>(inputs.size() - 1)});
   return num_values() - 1;
+}
+
+std::optional<std::vector<int>> Region::broadcast(std::vector<int> a, std::vector<int> b,
+                                                  std::vector<std::pair<int, int>>& merges) const {
+  for (const auto& [keep, drop] : merges) {
+    rename(a, drop, keep);
+    rename(b, drop, keep);
+  }
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<int> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const size_t ia = i + a.size() - rank, ib = i + b.size() - rank;  // wrap below 0: absent
+    int da = i < rank - a.size() ? kDimOne : a[ia];
+    const int db = i < rank - b.size() ? kDimOne : b[ib];
+    if (da != db && da != kDimOne && db != kDimOne) {
+      // Two symbols the program makes equal: one, if they were equal where fusion saw them.
+      const auto size = [&](int s) { return static_cast<size_t>(s) < symbol_sizes.size() ? symbol_sizes[s] : -1; };
+      if (size(da) < 0 || size(da) != size(db)) return std::nullopt;
+      const int keep = std::min(da, db), drop = std::max(da, db);
+      merges.emplace_back(keep, drop);
+      rename(a, drop, keep);
+      rename(b, drop, keep);
+      rename(out, drop, keep);
+      da = keep;
+    }
+    out[i] = da == kDimOne ? db : da;
+  }
+  return out;
+}
+
+void Region::replace_symbol(int from, int to) {
+  for (RegionType& t : inputs) rename(t.dims, from, to);
+  for (RegionOp& o : ops) rename(o.type.dims, from, to);
+}
+
+void Region::compact_symbols() {
+  std::vector<int> renumber(static_cast<size_t>(num_symbols), -1);
+  std::vector<int64_t> sizes;
+  int next = 0;
+  auto visit = [&](std::vector<int>& dims) {
+    for (int& d : dims) {
+      if (d == kDimOne) continue;
+      int& n = renumber.at(static_cast<size_t>(d));
+      if (n < 0) {
+        n = next++;
+        sizes.push_back(static_cast<size_t>(d) < symbol_sizes.size() ? symbol_sizes[d] : -1);
+      }
+      d = n;
+    }
+  };
+  // In value order, so that the text names symbols as they appear.
+  for (int v = 0; v < num_values(); ++v) visit(is_input(v) ? inputs[index_of(v)].dims : ops[index_of(v)].type.dims);
+  num_symbols = next;
+  symbol_sizes = std::move(sizes);
 }
 
 const RegionType& Region::type(int v) const {
@@ -73,6 +118,7 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, DType cast_to) {
   }
   RegionType out;
   std::optional<std::vector<int>> dims;
+  std::vector<std::pair<int, int>> merges;  // symbols the op's broadcast makes one
   switch (fc.kind) {
     case FusionKind::Unary: {
       if (ts.size() != 1 || !ts[0].tensor) return std::nullopt;
@@ -105,7 +151,7 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, DType cast_to) {
       } else if (b == Binary::Pow || b == Binary::Div) {
         return std::nullopt;  // integer pow raises on negative exponents
       }
-      dims = broadcast_dims(dims_of(ts[0]), dims_of(ts[1]));
+      dims = broadcast(dims_of(ts[0]), dims_of(ts[1]), merges);
       break;
     }
     case FusionKind::Where: {
@@ -118,8 +164,8 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, DType cast_to) {
                             (!ts[2].tensor || float_tensor(ts[2]));
       const bool int_path = int_tensor(ts[1]) && int_tensor(ts[2]);
       if (!f32_path && !int_path) return std::nullopt;
-      dims = broadcast_dims(dims_of(ts[0]), dims_of(ts[1]));
-      if (dims) dims = broadcast_dims(*dims, dims_of(ts[2]));
+      dims = broadcast(dims_of(ts[0]), dims_of(ts[1]), merges);
+      if (dims) dims = broadcast(*dims, dims_of(ts[2]), merges);
       break;
     }
     case FusionKind::Cast:
@@ -130,6 +176,7 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, DType cast_to) {
     default: return std::nullopt;
   }
   if (!dims) return std::nullopt;
+  for (const auto& [keep, drop] : merges) replace_symbol(drop, keep);
   out.dims = std::move(*dims);
   ops.push_back(RegionOp{op, std::move(args), cast_to, std::move(out)});
   values_.push_back(ValueRef{false, static_cast<int>(ops.size() - 1)});

@@ -8,7 +8,10 @@
 // Dimensions are symbolic: a tensor dim is a symbol (an index below
 // num_symbols) or kDimOne, a dim of size 1. Dims the program makes equal
 // (the two sides of a broadcast, a chain of elementwise operations) share a
-// symbol, so that one check covers them (bind_symbols).
+// symbol, so that one check covers them (bind_symbols); dims that are only
+// equal by chance keep symbols of their own. Fusion gives each input dim a
+// new symbol with the size it saw (symbol_sizes), and add() merges two
+// symbols where a broadcast meets them with equal sizes.
 //
 // Values are numbered in the order they were made, inputs and operations'
 // results alike (fusion finds a run's inputs as it goes); `inputs` and `ops`
@@ -48,6 +51,9 @@ struct RegionOp {
 class Region {
  public:
   int num_symbols = 0;
+  // The size each symbol had where fusion saw it (-1: unknown); empty for
+  // a region read from text, whose different symbols never merge.
+  std::vector<int64_t> symbol_sizes;
   std::vector<RegionType> inputs;
   std::vector<RegionOp> ops;
   std::vector<int> outputs;  // the values the region's kernel writes
@@ -55,10 +61,18 @@ class Region {
   // New inputs; dims given as symbols or kDimOne.
   int add_tensor_input(DType dt, std::vector<int> dims);
   int add_scalar_input(ScalarKind k);
-  int new_symbol() { return num_symbols++; }
+  int new_symbol(int64_t seen_size = -1) {
+    symbol_sizes.resize(static_cast<size_t>(num_symbols), -1);
+    symbol_sizes.push_back(seen_size);
+    return num_symbols++;
+  }
+  // Renumbers the symbols in order of first use, dropping those merged
+  // away (fusion calls it when a region is complete).
+  void compact_symbols();
 
-  // Appends `op` on `args` with its result type and returns its value, or
-  // nullopt where the op does not fuse: not elementwise, or a case whose
+  // Appends `op` on `args` with its result type and returns its value
+  // (merging symbols its broadcast makes equal), or nullopt, the region
+  // unchanged, where the op does not fuse: not elementwise, or a case whose
   // interpreter kernel computes in a way a kernel does not reproduce
   // (double-precision paths, integer division, comparisons with a scalar
   // that f32 may not hold exactly), or shapes that do not broadcast.
@@ -78,6 +92,13 @@ class Region {
   std::string str() const;
 
  private:
+  // Right-aligned broadcast of a and b; a pair of different symbols that
+  // meet is merged (into `merges`, applied to a and b as it goes) when
+  // their seen sizes are equal, else nullopt.
+  std::optional<std::vector<int>> broadcast(std::vector<int> a, std::vector<int> b,
+                                            std::vector<std::pair<int, int>>& merges) const;
+  void replace_symbol(int from, int to);
+
   struct ValueRef {
     bool input;
     int index;

@@ -1,5 +1,7 @@
 #include "codegen/kernel/cpu/cpu_compiler.h"
 
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -7,6 +9,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -45,6 +48,21 @@ struct CpuKernelCompiler::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::mutex mu;  // one compile at a time per compiler
   uint64_t next_id = 0;
+  std::string host;
+
+  // The kernel's LLVM module, verified and optimized.
+  std::unique_ptr<llvm::Module> build(const Kernel& k, const std::string& symbol, llvm::LLVMContext& ctx,
+                                      int lanes) {
+    std::unique_ptr<llvm::Module> mod = emit_cpu_kernel(k, symbol, ctx, CpuTarget{lanes});
+    mod->setDataLayout(jit->getDataLayout());
+    mod->setTargetTriple(jit->getTargetTriple().str());
+    std::string msg;
+    llvm::raw_string_ostream vos(msg);
+    if (llvm::verifyModule(*mod, &vos))
+      throw std::runtime_error("cpu kernel compiler: kernel @" + k.name + ": invalid LLVM IR: " + msg);
+    optimize(*mod);
+    return mod;
+  }
 
   void optimize(llvm::Module& m) {
     llvm::LoopAnalysisManager lam;
@@ -83,7 +101,12 @@ CpuKernelCompiler::CpuKernelCompiler() : impl_(std::make_unique<Impl>()) {
   impl_->tm = unwrap(jtmb.createTargetMachine(), "creating the target machine");
   // Generated code calls SLEEF by name: the process's symbols resolve it.
   impl_->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "creating LLJIT");
+  impl_->host = "llvm=" LLVM_VERSION_STRING " triple=" + impl_->tm->getTargetTriple().str() +
+                " cpu=" + impl_->tm->getTargetCPU().str() + " features=" + impl_->tm->getTargetFeatureString().str() +
+                " lanes=" + std::to_string(lanes());
 }
+
+const std::string& CpuKernelCompiler::host_identity() const { return impl_->host; }
 
 CpuKernelCompiler::~CpuKernelCompiler() = default;
 
@@ -91,31 +114,62 @@ int CpuKernelCompiler::lanes() const { return vmath::table().lanes; }
 
 CompiledKernel CpuKernelCompiler::compile(const Kernel& k) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  const std::string fn_name = "kernel_" + k.name + "_" + std::to_string(impl_->next_id++);
-  auto ctx = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> mod = emit_cpu_kernel(k, fn_name, *ctx, CpuTarget{lanes()});
-  mod->setDataLayout(impl_->jit->getDataLayout());
-  mod->setTargetTriple(impl_->jit->getTargetTriple().str());
-  std::string msg;
-  llvm::raw_string_ostream vos(msg);
-  if (llvm::verifyModule(*mod, &vos))
-    throw std::runtime_error("cpu kernel compiler: kernel @" + k.name + ": invalid LLVM IR: " + msg);
-  impl_->optimize(*mod);
+  std::string symbol;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    symbol = "kernel_" + k.name + "_" + std::to_string(impl_->next_id++);
+  }
+  KernelObject obj = compile_object(k, symbol, keep_text_);
   CompiledKernel out;
-  if (keep_text_) {
+  out.fn = load(obj.bytes, obj.symbol);
+  out.llvm_ir = std::move(obj.llvm_ir);
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+KernelObject CpuKernelCompiler::compile_object(const Kernel& k, const std::string& symbol, bool keep_text) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> mod = impl_->build(k, symbol, ctx, lanes());
+  KernelObject out;
+  out.symbol = symbol;
+  if (keep_text) {
     llvm::raw_string_ostream os(out.llvm_ir);
     mod->print(os, nullptr);
   }
-  if (llvm::Error e = impl_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+  llvm::orc::SimpleCompiler codegen(*impl_->tm);
+  std::unique_ptr<llvm::MemoryBuffer> obj = unwrap(codegen(*mod), "generating code");
+  out.bytes.assign(obj->getBufferStart(), obj->getBufferSize());
+  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+KernelFn CpuKernelCompiler::load(const std::string& bytes, const std::string& symbol) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  llvm::Expected<llvm::orc::JITDylib&> made = impl_->jit->createJITDylib("kernel" + std::to_string(impl_->next_id++));
+  if (!made) unwrap(llvm::Expected<int>(made.takeError()), "creating a JITDylib");
+  llvm::orc::JITDylib& jd = *made;
+  // Generated code calls SLEEF by name: the process's symbols resolve it.
+  jd.addToLinkOrder(*impl_->jit->getProcessSymbolsJITDylib());
+  if (llvm::Error e = impl_->jit->addObjectFile(
+          jd, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(bytes.data(), bytes.size()), symbol))) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << std::move(e);
-    throw std::runtime_error("cpu kernel compiler: kernel @" + k.name + ": " + text);
+    throw std::runtime_error("cpu kernel compiler: loading " + symbol + ": " + text);
   }
-  out.fn = unwrap(impl_->jit->lookup(fn_name), "looking up the kernel").toPtr<KernelFn>();
-  out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return out;
+  return unwrap(impl_->jit->lookup(jd, symbol), "looking up the kernel").toPtr<KernelFn>();
+}
+
+std::string CpuKernelCompiler::llvm_ir(const Kernel& k) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> mod = impl_->build(k, "kernel_" + k.name, ctx, lanes());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mod->print(os, nullptr);
+  return text;
 }
 
 }  // namespace tessera::kir

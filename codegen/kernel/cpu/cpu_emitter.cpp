@@ -373,18 +373,33 @@ class Emitter {
     // When the run's only effects are stores under one prefix mask (the
     // first N - B lanes), the strips past it compute nothing that is kept:
     // stop there (a tile of 1024 over a 16-element tensor runs 2 strips of 8).
-    if (llvm::Value* live = escaping.empty() ? prefix_lanes(members, n) : nullptr)
-      loop(b_.getInt64(0), live, body, b_.getInt64(W_));
-    else
+    // The whole strips before it have every lane of that mask set, so their
+    // loads and stores under it are plain vector accesses (masked ones cost
+    // several times as much, stores on AMD cores most of all); one masked
+    // strip ends the run.
+    std::optional<ValueId> prefix_mask;
+    if (llvm::Value* live = escaping.empty() ? prefix_lanes(members, n, prefix_mask) : nullptr) {
+      llvm::Value* whole = b_.CreateAnd(live, b_.getInt64(~static_cast<int64_t>(W_ - 1)));
+      full_mask_ = prefix_mask;
+      loop(b_.getInt64(0), whole, body, b_.getInt64(W_));
+      full_mask_.reset();
+      auto* tail = llvm::BasicBlock::Create(ctx_, "strip.tail", fn_);
+      auto* after = llvm::BasicBlock::Create(ctx_, "strip.done", fn_);
+      b_.CreateCondBr(b_.CreateICmpSLT(whole, live), tail, after);
+      b_.SetInsertPoint(tail);
+      body(whole);
+      b_.CreateBr(after);
+      b_.SetInsertPoint(after);
+    } else {
       strips(n, body);
+    }
     return end;
   }
 
   // The number of leading lanes (at most n) that the stores among `members`
   // keep, when they are all masked by one mask `splat(B) + range < splat(N)`
   // (or `range < splat(N)`); null when not.
-  llvm::Value* prefix_lanes(const std::vector<const Inst*>& members, int64_t n) {
-    std::optional<ValueId> mask;
+  llvm::Value* prefix_lanes(const std::vector<const Inst*>& members, int64_t n, std::optional<ValueId>& mask) {
     for (const Inst* m : members) {
       if (m->op != KOp::Store) continue;
       if (m->operands.size() < 3 || (mask && *mask != m->operands[2])) return nullptr;
@@ -519,8 +534,11 @@ class Emitter {
     }
   }
 
-  // The lanes of a strip that the IR's mask and the tile's end allow.
+  // The lanes of a strip that the IR's mask and the tile's end allow (null:
+  // all of them).
   llvm::Value* access_mask(const Inst& in, size_t mask_at, llvm::Value* s, int64_t n) {
+    // A whole strip under the run's prefix mask: every lane is inside it and inside the tile.
+    if (full_mask_ && in.operands.size() > mask_at && in.operands[mask_at] == *full_mask_) return nullptr;
     llvm::Value* m = in.operands.size() > mask_at ? strip(in.operands[mask_at], s) : nullptr;
     if (n % W_ != 0) {
       llvm::Value* inside = in_tile(s, n);
@@ -534,13 +552,19 @@ class Emitter {
     llvm::Type* vt = vec(mem_type(p.elem));
     llvm::Value* mask = access_mask(in, 1, s, n);
     llvm::Value* other = in.operands.size() > 2 ? strip(in.operands[2], s) : llvm::Constant::getNullValue(vt);
+    // Bools are bytes in memory and i1 in registers.
+    const bool boolean = p.elem == Elem::I1;
+    if (boolean && other->getType() != vt) other = b_.CreateZExt(other, vt);
+    auto to_reg = [&](llvm::Value* raw) {
+      return boolean ? b_.CreateICmpNE(raw, llvm::Constant::getNullValue(vt)) : raw;
+    };
     if (auto base = contiguous_base(in.operands[0])) {
       llvm::Value* addr = elem_ptr(param_ptrs_[in.index], p.elem, b_.CreateAdd(scalar(*base), s));
-      if (mask) return b_.CreateMaskedLoad(vt, addr, llvm::Align(1), mask, other);
-      return b_.CreateAlignedLoad(vt, addr, llvm::Align(1));
+      if (mask) return to_reg(b_.CreateMaskedLoad(vt, addr, llvm::Align(1), mask, other));
+      return to_reg(b_.CreateAlignedLoad(vt, addr, llvm::Align(1)));
     }
     llvm::Value* ptrs = b_.CreateGEP(mem_type(p.elem), param_ptrs_[in.index], strip(in.operands[0], s));
-    return b_.CreateMaskedGather(vt, ptrs, llvm::Align(1), mask, other);
+    return to_reg(b_.CreateMaskedGather(vt, ptrs, llvm::Align(1), mask, other));
   }
 
   void store_scalar(const Inst& in) {
@@ -775,6 +799,9 @@ class Emitter {
   std::unordered_map<ValueId, const Inst*> defs_;
   std::unordered_map<ValueId, int> uses_;
   std::unordered_map<ValueId, llvm::Value*> cur_;  // values of the strip being emitted
+  // Set while the whole strips of a run under a prefix mask are emitted:
+  // accesses under this mask need none.
+  std::optional<ValueId> full_mask_;
   int64_t tile_bytes_ = 0;
 };
 

@@ -31,7 +31,7 @@ void launch(const Kernel& k, KernelFn fn, const std::vector<void*>& params, cons
   // other threads costs more than it saves (and the BLAS threads of a
   // preceding matmul may still be spinning on the other cores).
   constexpr int64_t kParallelMinPrograms = 256;
-  if (threads == 1 || (threads == 0 && total < kParallelMinPrograms)) return fn(&args, 0, total);
+  if (threads == 1 || total == 1 || (threads == 0 && total < kParallelMinPrograms)) return fn(&args, 0, total);
   auto run = [&] {
     // Ranges of a few programs each: enough of them to balance the cores.
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, total),

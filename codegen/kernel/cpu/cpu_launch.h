@@ -11,11 +11,14 @@
 namespace tessera::kir {
 
 // The grid's extents for these dim values (1 for missing axes).
+constexpr int kEveryCore = -1;
+
 std::vector<int64_t> grid_extents(const Kernel& k, const std::vector<int64_t>& dims);
 
 // Runs fn (compiled from k) on the params' data with these dim values;
 // `threads` = 1 runs on the calling thread, 0 lets TBB use every core (a grid
-// of fewer than 256 programs runs on the calling thread), n > 1 at most n.
+// of fewer than 256 programs runs on the calling thread), kEveryCore every
+// core however few the programs (the tuner tries it), n > 1 at most n.
 void launch(const Kernel& k, KernelFn fn, const std::vector<void*>& params, const std::vector<int64_t>& dims,
             int threads = 0);
 

@@ -1,75 +1,77 @@
 #include "codegen/kernel/cpu/kernel_calls.h"
 
-#include <atomic>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <unordered_map>
+#include <algorithm>
 
-#include "codegen/kernel/cpu/region_kernel.h"
+#include "codegen/kernel/cpu/kernel_site.h"
 
 namespace tessera::kir {
 
-namespace {
-
-struct KernelCalls {
-  std::mutex mu;
-  CpuKernelCompiler compiler;
-  // By the region's text: call sites with equal regions share a kernel.
-  std::unordered_map<std::string, std::shared_ptr<const CpuRegionKernel>> kernels;
-  uint64_t compiled = 0, failures = 0;
-  double compile_ms = 0;
-  std::atomic<uint64_t> kernel_runs{0}, reference_runs{0};
-};
-
-// A region that could not be compiled: the slot holds this, and calls run by reference.
-const int kRefused = 0;
-
-KernelCalls& calls() {
-  static KernelCalls* c = new KernelCalls;  // kernels' code must outlive every trace
+KernelCalls& KernelCalls::process() {
+  // Never destroyed: kernels' code must outlive every trace, and the
+  // background thread may still wait on its queue at exit.
+  static KernelCalls* c = new KernelCalls;
   return *c;
 }
 
-std::shared_ptr<const void> compiled_kernel(const Region& r) {
-  KernelCalls& c = calls();
-  std::lock_guard<std::mutex> lock(c.mu);
-  const std::string key = r.str();
-  auto it = c.kernels.find(key);
-  if (it == c.kernels.end()) {
-    std::shared_ptr<const CpuRegionKernel> k;
-    try {
-      k = std::make_shared<const CpuRegionKernel>(r, c.compiler);
-      ++c.compiled;
-      c.compile_ms += k->compile_ms();
-    } catch (const std::exception&) {
-      ++c.failures;
-    }
-    it = c.kernels.emplace(key, std::move(k)).first;
-  }
-  if (!it->second) return std::shared_ptr<const void>(std::shared_ptr<const void>{}, &kRefused);
-  return it->second;
+void KernelCalls::configure(const KernelCallConfig& c) {
+  std::lock_guard<std::mutex> lock(mu_);
+  config_ = c;
+  store_.configure(c.cache_dir, c.dump_dir);
 }
 
-}  // namespace
-
-Value run_kernel_call(const Region& r, std::shared_ptr<const void>& cache, std::span<const Value> inputs) {
-  KernelCalls& c = calls();
-  if (!cache) cache = compiled_kernel(r);
-  if (cache.get() != &kRefused) {
-    const auto* k = static_cast<const CpuRegionKernel*>(cache.get());
-    if (auto out = k->run(inputs)) {
-      c.kernel_runs.fetch_add(1, std::memory_order_relaxed);
-      return (*out)[0];
-    }
-  }
-  c.reference_runs.fetch_add(1, std::memory_order_relaxed);
-  return run_region_reference(r, inputs).at(0);
+KernelCallConfig KernelCalls::config() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return config_;
 }
 
-KernelCallStats kernel_call_stats() {
-  KernelCalls& c = calls();
-  std::lock_guard<std::mutex> lock(c.mu);
-  return KernelCallStats{c.compiled, c.compile_ms, c.kernel_runs.load(), c.reference_runs.load(), c.failures};
+void KernelCalls::note_failure(const std::string& what) {
+  counters_.failures.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (first_failure_.empty()) first_failure_ = what;
+}
+
+KernelCallStats KernelCalls::stats() const {
+  const Counters& c = counters_;
+  KernelCallStats s;
+  s.sites = c.sites.load();
+  s.k2_kernels = c.k2.load();
+  s.k3_kernels = c.k3.load();
+  s.promotions = c.promotions.load();
+  s.recompiles = c.recompiles.load();
+  s.dynamic_dims = c.dynamic_dims.load();
+  s.capped = c.capped.load();
+  s.k2_runs = c.k2_runs.load();
+  s.k3_runs = c.k3_runs.load();
+  s.reference_runs = c.reference_runs.load();
+  s.compile_failures = c.failures.load();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    s.first_failure = first_failure_;
+  }
+  s.tensors_not_allocated = c.not_allocated.load();
+  s.tune_ms = static_cast<double>(c.tune_us.load()) / 1000.0;
+  KernelStore::Stats st = store_.stats();
+  s.compiled = st.compiled;
+  s.from_cache = st.from_disk;
+  for (double ms : st.compile_ms) s.compile_ms += ms;
+  if (!st.compile_ms.empty()) {
+    std::vector<double> v = st.compile_ms;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    s.compile_median_ms = v[v.size() / 2];
+  }
+  s.load_ms = st.load_ms;
+  s.cache_hits = st.disk.hits;
+  s.cache_misses = st.disk.misses;
+  s.cache_corrupt = st.disk.corrupt;
+  s.cache_writes = st.disk.writes;
+  s.cache_write_failures = st.disk.write_failures;
+  s.cache_dir = st.cache_dir;
+  return s;
+}
+
+Value run_kernel_call(const Region& r, std::shared_ptr<void>& site, std::span<const Value> inputs) {
+  if (!site) site = std::make_shared<KernelSite>(r, KernelCalls::process());
+  return static_cast<KernelSite*>(site.get())->run(inputs);
 }
 
 }  // namespace tessera::kir

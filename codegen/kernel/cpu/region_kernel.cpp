@@ -5,14 +5,30 @@
 namespace tessera::kir {
 
 CpuRegionKernel::CpuRegionKernel(Region r, CpuKernelCompiler& compiler, const RegionLowering& opt)
-    : region_(std::move(r)), kernel_(lower_region(region_, "region", opt)), compiled_(compiler.compile(kernel_)) {}
+    : region_(std::move(r)), kernel_(std::make_shared<const Kernel>(lower_region(region_, "region", opt))) {
+  CompiledKernel c = compiler.compile(*kernel_);
+  fn_ = c.fn;
+  compile_ms_ = c.compile_ms;
+}
 
-std::optional<std::vector<Value>> CpuRegionKernel::run(std::span<const Value> inputs, int threads) const {
+CpuRegionKernel::CpuRegionKernel(Region r, std::shared_ptr<const Kernel> k, KernelFn fn, int threads)
+    : region_(std::move(r)), kernel_(std::move(k)), fn_(fn), threads_(threads) {}
+
+bool CpuRegionKernel::fits(const std::vector<int64_t>& symbols) const {
+  for (size_t s = 0; s < kernel_->dim_values.size() && s < symbols.size(); ++s)
+    if (kernel_->dim_values[s] && *kernel_->dim_values[s] != symbols[s]) return false;
+  return true;
+}
+
+std::optional<std::vector<Value>> CpuRegionKernel::run(std::span<const Value> inputs,
+                                                       std::optional<int> threads) const {
   std::optional<std::vector<int64_t>> sym = bind_symbols(region_, inputs);
-  if (!sym) return std::nullopt;
-  if (kernel_.specialized())
-    for (size_t s = 0; s < sym->size(); ++s)
-      if (*kernel_.dim_values[s] != (*sym)[s]) return std::nullopt;
+  if (!sym || !fits(*sym)) return std::nullopt;
+  return run_bound(inputs, *sym, threads);
+}
+
+std::vector<Value> CpuRegionKernel::run_bound(std::span<const Value> inputs, const std::vector<int64_t>& sym,
+                                              std::optional<int> threads) const {
   // Scalars are passed by address, in the param's element type.
   union Scalar {
     float f;
@@ -36,11 +52,11 @@ std::optional<std::vector<Value>> CpuRegionKernel::run(std::span<const Value> in
   for (int o : region_.outputs) {
     const RegionType& t = region_.type(o);
     Shape shape;
-    for (int d : t.dims) shape.push_back(d == kDimOne ? 1 : (*sym)[d]);
+    for (int d : t.dims) shape.push_back(d == kDimOne ? 1 : sym[d]);
     outs.push_back(make_tensor(t.dtype, std::move(shape), false));
     params.push_back(outs.back().as_tensor()->data);
   }
-  launch(kernel_, compiled_.fn, params, *sym, threads);
+  launch(*kernel_, fn_, params, sym, threads.value_or(threads_));
   return outs;
 }
 

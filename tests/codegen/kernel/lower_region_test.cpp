@@ -40,7 +40,7 @@ void expect_same_as_interpreter(const Region& r, const std::vector<Value>& input
   for (bool k3 : {false, true}) {
     RegionLowering opt;
     opt.tile = 256;
-    if (k3) opt.symbol_values = *sym;
+    if (k3) opt.symbol_values.assign(sym->begin(), sym->end());
     CpuRegionKernel k(r, compiler(), opt);
     ASSERT_TRUE(verify(k.kernel()).empty());
     for (int threads : {1, 0}) {
@@ -130,6 +130,35 @@ TEST(LowerRegion, IntegersComparisonsWhereAndCasts) {
     fv.as_tensor()->set_f(i, fs[i]);
   }
   expect_same_as_interpreter(r, {av, bv, Value::integer(3), fv});
+}
+
+// Bool tensors as inputs (bytes in memory, i1 in the kernel): where's
+// condition from an input, per row and per column, f32 and i64 branches.
+// (Found by the jit_tensors conformance programs: the emitter loaded bool
+// strips as bytes and refused the select.)
+TEST(LowerRegion, BoolTensorInputs) {
+  Region r;
+  const int n = r.new_symbol(), d = r.new_symbol();
+  const int c = r.add_tensor_input(DType::Bool, {n, d});
+  const int x = r.add_tensor_input(DType::F32, {n, d});
+  const int col = r.add_tensor_input(DType::F32, {n, kDimOne});
+  const int rowc = r.add_tensor_input(DType::Bool, {kDimOne, d});
+  const int i = r.add_tensor_input(DType::I64, {n, d});
+  const int w1 = *r.add(OpId::Where, {c, x, col});
+  const int w2 = *r.add(OpId::Where, {rowc, col, w1});
+  const int w3 = *r.add(OpId::Where, {c, i, *r.add(OpId::Neg, {i})});
+  r.outputs = {w2, w3, *r.add(OpId::Cast, {c}, DType::F32)};
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3, 5}, {40, 300}}) {
+    Value cv = make_tensor(DType::Bool, {rows, cols}), rv = make_tensor(DType::Bool, {1, cols});
+    Value iv = make_tensor(DType::I64, {rows, cols});
+    for (int64_t k = 0; k < rows * cols; ++k) {
+      cv.as_tensor()->set_i(k, (k * 7 % 3) == 0);
+      iv.as_tensor()->set_i(k, k - 50);
+    }
+    for (int64_t k = 0; k < cols; ++k) rv.as_tensor()->set_i(k, k % 2);
+    expect_same_as_interpreter(r, {cv, wave_tensor(DType::F32, {rows, cols}, 2.0f, 0.3f),
+                                   wave_tensor(DType::F32, {rows, 1}, 1.0f, 0.1f), rv, iv});
+  }
 }
 
 // What the kernel cannot reproduce stays out of regions.

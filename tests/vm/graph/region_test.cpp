@@ -32,6 +32,47 @@ TEST(Region, TypesAndText) {
   EXPECT_EQ(parse_region(r.str()).str(), r.str());
 }
 
+TEST(Region, BroadcastsMergeSymbolsOfEqualSeenSize) {
+  Region r;
+  // [64, 64] x and a [64] row, each dim a symbol of its own as fusion makes them.
+  const int x = r.add_tensor_input(DType::F32, {r.new_symbol(64), r.new_symbol(64)});
+  const int row = r.add_tensor_input(DType::F32, {r.new_symbol(64)});
+  const int y = *r.add(OpId::Add, {x, row});  // x's cols and row's one symbol; x's rows their own
+  r.outputs = {y};
+  r.compact_symbols();
+  EXPECT_EQ(r.num_symbols, 2);
+  EXPECT_EQ(r.str(), "%0 = input : f32[s0, s1]\n%1 = input : f32[s1]\n%2 = add(%0, %1) : f32[s0, s1]\noutputs %2\n");
+  EXPECT_EQ(r.symbol_sizes, (std::vector<int64_t>{64, 64}));
+  // Non-square inputs bind: rows were never made equal to cols.
+  const std::vector<Value> in = {make_tensor(DType::F32, {3, 64}), make_tensor(DType::F32, {64})};
+  EXPECT_EQ(bind_symbols(r, in), (std::vector<int64_t>{3, 64}));
+}
+
+TEST(Region, BroadcastOfDifferentSeenSizesDoesNotFuseAndChangesNothing) {
+  Region r;
+  const int a = r.add_tensor_input(DType::F32, {r.new_symbol(8), r.new_symbol(4)});
+  const int b = r.add_tensor_input(DType::F32, {r.new_symbol(8), r.new_symbol(5)});
+  const std::string before = r.str();
+  EXPECT_EQ(r.add(OpId::Mul, {a, b}), std::nullopt);  // the interpreter raises here
+  EXPECT_EQ(r.str(), before);
+  // A region read from text knows no sizes: different symbols never merge.
+  Region p = parse_region("%0 = input : f32[s0]\n%1 = input : f32[s1]\noutputs %0\n");
+  EXPECT_EQ(p.add(OpId::Add, {0, 1}), std::nullopt);
+}
+
+TEST(Region, WhereMergesAcrossItsThreeOperands) {
+  Region r;
+  const int c = r.add_tensor_input(DType::Bool, {r.new_symbol(6), kDimOne});
+  const int a = r.add_tensor_input(DType::F32, {r.new_symbol(7)});
+  const int b = r.add_tensor_input(DType::F32, {r.new_symbol(6), r.new_symbol(7)});
+  const int w = *r.add(OpId::Where, {c, a, b});
+  r.outputs = {w};
+  r.compact_symbols();
+  EXPECT_EQ(r.str(),
+            "%0 = input : bool[s0, 1]\n%1 = input : f32[s1]\n%2 = input : f32[s0, s1]\n"
+            "%3 = where(%0, %1, %2) : f32[s0, s1]\noutputs %3\n");
+}
+
 TEST(Region, ReadingRefusesWhatIsNotARegion) {
   auto error = [](const std::string& text) {
     try {

@@ -1,0 +1,139 @@
+#include "codegen/kernel/cpu/kernel_site.h"
+
+#include <chrono>
+
+#include "codegen/kernel/cpu/kernel_calls.h"
+#include "codegen/kernel/cpu/kernel_tuner.h"
+
+namespace tessera::kir {
+
+namespace {
+
+// A symbol is dynamic once its value has changed this many times.
+constexpr int kChangesToDynamic = 2;
+
+}  // namespace
+
+KernelSite::KernelSite(const Region& r, KernelCalls& calls) : region_(r), calls_(calls), config_(calls.config()) {
+  calls_.counters().sites.fetch_add(1, std::memory_order_relaxed);
+}
+
+const CpuRegionKernel* KernelSite::k2() {
+  if (k2_ || k2_refused_) return k2_.get();
+  try {
+    Kernel k = lower_region(region_, "region");
+    auto stored = calls_.store().get(std::move(k), region_.str());
+    k2_ = std::make_shared<const CpuRegionKernel>(region_, stored->kernel, stored->fn);
+    calls_.counters().k2.fetch_add(1, std::memory_order_relaxed);
+  } catch (const std::exception& e) {
+    k2_refused_ = true;
+    calls_.note_failure(e.what());
+  }
+  return k2_.get();
+}
+
+void KernelSite::collect() {
+  if (!pending_ || !pending_->done.load(std::memory_order_acquire)) return;
+  if (pending_->kernel) {
+    if (k3_.empty()) calls_.counters().promotions.fetch_add(1, std::memory_order_relaxed);
+    k3_.push_back(pending_->kernel);
+    current_ = k3_.size() - 1;
+  }
+  pending_.reset();
+}
+
+Value KernelSite::run(std::span<const Value> inputs) {
+  KernelCalls::Counters& c = calls_.counters();
+  std::optional<std::vector<int64_t>> sym = bind_symbols(region_, inputs);
+  const CpuRegionKernel* k = nullptr;
+  if (sym) {
+    collect();
+    if (!k3_.empty() && k3_[current_]->fits(*sym)) {
+      k = k3_[current_].get();
+    } else {
+      for (size_t i = 0; i < k3_.size() && !k; ++i)
+        if (k3_[i]->fits(*sym)) k = k3_[current_ = i].get();
+    }
+    if (k) {
+      c.k3_runs.fetch_add(1, std::memory_order_relaxed);
+    } else if ((k = k2())) {
+      c.k2_runs.fetch_add(1, std::memory_order_relaxed);
+      observe(*sym);
+    }
+  }
+  if (!k) {
+    c.reference_runs.fetch_add(1, std::memory_order_relaxed);
+    return run_region_reference(region_, inputs).at(0);
+  }
+  c.not_allocated.fetch_add(region_.ops.size() - region_.outputs.size(), std::memory_order_relaxed);
+  return k->run_bound(inputs, *sym)[0];
+}
+
+void KernelSite::observe(const std::vector<int64_t>& sym) {
+  if (last_.empty() && !sym.empty()) {
+    last_ = sym;
+    changes_.assign(sym.size(), 0);
+    dynamic_.assign(sym.size(), false);
+    streak_ = 1;
+  } else {
+    bool settled = true;  // the non-dynamic symbols kept their values
+    for (size_t s = 0; s < sym.size(); ++s) {
+      if (sym[s] == last_[s]) continue;
+      if (++changes_[s] >= kChangesToDynamic && !dynamic_[s]) {
+        dynamic_[s] = true;
+        calls_.counters().dynamic_dims.fetch_add(1, std::memory_order_relaxed);
+      } else if (!dynamic_[s]) {
+        settled = false;
+      }
+      last_[s] = sym[s];
+    }
+    streak_ = settled ? streak_ + 1 : 1;
+  }
+  const KernelCallConfig& cfg = config_;
+  if (cfg.specialize <= 0 || streak_ < cfg.specialize || pending_) return;
+  bool any_static = false;
+  for (bool d : dynamic_) any_static |= !d;
+  if (!any_static) return;  // every dim is dynamic (or there are none): K2 it is
+  if (requested_ >= cfg.recompiles) {
+    if (requested_ == cfg.recompiles) {
+      ++requested_;  // counted once
+      calls_.counters().capped.fetch_add(1, std::memory_order_relaxed);
+    }
+    return;
+  }
+  request_k3(sym);
+}
+
+void KernelSite::request_k3(const std::vector<int64_t>& sym) {
+  if (requested_++ > 0) calls_.counters().recompiles.fetch_add(1, std::memory_order_relaxed);
+  std::vector<std::optional<int64_t>> spec(sym.size());
+  for (size_t s = 0; s < sym.size(); ++s)
+    if (!dynamic_[s]) spec[s] = sym[s];
+  pending_ = std::make_shared<Pending>();
+  auto job = [pending = pending_, region = region_, spec, sym, &calls = calls_] {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      TuneOutcome t = tune_region(region, spec, sym, calls.store());
+      RegionLowering opt;
+      opt.tile = t.best.tile;
+      opt.flat = t.best.flat;
+      opt.symbol_values = spec;
+      auto stored = calls.store().get(lower_region(region, "region", opt), region.str());
+      pending->kernel = std::make_shared<const CpuRegionKernel>(region, stored->kernel, stored->fn, t.best.threads);
+      calls.counters().k3.fetch_add(1, std::memory_order_relaxed);
+    } catch (const std::exception& e) {
+      calls.note_failure(e.what());
+    }
+    const auto us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    calls.counters().tune_us.fetch_add(static_cast<uint64_t>(us), std::memory_order_relaxed);
+    pending->done.store(true, std::memory_order_release);
+  };
+  if (config_.background) {
+    calls_.queue().post(std::move(job));
+  } else {
+    job();
+    collect();
+  }
+}
+
+}  // namespace tessera::kir

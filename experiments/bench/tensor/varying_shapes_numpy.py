@@ -1,0 +1,29 @@
+"""varying_shapes, NumPy twin of varying_shapes.tsb (see there). Args: [N] [W]."""
+import time
+
+import numpy as np
+from scipy.special import expit  # NumPy's sigmoid: one ufunc, as torch.sigmoid and Tessera's
+from tensor_twin import bench_args, checksum, phase, report
+
+
+def step(x, y):
+    return np.tanh(y * 1.3 + x) * expit(y - 0.2) * 1.7 + x * 0.05
+
+
+def main():
+    n, w = bench_args(200, 60)
+    xs = [np.sin(phase(np, 256 + 64 * k, 512, 0.375, 0.8125)) * 0.5 for k in range(5)]
+    ys = [np.cos(phase(np, 256 + 64 * k, 512, 0.625, 0.3125)) * 0.5 for k in range(5)]
+    out = xs[0]
+    acc = 0.0
+    t0 = time.perf_counter()
+    for i in range(w + n):
+        if i == w:
+            t0 = time.perf_counter()
+        k = i % 5
+        out = step(xs[k], ys[k])
+        acc += float(out[i % 256, i * 37 % 512])
+    report(time.perf_counter() - t0, n, checksum(np, out) + acc)
+
+
+main()

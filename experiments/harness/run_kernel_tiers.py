@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""K2 against K3 kernels, and K2 compile latency: runs the micro-benchmark
+experiments/micro/kernel_tier_bench (Google Benchmark, JSON output) and writes
+experiments/results/kernel-tiers-latest.md (and, with --dated, a copy named by
+today's date).
+
+Per case (a fused region at one shape): the K2 kernel's time per run, the K3
+kernel's (dims constant, variant chosen by the tuner, named in the table), the
+speed-up K2 / K3, and the K2 kernel's compile time (kernel IR to object code).
+Cells are medians over --repetitions runs of each benchmark.
+
+  cmake --build build --target kernel_tier_bench
+  python3 experiments/harness/run_kernel_tiers.py [--bench build/experiments/micro/kernel_tier_bench]
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_bench import REPO, cpu_model, git_out  # noqa: E402
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(bench, repetitions, min_time):
+    cmd = [bench, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
+           f"--benchmark_min_time={min_time}s"]
+    log("running: " + " ".join(cmd))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=3600)
+    if p.returncode != 0:
+        sys.exit(f"{bench} failed ({p.returncode}):\n{p.stderr[-2000:]}")
+    return json.loads(p.stdout), " ".join(cmd)
+
+
+def collect(data):
+    """{(bench, case index, tier or None): {"times": [...], "label": str}} over the repetitions."""
+    out = {}
+    for b in data["benchmarks"]:
+        if b.get("run_type") != "iteration":
+            continue
+        parts = b["run_name"].split("/")
+        name, args = parts[0], [int(x) for x in parts[1:] if x.isdigit()]
+        key = (name, args[0], args[1] if len(args) > 1 else None)
+        # Times in the benchmark's unit: microseconds for runs, milliseconds for compiles.
+        e = out.setdefault(key, {"times": [], "label": b.get("label", "")})
+        e["times"].append(b["real_time"])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", default=os.path.join(REPO, "build", "experiments", "micro", "kernel_tier_bench"))
+    ap.add_argument("--repetitions", type=int, default=5)
+    ap.add_argument("--min-time", type=float, default=0.2, help="seconds per benchmark run (default 0.2)")
+    ap.add_argument("--out", default=os.path.join(REPO, "experiments", "results", "kernel-tiers-latest.md"))
+    ap.add_argument("--dated", action="store_true", help="also write kernel-tiers-DATE.md beside it")
+    args = ap.parse_args()
+    if not os.path.exists(args.bench):
+        sys.exit(f"{args.bench} not found: cmake --build build --target kernel_tier_bench")
+    data, command = run(args.bench, args.repetitions, args.min_time)
+    cases = {int(k[4:]): v for k, v in data["context"].items() if k.startswith("case") and k[4:].isdigit()}
+    res = collect(data)
+    rows, speedups, compiles = [], [], []
+    for i in sorted(cases):
+        k2, k3 = res.get(("BM_Run", i, 0)), res.get(("BM_Run", i, 1))
+        comp = res.get(("BM_CompileK2", i, None))
+        if not k2 or not k3:
+            continue
+        t2, t3 = statistics.median(k2["times"]), statistics.median(k3["times"])
+        c = statistics.median(comp["times"]) if comp else float("nan")
+        speedups.append(t2 / t3)
+        if comp:
+            compiles.append(c)
+        rows.append(f"| {cases[i]} | {t2:.1f} | {t3:.1f} | {t2 / t3:.2f}x | `{k3['label']}` | {c:.2f} |")
+    geo = math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else float("nan")
+    ctx = data["context"]
+    commit = git_out(REPO, "rev-parse", "--short=12", "HEAD") or "unknown"
+    dirty = bool(git_out(REPO, "status", "--porcelain", "--untracked-files=no"))
+    today = datetime.date.today().isoformat()
+    lines = [
+        f"# K2 against K3 CPU kernels, {today}",
+        "",
+        f"- machine: {cpu_model()}, {ctx.get('num_cpus')} CPUs, load average at start "
+        f"{', '.join(f'{x:.2f}' for x in ctx.get('load_avg', []))}",
+        f"- command: `python3 experiments/harness/run_kernel_tiers.py` (ran `{os.path.relpath(command.split()[0], REPO)} "
+        + " ".join(command.split()[1:]) + "`)",
+        f"- built from commit {commit}{' plus uncommitted changes' if dirty else ''}; "
+        f"cells: median of {args.repetitions} repetitions",
+        "",
+        "| case | K2 µs / run | K3 µs / run | K3 speed-up (K2 / K3) | K3 variant (tuner's choice) | K2 compile ms |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        "",
+        f"Geometric mean of the K3 speed-ups: {geo:.2f}x over {len(speedups)} cases. "
+        f"K2 compile time, median over the cases: {statistics.median(compiles):.2f} ms"
+        if compiles else "",
+        "",
+        "Cases (`experiments/micro/kernel_tier_bench.cpp`): `muladd` is `(x * y + x) * c` on two f32 "
+        "tensors of the shape named; `bcast3` is a rank-3 tensor plus a [s1, 1] column times a [s2] "
+        "row; `chain` is the tensor suite's elementwise chain `tanh(y * 1.3 + x) * sigmoid(y - 0.2) * 1.7 "
+        "+ x * 0.05` (1-D). K2: dims are kernel parameters, tile 1024, launch heuristics (a grid of "
+        "fewer than 256 programs on the calling thread). K3: dims constant, and the tuner's choice "
+        "of tile, layout (`flat=1`: tiles of the flattened output instead of rows) and threads "
+        "(1: the calling thread, -1: every core, 0: the heuristic), measured on these shapes. "
+        "A run includes allocating the output, as in a trace.",
+    ]
+    text = "\n".join(lines) + "\n"
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write(text)
+    log(f"wrote {args.out}")
+    if args.dated:
+        dated = os.path.join(os.path.dirname(args.out), f"kernel-tiers-{today}.md")
+        with open(dated, "w") as f:
+            f.write(text)
+        log(f"wrote {dated}")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+// K2 against K3 (architecture §3) on fused regions of the shapes the tensor
+// programs make, as Google Benchmarks:
+//   BM_Run/CASE/0   the region's K2 kernel (dims are parameters, launch heuristics)
+//   BM_Run/CASE/1   its K3 kernel: dims constant, tile / layout / thread split
+//                   chosen by the tuner (codegen/kernel/cpu/kernel_tuner.h),
+//                   which the label names
+//   BM_CompileK2/CASE   compiling the K2 kernel (kernel IR → object code)
+// The same inputs for both (every element 1, as the tuner's), outputs
+// allocated per run as in a trace. experiments/harness/run_kernel_tiers.py
+// runs this and writes the table in experiments/results/.
+//
+//   cmake --build build --target kernel_tier_bench && build/experiments/micro/kernel_tier_bench
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "codegen/kernel/cpu/kernel_store.h"
+#include "codegen/kernel/cpu/kernel_tuner.h"
+#include "codegen/kernel/cpu/region_kernel.h"
+
+namespace {
+
+using namespace tessera;
+using namespace tessera::kir;
+
+struct Case {
+  const char* name;
+  const char* region;
+  std::vector<int64_t> symbols;
+};
+
+// x * y + x, scaled: two f32 inputs of one shape.
+constexpr const char* kMulAdd =
+    "%0 = input : f32[s0, s1]\n%1 = input : f32[s0, s1]\n%2 = mul(%0, %1) : f32[s0, s1]\n"
+    "%3 = add(%2, %0) : f32[s0, s1]\n%4 = input : float\n%5 = mul(%3, %4) : f32[s0, s1]\noutputs %5\n";
+// A rank-3 tensor with a row and a column broadcast.
+constexpr const char* kBroadcast3 =
+    "%0 = input : f32[s0, s1, s2]\n%1 = input : f32[s1, 1]\n%2 = add(%0, %1) : f32[s0, s1, s2]\n"
+    "%3 = input : f32[s2]\n%4 = mul(%2, %3) : f32[s0, s1, s2]\noutputs %4\n";
+// The tensor suite's elementwise chain: tanh(y * 1.3 + x) * sigmoid(y - 0.2) * 1.7 + x * 0.05.
+constexpr const char* kChain =
+    "%0 = input : f32[s0]\n%1 = input : float\n%2 = mul(%0, %1) : f32[s0]\n%3 = input : f32[s0]\n"
+    "%4 = add(%2, %3) : f32[s0]\n%5 = tanh(%4) : f32[s0]\n%6 = input : float\n%7 = sub(%0, %6) : f32[s0]\n"
+    "%8 = sigmoid(%7) : f32[s0]\n%9 = mul(%5, %8) : f32[s0]\n%10 = input : float\n%11 = mul(%9, %10) : f32[s0]\n"
+    "%12 = input : float\n%13 = mul(%3, %12) : f32[s0]\n%14 = add(%11, %13) : f32[s0]\noutputs %14\n";
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> c = {
+      {"muladd_1024x1024", kMulAdd, {1024, 1024}}, {"muladd_128x1024", kMulAdd, {128, 1024}},
+      {"muladd_64x64", kMulAdd, {64, 64}},         {"muladd_1000x37", kMulAdd, {1000, 37}},
+      {"muladd_4096x24", kMulAdd, {4096, 24}},     {"bcast3_32x64x48", kBroadcast3, {32, 64, 48}},
+      {"chain_1M", kChain, {1 << 20}},             {"chain_4096", kChain, {4096}},
+  };
+  return c;
+}
+
+std::vector<Value> inputs(const Region& r, const std::vector<int64_t>& sym) {
+  std::vector<Value> in;
+  for (const RegionType& t : r.inputs) {
+    if (!t.tensor) {
+      in.push_back(Value::number(0.5));
+      continue;
+    }
+    Shape shape;
+    for (int d : t.dims) shape.push_back(d == kDimOne ? 1 : sym[static_cast<size_t>(d)]);
+    Value v = make_tensor(t.dtype, std::move(shape), false);
+    float* p = static_cast<float*>(v.as_tensor()->data);
+    for (int64_t i = 0; i < v.as_tensor()->numel; ++i) p[i] = 1.0f;
+    in.push_back(std::move(v));
+  }
+  return in;
+}
+
+KernelStore& store() {
+  static KernelStore* s = new KernelStore;  // no disk cache: every kernel compiled here
+  return *s;
+}
+
+void BM_Run(benchmark::State& state) {
+  const Case& c = cases()[static_cast<size_t>(state.range(0))];
+  const bool k3 = state.range(1) == 1;
+  const Region r = parse_region(c.region);
+  const std::vector<Value> in = inputs(r, c.symbols);
+  RegionLowering opt;
+  int threads = 0;
+  if (k3) {
+    const std::vector<std::optional<int64_t>> spec(c.symbols.begin(), c.symbols.end());
+    const TuneOutcome t = tune_region(r, spec, c.symbols, store());
+    opt.tile = t.best.tile;
+    opt.flat = t.best.flat;
+    opt.symbol_values = spec;
+    threads = t.best.threads;
+    state.SetLabel(t.best.str());
+  }
+  auto stored = store().get(lower_region(r, "region", opt));
+  const CpuRegionKernel kernel(r, stored->kernel, stored->fn, threads);
+  for (auto _ : state) benchmark::DoNotOptimize(kernel.run_bound(in, c.symbols));
+  int64_t elements = 1;
+  for (int64_t s : c.symbols) elements *= s;
+  state.SetItemsProcessed(state.iterations() * elements);
+}
+
+void BM_CompileK2(benchmark::State& state) {
+  const Case& c = cases()[static_cast<size_t>(state.range(0))];
+  const Kernel k = lower_region(parse_region(c.region), "region");
+  for (auto _ : state) benchmark::DoNotOptimize(store().compiler().compile_object(k, "k").bytes.size());
+}
+
+void all_cases(benchmark::internal::Benchmark* b, bool tiers) {
+  for (size_t i = 0; i < cases().size(); ++i) {
+    if (tiers) {
+      b->Args({static_cast<int64_t>(i), 0})->Args({static_cast<int64_t>(i), 1});
+    } else {
+      b->Arg(static_cast<int64_t>(i));
+    }
+  }
+}
+
+}  // namespace
+
+BENCHMARK(BM_Run)->Apply([](auto* b) { all_cases(b, true); })->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_CompileK2)->Apply([](auto* b) { all_cases(b, false); })->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  // Names that say the case: BM_Run/<case>/<tier> instead of argument indices.
+  for (size_t i = 0; i < cases().size(); ++i) benchmark::AddCustomContext("case" + std::to_string(i), cases()[i].name);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
