@@ -14,6 +14,7 @@
 #include "vm/core/error.h"
 #include "vm/tensor/f32_view.h"
 #include "vm/tensor/kernels.h"
+#include "vm/tensor/parallel_rows.h"
 #include "vm/tensor/vector_math.h"
 
 namespace tessera {
@@ -188,7 +189,10 @@ bool try_binary_f32(Binary op, const Value& av, const Value& bv, TensorObj& out)
   F32Output res(out);
   float* po = res.data();
   for_each_row<2>(out.shape, st, [&](int64_t o, int64_t len, int64_t oa, int64_t ob, int64_t ia, int64_t ib) {
-    vm.binary(op, pa + oa, ia == 0, pb + ob, ib == 0, po + o, len);
+    // A long row (a flat operand) in ranges on every core; a scalar operand stays at its element.
+    parallel_rows(len, 1, [&](int64_t lo, int64_t hi) {
+      vm.binary(op, pa + oa + (ia == 0 ? 0 : lo), ia == 0, pb + ob + (ib == 0 ? 0 : lo), ib == 0, po + o + lo, hi - lo);
+    });
   });
   res.finish();
   return true;
@@ -222,7 +226,8 @@ void unary_kernel(Unary op, const TensorObj& in, TensorObj& out) {
   if (dtype_is_float(in.dtype)) {
     F32Input x(in);
     F32Output y(out);
-    vmath::table().unary(op, x.data(), y.data(), n);
+    const vmath::Table& vm = vmath::table();
+    parallel_rows(n, 1, [&](int64_t lo, int64_t hi) { vm.unary(op, x.data() + lo, y.data() + lo, hi - lo); });
     y.finish();
     return;
   }

@@ -15,6 +15,7 @@
 #include "vm/core/error.h"
 #include "vm/tensor/f32_view.h"
 #include "vm/tensor/kernels.h"
+#include "vm/tensor/parallel_rows.h"
 #include "vm/tensor/vector_math.h"
 
 namespace tessera {
@@ -37,7 +38,14 @@ void softmax_row(const float* x, float* dst, int64_t n) {
 void softmax_f32(const TensorObj& in, int64_t outer, int64_t n, int64_t inner, TensorObj& out) {
   F32Input x(in);
   F32Output y(out);
-  std::vector<float> row(inner > 1 ? static_cast<size_t>(2 * n) : 0);
+  if (inner == 1) {  // contiguous rows, independent: on every core
+    parallel_rows(outer, n, [&](int64_t lo, int64_t hi) {
+      for (int64_t o = lo; o < hi; ++o) softmax_row(x.data() + o * n, y.data() + o * n, n);
+    });
+    y.finish();
+    return;
+  }
+  std::vector<float> row(static_cast<size_t>(2 * n));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < inner; ++j) {
       const int64_t base = o * n * inner + j;
@@ -107,7 +115,9 @@ void norm_f32(const TensorObj& x, const TensorObj* w, const TensorObj* b, double
   if (w) wf.emplace(*w);
   if (b) bf.emplace(*b);
   const double dd = static_cast<double>(d);
-  for (int64_t r = 0; r < rows; ++r) {
+  // Rows are independent: on every core.
+  parallel_rows(rows, d, [&](int64_t lo, int64_t hi) {
+  for (int64_t r = lo; r < hi; ++r) {
     const float* row = in.data() + r * d;
     float* dst = res.data() + r * d;
     if (with_mean) {
@@ -124,6 +134,7 @@ void norm_f32(const TensorObj& x, const TensorObj* w, const TensorObj* b, double
     if (wf) vm.binary(Binary::Mul, dst, false, wf->data(), false, dst, d);
     if (bf) vm.binary(Binary::Add, dst, false, bf->data(), false, dst, d);
   }
+  });
   res.finish();
 }
 
