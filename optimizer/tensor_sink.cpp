@@ -23,6 +23,19 @@ namespace {
 
 enum class Kind : uint8_t { FromList, Fill, Unary, Reduce, Item, Len, Numel, Ndim, Binary };
 
+// The interpreter computes the unary math of an int tensor in double and
+// rounds once (elementwise.cpp, unary_f); a float tensor's with the f32 rows
+// of FMATH. Each f32 row with its double twin.
+constexpr std::pair<FloatMath, FloatMath> kDoubleRows[] = {
+    {FloatMath::ExpF32, FloatMath::Exp}, {FloatMath::LogF32, FloatMath::Log}, {FloatMath::SinF32, FloatMath::Sin},
+    {FloatMath::CosF32, FloatMath::Cos}, {FloatMath::TanhF32, FloatMath::Tanh}};
+
+FloatMath double_row(FloatMath f) {
+  for (const auto& [f32, dbl] : kDoubleRows)
+    if (f32 == f) return dbl;
+  return f;  // sqrt: one row, correctly rounded either way
+}
+
 struct Rule {
   Kind kind;
   int nargs;
@@ -468,7 +481,11 @@ class TensorSinker {
             out.push_back(emit(rule.int_op, IRType::Int, x));
             continue;
           }
-          const uint32_t op2 = rule.float_op == IROp::FMATH ? static_cast<uint32_t>(rule.aux) : 0;
+          // An int tensor's elements go through the interpreter's double path
+          // (one rounding at the end), a float tensor's through its f32 rows.
+          const bool int_input = static_tensor(p.args[0])->vt.dtype == DType::I64;
+          uint32_t op2 = rule.float_op == IROp::FMATH ? static_cast<uint32_t>(rule.aux) : 0;
+          if (int_input && rule.float_op == IROp::FMATH) op2 = static_cast<uint32_t>(double_row(static_cast<FloatMath>(op2)));
           out.push_back(round_f32(emit(rule.float_op, IRType::Float, as_float(x), op2)));
         }
         break;

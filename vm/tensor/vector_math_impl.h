@@ -27,7 +27,13 @@ inline VF load(const float* p) {
   return v;
 }
 inline void store(float* p, VF v) { __builtin_memcpy(p, &v, sizeof v); }
-inline VF splat(float x) { return VF{} + x; }
+// Lane by lane (the compiler makes one broadcast): VF{} + x would turn
+// -0.0 into +0.0.
+inline VF splat(float x) {
+  VF v;
+  for (int j = 0; j < W; ++j) v[j] = x;
+  return v;
+}
 inline VI lanes_nan(VF v) { return v != v; }
 inline VF nan_aware(VF x, VF y, VF r) { return (lanes_nan(x) | lanes_nan(y)) ? x + y : r; }
 // The lanes added in order, in double (continuing from s).

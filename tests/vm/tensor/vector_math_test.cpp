@@ -95,6 +95,22 @@ TEST(VectorMath, BinaryWithScalarOperandsAndNaNPropagatingMinMax) {
   }
 }
 
+// A broadcast scalar keeps its sign of zero: -0.5 * -0.0 is +0.0 in every
+// lane, the whole vectors' included (the differential fuzzer found the
+// splat turning -0.0 into +0.0 on arrays of 8 elements and more).
+TEST(VectorMath, ScalarOperandKeepsTheSignOfZero) {
+  for (const vmath::Table* vm : builds()) {
+    std::vector<float> a(19, -0.5f), out(19);
+    const float nz = -0.0f;
+    vm->binary(Binary::Mul, a.data(), false, &nz, true, out.data(), 19);
+    for (int i = 0; i < 19; ++i) EXPECT_FALSE(std::signbit(out[i])) << vm->isa << " " << i;
+    vm->binary(Binary::Mul, &nz, true, a.data(), false, out.data(), 19);
+    for (int i = 0; i < 19; ++i) EXPECT_FALSE(std::signbit(out[i])) << vm->isa << " " << i;
+    vm->binary(Binary::Add, &nz, true, &nz, true, out.data(), 19);  // -0.0 + -0.0 is -0.0
+    for (int i = 0; i < 19; ++i) EXPECT_TRUE(std::signbit(out[i])) << vm->isa << " " << i;
+  }
+}
+
 TEST(VectorMath, ComparisonsGiveBytes) {
   for (const vmath::Table* vm : builds()) {
     std::vector<float> a = wave(11);
