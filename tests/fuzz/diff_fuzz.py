@@ -14,20 +14,28 @@ agree:
     sink0     tessera-vm run P.tsb --jit-param sink=0      (no allocation sinking)
     sinkmax1  tessera-vm run P.tsb --jit-param sinkmax=1   (only one-element tensors sunk)
 
+The `tensors` profile runs its own set of seven: off, default, eager, eager-t1,
+eager-t2, and
+
+    fuse0     tessera-vm run P.tsb --jit-param fuse=0      (no fusion: kernels' work op by op)
+    sinkmax1  (as above: the small tensors go to fusion instead of sinking)
+
 --modes M1,M2,... runs only those (off is always run).  stdout, stderr and the
 exit status must be identical.  A timeout, a death by signal, or a sanitizer
 report in stderr is a failure on its own.  A syntax error (exit 2) from the
 interpreter run is a generator bug and also fails.
 
     diff_fuzz.py --vm PATH [--seed S] [--count N | --seconds T] [--keep-dir DIR] [--jobs J]
-                 [--profile default|exits|classic] [--modes M1,M2,...]
+                 [--profile default|exits|classic|tensors] [--modes M1,M2,...]
     diff_fuzz.py --vm PATH --minimize FILE [--out FILE] [--modes ...]
     diff_fuzz.py --vm PATH --check FILE       # run one file in all modes, show differences
 
 --profile picks the generator's profile (gen_program.py): `default` mixes the
 shapes aimed at exits that build sunk objects into the usual programs, `exits`
 makes them dominant, `classic` leaves them out (the programs of the generator
-before they were added, seed for seed).
+before they were added, seed for seed); `tensors` writes tensor programs aimed
+at tensor sinking and fusion (gen_tensors.py) and picks its own modes.  Pass
+the same --profile to --check and --minimize to get the same modes.
 
 Prints one line per failure, then `N passed, N failed`; exits 1 on any failure.
 """
@@ -56,9 +64,29 @@ ALL_MODES = [
     ("eager-t2", EAGER + ["--jit-param", "tier=2"]),
     ("sink0", ["--jit-param", "sink=0"]),
     ("sinkmax1", ["--jit-param", "sinkmax=1"]),
+    ("fuse0", ["--jit-param", "fuse=0"]),
+    # not in any profile's set (LLVM compiles of a whole program's traces cost 1-5 s):
+    # T2 compiled before the program goes on, where eager-t2's background compiles of a
+    # short program often finish after it has ended
+    ("t2sync", ["--jit-param", "tier=2", "--jit-param", "async=0"]),
 ]
-# The modes in use ("off" first: the reference); --modes picks a subset.
-MODES = list(ALL_MODES)
+# The modes each profile runs by default ("off" first: the reference).
+_CLASSIC = ["off", "default", "eager", "eager-t1", "eager-t2", "sink0", "sinkmax1"]
+PROFILE_MODES = {
+    "default": _CLASSIC,
+    "exits": _CLASSIC,
+    "classic": _CLASSIC,
+    # tensor programs: fusion on and off; sinkmax=1 sends the small tensors,
+    # which sinking would otherwise take, to fusion
+    "tensors": ["off", "default", "eager", "eager-t1", "eager-t2", "fuse0", "sinkmax1"],
+}
+# The modes in use; --profile picks its set, --modes a subset.
+MODES = [m for m in ALL_MODES if m[0] in _CLASSIC]
+
+
+def profile_modes(profile):
+    known = dict(ALL_MODES)
+    return [(n, known[n]) for n in PROFILE_MODES[profile]]
 
 
 def select_modes(spec):
@@ -395,7 +423,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--profile", choices=gen_program.PROFILES, default="default",
                     help="generator profile: default, exits (the object-at-exit shapes dominate), "
-                         "classic (the generator without them)")
+                         "classic (the generator without them), tensors (tensor programs aimed at "
+                         "sinking and fusion); also picks the modes (--check and --minimize too)")
     ap.add_argument("--modes", metavar="M1,M2,...",
                     help="run only these modes (off is always run); known: " +
                          ", ".join(n for n, _ in ALL_MODES))
@@ -405,8 +434,9 @@ def main():
     ap.add_argument("--out", metavar="FILE", help="minimizer: write the result here")
     ap.add_argument("--check", metavar="FILE", help="run one file in all modes and show the outputs")
     args = ap.parse_args()
+    global MODES
+    MODES = profile_modes(args.profile)
     if args.modes:
-        global MODES
         MODES = select_modes(args.modes)
     if args.minimize:
         return minimize(args)

@@ -21,9 +21,13 @@ Profiles (generate(seed, profile)):
            called from the loop;
   exits    the same shapes made dominant (a smaller, ASan-friendly sample);
   classic  without them: seed for seed the programs of the generator before
-           they were added.
+           they were added;
+  tensors  tensor programs instead (gen_tensors.py): hot loops of
+           elementwise chains with broadcasting, reductions, norms, matmul
+           epilogues, attention over mixed dtypes, shapes that change between
+           iterations, element stores, escapes, deliberate shape errors.
 
-    python3 gen_program.py SEED [--profile default|exits|classic]
+    python3 gen_program.py SEED [--profile default|exits|classic|tensors]
 """
 
 import random
@@ -33,9 +37,10 @@ from gen_errors import ErrorBlocksMixin
 from gen_expressions import ExpressionsMixin
 from gen_objects import ObjectShapesMixin
 from gen_statements import StatementsMixin
+from gen_tensors import TensorsMixin
 
 
-class Gen(ExpressionsMixin, StatementsMixin, ObjectShapesMixin, ErrorBlocksMixin):
+class Gen(TensorsMixin, ExpressionsMixin, StatementsMixin, ObjectShapesMixin, ErrorBlocksMixin):
     def __init__(self, seed, profile="default"):
         self.r = random.Random(seed)
         self.seed = seed
