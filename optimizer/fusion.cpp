@@ -1,5 +1,6 @@
 #include "optimizer/fusion.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "optimizer/ir_rewrite.h"
 #include "tracer/ir_operands.h"
 #include "vm/core/operators.h"
+#include "vm/core/value.h"
 #include "vm/graph/region.h"
 
 namespace tessera::jit {
@@ -26,7 +28,8 @@ constexpr OpId kCompareOps[] = {OpId::Eq, OpId::Ne, OpId::Lt, OpId::Le, OpId::Gt
 std::optional<OpId> graph_op(const CallTarget& t) {
   if (t.seen.empty()) return std::nullopt;  // no tensor operand while recording
   switch (t.kind) {
-    case CallTarget::Kind::Builtin: {  // by name: parsed IR carries no BuiltinDef
+    case CallTarget::Kind::Builtin:
+    case CallTarget::Kind::BuiltinKw: {  // by name: parsed IR carries no BuiltinDef
       const OpDef* def = find_op(t.name);
       return def && def->builtin ? std::optional<OpId>(def->id) : std::nullopt;
     }
@@ -35,6 +38,87 @@ std::optional<OpId> graph_op(const CallTarget& t) {
     case CallTarget::Kind::Negate: return OpId::Neg;
     default: return std::nullopt;
   }
+}
+
+// A call bound as the op table binds it (op_table.h, bind_op): its input
+// arguments (their positions among the call's arguments) and the region
+// attributes its attribute arguments give; nullopt where an attribute is
+// not a constant of the trace (a kernel is specialized to it) or the call
+// would raise (the interpreter then reports it).
+struct BoundCall {
+  std::vector<size_t> inputs;  // argument positions: the op's inputs, then weight and bias
+  RegionAttrs attrs;
+};
+
+std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const OpDef& def,
+                                   const std::vector<IRRef>& args) {
+  BoundCall b;
+  if (t.kind != CallTarget::Kind::Builtin && t.kind != CallTarget::Kind::BuiltinKw) {
+    for (size_t i = 0; i < args.size(); ++i) b.inputs.push_back(i);  // operators: inputs only
+    return b;
+  }
+  const size_t nkw = t.kind == CallTarget::Kind::BuiltinKw ? t.sub : 0;
+  if (nkw > args.size() || t.kw.size() != nkw) return std::nullopt;
+  const size_t npos = args.size() - nkw, nattrs = def.attrs.size();
+  if (npos < static_cast<size_t>(def.min_inputs) || npos > static_cast<size_t>(def.max_inputs) + nattrs) return std::nullopt;
+  const size_t nin = std::min(npos, static_cast<size_t>(def.max_inputs));
+  for (size_t i = 0; i < nin; ++i) b.inputs.push_back(i);
+  // Each attribute's argument position, or none (its default).
+  std::vector<std::optional<size_t>> at(nattrs);
+  for (size_t i = nin; i < npos; ++i) at[i - nin] = i;
+  for (size_t k = 0; k < nkw; ++k) {
+    size_t j = 0;
+    while (j < nattrs && t.kw[k] != def.attrs[j].name) ++j;
+    if (j == nattrs || at[j]) return std::nullopt;
+    at[j] = npos + k;
+  }
+  // The attribute's constant: the argument's, or the default.
+  auto constant = [&](size_t j) -> std::optional<Value> {
+    if (!at[j]) return def.attrs[j].dflt.kind == AttrDefault::Kind::Required ? std::nullopt
+                                                                              : std::optional<Value>(def.attrs[j].dflt.to_value());
+    const IRIns& in = ir[args[*at[j]]];
+    switch (in.op) {
+      case IROp::KNIL: return Value::nil();
+      case IROp::KBOOL: return Value::boolean(in.op1 != 0);
+      case IROp::KINT: return Value::integer(ir.const_int(args[*at[j]]));
+      case IROp::KFLOAT: return Value::number(ir.const_float(args[*at[j]]));
+      default: return std::nullopt;
+    }
+  };
+  auto attr_index = [&](std::string_view name) {
+    for (size_t j = 0; j < nattrs; ++j)
+      if (name == def.attrs[j].name) return j;
+    return nattrs;
+  };
+  for (size_t j = 0; j < nattrs; ++j) {
+    const std::string_view name = def.attrs[j].name;
+    if (def.attrs[j].type == AttrType::OptTensor) {  // weight, bias: a tensor input or nil
+      if (!at[j] || ir[args[*at[j]]].op == IROp::KNIL) continue;
+      if (ir[args[*at[j]]].type != IRType::Tensor) return std::nullopt;
+      (name == "weight" ? b.attrs.weight : b.attrs.bias) = true;
+      continue;
+    }
+    const std::optional<Value> v = constant(j);
+    if (!v) return std::nullopt;
+    if (name == "axis") {
+      if (v->is_int()) b.attrs.axis = static_cast<int>(std::clamp<int64_t>(v->as_int(), -1000, 1000));
+      else if (!v->is_nil()) return std::nullopt;
+    } else if (name == "keepdim") {
+      if (!v->is_bool()) return std::nullopt;
+      b.attrs.keepdim = v->as_bool();
+    } else if (name == "eps") {
+      if (!v->is_int() && !v->is_float()) return std::nullopt;
+      b.attrs.eps = v->is_int() ? static_cast<double>(v->as_int()) : v->as_float();
+    } else {
+      return std::nullopt;  // an attribute no kernel takes (cast's dtype is a global, not a constant)
+    }
+  }
+  // weight and bias follow the inputs, in that order.
+  for (const char* name : {"weight", "bias"}) {
+    const size_t j = attr_index(name);
+    if (j < nattrs && at[j] && ir[args[*at[j]]].op != IROp::KNIL) b.inputs.push_back(*at[j]);
+  }
+  return b;
 }
 
 class Fuser {
@@ -132,9 +216,11 @@ class Fuser {
         auto values = value_of;
         auto loads = globals;
         std::vector<int> args;
-        bool ok = true;
         const std::vector<IRRef> operands = carg_list(ir_, in.op1);
-        for (size_t i = 0; i < operands.size() && ok; ++i) {
+        const std::optional<BoundCall> bound = bind_call(ir_, t, op_def(*op), operands);
+        bool ok = bound.has_value();
+        for (size_t k = 0; ok && k < bound->inputs.size(); ++k) {
+          const size_t i = bound->inputs[k];
           IRRef a = operands[i];
           if (ir_[a].op == IROp::GLOAD) a = loads.emplace(ir_[a].op1, a).first->second;
           auto it = values.find(a);
@@ -146,7 +232,7 @@ class Fuser {
           if (!v) ok = false;
           else args.push_back(values[a] = *v);
         }
-        std::optional<int> r = ok ? next.region.add(*op, args) : std::nullopt;
+        std::optional<int> r = ok ? next.region.add(*op, args, bound->attrs) : std::nullopt;
         if (!r) break;
         values[reload] = *r;
         next.call = q;
@@ -197,8 +283,18 @@ class Fuser {
     // cutting it there may make an earlier result escape (read by a call
     // now past the end), so look again until none does.
     size_t last = steps.size() - 1;
+    // A row kernel's output must be of its rows (Region::valid_output).
+    auto valid = [&](size_t i) {
+      const Region& r = steps[i].region;
+      return r.valid_output(r.value_of_op(r.ops.size() - 1));
+    };
     for (bool cut = true; cut && last > 0;) {
       cut = false;
+      if (!valid(last)) {
+        --last;
+        cut = true;
+        continue;
+      }
       for (size_t i = 0; i < last; ++i)
         if (escapes(steps, i, last)) {
           last = i;

@@ -112,19 +112,20 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
     // traces, the operations they took in (whose intermediate tensors are
     // never allocated), and what ran them (codegen/kernel/cpu/kernel_calls.h,
     // counted for the process).
-    size_t kernels = 0, fused_ops = 0;
+    size_t kernels = 0, row_kernels = 0, fused_ops = 0;
     for (const auto& t : traces)
       for (const IRIns& in : t->ir.instructions())
         if (in.op == IROp::CALL && t->ir.calls()[in.op2].kind == CallTarget::Kind::Kernel) {
           ++kernels;
+          row_kernels += t->ir.calls()[in.op2].region->has_row_ops();
           fused_ops += t->ir.calls()[in.op2].region->ops.size();
         }
     if (kernels > 0) {
       const kir::KernelCallStats k = kir::KernelCalls::process().stats();
       os << fmt::format(
-          "  fusion: {} kernel call{} in the traces, computing {} tensor operations; {} intermediate tensors not "
-          "allocated by the kernels' runs\n",
-          kernels, kernels == 1 ? "" : "s", fused_ops, k.tensors_not_allocated);
+          "  fusion: {} kernel call{} in the traces ({} elementwise, {} with reductions or norms), computing {} "
+          "tensor operations; {} intermediate tensors not allocated by the kernels' runs\n",
+          kernels, kernels == 1 ? "" : "s", kernels - row_kernels, row_kernels, fused_ops, k.tensors_not_allocated);
       os << fmt::format(
           "  kernels: K2 {}, K3 {} (promotions {}, recompiles {}, dynamic dims {}, sites at the recompile limit {}); "
           "calls run by K2 {}, by K3 {}, by the interpreter's kernels {}{}\n",

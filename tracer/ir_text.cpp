@@ -507,10 +507,10 @@ class Parser {
     snap_lines_.push_back(line);
   }
 
-  // CALL #N kind sub name ptr [dest=slot] [aux=ptr] [seen=ARG:DTYPE:DIMS,...]
+  // CALL #N kind sub name ptr [dest=slot] [aux=ptr] [kw=NAME,...] [seen=ARG:DTYPE:DIMS,...]
   void parse_call(const std::vector<std::string_view>& toks, size_t line) {
-    if (toks.size() < 6 || toks.size() > 9)
-      fail(line, "expected 'CALL #N kind sub name ptr [dest=slot] [aux=ptr] [seen=...]'");
+    if (toks.size() < 6 || toks.size() > 10)
+      fail(line, "expected 'CALL #N kind sub name ptr [dest=slot] [aux=ptr] [kw=...] [seen=...]'");
     uint32_t n;
     if (!toks[1].starts_with("#") || !parse_num(toks[1].substr(1), n))
       fail(line, "bad call number '" + std::string(toks[1]) + "'");
@@ -544,9 +544,19 @@ class Parser {
       ct.aux = reinterpret_cast<const void*>(static_cast<uintptr_t>(a));
       ++t;
     }
+    if (t < toks.size() && toks[t].starts_with("kw=")) {
+      for (std::string_view rest = toks[t].substr(3); !rest.empty();) {
+        const size_t comma = rest.find(',');
+        const std::string_view name = rest.substr(0, comma);
+        if (name.empty()) fail(line, "bad keyword list '" + std::string(toks[t]) + "'");
+        ct.kw.push_back(unescape_name(name, line));
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      }
+      ++t;
+    }
     if (t < toks.size() && toks[t].starts_with("seen=")) ct.seen = parse_seen(toks[t].substr(5), line), ++t;
     if (t != toks.size())
-      fail(line, "unexpected '" + std::string(toks[t]) + "' in CALL line (expected dest=SLOT, aux=PTR, seen=...)");
+      fail(line, "unexpected '" + std::string(toks[t]) + "' in CALL line (expected dest=SLOT, aux=PTR, kw=..., seen=...)");
     ir_.calls().push_back(std::move(ct));
   }
 
@@ -700,6 +710,10 @@ std::string print_ir(const TraceIR& ir) {
     // Most calls return scalars: the owning slot is shown only when there is one.
     if (c.dest_slot >= 0) out += " dest=" + std::to_string(c.dest_slot);
     if (c.aux) out += " aux=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.aux)));
+    if (!c.kw.empty()) {
+      out += " kw=";
+      for (size_t i = 0; i < c.kw.size(); ++i) out += (i ? "," : "") + escape_name(c.kw[i]);
+    }
     if (!c.seen.empty()) {
       std::string items;
       for (size_t a = 0; a < c.seen.size(); ++a) {

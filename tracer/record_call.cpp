@@ -94,12 +94,17 @@ TraceRecorder::Status TraceRecorder::record_call_kw(const Instr& ins, const Valu
   if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
   const ListObj* names = K[ins.c].as_list();
   std::vector<IRRef> args;
-  for (size_t i = 0; i < ins.b + names->items.size(); ++i) args.push_back(read(ins.a + 1 + static_cast<uint32_t>(i), R));
+  std::vector<const Value*> values;  // the layouts fusion types its regions with (weight= among them)
+  for (size_t i = 0; i < ins.b + names->items.size(); ++i) {
+    args.push_back(read(ins.a + 1 + static_cast<uint32_t>(i), R));
+    values.push_back(&R[ins.a + 1 + i]);
+  }
   const BuiltinDef* bd = callee.as_builtin();
   CallTarget t{CallTarget::Kind::BuiltinKw, static_cast<uint8_t>(names->items.size()), bd, bd->name};
   t.aux = names;
+  for (const Value& n : names->items) t.kw.emplace_back(n.is_str() ? n.as_str()->view() : std::string_view{});
   if (names->items.size() > 255) return abort(AbortReason::KeywordCall, "too many keyword arguments");
-  call_helper(std::move(t), args, ins.a);
+  call_helper(std::move(t), args, ins.a, values);
   return Status::Continue;
 }
 

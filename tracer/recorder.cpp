@@ -561,7 +561,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       if (!branch) {
         call_helper(CallTarget{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,
                                std::string("compare") + cmpop_symbol(c.cmp)},
-                    {a, b}, ins.a);
+                    {a, b}, ins.a, {&va, &vb});
         return Status::Continue;
       }
       return abort(AbortReason::NYIBytecode, "compare-and-branch on mixed types");

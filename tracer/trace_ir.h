@@ -129,6 +129,9 @@ struct CallTarget {
   // the result is a scalar or there is none.
   int32_t dest_slot = -1;
   const void* aux = nullptr;  // BuiltinKw: the ListObj of keyword names (a bytecode constant)
+  // BuiltinKw: the keyword names as text (`kw=` in the text form), which
+  // the optimizer reads (aux is the call's own, for the runtime).
+  std::vector<std::string> kw = {};
   // Profile for the optimizer: per argument, the dtype and shape it had
   // while recording if it was a tensor, else none; empty when no argument
   // was. Tensor sinking may guard small layouts to compute the call's result

@@ -15,7 +15,7 @@ constexpr KOpInfo kOps[] = {
 };
 static_assert(std::size(kOps) == static_cast<size_t>(KOp::NumOps));
 
-constexpr const char* kElems[] = {"i1", "i32", "i64", "f16", "bf16", "f32"};
+constexpr const char* kElems[] = {"i1", "i32", "i64", "f16", "bf16", "f32", "f64"};
 constexpr const char* kPreds[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 constexpr const char* kReduces[] = {"sum", "max", "min", "argmax"};
 
@@ -194,11 +194,19 @@ void KernelBuilder::store(int param, ValueId offset, ValueId v, std::optional<Va
   block_->insts.push_back(std::move(in));
 }
 
-ValueId KernelBuilder::reduce(ReduceKind r, ValueId tile, int axis) {
+ValueId KernelBuilder::reduce(ReduceKind r, ValueId tile, int axis, std::optional<Elem> acc) {
   Inst in = make(KOp::Reduce, {tile});
   in.reduce = r;
   in.index = axis;
-  return typed(k_, *block_, std::move(in));
+  if (!acc) return typed(k_, *block_, std::move(in));
+  Type t = type(tile);
+  if (axis < 0 || static_cast<size_t>(axis) >= t.shape.size()) throw std::invalid_argument("reduce: axis out of range");
+  t.shape.erase(t.shape.begin() + axis);
+  t.elem = *acc;
+  in.results.push_back(k_.new_value(t));
+  if (!(infer_result(k_, in) == t)) throw std::invalid_argument("reduce: no such accumulator type");
+  block_->insts.push_back(std::move(in));
+  return block_->insts.back().results[0];
 }
 
 ValueId KernelBuilder::dot(ValueId a, ValueId b, ValueId acc) { return typed(k_, *block_, make(KOp::Dot, {a, b, acc})); }

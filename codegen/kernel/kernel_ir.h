@@ -50,10 +50,13 @@ const KOpInfo& op_info(KOp op);
 std::optional<KOp> op_by_name(std::string_view name);
 
 // Element types. Tensors of f16/bf16 are loaded as such and cast to f32.
-enum class Elem : uint8_t { I1, I32, I64, F16, BF16, F32 };
+// f64 holds row statistics (sums accumulated in double, as the
+// interpreter's): add sub mul div min max sqrt neg abs, comparisons,
+// select and casts only.
+enum class Elem : uint8_t { I1, I32, I64, F16, BF16, F32, F64 };
 const char* elem_name(Elem e);
 std::optional<Elem> elem_by_name(std::string_view name);
-inline bool elem_is_float(Elem e) { return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32; }
+inline bool elem_is_float(Elem e) { return e == Elem::F16 || e == Elem::BF16 || e == Elem::F32 || e == Elem::F64; }
 
 // A scalar (empty shape) or a tile of static shape.
 struct Type {
@@ -172,7 +175,8 @@ class KernelBuilder {
   ValueId cast(ValueId x, Elem to);
   ValueId load(int param, ValueId offset, std::optional<ValueId> mask = {}, std::optional<ValueId> other = {});
   void store(int param, ValueId offset, ValueId v, std::optional<ValueId> mask = {});
-  ValueId reduce(ReduceKind r, ValueId tile, int axis);
+  // A float sum may give f64 (`acc`): the sum in double, not rounded to f32.
+  ValueId reduce(ReduceKind r, ValueId tile, int axis, std::optional<Elem> acc = {});
   ValueId dot(ValueId a, ValueId b, ValueId acc);
 
   // for iv = lo to hi step step, with loop-carried values starting at inits:

@@ -143,7 +143,7 @@ class Parser {
 
   Elem elem(const std::string& text) {
     auto e = elem_by_name(text);
-    if (!e) { --pos_; error("expected an element type (i1 i32 i64 f16 bf16 f32)"); }
+    if (!e) { --pos_; error("expected an element type (i1 i32 i64 f16 bf16 f32 f64)"); }
     return *e;
   }
 

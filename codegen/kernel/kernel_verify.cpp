@@ -81,6 +81,8 @@ Type infer_result(const Kernel& k, const Inst& in) {
       const Type& x = operand(k, in, 0);
       need_float(x);
       if (x.elem == Elem::I1) fail(in, "not defined on i1");
+      if (x.elem == Elem::F64 && in.op != KOp::Neg && in.op != KOp::Abs && in.op != KOp::Sqrt)
+        fail(in, "not defined on f64 (neg, abs and sqrt are)");
       return x;
     }
     case KShape::Binary: {
@@ -90,6 +92,7 @@ Type infer_result(const Kernel& k, const Inst& in) {
       need_float(a);
       if (a.elem == Elem::I1) fail(in, "not defined on i1");
       if ((in.op == KOp::Rem) && elem_is_float(a.elem)) fail(in, "is an int operation");
+      if (in.op == KOp::Pow && a.elem == Elem::F64) fail(in, "not defined on f64");
       return a;
     }
     case KShape::Cmp: {
@@ -119,7 +122,6 @@ Type infer_result(const Kernel& k, const Inst& in) {
       const Type& off = operand(k, in, 0);
       if (!is_index(off)) fail(in, "offsets are i64, got " + type_str(off));
       const bool load = info.shape == KShape::Load;
-      if (load && p.output) fail(in, "%" + p.name + " is an output");
       if (!load && !p.output) fail(in, "%" + p.name + " is an input");
       Type value{p.elem, off.shape};
       const size_t mask_at = load ? 1 : 2;
@@ -140,6 +142,10 @@ Type infer_result(const Kernel& k, const Inst& in) {
       if (t.elem == Elem::I1) fail(in, "not defined on i1");
       t.shape.erase(t.shape.begin() + in.index);
       if (in.reduce == ReduceKind::ArgMax) t.elem = Elem::I64;
+      // A float sum may be declared f64: the sum in double, not rounded.
+      if (in.reduce == ReduceKind::Sum && t.elem == Elem::F32 && in.results.size() == 1 &&
+          in.results[0] < k.num_values() && k.value(in.results[0]).type.elem == Elem::F64)
+        t.elem = Elem::F64;
       return t;
     }
     case KShape::Dot: {

@@ -1,13 +1,21 @@
 // Lowers a region of Graph IR operations (vm/graph/region.h) to one kernel
-// of the kernel IR. Elementwise regions for now (docs/tensor-jit.md says
-// what comes next): outputs of rank 2 or more get one program per tile of a
-// row (grid: chunks of the last dim, rows), so every input is read
+// of the kernel IR, computing every operation as the interpreter's kernel
+// computes it (floats in f32 and rounded to their dtype after each
+// operation, ints in i64 and wrapped to theirs, row statistics in the
+// interpreter's order), so the kernel's results equal the interpreter's bit
+// for bit.
+//
+// Elementwise regions: outputs of rank 2 or more get one program per tile
+// of a row (grid: chunks of the last dim, rows), so every input is read
 // contiguously along the row or as one scalar per row (row and column
 // broadcasts need no per-element index math); others one program per tile
-// of the flattened output, inputs read at their broadcast offsets; every operation
-// computed as the interpreter's kernel computes it (floats in f32 and
-// rounded to their dtype after each operation, ints in i64 and wrapped to
-// theirs), so the kernel's results equal the interpreter's bit for bit.
+// of the flattened output, inputs read at their broadcast offsets.
+//
+// Row kernels (regions with reductions or normalizations, lower_rows.cpp):
+// one program per row, which computes the row statistics in passes over
+// the row (chunks of 1024 elements, or one tile of the whole row when a K3
+// kernel knows its length) and then the outputs; elementwise producers
+// are computed in the passes that need them, consumers in the last.
 //
 // Params: the region's inputs in order (a scalar input is a 0-d param: f32
 // for a float, i64 for an int, i1 for a bool, which the launcher fills),
@@ -25,7 +33,7 @@
 namespace tessera::kir {
 
 struct RegionLowering {
-  int64_t tile = 1024;  // elements per program
+  int64_t tile = 1024;  // elements per program (elementwise kernels)
   // Tiles of the flattened output even at rank >= 2 (inputs read at their
   // broadcast offsets): for short rows, where a program per row would do
   // little work; its index math is cheap once the dims are constants (K3).
@@ -36,7 +44,8 @@ struct RegionLowering {
 };
 
 // Throws std::invalid_argument for a region this lowering does not do (an
-// operation that is not elementwise, outputs of different shapes).
+// operation that does not fuse, outputs of different shapes, an output that
+// Region::valid_output refuses).
 Kernel lower_region(const Region& r, const std::string& name, const RegionLowering& opt = {});
 
 // The element type a region value of this type is stored with in a param.

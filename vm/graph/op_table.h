@@ -79,6 +79,12 @@ struct FusionClass {
     return kind == FusionKind::Unary || kind == FusionKind::Binary || kind == FusionKind::Where ||
            kind == FusionKind::Cast;
   }
+  // A reduction or normalization along one axis: a kernel computes it a row
+  // at a time (row statistics, then the row's elements).
+  bool row() const {
+    return kind == FusionKind::Reduce || kind == FusionKind::Softmax || kind == FusionKind::LayerNorm ||
+           kind == FusionKind::RmsNorm;
+  }
 };
 constexpr FusionClass no_fusion() { return {}; }
 constexpr FusionClass fuse(FusionKind k) { return {k, 0}; }

@@ -1,5 +1,7 @@
 #include "vm/graph/region.h"
 
+#include <charconv>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "vm/core/error.h"
@@ -11,6 +13,13 @@ namespace {
 void rename(std::vector<int>& dims, int from, int to) {
   for (int& d : dims)
     if (d == from) d = to;
+}
+
+// The shortest digits that read back to d.
+std::string fmt_double(double d) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, r.ptr);
 }
 
 std::vector<int> dims_of(const RegionType& t) { return t.tensor ? t.dims : std::vector<int>{}; }
@@ -107,15 +116,26 @@ int Region::value_of_op(size_t i) const {
   throw std::invalid_argument("region: no operation " + std::to_string(i));
 }
 
-std::optional<int> Region::add(OpId op, std::vector<int> args, DType cast_to) {
+std::optional<int> Region::add(OpId op, std::vector<int> args, const RegionAttrs& attrs) {
+  // Refused: the region as it was (the steps below may have merged symbols).
+  Region before = *this;
+  std::optional<int> v = add_op(op, std::move(args), attrs);
+  if (!v) *this = std::move(before);
+  return v;
+}
+
+std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAttrs& attrs) {
   const OpDef& def = op_def(op);
   const FusionClass fc = def.fusion;
-  if (!fc.elementwise()) return std::nullopt;
+  if (!fc.elementwise() && !fc.row() && fc.kind != FusionKind::MatMul) return std::nullopt;
   std::vector<RegionType> ts;
   for (int a : args) {
     if (a < 0 || a >= num_values()) throw std::invalid_argument("region op: unknown argument");
     ts.push_back(type(a));
   }
+  if (fc.kind == FusionKind::MatMul) return add_matmul(std::move(args), ts);
+  if (fc.row()) return add_row_op(op, std::move(args), ts, attrs);
+  const DType cast_to = attrs.cast_to;
   RegionType out;
   std::optional<std::vector<int>> dims;
   std::vector<std::pair<int, int>> merges;  // symbols the op's broadcast makes one
@@ -176,11 +196,200 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, DType cast_to) {
     default: return std::nullopt;
   }
   if (!dims) return std::nullopt;
+  if (has_row_ops()) {  // a row kernel's producer or consumer
+    for (int a : args)
+      if (terminal(a)) return std::nullopt;
+  }
   for (const auto& [keep, drop] : merges) replace_symbol(drop, keep);
   out.dims = std::move(*dims);
-  ops.push_back(RegionOp{op, std::move(args), cast_to, std::move(out)});
+  if (has_row_ops() && !fit_rows(out.dims, row_dims())) return std::nullopt;
+  RegionAttrs kept;
+  kept.cast_to = cast_to;
+  return push_op(RegionOp{op, std::move(args), kept, std::move(out)});
+}
+
+int Region::push_op(RegionOp o) {
+  ops.push_back(std::move(o));
   values_.push_back(ValueRef{false, static_cast<int>(ops.size() - 1)});
   return num_values() - 1;
+}
+
+std::optional<int> Region::add_row_op(OpId op, std::vector<int> args, const std::vector<RegionType>& ts,
+                                      const RegionAttrs& attrs) {
+  const FusionClass fc = op_def(op).fusion;
+  const bool norm = fc.kind == FusionKind::LayerNorm || fc.kind == FusionKind::RmsNorm;
+  const size_t params = norm ? static_cast<size_t>(attrs.weight) + static_cast<size_t>(attrs.bias) : 0;
+  if (ts.size() != 1 + params || (fc.kind == FusionKind::RmsNorm && attrs.bias)) return std::nullopt;
+  // Float tensors only: integer inputs take the interpreter's double and int64 loops.
+  if (!float_tensor(ts[0])) return std::nullopt;
+  const std::vector<int>& dims = ts[0].dims;
+  const int rank = static_cast<int>(dims.size());
+  RegionAttrs kept;
+  RegionType out;
+  out.dtype = float_result_dtype(ts[0].dtype);
+  if (fc.kind == FusionKind::Reduce) {
+    out.dtype = reduce_dtype(fc.reduce(), ts[0].dtype);
+    kept.keepdim = attrs.keepdim;
+    if (attrs.axis) {
+      // Along the last axis only (the rows a kernel program walks); other
+      // axes keep the interpreter's column loops.
+      const int ax = *attrs.axis < 0 ? *attrs.axis + rank : *attrs.axis;
+      if (rank == 0 || ax != rank - 1) return std::nullopt;
+      kept.axis = ax;
+      out.dims = dims;
+      if (attrs.keepdim) out.dims.back() = kDimOne;
+      else out.dims.pop_back();
+    } else {
+      out.dims = attrs.keepdim ? std::vector<int>(dims.size(), kDimOne) : std::vector<int>{};
+    }
+  } else {
+    // softmax, layer_norm, rms_norm: along the last axis of a tensor of rank >= 1.
+    if (rank == 0) return std::nullopt;
+    if (fc.kind == FusionKind::Softmax) {
+      const int ax = attrs.axis ? (*attrs.axis < 0 ? *attrs.axis + rank : *attrs.axis) : rank - 1;
+      if (ax != rank - 1) return std::nullopt;
+      kept.axis = ax;
+    } else {
+      kept.eps = attrs.eps;
+      kept.weight = attrs.weight;
+      kept.bias = attrs.bias;
+      // weight and bias: float tensors of shape [D], D the last dim (the
+      // interpreter raises on any other shape, so they do not fuse).
+      std::vector<std::pair<int, int>> merges;
+      for (size_t p = 1; p < ts.size(); ++p) {
+        if (!float_tensor(ts[p]) || ts[p].dims.size() != 1) return std::nullopt;
+        int a = ts[p].dims[0], b = dims.back();
+        for (const auto& [keep, drop] : merges) {
+          if (a == drop) a = keep;
+          if (b == drop) b = keep;
+        }
+        if (a == b) continue;
+        if (a == kDimOne || b == kDimOne) return std::nullopt;
+        const auto size = [&](int s) { return static_cast<size_t>(s) < symbol_sizes.size() ? symbol_sizes[s] : -1; };
+        if (size(a) < 0 || size(a) != size(b)) return std::nullopt;
+        merges.emplace_back(std::min(a, b), std::max(a, b));
+      }
+      for (const auto& [keep, drop] : merges) replace_symbol(drop, keep);
+    }
+    out.dims = type(args[0]).dims;  // after the merges
+  }
+  // One row structure per kernel: every row operation on the same dims, in
+  // the same mode, and every value so far fits it.
+  const bool all_axes = fc.kind == FusionKind::Reduce && !kept.axis;
+  if (terminal(args[0])) return std::nullopt;
+  if (has_row_ops()) {
+    if (type(args[0]).dims != row_dims() || all_axes != reduces_all_axes()) return std::nullopt;
+  } else {
+    // (every result so far against the dims the new operation makes the row
+    // dims; an input's dims broadcast to those of the results that read it,
+    // and a leading matmul's operands are not read by the kernel)
+    for (const RegionOp& o : ops)
+      if (!fit_rows(o.type.dims, type(args[0]).dims)) return std::nullopt;
+    out.dims = type(args[0]).dims;
+    if (fc.kind == FusionKind::Reduce) {  // the result's dims, after the merges
+      if (kept.axis) {
+        if (kept.keepdim) out.dims.back() = kDimOne;
+        else out.dims.pop_back();
+      } else {
+        out.dims = kept.keepdim ? std::vector<int>(out.dims.size(), kDimOne) : std::vector<int>{};
+      }
+    }
+  }
+  return push_op(RegionOp{op, std::move(args), kept, std::move(out)});
+}
+
+bool Region::fit_rows(std::vector<int> d, std::vector<int> row) {
+  if (d.size() > row.size()) return false;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const int a = d[i], b = row[i + row.size() - d.size()];
+    if (a == kDimOne || a == b) continue;
+    // Symbols of one size where the program did not make them one (two
+    // reads of one global, say): one symbol, which bind_symbols checks.
+    const auto size = [&](int x) { return static_cast<size_t>(x) < symbol_sizes.size() ? symbol_sizes[x] : -1; };
+    if (b == kDimOne || size(a) < 0 || size(a) != size(b)) return false;
+    const int keep = std::min(a, b), drop = std::max(a, b);
+    replace_symbol(drop, keep);
+    rename(d, drop, keep);
+    rename(row, drop, keep);
+  }
+  return true;
+}
+
+std::optional<int> Region::add_matmul(std::vector<int> args, const std::vector<RegionType>& ts) {
+  // The first operation only (its operands must be in memory for BLAS), of
+  // two float tensors (integer products take the interpreter's int64 loops).
+  if (!ops.empty() || ts.size() != 2 || !float_tensor(ts[0]) || !float_tensor(ts[1])) return std::nullopt;
+  std::vector<int> a = ts[0].dims, b = ts[1].dims;
+  if (a.empty() || b.empty()) return std::nullopt;
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), kDimOne);
+  if (b_vec) b.push_back(kDimOne);
+  // The inner dims: one symbol (the interpreter raises where they differ).
+  int ka = a.back(), kb = b[b.size() - 2];
+  if (ka != kb) {
+    const auto size = [&](int x) { return static_cast<size_t>(x) < symbol_sizes.size() ? symbol_sizes[x] : -1; };
+    if (ka == kDimOne || kb == kDimOne || size(ka) < 0 || size(ka) != size(kb)) return std::nullopt;
+    const int keep = std::min(ka, kb), drop = std::max(ka, kb);
+    replace_symbol(drop, keep);
+    rename(a, drop, keep);
+    rename(b, drop, keep);
+  }
+  std::vector<std::pair<int, int>> merges;
+  std::optional<std::vector<int>> batch = broadcast(std::vector<int>(a.begin(), a.end() - 2),
+                                                    std::vector<int>(b.begin(), b.end() - 2), merges);
+  if (!batch) return std::nullopt;
+  for (const auto& [keep, drop] : merges) {
+    replace_symbol(drop, keep);
+    rename(a, drop, keep);
+    rename(b, drop, keep);
+  }
+  RegionType out;
+  out.dtype = promote_dtypes(ts[0].dtype, ts[1].dtype);
+  out.dims = *batch;
+  if (!a_vec) out.dims.push_back(a[a.size() - 2]);
+  if (!b_vec) out.dims.push_back(b.back());
+  return push_op(RegionOp{OpId::MatMul, std::move(args), RegionAttrs{}, std::move(out)});
+}
+
+std::vector<int> Region::row_dims() const {
+  for (const RegionOp& o : ops)
+    if (op_def(o.op).fusion.row()) return type(o.args[0]).dims;
+  return {};
+}
+
+bool Region::reduces_all_axes() const {
+  for (const RegionOp& o : ops)
+    if (op_def(o.op).fusion.row()) return op_def(o.op).fusion.kind == FusionKind::Reduce && !o.attrs.axis;
+  return false;
+}
+
+bool Region::terminal(int v) const {
+  if (is_input(v)) return false;
+  const RegionOp& o = op_of(v);
+  return op_def(o.op).fusion.kind == FusionKind::Reduce && o.attrs.axis && !o.attrs.keepdim;
+}
+
+bool Region::valid_output(int v) const {
+  if (!has_row_ops()) return true;
+  const std::vector<int> row = row_dims();
+  const std::vector<int>& d = type(v).dims;
+  if (d == row) return true;
+  if (reduces_all_axes()) {
+    for (int x : d)
+      if (x != kDimOne) return false;
+    return true;
+  }
+  const std::vector<int> lead(row.begin(), row.end() - 1);
+  if (terminal(v)) return d == lead;
+  std::vector<int> per_row = lead;
+  per_row.push_back(kDimOne);
+  return d == per_row;
+}
+
+bool Region::has_row_ops() const {
+  for (const RegionOp& o : ops)
+    if (op_def(o.op).fusion.row()) return true;
+  return false;
 }
 
 std::string region_type_str(const RegionType& t) {
@@ -199,9 +408,16 @@ std::string Region::str() const {
       continue;
     }
     const RegionOp& o = op_of(v);
-    s += "%" + std::to_string(v) + " = " + op_def(o.op).name + "(";
-    for (size_t a = 0; a < o.args.size(); ++a) s += (a ? ", %" : "%") + std::to_string(o.args[a]);
-    if (o.op == OpId::Cast) s += std::string(", ") + dtype_name(o.cast_to);
+    s += "%" + std::to_string(v) + " = " + op_def(o.op).name + "(%" + std::to_string(o.args[0]);
+    size_t next = 1;
+    if (o.attrs.weight) s += ", weight=%" + std::to_string(o.args.at(next++));
+    if (o.attrs.bias) s += ", bias=%" + std::to_string(o.args.at(next++));
+    for (; next < o.args.size(); ++next) s += ", %" + std::to_string(o.args[next]);
+    const FusionKind fk = op_def(o.op).fusion.kind;
+    if (o.op == OpId::Cast) s += std::string(", ") + dtype_name(o.attrs.cast_to);
+    if (o.attrs.axis) s += ", axis=" + std::to_string(*o.attrs.axis);
+    if (o.attrs.keepdim) s += ", keepdim";
+    if (fk == FusionKind::LayerNorm || fk == FusionKind::RmsNorm) s += ", eps=" + fmt_double(o.attrs.eps);
     s += ") : " + region_type_str(o.type) + "\n";
   }
   s += "outputs";
@@ -258,6 +474,24 @@ std::optional<RegionType> parse_type(std::string_view t, int& num_symbols) {
     dims = comma == std::string_view::npos ? std::string_view{} : dims.substr(comma + 1);
   }
   return out;
+}
+
+std::optional<int64_t> parse_int(std::string_view v) {
+  const std::string t(trim(v));
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  const long long n = std::strtoll(t.c_str(), &end, 10);
+  if (*end != '\0' || n < -1000 || n > 1000) return std::nullopt;
+  return n;
+}
+
+std::optional<double> parse_double(std::string_view v) {
+  const std::string t(trim(v));
+  if (t.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double d = std::strtod(t.c_str(), &end);
+  if (*end != '\0') return std::nullopt;
+  return d;
 }
 
 // "%12" -> 12
@@ -327,19 +561,28 @@ Region parse_region(std::string_view text) {
     const OpDef* def = find_op(body.substr(0, open));
     if (def == nullptr) return fail("unknown operation " + std::string(body.substr(0, open)));
     std::vector<int> args;
-    DType cast_to = DType::F32;
+    RegionAttrs attrs;
     std::string_view list = body.substr(open + 1, body.size() - open - 2);
     while (!list.empty()) {
       const size_t comma = list.find(',');
       const std::string_view item = trim(list.substr(0, comma));
+      const size_t eqs = item.find('=');
+      const std::string_view key = eqs == std::string_view::npos ? item : item.substr(0, eqs);
+      const std::string_view val = eqs == std::string_view::npos ? std::string_view{} : item.substr(eqs + 1);
       if (auto v = parse_value(item)) args.push_back(*v);
-      else if (auto d = dtype_by_name(item); d && def->id == OpId::Cast) cast_to = *d;
-      else return fail("bad argument " + std::string(item));
+      else if (auto d = dtype_by_name(item); d && def->id == OpId::Cast) attrs.cast_to = *d;
+      else if (key == "keepdim" && val.empty()) attrs.keepdim = true;
+      else if (key == "axis" && parse_int(val)) attrs.axis = static_cast<int>(*parse_int(val));
+      else if (key == "eps" && parse_double(val)) attrs.eps = *parse_double(val);
+      else if ((key == "weight" || key == "bias") && parse_value(val)) {
+        (key == "weight" ? attrs.weight : attrs.bias) = true;
+        args.push_back(*parse_value(val));
+      } else return fail("bad argument " + std::string(item));
       list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
     }
     std::optional<int> v;
     try {
-      v = r.add(def->id, args, cast_to);
+      v = r.add(def->id, args, attrs);
     } catch (const std::invalid_argument& e) {
       return fail(e.what());
     }
@@ -380,6 +623,14 @@ std::optional<std::vector<int64_t>> bind_symbols(const Region& r, std::span<cons
   }
   for (int64_t& s : sym)
     if (s < 0) s = 0;  // a symbol no input has (not made by fusion)
+  // amax, amin and argmax of an empty axis raise in the interpreter.
+  for (const RegionOp& o : r.ops) {
+    const FusionClass fc = op_def(o.op).fusion;
+    if (fc.kind != FusionKind::Reduce || fc.reduce() == Reduce::Sum || fc.reduce() == Reduce::Mean) continue;
+    const std::vector<int>& dims = r.type(o.args[0]).dims;
+    for (size_t d = o.attrs.axis ? static_cast<size_t>(*o.attrs.axis) : 0; d < dims.size(); ++d)
+      if (dims[d] != kDimOne && sym[dims[d]] == 0) return std::nullopt;
+  }
   return sym;
 }
 
@@ -392,9 +643,29 @@ std::vector<Value> run_region_reference(const Region& r, std::span<const Value> 
       continue;
     }
     const RegionOp& o = r.op_of(v);
-    std::vector<Value> args;
-    for (int a : o.args) args.push_back(vals.at(static_cast<size_t>(a)));
-    if (o.op == OpId::Cast) args.push_back(Value::dtype(o.cast_to));  // cast's dtype, positionally
+    // The inputs, then the attributes positionally, in the op table's order.
+    std::vector<Value> args{vals.at(static_cast<size_t>(o.args[0]))};
+    size_t next = 1;
+    const auto param = [&](bool given) { return given ? vals.at(static_cast<size_t>(o.args.at(next++))) : Value::nil(); };
+    switch (op_def(o.op).fusion.kind) {
+      case FusionKind::Cast: args.push_back(Value::dtype(o.attrs.cast_to)); break;
+      case FusionKind::Reduce:
+        args.push_back(o.attrs.axis ? Value::integer(*o.attrs.axis) : Value::nil());
+        args.push_back(Value::boolean(o.attrs.keepdim));
+        break;
+      case FusionKind::Softmax: args.push_back(Value::integer(o.attrs.axis.value_or(-1))); break;
+      case FusionKind::LayerNorm:
+        args.push_back(param(o.attrs.weight));
+        args.push_back(param(o.attrs.bias));
+        args.push_back(Value::number(o.attrs.eps));
+        break;
+      case FusionKind::RmsNorm:
+        args.push_back(param(o.attrs.weight));
+        args.push_back(Value::number(o.attrs.eps));
+        break;
+      default:
+        for (; next < o.args.size(); ++next) args.push_back(vals.at(static_cast<size_t>(o.args[next])));
+    }
     CallArgs ca;
     ca.pos = args;
     vals.push_back(call_op(op_def(o.op), ca));

@@ -41,11 +41,24 @@ struct RegionType {
   bool operator==(const RegionType&) const = default;
 };
 
+// The attributes of an operation that a kernel needs (the op table's, bound
+// to constants by fusion); which ones mean something depends on the op.
+struct RegionAttrs {
+  DType cast_to = DType::F32;  // cast
+  // Reductions: the axis (>= 0) or none (every axis); softmax: the axis.
+  std::optional<int> axis;
+  bool keepdim = false;  // reductions
+  double eps = 0;        // layer_norm, rms_norm
+  // layer_norm, rms_norm: whether args[1] (weight) and the next (bias) are given.
+  bool weight = false, bias = false;
+  bool operator==(const RegionAttrs&) const = default;
+};
+
 struct RegionOp {
   OpId op;
-  std::vector<int> args;       // region values
-  DType cast_to = DType::F32;  // Cast's dtype
-  RegionType type;             // of the result
+  std::vector<int> args;  // region values: tensor inputs, then weight and bias
+  RegionAttrs attrs;
+  RegionType type;        // of the result
 };
 
 class Region {
@@ -72,11 +85,19 @@ class Region {
 
   // Appends `op` on `args` with its result type and returns its value
   // (merging symbols its broadcast makes equal), or nullopt, the region
-  // unchanged, where the op does not fuse: not elementwise, or a case whose
-  // interpreter kernel computes in a way a kernel does not reproduce
-  // (double-precision paths, integer division, comparisons with a scalar
-  // that f32 may not hold exactly), or shapes that do not broadcast.
-  std::optional<int> add(OpId op, std::vector<int> args, DType cast_to = DType::F32);
+  // unchanged, where the op does not fuse: a case whose interpreter kernel
+  // computes in a way a kernel does not reproduce (double-precision paths,
+  // integer division, comparisons with a scalar that f32 may not hold
+  // exactly, integer reductions), a reduction or normalization along any
+  // axis but the last (reductions: or over every axis), or operands on
+  // which the interpreter raises (shapes that do not broadcast, a weight
+  // that does not match).
+  std::optional<int> add(OpId op, std::vector<int> args, const RegionAttrs& attrs);
+  std::optional<int> add(OpId op, std::vector<int> args, DType cast_to = DType::F32) {
+    RegionAttrs a;
+    a.cast_to = cast_to;
+    return add(op, std::move(args), a);
+  }
 
   int num_values() const { return static_cast<int>(values_.size()); }
   const RegionType& type(int v) const;
@@ -88,7 +109,28 @@ class Region {
   int value_of_input(size_t i) const;
   int value_of_op(size_t i) const;
 
-  // A line per value: "%0 = input : f32[s0, 1]", "%2 = mul(%0, %1) : f32[s0, 1]".
+  // Whether any operation is a reduction or a normalization (a row kernel).
+  bool has_row_ops() const;
+  // Whether the first operation is a matrix product: the kernel's BLAS step
+  // (the interpreter's matmul kernel), which the generated kernel reads as
+  // an input (its epilogue: bias, activation, residual, or a row kernel).
+  // A matmul may only be a region's first operation.
+  bool leading_matmul() const { return !ops.empty() && ops.front().op == OpId::MatMul; }
+  // Row kernels (codegen/kernel/lower_region.h): the dims of the row
+  // operations' input, which all row operations share: rows and the row
+  // (reductions along the last axis, softmax, the norms), or, when the row
+  // operations reduce every axis, the elements walked in order. Empty
+  // without row operations.
+  std::vector<int> row_dims() const;
+  bool reduces_all_axes() const;
+  // Whether value v may be the region's output: anything without row
+  // operations; with them, a value of the row dims, or one per row (per
+  // region for reductions of every axis), which every program writes once.
+  bool valid_output(int v) const;
+
+  // A line per value: "%0 = input : f32[s0, 1]", "%2 = mul(%0, %1) : f32[s0, 1]",
+  // "%3 = sum(%2, axis=1, keepdim) : f32[s0, 1]",
+  // "%5 = layer_norm(%1, weight=%2, bias=%3, eps=1e-05) : f32[s0, s1]".
   std::string str() const;
 
  private:
@@ -98,6 +140,17 @@ class Region {
   std::optional<std::vector<int>> broadcast(std::vector<int> a, std::vector<int> b,
                                             std::vector<std::pair<int, int>>& merges) const;
   void replace_symbol(int from, int to);
+  std::optional<int> add_row_op(OpId op, std::vector<int> args, const std::vector<RegionType>& ts,
+                                const RegionAttrs& attrs);
+  int push_op(RegionOp o);
+  std::optional<int> add_op(OpId op, std::vector<int> args, const RegionAttrs& attrs);
+  std::optional<int> add_matmul(std::vector<int> args, const std::vector<RegionType>& ts);
+  // Row kernels: whether dims fit the row dims right-aligned (each 1 or the
+  // row's symbol), merging symbols of equal seen size where they do not;
+  // a reduction along the last axis without keepdim drops the row and may
+  // only be an output (terminal).
+  bool fit_rows(std::vector<int> dims, std::vector<int> row);
+  bool terminal(int v) const;
 
   struct ValueRef {
     bool input;
@@ -114,7 +167,8 @@ Region parse_region(std::string_view text);
 
 // The symbols' values for these input values, or nullopt when they do not
 // fit the region's types (a dtype, a rank, a 1 that is not 1, two dims of
-// one symbol that differ, a scalar where a tensor is expected).
+// one symbol that differ, a scalar where a tensor is expected) or when the
+// interpreter would raise (amax, amin or argmax over an empty axis).
 std::optional<std::vector<int64_t>> bind_symbols(const Region& r, std::span<const Value> inputs);
 
 // The interpreter's way: each operation with its op table kernel, in order;

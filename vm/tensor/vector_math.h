@@ -43,7 +43,10 @@ struct Table {
   double (*sum_squares)(const float* x, int64_t n);
   // Sum of (x[i] - c)^2, the second pass of a variance.
   double (*sum_sq_dev)(const float* x, float c, int64_t n);
-  // NaN-propagating: the first NaN if there is one (n >= 1).
+  // The first maximum in element order (of +0 and -0, the one that comes
+  // first), or the first NaN if there is one (n >= 1): what a sequential
+  // fold with `>` gives, so that code folding in any order of lanes can
+  // reproduce it.
   float (*max)(const float* x, int64_t n);
   float (*min)(const float* x, int64_t n);
   // Index of the first maximum, or of the first NaN (n >= 1), as NumPy.

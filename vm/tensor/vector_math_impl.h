@@ -217,15 +217,25 @@ inline float extreme(const float* x, int64_t n, bool* saw_nan) {
   return r;
 }
 
+// The first element equal to r: the lanes find the extreme's value, but
+// which of +0 and -0 is the first in element order they do not know.
+float first_equal(const float* x, int64_t n, float r) {
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] == r) return x[i];
+  return r;
+}
+
 float max(const float* x, int64_t n) {
   bool nan;
   float r = extreme<true>(x, n, &nan);
-  return nan ? x[first_nan(x, n)] : r;
+  if (nan) return x[first_nan(x, n)];
+  return r == 0.0f ? first_equal(x, n, r) : r;
 }
 float min(const float* x, int64_t n) {
   bool nan;
   float r = extreme<false>(x, n, &nan);
-  return nan ? x[first_nan(x, n)] : r;
+  if (nan) return x[first_nan(x, n)];
+  return r == 0.0f ? first_equal(x, n, r) : r;
 }
 
 int64_t argmax(const float* x, int64_t n) {

@@ -79,8 +79,18 @@ std::optional<TuneChoice> TuneChoice::parse(const std::string& s) {
 }
 
 std::vector<TuneChoice> tune_candidates(const Region& r, const std::vector<int64_t>& sym) {
-  const std::vector<int>& shape = r.type(r.outputs.at(0)).dims;
   auto extent = [&](int d) { return d == kDimOne ? int64_t{1} : sym.at(static_cast<size_t>(d)); };
+  if (r.has_row_ops()) {
+    // A row kernel's layout is fixed (a program per row, the row as one
+    // tile when it is short enough): only the thread split varies.
+    const std::vector<int> row = r.row_dims();
+    int64_t rows = 1;
+    for (size_t j = 0; j + 1 < row.size() && !r.reduces_all_axes(); ++j) rows *= extent(row[j]);
+    std::vector<TuneChoice> out = {TuneChoice{}};
+    if (rows > 1) out.push_back(TuneChoice{1024, 1, false});
+    return out;
+  }
+  const std::vector<int>& shape = r.type(r.outputs.at(0)).dims;
   int64_t total = 1;
   for (int d : shape) total *= extent(d);
   // lower_region's row-wise programs (rank >= 2): tiles of one row each.

@@ -28,7 +28,8 @@ struct TuneChoice {
   static std::optional<TuneChoice> parse(const std::string& s);
 };
 
-// The variants tried for these symbols' values (the first is K2's choice).
+// The variants tried for these symbols' values (the first is K2's choice);
+// row kernels (lower_region.h) vary only the thread split.
 std::vector<TuneChoice> tune_candidates(const Region& r, const std::vector<int64_t>& symbols);
 
 struct TuneOutcome {

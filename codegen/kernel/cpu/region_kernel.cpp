@@ -48,6 +48,15 @@ std::vector<Value> CpuRegionKernel::run_bound(std::span<const Value> inputs, con
     else scalars[i].b = v.as_bool() ? 1 : 0;
     params.push_back(&scalars[i]);
   }
+  // The BLAS step: the leading matrix product by the interpreter's kernel
+  // (OpenBLAS), which the generated kernel reads as the param after the inputs.
+  Value product;
+  if (region_.leading_matmul()) {
+    const RegionOp& mm = region_.ops.front();
+    product = call_op(OpId::MatMul, std::vector<Value>{inputs[static_cast<size_t>(region_.index_of(mm.args[0]))],
+                                                       inputs[static_cast<size_t>(region_.index_of(mm.args[1]))]});
+    params.push_back(product.as_tensor()->data);
+  }
   std::vector<Value> outs;
   for (int o : region_.outputs) {
     const RegionType& t = region_.type(o);

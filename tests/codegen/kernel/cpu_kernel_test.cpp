@@ -311,6 +311,93 @@ TEST(CpuKernel, IntegerIndexMathNeverTraps) {
   EXPECT_EQ(m, (std::vector<int64_t>{1, 0, 0, 1}));
 }
 
+// Reductions of 1-D tiles of every size, folded strip by strip in a run's
+// loop: sums (f32, and f64 not rounded), max, min and argmax equal the
+// interpreter's primitives bit for bit, with NaNs, infinities and zeros of
+// both signs where the first in element order must win.
+TEST(CpuKernel, StripReductionsOfEverySizeEqualTheInterpreters) {
+  const char* text = R"(kernel @red
+  dims N
+  in %x : f32[N]
+  out %s : f32[N]
+  out %d : f64[N]
+  out %mx : f32[N]
+  out %mn : f32[N]
+  out %am : i64[N]
+  grid [1]
+{
+  %r = range : tile<SIZExi64>
+  %n = dim N : i64
+  %nn = splat %n : tile<SIZExi64>
+  %in = cmp.lt %r, %nn : tile<SIZExi1>
+  %v = load %x[%r], mask %in : tile<SIZExf32>
+  %two = const 2 : f32
+  %tt = splat %two : tile<SIZExf32>
+  %w = mul %v, %tt : tile<SIZExf32>
+  %sum = reduce.sum %w, axis 0 : f32
+  %dsum = reduce.sum %w, axis 0 : f64
+  %max = reduce.max %v, axis 0 : f32
+  %min = reduce.min %v, axis 0 : f32
+  %arg = reduce.argmax %v, axis 0 : i64
+  %z = const 0 : i64
+  store %s[%z], %sum
+  store %d[%z], %dsum
+  store %mx[%z], %max
+  store %mn[%z], %min
+  store %am[%z], %arg
+}
+)";
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (int64_t n : {1, 3, 8, 16, 17, 100, 1023, 1024, 1025, 2048, 3001}) {
+    std::string src = text;
+    for (size_t at; (at = src.find("SIZE")) != std::string::npos;) src.replace(at, 4, std::to_string(n));
+    Kernel k = parse(src);
+    CompiledKernel ck = compiler().compile(k);
+    for (int variant = 0; variant < 5; ++variant) {
+      std::vector<float> x = wave(n, 50.0f);
+      if (variant == 1)  // zeros of both signs as the extremes, -0 first in element order
+        for (int64_t i = 0; i < n; ++i) x[i] = i % 5 == 3 ? -0.0f : i % 7 == 2 ? 0.0f : -1.0f - static_cast<float>(i % 3);
+      if (variant == 2 && n > 2) x[n / 2] = -nan, x[n - 1] = nan;
+      if (variant == 3) x.assign(static_cast<size_t>(n), -inf);
+      if (variant == 4)
+        for (int64_t i = 0; i < n; ++i) x[i] = i % 9 == 4 ? 0.0f : i % 9 == 1 ? -0.0f : 1.0f + static_cast<float>(i % 4);
+      float s = 0, mx = 0, mn = 0;
+      double d = 0;
+      int64_t am = -1;
+      launch(k, ck.fn, {x.data(), &s, &d, &mx, &mn, &am}, {n});
+      std::vector<float> w(x);
+      for (float& e : w) e *= 2.0f;
+      const vmath::Table& t = vmath::table();
+      // The same bits; NaNs only as NaNs (which NaN an addition keeps is
+      // the compiler's choice, and printing shows every NaN as `nan`).
+      auto same = [](double a, double b) { return (a != a && b != b) || std::memcmp(&a, &b, sizeof a) == 0; };
+      auto same_f = [](float a, float b) { return (a != a && b != b) || bits(a) == bits(b); };
+      EXPECT_TRUE(same(d, t.sum(w.data(), n))) << "n " << n << " variant " << variant;
+      EXPECT_TRUE(same_f(s, static_cast<float>(t.sum(w.data(), n)))) << "n " << n << " variant " << variant;
+      EXPECT_TRUE(same_f(mx, t.max(x.data(), n))) << "n " << n << " variant " << variant;
+      EXPECT_TRUE(same_f(mn, t.min(x.data(), n))) << "n " << n << " variant " << variant;
+      EXPECT_EQ(am, t.argmax(x.data(), n)) << "n " << n << " variant " << variant;
+    }
+  }
+}
+
+// The interpreter's max and min give the first extreme in element order:
+// of +0 and -0 the one that comes first, whatever lane the SIMD code put it in.
+TEST(CpuKernel, InterpreterExtremesAreTheFirstInElementOrder) {
+  std::vector<float> x(40, -3.0f);
+  x[1] = 0.0f;   // lane 1
+  x[8] = -0.0f;  // lane 0 of the second vector
+  EXPECT_EQ(bits(vmath::table().max(x.data(), 40)), bits(0.0f));
+  x[1] = -0.0f;
+  x[8] = 0.0f;
+  EXPECT_EQ(bits(vmath::table().max(x.data(), 40)), bits(-0.0f));
+  std::vector<float> y(40, 3.0f);
+  y[9] = -0.0f;
+  y[2] = 0.0f;
+  EXPECT_EQ(bits(vmath::table().min(y.data(), 40)), bits(0.0f));
+  EXPECT_EQ(vmath::table().argmax(x.data(), 40), 1);
+}
+
 TEST(CpuKernel, WhatTheEmitterDoesNotDoIsAClearError) {
   Kernel k = parse(R"(kernel @h
   dims N

@@ -106,6 +106,37 @@ const char* kAttentionStep = R"(kernel @attention_step
 }
 )";
 
+// An rms_norm row as the row kernels compute it: the sum of squares in
+// double (reduce.sum to f64), 1 / sqrt(mean + eps) in double, rounded to f32.
+const char* kRmsRow = R"(kernel @rms_row
+  dims N, D=64
+  in %x : f32[N, D]
+  out %y : f32[N, D]
+  grid [N]
+{
+  %row = program_id 0 : i64
+  %d = dim D : i64
+  %base = mul %row, %d : i64
+  %b = splat %base : tile<64xi64>
+  %r = range : tile<64xi64>
+  %off = add %b, %r : tile<64xi64>
+  %v = load %x[%off] : tile<64xf32>
+  %sq = mul %v, %v : tile<64xf32>
+  %ss = reduce.sum %sq, axis 0 : f64
+  %n = cast %d : f64
+  %ms = div %ss, %n : f64
+  %eps = const 1e-06 : f64
+  %me = add %ms, %eps : f64
+  %rt = sqrt %me : f64
+  %one = const 1 : f64
+  %inv = div %one, %rt : f64
+  %i32 = cast %inv : f32
+  %it = splat %i32 : tile<64xf32>
+  %o = mul %v, %it : tile<64xf32>
+  store %y[%off], %o
+}
+)";
+
 Kernel parsed(const char* text) {
   Kernel k = parse(text);
   auto errors = verify(k);
@@ -114,7 +145,7 @@ Kernel parsed(const char* text) {
 }
 
 TEST(KernelIR, TextRoundTrips) {
-  for (const char* text : {kSoftmaxRows, kAttentionStep}) {
+  for (const char* text : {kSoftmaxRows, kAttentionStep, kRmsRow}) {
     Kernel k = parsed(text);
     EXPECT_EQ(print(k), text);
   }
@@ -192,7 +223,9 @@ TEST(KernelIR, VerifierRefusesIllFormedKernels) {
       {"  %a = const 1 : f32\n  %b = const 1 : i64\n  %c = add %a, %b : f32\n", "operands differ: f32 and i64"},
       {"  %a = const 1 : i64\n  %c = exp %a : i64\n", "needs a float type"},
       {"  %a = const 1 : i64\n  %v = load %x[%a] : f32\n  store %x[%a], %v\n", "%x is an input"},
-      {"  %a = const 1 : i64\n  %v = load %y[%a] : f32\n", "%y is an output"},
+      {"  %a = const 1 : f64\n  %e = exp %a : f64\n", "not defined on f64"},
+      {"  %a = range : tile<8xi64>\n  %v = load %x[%a] : tile<8xf32>\n  %s = reduce.max %v, axis 0 : f64\n",
+       "result is f64, the operands give f32"},
       {"  %a = range : tile<8xi64>\n  %m = const 1 : i1\n  %v = load %x[%a], mask %m : tile<8xf32>\n",
        "the mask must be i1 of the offsets' shape"},
       {"  %a = range : tile<8xi64>\n  %v = load %x[%a] : tile<8xf32>\n  %s = reduce.sum %v, axis 1 : f32\n",
@@ -248,7 +281,7 @@ TEST(KernelIR, ParseErrorsSayWhere) {
   const std::string head = "kernel @e\n  dims N\n  in %x : f32[N]\n  grid [N]\n{\n";
   EXPECT_EQ(error_of(head + "  %a = frob %b : f32\n}\n"), "6:8: unknown operation, found 'frob'");
   EXPECT_EQ(error_of(head + "  %a = neg %b : f32\n}\n"), "6:12: %b is not defined, found 'b'");
-  EXPECT_EQ(error_of(head + "  %a = const 1 : f64\n}\n"), "6:18: expected an element type (i1 i32 i64 f16 bf16 f32), found 'f64'");
+  EXPECT_EQ(error_of(head + "  %a = const 1 : f8\n}\n"), "6:18: expected an element type (i1 i32 i64 f16 bf16 f32 f64), found 'f8'");
   EXPECT_EQ(error_of(head + "  %a = const 1 : tile<8xf32>\n}\n"), "6:18: a constant is a scalar, found 'tile'");
   EXPECT_EQ(error_of("kernel @e\n  grid [M]\n{\n}\n"), "2:9: no dim named M, found 'M'");
   EXPECT_EQ(error_of(head), "6:1: expected '}' (at the end)");

@@ -1,11 +1,13 @@
-// Regions of elementwise Graph IR operations lowered to kernel IR, compiled
-// for the CPU and run, against the interpreter's kernels run one operation
-// at a time (run_region_reference): equal bit for bit, K2 and K3.
+// Regions of Graph IR operations lowered to kernel IR (elementwise kernels
+// and row kernels), compiled for the CPU and run, against the interpreter's
+// kernels run one operation at a time (run_region_reference): equal bit for
+// bit, K2 and K3.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 
 #include "codegen/kernel/cpu/region_kernel.h"
 #include "codegen/kernel/kernel_text.h"
@@ -174,7 +176,7 @@ TEST(LowerRegion, RegionsRefuseWhatTheInterpreterComputesOtherwise) {
   EXPECT_FALSE(r.add(OpId::Exp, {i}));           // likewise
   EXPECT_FALSE(r.add(OpId::Lt, {f, fs}));        // a float scalar is compared exactly
   EXPECT_FALSE(r.add(OpId::Add, {f, g}));        // two symbols: sizes that may differ
-  EXPECT_FALSE(r.add(OpId::Sum, {f}));           // not elementwise (yet)
+  EXPECT_FALSE(r.add(OpId::Sum, {i}));           // integer sums: the int64 loops
   EXPECT_TRUE(r.add(OpId::Lt, {i, r.add_scalar_input(ScalarKind::Int)}));
 }
 
@@ -208,6 +210,245 @@ TEST(LowerRegion, TextOfTheRegion) {
             "%8 = tanh(%7) : f32[s0]\n%9 = sub(%1, %3) : f32[s0]\n%10 = sigmoid(%9) : f32[s0]\n"
             "%11 = mul(%8, %10) : f32[s0]\n%12 = mul(%11, %4) : f32[s0]\n%13 = mul(%0, %5) : f32[s0]\n"
             "%14 = add(%12, %13) : f32[s0]\noutputs %14\n");
+}
+
+// ---------------------------------------------------------------- row kernels
+
+RegionAttrs axis_attrs(std::optional<int> axis, bool keepdim = false) {
+  RegionAttrs a;
+  a.axis = axis;
+  a.keepdim = keepdim;
+  return a;
+}
+
+RegionAttrs norm_attrs(double eps, bool weight, bool bias = false) {
+  RegionAttrs a;
+  a.eps = eps;
+  a.weight = weight;
+  a.bias = bias;
+  return a;
+}
+
+// Rows of every length around the chunk (1024) and the whole-row limit
+// (4096), as [rows, cols] inputs; values with NaN, infinities and zeros of
+// both signs in some rows.
+std::vector<std::pair<int64_t, int64_t>> row_shapes() {
+  return {{3, 5}, {2, 1023}, {5, 1024}, {2, 1025}, {3, 3000}, {2, 4100}, {0, 7}, {4, 0}};
+}
+
+Value special_rows(Shape shape, float scale, float phase) {
+  Value v = wave_tensor(DType::F32, shape, scale, phase);
+  TensorObj& t = *v.as_tensor();
+  if (shape.size() == 2 && shape[0] >= 3 && shape[1] >= 5) {
+    const int64_t c = shape[1];
+    t.set_f(1 * c + 2, std::nan(""));                                // a NaN in row 1
+    t.set_f(2 * c + 0, -0.0), t.set_f(2 * c + 1, 0.0);              // row 2: zeros first ...
+    for (int64_t j = 2; j < c; ++j) t.set_f(2 * c + j, -1.0 - j % 3);  // ... as its maximum
+    t.set_f(0 * c + c - 1, -std::numeric_limits<double>::infinity());
+  }
+  return v;
+}
+
+// softmax(x * s) then rms_norm with a weight: the benchmark's row kernel.
+TEST(LowerRegion, RowKernelSoftmaxThenRmsNorm) {
+  Region r;
+  const int n = r.new_symbol(), d = r.new_symbol();
+  const int x = r.add_tensor_input(DType::F32, {n, d});
+  const int s = r.add_scalar_input(ScalarKind::Float);
+  const int w = r.add_tensor_input(DType::F32, {d});
+  RegionAttrs sm;
+  sm.axis = -1;
+  const int p = *r.add(OpId::Softmax, {*r.add(OpId::Mul, {x, s})}, sm);
+  r.outputs = {*r.add(OpId::RmsNorm, {p, w}, norm_attrs(1e-6, true))};
+  EXPECT_TRUE(r.valid_output(r.outputs[0]));
+  for (auto [rows, cols] : row_shapes()) {
+    if (cols == 1) continue;
+    expect_same_as_interpreter(r, {special_rows({rows, cols}, 1.5f, 0.3f), Value::number(2.0),
+                                   wave_tensor(DType::F32, {cols}, 0.5f, 1.1f)});
+  }
+}
+
+// layer_norm with weight and bias between an elementwise producer and consumer.
+TEST(LowerRegion, RowKernelLayerNormWithProducerAndConsumer) {
+  Region r;
+  const int n = r.new_symbol(), d = r.new_symbol();
+  const int x = r.add_tensor_input(DType::F32, {n, d});
+  const int y = r.add_tensor_input(DType::F32, {n, d});
+  const int w = r.add_tensor_input(DType::F32, {d});
+  const int b = r.add_tensor_input(DType::F32, {d});
+  const int sum = *r.add(OpId::Add, {x, y});
+  const int ln = *r.add(OpId::LayerNorm, {sum, w, b}, norm_attrs(1e-5, true, true));
+  r.outputs = {*r.add(OpId::Gelu, {*r.add(OpId::Add, {ln, x})})};
+  for (auto [rows, cols] : row_shapes()) {
+    if (cols == 1) continue;
+    expect_same_as_interpreter(r, {wave_tensor(DType::F32, {rows, cols}, 3.0f, 0.2f),
+                                   wave_tensor(DType::F32, {rows, cols}, 1.0f, 0.9f),
+                                   wave_tensor(DType::F32, {cols}, 0.7f, 0.5f), wave_tensor(DType::F32, {cols}, 0.2f, 0.1f)});
+  }
+}
+
+// Each reduction along the last axis, with and without keepdim, consumed
+// (x - amax(x) as a hand-written softmax would) or as the output.
+TEST(LowerRegion, RowKernelReductionsAlongTheLastAxis) {
+  for (OpId red : {OpId::Sum, OpId::Mean, OpId::Amax, OpId::Amin, OpId::ArgMax}) {
+    for (bool keep : {false, true}) {
+      Region r;
+      const int n = r.new_symbol(), d = r.new_symbol();
+      const int x = r.add_tensor_input(DType::F32, {n, d});
+      const int e = *r.add(OpId::Exp, {*r.add(OpId::Mul, {x, r.add_scalar_input(ScalarKind::Float)})});
+      const int v = *r.add(red, {e}, axis_attrs(-1, keep));
+      // A consumer where it broadcasts back over the row (keepdim, floats).
+      if (keep && red != OpId::ArgMax) r.outputs = {*r.add(OpId::Sub, {e, v})};
+      else r.outputs = {v};
+      ASSERT_TRUE(r.valid_output(r.outputs[0])) << r.str();
+      for (auto [rows, cols] : row_shapes()) {
+        if (cols < 2) continue;  // a symbol is never 1; amax of an empty row raises
+        expect_same_as_interpreter(r, {special_rows({rows, cols}, 2.0f, 0.4f), Value::number(0.5)});
+      }
+    }
+  }
+}
+
+// Reductions of every axis: one program walks the elements in order;
+// broadcasting producers read at their offsets; a consumer of the result.
+TEST(LowerRegion, RowKernelReductionsOfEveryAxis) {
+  for (OpId red : {OpId::Sum, OpId::Mean, OpId::Amax, OpId::ArgMax}) {
+    Region r;
+    const int n = r.new_symbol(), d = r.new_symbol();
+    const int x = r.add_tensor_input(DType::F32, {n, d});
+    const int row = r.add_tensor_input(DType::F32, {d});
+    const int v = *r.add(red, {*r.add(OpId::Mul, {x, row})}, axis_attrs(std::nullopt, red == OpId::Mean));
+    r.outputs = {red == OpId::Mean ? *r.add(OpId::Sub, {*r.add(OpId::Mul, {x, row}), v}) : v};
+    ASSERT_TRUE(r.valid_output(r.outputs[0])) << r.str();
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3, 5}, {40, 300}, {3, 1500}}) {
+      expect_same_as_interpreter(r, {special_rows({rows, cols}, 2.0f, 0.4f), wave_tensor(DType::F32, {cols}, 1.0f, 0.3f)});
+    }
+  }
+}
+
+// Half-precision rows: computed in f32, each result rounded to its dtype.
+TEST(LowerRegion, RowKernelHalfPrecision) {
+  Region r;
+  const int n = r.new_symbol(), d = r.new_symbol();
+  const int x = r.add_tensor_input(DType::F16, {n, d});
+  const int w = r.add_tensor_input(DType::BF16, {d});
+  RegionAttrs sm;
+  sm.axis = 1;
+  const int p = *r.add(OpId::Softmax, {x}, sm);
+  const int ln = *r.add(OpId::LayerNorm, {p, w}, norm_attrs(1e-3, true));
+  r.outputs = {*r.add(OpId::Sum, {ln}, axis_attrs(1, true))};
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3, 5}, {7, 2000}}) {
+    expect_same_as_interpreter(r, {wave_tensor(DType::F16, {rows, cols}, 4.0f, 0.2f), wave_tensor(DType::BF16, {cols}, 1.0f, 0.6f)});
+  }
+}
+
+// What a row kernel cannot be: reductions along other axes, two row shapes,
+// a reduction without keepdim consumed along the row.
+TEST(LowerRegion, RowKernelsRefuseOtherStructures) {
+  Region r;
+  const int n = r.new_symbol(), d = r.new_symbol(), m = r.new_symbol();
+  const int x = r.add_tensor_input(DType::F32, {n, d});
+  EXPECT_FALSE(r.add(OpId::Sum, {x}, axis_attrs(0)));        // the interpreter's column loops
+  EXPECT_FALSE(r.add(OpId::Softmax, {x}, axis_attrs(0)));
+  const int s = *r.add(OpId::Sum, {x}, axis_attrs(1));       // [n]: one per row, an output only
+  EXPECT_FALSE(r.add(OpId::Mul, {s, s}));
+  const int y = r.add_tensor_input(DType::F32, {m, d});
+  EXPECT_FALSE(r.add(OpId::Exp, {y}));                       // not of the rows
+  EXPECT_FALSE(r.add(OpId::Amax, {y}, axis_attrs(-1)));      // other rows
+  EXPECT_FALSE(r.add(OpId::Sum, {x}, axis_attrs(std::nullopt)));  // another mode
+  EXPECT_TRUE(r.valid_output(s));
+  EXPECT_FALSE(r.valid_output(y));
+  // bind_symbols refuses what the interpreter raises on: amax of an empty row.
+  Region e;
+  const int k = e.new_symbol(), c = e.new_symbol();
+  e.outputs = {*e.add(OpId::Amax, {e.add_tensor_input(DType::F32, {k, c})}, axis_attrs(1))};
+  EXPECT_FALSE(bind_symbols(e, std::vector<Value>{make_tensor(DType::F32, {2, 0})}));
+  EXPECT_TRUE(bind_symbols(e, std::vector<Value>{make_tensor(DType::F32, {0, 3})}));
+}
+
+// The text form carries the attributes.
+TEST(LowerRegion, RowRegionsReadBack) {
+  Region r;
+  const int n = r.new_symbol(), d = r.new_symbol();
+  const int x = r.add_tensor_input(DType::F32, {n, d});
+  const int w = r.add_tensor_input(DType::F32, {d});
+  const int b = r.add_tensor_input(DType::F32, {d});
+  const int ln = *r.add(OpId::LayerNorm, {x, w, b}, norm_attrs(2.5e-05, true, true));
+  r.outputs = {*r.add(OpId::Amax, {ln}, axis_attrs(-1, true))};
+  const std::string text = r.str();
+  EXPECT_NE(text.find("layer_norm(%0, weight=%1, bias=%2, eps=2.5e-05)"), std::string::npos) << text;
+  EXPECT_NE(text.find("amax(%3, axis=1, keepdim) : f32[s0, 1]"), std::string::npos) << text;
+  EXPECT_EQ(parse_region(text).str(), text);
+}
+
+// ---------------------------------------------------------------- matmul epilogues
+
+// x @ w1 + b1 through gelu; the product by the interpreter's kernel
+// (OpenBLAS), the epilogue generated: the interpreter's bits.
+TEST(LowerRegion, MatmulWithBiasAndActivation) {
+  Region r;
+  const int m = r.new_symbol(40), k = r.new_symbol(24), k2 = r.new_symbol(24), n = r.new_symbol(56);
+  const int x = r.add_tensor_input(DType::F32, {m, k});
+  const int w = r.add_tensor_input(DType::F32, {k2, n});
+  const int b = r.add_tensor_input(DType::F32, {n});
+  const int p = *r.add(OpId::MatMul, {x, w});
+  EXPECT_EQ(r.type(p).dims, (std::vector<int>{m, n}));  // the inner dims are one symbol
+  EXPECT_EQ(r.inputs[1].dims[0], k);
+  r.outputs = {*r.add(OpId::Gelu, {*r.add(OpId::Add, {p, b})})};
+  EXPECT_TRUE(r.leading_matmul());
+  for (auto [rows, inner, cols] : {std::tuple<int64_t, int64_t, int64_t>{40, 24, 56}, {3, 1000, 5}, {0, 4, 6}}) {
+    expect_same_as_interpreter(r, {wave_tensor(DType::F32, {rows, inner}, 1.0f, 0.1f),
+                                   wave_tensor(DType::F32, {inner, cols}, 0.5f, 0.7f),
+                                   wave_tensor(DType::F32, {cols}, 0.25f, 0.3f)});
+  }
+  EXPECT_FALSE(r.add(OpId::MatMul, {r.outputs[0], w}));  // a matmul is a region's first operation only
+}
+
+// Batched with a broadcast weight and a residual; vector forms; f16.
+TEST(LowerRegion, MatmulBatchedVectorAndHalfEpilogues) {
+  {
+    Region r;
+    const int bt = r.new_symbol(3), m = r.new_symbol(8), k = r.new_symbol(16), n = r.new_symbol(16);
+    const int x = r.add_tensor_input(DType::F32, {bt, m, k});
+    const int w = r.add_tensor_input(DType::F32, {k, n});
+    const int p = *r.add(OpId::MatMul, {x, w});
+    r.outputs = {*r.add(OpId::Add, {*r.add(OpId::Relu, {p}), x})};  // k and n: one size, merged by the residual
+    expect_same_as_interpreter(r, {wave_tensor(DType::F32, {3, 8, 16}, 1.0f, 0.1f), wave_tensor(DType::F32, {16, 16}, 0.5f, 0.2f)});
+  }
+  {
+    Region r;
+    const int k = r.new_symbol(12), n = r.new_symbol(7);
+    const int v = r.add_tensor_input(DType::F32, {k});
+    const int w = r.add_tensor_input(DType::F32, {k, n});
+    const int p = *r.add(OpId::MatMul, {v, w});
+    EXPECT_EQ(r.type(p).dims, (std::vector<int>{n}));
+    r.outputs = {*r.add(OpId::Mul, {p, r.add_scalar_input(ScalarKind::Float)})};
+    expect_same_as_interpreter(r, {wave_tensor(DType::F32, {12}, 1.0f, 0.1f), wave_tensor(DType::F32, {12, 7}, 0.5f, 0.2f),
+                                   Value::number(0.75)});
+  }
+  {
+    Region r;
+    const int m = r.new_symbol(9), k = r.new_symbol(33), n = r.new_symbol(20);
+    const int x = r.add_tensor_input(DType::F16, {m, k});
+    const int w = r.add_tensor_input(DType::BF16, {k, n});
+    const int p = *r.add(OpId::MatMul, {x, w});
+    r.outputs = {*r.add(OpId::Tanh, {p})};
+    expect_same_as_interpreter(r, {wave_tensor(DType::F16, {9, 33}, 1.0f, 0.1f), wave_tensor(DType::BF16, {33, 20}, 0.5f, 0.2f)});
+  }
+}
+
+// A product followed by a row kernel: softmax of scores.
+TEST(LowerRegion, MatmulThenSoftmax) {
+  Region r;
+  const int m = r.new_symbol(30), k = r.new_symbol(16), n = r.new_symbol(50);
+  const int q = r.add_tensor_input(DType::F32, {m, k});
+  const int kt = r.add_tensor_input(DType::F32, {k, n});
+  const int s = *r.add(OpId::Mul, {*r.add(OpId::MatMul, {q, kt}), r.add_scalar_input(ScalarKind::Float)});
+  RegionAttrs sm;
+  sm.axis = -1;
+  r.outputs = {*r.add(OpId::Softmax, {s}, sm)};
+  expect_same_as_interpreter(r, {wave_tensor(DType::F32, {30, 16}, 1.0f, 0.1f), wave_tensor(DType::F32, {16, 50}, 1.0f, 0.4f),
+                                 Value::number(0.25)});
 }
 
 }  // namespace
