@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
               "\nEnvironment:\n"
               "  TESSERA_CACHE_DIR   the persistent kernel cache (default $XDG_CACHE_HOME/tessera, else\n"
               "                      ~/.cache/tessera); deleting it is always safe; kcache=0 leaves it alone\n"
-              "  TESSERA_SIMD=sse2   the interpreter's tensor kernels without AVX2\n"
+              "  TESSERA_SIMD        avx2 or sse2: tensor kernels (the interpreter's and generated) no wider than\n"
+              "                      that, though the CPU has AVX-512 / AVX2 (the default: its widest)\n"
               "  TESSERA_VERIFY_IR   1: verify each trace's IR after every optimizer pass; abort: also abort on a failure\n");
 
   std::string dis_file;

@@ -3,15 +3,16 @@
 //
 // Design: the primitives are written once (vector_math_impl.h, GCC vector
 // types plus SLEEF's vector math for exp/log/tanh/erf/sin/cos/pow) and
-// compiled twice, for AVX2 (8 lanes) and for baseline SSE2 (4 lanes); the
-// table of the AVX2 build is used when the CPU reports AVX2 at run time.
+// compiled three times, for AVX-512 (16 lanes), AVX2 (8 lanes) and baseline
+// SSE2 (4 lanes); the widest build the CPU reports at run time is used.
 // Transcendentals go through SLEEF's 1-ULP (u10) functions for every element,
 // tails included (padded to a full vector), so a result does not depend on
-// where an element falls in the array. `TESSERA_SIMD=sse2` in the
-// environment forces the baseline table (tests run both).
+// where an element falls in the array. `TESSERA_SIMD=avx2` or `sse2` in the
+// environment forces a narrower table (tests run each).
 //
 // Float semantics (spec §1 allows rounding differences): every operation is
-// an f32 operation rounded to f32. Sums have one order on every ISA, so that
+// an f32 operation rounded to f32; transcendentals are SLEEF's, 1 ULP but
+// tanh 3.5 ULP (sleef_accuracy). Sums have one order on every ISA, so that
 // code that computes elements one at a time (the JIT's tensor sinking) can
 // reproduce them exactly: element i of a block of 1024 goes to f32 lane
 // i % kSumLanes; a block adds its lanes 0..15 in order in double (from +0.0);
@@ -19,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "vm/tensor/op_kinds.h"
 
@@ -28,7 +30,7 @@ constexpr int64_t kSumLanes = 16;
 constexpr int64_t kSumBlock = 1024;
 
 struct Table {
-  const char* isa;  // "avx2" or "sse2"
+  const char* isa;  // "avx512", "avx2" or "sse2"
   int lanes;
   // out[i] = op(x[i]).
   void (*unary)(Unary op, const float* x, float* out, int64_t n);
@@ -60,15 +62,25 @@ struct Table {
   void (*min_into)(float* acc, const float* x, int64_t n);
 };
 
+// The accuracy of SLEEF's function `fn` (its name: "exp", "tanh", ...) that
+// the primitives call, and generated kernels with them: the 1-ULP ("u10")
+// function, but tanh's 3.5-ULP one ("u35"): SLEEF's 1-ULP tanh costs three
+// times as much (1.4 against 0.44 ns an element with AVX-512), most of an
+// elementwise chain's time.
+constexpr const char* sleef_accuracy(std::string_view fn) { return fn == "tanh" ? "u35" : "u10"; }
+
 // op(x) for one element, computed by the table's vector code (a lane of a
 // padded vector), so that it equals the element the tensor kernels compute.
 float unary_one(Unary op, float x);
 
-// The table for this CPU (chosen once).
+// The table for this CPU (chosen once): the widest build it runs, or the
+// one TESSERA_SIMD names (avx2, sse2).
 const Table& table();
-// The two builds, for tests that compare them.
-const Table& avx2_table();  // only valid when cpu_has_avx2()
+// The builds, for tests that compare them.
+const Table& avx512_table();  // only valid when cpu_has_avx512()
+const Table& avx2_table();    // only valid when cpu_has_avx2()
 const Table& sse2_table();
+bool cpu_has_avx512();
 bool cpu_has_avx2();
 
 // Whether `op` is computed by Table::binary (the others take the reference path).

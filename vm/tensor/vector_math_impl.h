@@ -4,6 +4,8 @@
 //   TESSERA_VM_ISA      namespace and name of the build (avx2, sse2)
 //   TESSERA_VM_VF       the float vector type (__m256, __m128)
 //   TESSERA_VM_SLEEF(f) SLEEF's function of that width (Sleef_##f##f8_u10)
+//   TESSERA_VM_SLEEF35(f) its 3.5-ULP function (Sleef_##f##f8_u35), for tanh
+//                         (vmath::sleef_accuracy says which)
 //   TESSERA_VM_SQRT(v)  the hardware square root
 // It includes no C++ library header: an inline library function compiled
 // here for AVX2 could otherwise be picked by the linker for baseline code.
@@ -96,7 +98,7 @@ void unary(Unary op, const float* x, float* out, int64_t n) {
     case Unary::Log: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(log)(v); });
     case Unary::Sqrt: return map1(x, out, n, [](VF v) { return TESSERA_VM_SQRT(v); });
     case Unary::Rsqrt: return map1(x, out, n, [](VF v) { return 1.0f / TESSERA_VM_SQRT(v); });
-    case Unary::Tanh: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(tanh)(v); });
+    case Unary::Tanh: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF35(tanh)(v); });
     case Unary::Sigmoid: return map1(x, out, n, [](VF v) { return sigmoid(v); });
     // x > 0 or NaN keeps x; everything else (-0 included) becomes +0.
     case Unary::Relu: return map1(x, out, n, [](VF v) { return (v > 0.0f) | lanes_nan(v) ? v : VF{}; });

@@ -1,6 +1,7 @@
 // The CPU emitter's elementwise operations, on scalars and on strips alike:
 // the same f32 operations and SLEEF functions as the interpreter's kernels.
 #include "codegen/kernel/cpu/cpu_emitter_internal.h"
+#include "vm/tensor/vector_math.h"
 
 namespace tessera::kir::detail {
 
@@ -11,7 +12,7 @@ llvm::Value* CpuEmitter::sleef(const char* fn, std::vector<llvm::Value*> xs) {
     for (auto*& x : xs) x = b_.CreateVectorSplat(static_cast<unsigned>(W_), x);
   auto* vt = vec(b_.getFloatTy());
   std::vector<llvm::Type*> params(xs.size(), vt);
-  const std::string name = std::string("Sleef_") + fn + "f" + std::to_string(W_) + "_u10";
+  const std::string name = std::string("Sleef_") + fn + "f" + std::to_string(W_) + "_" + vmath::sleef_accuracy(fn);
   auto callee = m_.getOrInsertFunction(name, llvm::FunctionType::get(vt, params, false));
   llvm::Value* r = b_.CreateCall(callee, xs);
   return is_scalar ? b_.CreateExtractElement(r, uint64_t{0}) : r;

@@ -42,17 +42,26 @@ std::vector<Value> synthetic_inputs(const Region& r, const std::vector<int64_t>&
   return in;
 }
 
-// The best of several runs, in microseconds: at least 3, and at least 2 ms
-// of runs in all (at most 50).
-double time_us(const CpuRegionKernel& k, std::span<const Value> in, const std::vector<int64_t>& sym) {
-  k.run_bound(in, sym);  // warm: page faults of the outputs, caches
-  double best = 1e300, total = 0;
-  for (int i = 0; i < 50 && (i < 3 || total < 2000); ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    k.run_bound(in, sym);
-    const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-    best = std::min(best, us);
-    total += us;
+// The best run of each variant, in microseconds. The variants take turns,
+// a run each per round (at least 3 rounds, and at least 2 ms of runs per
+// variant, at most 50 rounds), so that a moment when the machine is busy
+// slows every variant alike instead of deciding the choice: a choice is
+// kept in the cache for later runs.
+std::vector<double> time_us(const std::vector<CpuRegionKernel>& ks, std::span<const Value> in,
+                            const std::vector<int64_t>& sym) {
+  for (const CpuRegionKernel& k : ks) k.run_bound(in, sym);  // warm: page faults of the outputs, caches
+  std::vector<double> best(ks.size(), 1e300), total(ks.size(), 0);
+  for (int round = 0; round < 50; ++round) {
+    bool enough = round >= 3;
+    for (size_t i = 0; i < ks.size(); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      ks[i].run_bound(in, sym);
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      best[i] = std::min(best[i], us);
+      total[i] += us;
+      enough = enough && total[i] >= 2000;
+    }
+    if (enough) break;
   }
   return best;
 }
@@ -80,16 +89,9 @@ std::optional<TuneChoice> TuneChoice::parse(const std::string& s) {
 
 std::vector<TuneChoice> tune_candidates(const Region& r, const std::vector<int64_t>& sym) {
   auto extent = [&](int d) { return d == kDimOne ? int64_t{1} : sym.at(static_cast<size_t>(d)); };
-  if (r.has_row_ops()) {
-    // A row kernel's layout is fixed (a program per row, the row as one
-    // tile when it is short enough): only the thread split varies.
-    const std::vector<int> row = r.row_dims();
-    int64_t rows = 1;
-    for (size_t j = 0; j + 1 < row.size() && !r.reduces_all_axes(); ++j) rows *= extent(row[j]);
-    std::vector<TuneChoice> out = {TuneChoice{}};
-    if (rows > 1) out.push_back(TuneChoice{1024, 1, false});
-    return out;
-  }
+  // A row kernel's layout is fixed (a program per row, the row as one tile
+  // when it is short enough): nothing to choose.
+  if (r.has_row_ops()) return {TuneChoice{}};
   const std::vector<int>& shape = r.type(r.outputs.at(0)).dims;
   int64_t total = 1;
   for (int d : shape) total *= extent(d);
@@ -105,16 +107,12 @@ std::vector<TuneChoice> tune_candidates(const Region& r, const std::vector<int64
   // Short rows: tiles of the flattened output instead.
   if (rowwise && row < 1024)
     for (int64_t tile : {int64_t{1024}, int64_t{4096}}) layouts.push_back(TuneChoice{tile, 0, true});
+  // The thread split stays the launcher's (every core from 256 programs on):
+  // the tuning runs beside the program, whose own kernels keep the other
+  // cores busy, so a serial variant would time as well as a parallel one.
   std::vector<TuneChoice> out = {TuneChoice{}};  // K2's
   for (const TuneChoice& l : layouts)
-    for (int threads : {1, kEveryCore}) {
-      const bool rows = rowwise && !l.flat;
-      const int64_t programs = rows ? (row + l.tile - 1) / l.tile * (total / std::max<int64_t>(row, 1))
-                                    : (total + l.tile - 1) / l.tile;
-      if (threads == kEveryCore && programs <= 1) continue;  // the same as serial
-      TuneChoice c{l.tile, threads, l.flat};
-      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-    }
+    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
   return out;
 }
 
@@ -125,20 +123,24 @@ TuneOutcome tune_region(const Region& r, const std::vector<std::optional<int64_t
     if (std::optional<TuneChoice> c = TuneChoice::parse(*note)) return TuneOutcome{*c, {}};
   TuneOutcome out;
   const std::vector<Value> in = synthetic_inputs(r, sym);
-  double best = 1e300;
-  for (const TuneChoice& c : tune_candidates(r, sym)) {
+  const std::vector<TuneChoice> candidates = tune_candidates(r, sym);
+  std::vector<CpuRegionKernel> kernels;
+  for (const TuneChoice& c : candidates) {
     RegionLowering opt;
     opt.tile = c.tile;
     opt.flat = c.flat;
     opt.symbol_values = spec;
     Kernel k = lower_region(r, "region", opt);
     auto stored = store.get(std::move(k), r.str());
-    CpuRegionKernel rk(r, stored->kernel, stored->fn, c.threads);
-    const double us = time_us(rk, in, sym);
-    out.timings_us.emplace_back(c, us);
-    if (us < best) {
-      best = us;
-      out.best = c;
+    kernels.emplace_back(r, stored->kernel, stored->fn, c.threads);
+  }
+  const std::vector<double> us = time_us(kernels, in, sym);
+  double best = 1e300;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    out.timings_us.emplace_back(candidates[i], us[i]);
+    if (us[i] < best) {
+      best = us[i];
+      out.best = candidates[i];
     }
   }
   store.store_note("tuning", id, out.best.str());

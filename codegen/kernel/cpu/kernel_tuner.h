@@ -1,10 +1,11 @@
 // K3 tuning: a region whose shapes have settled is lowered with its dims as
-// constants in a few variants (the tile of elements per program, and the
-// thread split: the calling thread only, or every core however few the
-// programs), each variant is compiled (kernel_store.h) and timed on inputs
-// of the settled shapes, and the fastest is kept. The choice is a note in
-// the kernel cache, so a later run compiles only the chosen variant, from
-// the cache at that.
+// constants in a few variants (the tile of elements per program, rows or
+// flat), each variant is compiled (kernel_store.h) and timed on inputs of
+// the settled shapes, the variants taking turns, and the fastest is kept.
+// The choice is a note in the kernel cache, so a later run compiles only the
+// chosen variant, from the cache at that. The thread split is not tuned:
+// timings made beside the running program cannot tell a serial variant from
+// a parallel one.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +29,8 @@ struct TuneChoice {
   static std::optional<TuneChoice> parse(const std::string& s);
 };
 
-// The variants tried for these symbols' values (the first is K2's choice);
-// row kernels (lower_region.h) vary only the thread split.
+// The variants tried for these symbols' values (the first is K2's choice;
+// row kernels, lower_region.h, have no other).
 std::vector<TuneChoice> tune_candidates(const Region& r, const std::vector<int64_t>& symbols);
 
 struct TuneOutcome {

@@ -1,9 +1,10 @@
-// The vectorized f32 primitives (vm/tensor/vector_math.h): each build (AVX2
-// where the CPU has it, SSE2 always) against a double-precision reference,
+// The vectorized f32 primitives (vm/tensor/vector_math.h): each build (AVX-512
+// and AVX2 where the CPU has them, SSE2 always) against a double-precision reference,
 // at lengths that leave every tail size, with the NaN, -0 and tie rules the
 // reference kernels have.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -18,6 +19,7 @@ namespace {
 std::vector<const vmath::Table*> builds() {
   std::vector<const vmath::Table*> t{&vmath::sse2_table()};
   if (vmath::cpu_has_avx2()) t.push_back(&vmath::avx2_table());
+  if (vmath::cpu_has_avx512()) t.push_back(&vmath::avx512_table());
   return t;
 }
 
@@ -132,6 +134,37 @@ TEST(VectorMath, SumsAreAccurateOverManyBlocks) {
     EXPECT_NEAR(vm->sum_sq_dev(x.data(), 0.25f, n), want_dev, 1e-6 * want_dev) << vm->isa;
     EXPECT_EQ(vm->sum(x.data(), 0), 0.0) << vm->isa;
   }
+}
+
+// Every build sums in the one documented order (element i of a block of
+// 1024 into f32 lane i % 16, lanes in order in double, blocks in double),
+// each term rounded on its own: a square or a deviation is not fused into
+// the addition (an FMA would change the bits; generated kernels do not fuse).
+TEST(VectorMath, SumsOfSquaresFollowTheOrderWithoutFusedMultiplyAdd) {
+  auto reference = [](const std::vector<float>& x, auto term) {
+    double total = 0;
+    for (size_t start = 0; start < x.size(); start += 1024) {
+      float lanes[16] = {};
+      for (size_t i = start; i < std::min(x.size(), start + 1024); ++i) {
+        volatile float t = term(x[i]);  // rounded to f32 before the addition
+        lanes[(i - start) % 16] += t;
+      }
+      double s = 0;
+      for (float l : lanes) s += l;
+      total += s;
+    }
+    return total;
+  };
+  for (const vmath::Table* vm : builds())
+    for (int64_t n : {5, 16, 1000, 1024, 3001}) {
+      std::vector<float> x = wave(n, 1.7f);
+      const float c = 0.3137f;
+      EXPECT_EQ(vm->sum_squares(x.data(), n), reference(x, [](float v) { return v * v; })) << vm->isa << " " << n;
+      EXPECT_EQ(vm->sum_sq_dev(x.data(), c, n), reference(x, [c](float v) {
+                  volatile float d = v - c;
+                  return d * d;
+                })) << vm->isa << " " << n;
+    }
 }
 
 TEST(VectorMath, MaxMinArgmaxFollowTheReferenceRules) {
