@@ -106,6 +106,12 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
     } else if (name == "keepdim") {
       if (!v->is_bool()) return std::nullopt;
       b.attrs.keepdim = v->as_bool();
+    } else if (name == "causal") {
+      if (!v->is_bool()) return std::nullopt;
+      b.attrs.causal = v->as_bool();
+    } else if (name == "scale") {
+      if (v->is_int() || v->is_float()) b.attrs.scale = v->is_int() ? static_cast<double>(v->as_int()) : v->as_float();
+      else if (!v->is_nil()) return std::nullopt;
     } else if (name == "eps") {
       if (!v->is_int() && !v->is_float()) return std::nullopt;
       b.attrs.eps = v->is_int() ? static_cast<double>(v->as_int()) : v->as_float();

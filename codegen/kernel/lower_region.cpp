@@ -56,7 +56,7 @@ void RegionLowerer::run() {
   row_kernel_ = r_.has_row_ops();
   for (size_t i = 0; i < r_.ops.size(); ++i) {
     const FusionClass fc = op_def(r_.ops[i].op).fusion;
-    if (!fc.elementwise() && !fc.row() && !(i == 0 && r_.leading_matmul()))
+    if (!fc.elementwise() && !fc.row() && !(i == 0 && r_.leading_step()))
       throw std::invalid_argument(std::string("lower_region: ") + op_def(r_.ops[i].op).name + " does not fuse here");
   }
   declare_dims_and_params();
@@ -78,8 +78,8 @@ void RegionLowerer::declare_dims_and_params() {
   };
   for (size_t i = 0; i < r_.inputs.size(); ++i)
     k_.params.push_back(Param{"in" + std::to_string(i), param_elem(r_.inputs[i]), dims_of(r_.inputs[i]), false});
-  if (r_.leading_matmul())
-    k_.params.push_back(Param{"mm", param_elem(r_.ops[0].type), dims_of(r_.ops[0].type), false});
+  if (r_.leading_step())
+    k_.params.push_back(Param{"step", param_elem(r_.ops[0].type), dims_of(r_.ops[0].type), false});
   for (size_t i = 0; i < r_.outputs.size(); ++i)
     k_.params.push_back(Param{"out" + std::to_string(i), param_elem(r_.type(r_.outputs[i])),
                               dims_of(r_.type(r_.outputs[i])), true});
@@ -194,7 +194,7 @@ ValueId RegionLowerer::value(int v) {
   auto it = vals_.find(v);
   if (it != vals_.end()) return it->second;
   ValueId out;
-  if (r_.is_input(v) || r_.op_of(v).op == OpId::MatMul) out = load_input(v);
+  if (r_.is_input(v) || (r_.leading_step() && r_.index_of(v) == 0)) out = load_input(v);
   else if (op_def(r_.op_of(v).op).fusion.row()) out = row_op(r_.op_of(v), v);
   else out = elementwise_op(r_.op_of(v));
   return vals_[v] = out;
@@ -203,7 +203,7 @@ ValueId RegionLowerer::value(int v) {
 ValueId RegionLowerer::load_input(int v) {
   const RegionType& t = r_.type(v);
   // params: the inputs in their order, then the matmul's result
-  const int param = r_.is_input(v) ? r_.index_of(v) : matmul_param();
+  const int param = r_.is_input(v) ? r_.index_of(v) : step_param();
   if (!t.tensor) return b_.load(param, b_.const_int(0));
   const ValueId off = offsets(t.dims);
   // A scalar offset (a row-wise program's broadcast input): one element per row.

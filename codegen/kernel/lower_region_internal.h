@@ -43,10 +43,10 @@ class RegionLowerer {
   ValueId round_to(ValueId x, DType d);
   bool is_tile(ValueId x) const { return k_.value(x).type.is_tile(); }
   // Params: the region's inputs, the leading matmul's result (Region::
-  // leading_matmul: the BLAS step's, read as an input), the outputs.
-  int matmul_param() const { return static_cast<int>(r_.inputs.size()); }
+  // leading_step: the BLAS step's, read as an input), the outputs.
+  int step_param() const { return static_cast<int>(r_.inputs.size()); }
   int output_param(size_t i) const {
-    return static_cast<int>(r_.inputs.size() + (r_.leading_matmul() ? 1 : 0) + i);
+    return static_cast<int>(r_.inputs.size() + (r_.leading_step() ? 1 : 0) + i);
   }
 
   // ---- elementwise kernels (lower_region.cpp)

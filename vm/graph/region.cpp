@@ -127,13 +127,15 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, const RegionAttrs
 std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAttrs& attrs) {
   const OpDef& def = op_def(op);
   const FusionClass fc = def.fusion;
-  if (!fc.elementwise() && !fc.row() && fc.kind != FusionKind::MatMul) return std::nullopt;
+  if (!fc.elementwise() && !fc.row() && fc.kind != FusionKind::MatMul && fc.kind != FusionKind::Attention)
+    return std::nullopt;
   std::vector<RegionType> ts;
   for (int a : args) {
     if (a < 0 || a >= num_values()) throw std::invalid_argument("region op: unknown argument");
     ts.push_back(type(a));
   }
   if (fc.kind == FusionKind::MatMul) return add_matmul(std::move(args), ts);
+  if (fc.kind == FusionKind::Attention) return add_attention(std::move(args), ts, attrs);
   if (fc.row()) return add_row_op(op, std::move(args), ts, attrs);
   const DType cast_to = attrs.cast_to;
   RegionType out;
@@ -351,6 +353,44 @@ std::optional<int> Region::add_matmul(std::vector<int> args, const std::vector<R
   return push_op(RegionOp{OpId::MatMul, std::move(args), RegionAttrs{}, std::move(out)});
 }
 
+bool Region::unify(int a, int b) {
+  if (a == b) return true;
+  const auto size = [&](int x) { return static_cast<size_t>(x) < symbol_sizes.size() ? symbol_sizes[x] : -1; };
+  if (a == kDimOne || b == kDimOne || size(a) < 0 || size(a) != size(b)) return false;
+  replace_symbol(std::max(a, b), std::min(a, b));
+  return true;
+}
+
+std::optional<int> Region::add_attention(std::vector<int> args, const std::vector<RegionType>& ts,
+                                         const RegionAttrs& attrs) {
+  // The first operation only, of float tensors of rank >= 2: q [.., Sq, D],
+  // k [.., Sk, D], v [.., Sk, Dv] (the interpreter raises on other shapes).
+  if (!ops.empty() || ts.size() != 3) return std::nullopt;
+  for (const RegionType& t : ts)
+    if (!float_tensor(t) || t.dims.size() < 2) return std::nullopt;
+  if (!unify(ts[0].dims.back(), ts[1].dims.back())) return std::nullopt;
+  if (!unify(type(args[1]).dims[ts[1].dims.size() - 2], type(args[2]).dims[ts[2].dims.size() - 2])) return std::nullopt;
+  const std::vector<int> q = type(args[0]).dims, k = type(args[1]).dims, v = type(args[2]).dims;
+  std::vector<std::pair<int, int>> merges;
+  std::optional<std::vector<int>> batch =
+      broadcast(std::vector<int>(q.begin(), q.end() - 2), std::vector<int>(k.begin(), k.end() - 2), merges);
+  if (batch) batch = broadcast(*batch, std::vector<int>(v.begin(), v.end() - 2), merges);
+  if (!batch) return std::nullopt;
+  for (const auto& [keep, drop] : merges) {
+    replace_symbol(drop, keep);
+    rename(*batch, drop, keep);
+  }
+  RegionType out;
+  out.dtype = float_result_dtype(promote_dtypes(promote_dtypes(ts[0].dtype, ts[1].dtype), ts[2].dtype));
+  out.dims = *batch;
+  out.dims.push_back(type(args[0]).dims[q.size() - 2]);
+  out.dims.push_back(type(args[2]).dims.back());
+  RegionAttrs kept;
+  kept.causal = attrs.causal;
+  kept.scale = attrs.scale;
+  return push_op(RegionOp{OpId::Attention, std::move(args), kept, std::move(out)});
+}
+
 std::vector<int> Region::row_dims() const {
   for (const RegionOp& o : ops)
     if (op_def(o.op).fusion.row()) return type(o.args[0]).dims;
@@ -417,6 +457,8 @@ std::string Region::str() const {
     if (o.op == OpId::Cast) s += std::string(", ") + dtype_name(o.attrs.cast_to);
     if (o.attrs.axis) s += ", axis=" + std::to_string(*o.attrs.axis);
     if (o.attrs.keepdim) s += ", keepdim";
+    if (o.attrs.causal) s += ", causal";
+    if (o.attrs.scale) s += ", scale=" + fmt_double(*o.attrs.scale);
     if (fk == FusionKind::LayerNorm || fk == FusionKind::RmsNorm) s += ", eps=" + fmt_double(o.attrs.eps);
     s += ") : " + region_type_str(o.type) + "\n";
   }
@@ -572,6 +614,8 @@ Region parse_region(std::string_view text) {
       if (auto v = parse_value(item)) args.push_back(*v);
       else if (auto d = dtype_by_name(item); d && def->id == OpId::Cast) attrs.cast_to = *d;
       else if (key == "keepdim" && val.empty()) attrs.keepdim = true;
+      else if (key == "causal" && val.empty()) attrs.causal = true;
+      else if (key == "scale" && parse_double(val)) attrs.scale = *parse_double(val);
       else if (key == "axis" && parse_int(val)) attrs.axis = static_cast<int>(*parse_int(val));
       else if (key == "eps" && parse_double(val)) attrs.eps = *parse_double(val);
       else if ((key == "weight" || key == "bias") && parse_value(val)) {
@@ -662,6 +706,11 @@ std::vector<Value> run_region_reference(const Region& r, std::span<const Value> 
       case FusionKind::RmsNorm:
         args.push_back(param(o.attrs.weight));
         args.push_back(Value::number(o.attrs.eps));
+        break;
+      case FusionKind::Attention:
+        for (; next < o.args.size(); ++next) args.push_back(vals.at(static_cast<size_t>(o.args[next])));
+        args.push_back(Value::boolean(o.attrs.causal));
+        args.push_back(o.attrs.scale ? Value::number(*o.attrs.scale) : Value::nil());
         break;
       default:
         for (; next < o.args.size(); ++next) args.push_back(vals.at(static_cast<size_t>(o.args[next])));

@@ -48,6 +48,8 @@ struct RegionAttrs {
   // Reductions: the axis (>= 0) or none (every axis); softmax: the axis.
   std::optional<int> axis;
   bool keepdim = false;  // reductions
+  bool causal = false;   // attention
+  std::optional<double> scale;  // attention (none: 1 / sqrt(d))
   double eps = 0;        // layer_norm, rms_norm
   // layer_norm, rms_norm: whether args[1] (weight) and the next (bias) are given.
   bool weight = false, bias = false;
@@ -111,11 +113,14 @@ class Region {
 
   // Whether any operation is a reduction or a normalization (a row kernel).
   bool has_row_ops() const;
-  // Whether the first operation is a matrix product: the kernel's BLAS step
-  // (the interpreter's matmul kernel), which the generated kernel reads as
-  // an input (its epilogue: bias, activation, residual, or a row kernel).
-  // A matmul may only be a region's first operation.
-  bool leading_matmul() const { return !ops.empty() && ops.front().op == OpId::MatMul; }
+  // Whether the first operation is a step that the interpreter's kernel
+  // computes (a matrix product: OpenBLAS; attention: its tiled online-
+  // softmax kernel), whose result the generated kernel reads as an input
+  // (its epilogue: bias, activation, residual, or a row kernel). A matmul or
+  // an attention may only be a region's first operation.
+  bool leading_step() const {
+    return !ops.empty() && (ops.front().op == OpId::MatMul || ops.front().op == OpId::Attention);
+  }
   // Row kernels (codegen/kernel/lower_region.h): the dims of the row
   // operations' input, which all row operations share: rows and the row
   // (reductions along the last axis, softmax, the norms), or, when the row
@@ -145,6 +150,10 @@ class Region {
   int push_op(RegionOp o);
   std::optional<int> add_op(OpId op, std::vector<int> args, const RegionAttrs& attrs);
   std::optional<int> add_matmul(std::vector<int> args, const std::vector<RegionType>& ts);
+  std::optional<int> add_attention(std::vector<int> args, const std::vector<RegionType>& ts, const RegionAttrs& attrs);
+  // Merges symbols a and b where they must be one size (an inner dim):
+  // equal, or of equal seen size; false where they cannot be.
+  bool unify(int a, int b);
   // Row kernels: whether dims fit the row dims right-aligned (each 1 or the
   // row's symbol), merging symbols of equal seen size where they do not;
   // a reduction along the last axis without keepdim drops the row and may

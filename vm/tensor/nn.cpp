@@ -2,10 +2,8 @@
 // Float inputs are computed in f32 with the vectorized primitives of
 // vector_math.h (row statistics accumulate f32 blocks in double); softmax
 // subtracts the row max for stability. Attention runs blocks of query rows
-// through OpenBLAS: scores = Q K^T, softmax in place, then P V. Integer and
-// bool inputs take the double reference loops.
-#include <cblas.h>
-
+// against blocks of keys with an online softmax (attention_block). Integer
+// and bool inputs take the double reference loops.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -235,41 +233,84 @@ Shape attention_shape(const Shape& q, const Shape& k, const Shape& v, const char
 
 namespace {
 
-// Query rows per block: the block's scores (kAttnBlock x Sk floats) stay in cache.
-constexpr int64_t kAttnBlock = 64;
+// One batch entry of f32 attention, q [sq, d], k [sk, d], v [sk, dv] ->
+// o [sq, dv], as tiles: blocks of kAttnRows query rows against blocks of
+// kAttnKeys keys with an online softmax (a running max m and sum l per
+// row, the output accumulator rescaled by exp(m_old - m_new) when the max
+// grows), so no more than a block of scores is ever made. Tiles are zero-
+// padded to whole blocks (d to a multiple of kAttnKeys), products are the
+// vector-math `dot` (each product rounded, added in order of k), and every
+// other step is one f32 operation: the kernel IR's attention kernel
+// (codegen/kernel/lower_attention.cpp) does exactly these, so it computes
+// these bits. A causal query i sees keys 0..i (top-left aligned); key blocks
+// that no row of a query block sees are skipped; a row that sees no key
+// (sk == 0) is zeros.
+constexpr int64_t kAttnRows = 64;
+constexpr int64_t kAttnKeys = 64;
 
-// One batch entry of f32 attention: q [sq, d], k [sk, d], v [sk, dv] -> o [sq, dv].
-void attention_f32(const AttnDims& a, const float* q, const float* k, const float* v, bool causal, float scale,
-                   float* o, std::vector<float>& scores) {
+int64_t round_up(int64_t n, int64_t b) { return (n + b - 1) / b * b; }
+
+struct AttnScratch {
+  std::vector<float> qt, ktt, vt, s, acc, m, l, mnew, rmax;
+};
+
+void attention_block(const AttnDims& a, const float* q, const float* k, const float* v, bool causal, float scale,
+                     float* o, int64_t i0, AttnScratch& w) {
   const vmath::Table& vm = vmath::table();
-  for (int64_t i0 = 0; i0 < a.sq; i0 += kAttnBlock) {
-    const int64_t rows = std::min(kAttnBlock, a.sq - i0);
-    // Keys any row of the block may see (top-left aligned causal mask: query i sees keys 0..i).
-    const int64_t kmax = causal ? std::min(a.sk, i0 + rows) : a.sk;
-    float* ob = o + i0 * a.dv;
-    if (kmax == 0) {  // no visible key: zero rows rather than 0/0
-      std::fill(ob, ob + rows * a.dv, 0.0f);
+  const int64_t R = kAttnRows, B = kAttnKeys, D = round_up(a.d, B), DV = round_up(std::max<int64_t>(a.dv, 1), 16);
+  const int64_t rows = std::min(R, a.sq - i0);
+  w.qt.assign(static_cast<size_t>(R * D), 0.0f);
+  for (int64_t i = 0; i < rows; ++i) std::copy(q + (i0 + i) * a.d, q + (i0 + i + 1) * a.d, w.qt.begin() + i * D);
+  w.acc.assign(static_cast<size_t>(R * DV), 0.0f);
+  w.m.assign(static_cast<size_t>(R), -std::numeric_limits<float>::infinity());
+  w.l.assign(static_cast<size_t>(R), 0.0f);
+  w.mnew.resize(static_cast<size_t>(R));
+  const int64_t kend = causal ? std::min(a.sk, i0 + R) : a.sk;
+  for (int64_t k0 = 0; k0 < kend; k0 += B) {
+    const int64_t keys = std::min(B, a.sk - k0);
+    // K's block transposed ([D, B]) and V's block ([B, DV]), zero-padded.
+    w.ktt.assign(static_cast<size_t>(D * B), 0.0f);
+    for (int64_t j = 0; j < keys; ++j)
+      for (int64_t c = 0; c < a.d; ++c) w.ktt[c * B + j] = k[(k0 + j) * a.d + c];
+    w.vt.assign(static_cast<size_t>(B * DV), 0.0f);
+    for (int64_t j = 0; j < keys; ++j) std::copy(v + (k0 + j) * a.dv, v + (k0 + j + 1) * a.dv, w.vt.begin() + j * DV);
+    // Scores: q k^T, then the scale, then the masks (past the keys, causal),
+    // where some key of the block is masked for some row.
+    w.s.assign(static_cast<size_t>(R * B), 0.0f);
+    vm.dot(R, B, D, w.qt.data(), w.ktt.data(), w.s.data());
+    apply_scalar(Binary::Mul, w.s.data(), scale, R * B);
+    const float ninf = -std::numeric_limits<float>::infinity();
+    if (k0 + B > a.sk || (causal && k0 + B - 1 > i0))
+      for (int64_t i = 0; i < R; ++i)
+        for (int64_t j = 0; j < B; ++j)
+          if (k0 + j >= a.sk || (causal && k0 + j > i0 + i)) w.s[i * B + j] = ninf;
+    // m_new = max(m, each row's max) (NaN propagates; ties keep m).
+    w.rmax.resize(static_cast<size_t>(R));
+    for (int64_t i = 0; i < R; ++i) w.rmax[i] = vm.max(w.s.data() + i * B, B);
+    vm.binary(Binary::Max, w.m.data(), false, w.rmax.data(), false, w.mnew.data(), R);
+    // p = exp(s - m_new); alpha = exp(m - m_new); each an f32 operation.
+    for (int64_t i = 0; i < R; ++i)
+      for (int64_t j = 0; j < B; ++j) w.s[i * B + j] = w.s[i * B + j] - w.mnew[i];
+    vm.unary(Unary::Exp, w.s.data(), w.s.data(), R * B);
+    for (int64_t i = 0; i < R; ++i) w.m[i] = w.m[i] - w.mnew[i];
+    vm.unary(Unary::Exp, w.m.data(), w.m.data(), R);  // alpha, in m's place
+    // l = l * alpha + the row's sum of p (the vector-math order, rounded to
+    // f32); acc = acc * alpha + p v.
+    for (int64_t i = 0; i < R; ++i) {
+      const float alpha = w.m[i];
+      w.l[i] = w.l[i] * alpha + static_cast<float>(vm.sum(w.s.data() + i * B, B));
+      for (int64_t j = 0; j < DV; ++j) w.acc[i * DV + j] = w.acc[i * DV + j] * alpha;
+    }
+    vm.dot(R, DV, B, w.s.data(), w.vt.data(), w.acc.data());
+    w.m.swap(w.mnew);
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    float* orow = o + (i0 + i) * a.dv;
+    if (w.l[i] == 0.0f) {  // no visible key: zeros rather than 0/0
+      std::fill(orow, orow + a.dv, 0.0f);
       continue;
     }
-    scores.resize(static_cast<size_t>(rows * kmax));
-    float* s = scores.data();
-    if (a.d == 0) std::fill(s, s + rows * kmax, 0.0f);
-    else
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(kmax),
-                  static_cast<int>(a.d), scale, q + i0 * a.d, static_cast<int>(a.d), k, static_cast<int>(a.d), 0.0f,
-                  s, static_cast<int>(kmax));
-    std::vector<float> sums(static_cast<size_t>(rows));
-    for (int64_t r = 0; r < rows; ++r) {
-      float* row = s + r * kmax;
-      const int64_t nk = causal ? std::min(a.sk, i0 + r + 1) : a.sk;
-      sums[r] = static_cast<float>(vm.exp_shifted(row, vm.max(row, nk), row, nk));
-      std::fill(row + nk, row + kmax, 0.0f);
-    }
-    if (a.dv == 0) continue;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(rows), static_cast<int>(a.dv),
-                static_cast<int>(kmax), 1.0f, s, static_cast<int>(kmax), v, static_cast<int>(a.dv), 0.0f, ob,
-                static_cast<int>(a.dv));
-    for (int64_t r = 0; r < rows; ++r) apply_scalar(Binary::Div, ob + r * a.dv, sums[r], a.dv);
+    vm.binary(Binary::Div, w.acc.data() + i * DV, false, &w.l[i], true, orow, a.dv);
   }
 }
 
@@ -286,10 +327,21 @@ void attention_kernel(const TensorObj& q, const TensorObj& k, const TensorObj& v
     Shape qs = broadcast_strides(a.qb, a.batch), ks = broadcast_strides(a.kb, a.batch),
           vs = broadcast_strides(a.vb, a.batch);
     std::array<const Shape*, 3> st{&qs, &ks, &vs};
-    std::vector<float> scores;
-    for_each_broadcast<3>(a.batch, st, [&](int64_t bi, int64_t oq, int64_t ok, int64_t ov) {
-      attention_f32(a, qf.data() + oq * a.sq * a.d, kf.data() + ok * a.sk * a.d, vf.data() + ov * a.sk * a.dv,
-                    causal, static_cast<float>(scale), of.data() + bi * a.sq * a.dv, scores);
+    // Each batch entry's q, k, v offsets; then its query blocks, independent, on every core.
+    std::vector<std::array<int64_t, 3>> entries;
+    for_each_broadcast<3>(a.batch, st, [&](int64_t, int64_t oq, int64_t ok, int64_t ov) {
+      entries.push_back({oq, ok, ov});
+    });
+    const int64_t blocks = (a.sq + kAttnRows - 1) / kAttnRows;
+    const int64_t work = kAttnRows * std::max<int64_t>(a.sk, 1) * std::max<int64_t>(a.d + a.dv, 1);
+    parallel_rows(static_cast<int64_t>(entries.size()) * blocks, work, [&](int64_t lo, int64_t hi) {
+      AttnScratch w;
+      for (int64_t t = lo; t < hi; ++t) {
+        const int64_t bi = t / blocks;
+        const auto [oq, ok, ov] = entries[static_cast<size_t>(bi)];
+        attention_block(a, qf.data() + oq * a.sq * a.d, kf.data() + ok * a.sk * a.d, vf.data() + ov * a.sk * a.dv,
+                        causal, static_cast<float>(scale), of.data() + bi * a.sq * a.dv, (t % blocks) * kAttnRows, w);
+      }
     });
     of.finish();
     return;

@@ -60,6 +60,12 @@ struct Table {
   // acc[i] = max/min(acc[i], x[i]), NaN-propagating (a NaN in acc stays).
   void (*max_into)(float* acc, const float* x, int64_t n);
   void (*min_into)(float* acc, const float* x, int64_t n);
+  // c[i][j] += a[i][0] * b[0][j] + a[i][1] * b[1][j] + ..., added in order
+  // of k, each product rounded before its addition (so every build, and the
+  // generated kernels that call this, give the same bits): a [m, kk],
+  // b [kk, n], c [m, n], row-major and contiguous. The matrix micro-kernel
+  // of attention's tiles (nn.cpp) and of the kernel IR's `dot`.
+  void (*dot)(int64_t m, int64_t n, int64_t kk, const float* a, const float* b, float* c);
 };
 
 // The accuracy of SLEEF's function `fn` (its name: "exp", "tanh", ...) that

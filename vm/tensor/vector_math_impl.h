@@ -280,12 +280,77 @@ inline void extreme_into(float* acc, const float* x, int64_t n) {
 void max_into(float* acc, const float* x, int64_t n) { extreme_into<true>(acc, x, n); }
 void min_into(float* acc, const float* x, int64_t n) { extreme_into<false>(acc, x, n); }
 
+// Rows of c in fours, columns in vectors: four accumulators in registers
+// take each vector of b's row k, so a load serves four rows. (A scalar
+// times a vector broadcasts the scalar exactly, -0 included.)
+inline VF load_part(const float* p, int64_t cols) {
+  if (cols == W) return load(p);
+  VF v = {};
+  for (int64_t q = 0; q < cols; ++q) v[q] = p[q];
+  return v;
+}
+inline void store_part(float* p, VF v, int64_t cols) {
+  if (cols == W) return store(p, v);
+  for (int64_t q = 0; q < cols; ++q) p[q] = v[q];
+}
+
+void dot(int64_t m, int64_t n, int64_t kk, const float* a, const float* b, float* c) {
+  int64_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    const float *a0 = a + i * kk, *a1 = a0 + kk, *a2 = a1 + kk, *a3 = a2 + kk;
+    int64_t j = 0;
+    // Two vectors of columns at a time where whole: eight independent sums.
+    for (; j + 2 * W <= n; j += 2 * W) {
+      float* c0 = c + i * n + j;
+      VF x0 = load(c0), y0 = load(c0 + W), x1 = load(c0 + n), y1 = load(c0 + n + W);
+      VF x2 = load(c0 + 2 * n), y2 = load(c0 + 2 * n + W), x3 = load(c0 + 3 * n), y3 = load(c0 + 3 * n + W);
+      for (int64_t k = 0; k < kk; ++k) {
+        const VF bx = load(b + k * n + j), by = load(b + k * n + j + W);
+        x0 += a0[k] * bx;
+        y0 += a0[k] * by;
+        x1 += a1[k] * bx;
+        y1 += a1[k] * by;
+        x2 += a2[k] * bx;
+        y2 += a2[k] * by;
+        x3 += a3[k] * bx;
+        y3 += a3[k] * by;
+      }
+      store(c0, x0), store(c0 + W, y0), store(c0 + n, x1), store(c0 + n + W, y1);
+      store(c0 + 2 * n, x2), store(c0 + 2 * n + W, y2), store(c0 + 3 * n, x3), store(c0 + 3 * n + W, y3);
+    }
+    for (; j < n; j += W) {
+      const int64_t cols = n - j < W ? n - j : W;
+      float* c0 = c + i * n + j;
+      VF acc0 = load_part(c0, cols), acc1 = load_part(c0 + n, cols), acc2 = load_part(c0 + 2 * n, cols),
+         acc3 = load_part(c0 + 3 * n, cols);
+      for (int64_t k = 0; k < kk; ++k) {
+        const VF bv = load_part(b + k * n + j, cols);
+        acc0 += a0[k] * bv;
+        acc1 += a1[k] * bv;
+        acc2 += a2[k] * bv;
+        acc3 += a3[k] * bv;
+      }
+      store_part(c0, acc0, cols);
+      store_part(c0 + n, acc1, cols);
+      store_part(c0 + 2 * n, acc2, cols);
+      store_part(c0 + 3 * n, acc3, cols);
+    }
+  }
+  for (; i < m; ++i)
+    for (int64_t j = 0; j < n; j += W) {
+      const int64_t cols = n - j < W ? n - j : W;
+      VF acc = load_part(c + i * n + j, cols);
+      for (int64_t k = 0; k < kk; ++k) acc += a[i * kk + k] * load_part(b + k * n + j, cols);
+      store_part(c + i * n + j, acc, cols);
+    }
+}
+
 }  // namespace
 
 extern const Table kTable;
 const Table kTable = {
     TESSERA_VM_ISA_NAME, static_cast<int>(W), unary, binary, compare, sum, sum_squares, sum_sq_dev,
-    max, min, argmax, exp_shifted, accumulate, max_into, min_into,
+    max, min, argmax, exp_shifted, accumulate, max_into, min_into, dot,
 };
 
 }  // namespace tessera::vmath::TESSERA_VM_ISA

@@ -66,7 +66,7 @@ Value KernelSite::run(std::span<const Value> inputs) {
     return run_region_reference(region_, inputs).at(0);
   }
   // (A leading matmul's result is made, for the generated kernel to read.)
-  c.not_allocated.fetch_add(region_.ops.size() - region_.outputs.size() - (region_.leading_matmul() ? 1 : 0),
+  c.not_allocated.fetch_add(region_.ops.size() - region_.outputs.size() - (region_.leading_step() ? 1 : 0),
                             std::memory_order_relaxed);
   return k->run_bound(inputs, *sym)[0];
 }

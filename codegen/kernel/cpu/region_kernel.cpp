@@ -48,13 +48,21 @@ std::vector<Value> CpuRegionKernel::run_bound(std::span<const Value> inputs, con
     else scalars[i].b = v.as_bool() ? 1 : 0;
     params.push_back(&scalars[i]);
   }
-  // The BLAS step: the leading matrix product by the interpreter's kernel
-  // (OpenBLAS), which the generated kernel reads as the param after the inputs.
+  // The leading step by the interpreter's kernel (a matrix product by
+  // OpenBLAS, attention by its tiled online softmax), which the generated
+  // kernel reads as the param after the inputs.
   Value product;
-  if (region_.leading_matmul()) {
-    const RegionOp& mm = region_.ops.front();
-    product = call_op(OpId::MatMul, std::vector<Value>{inputs[static_cast<size_t>(region_.index_of(mm.args[0]))],
-                                                       inputs[static_cast<size_t>(region_.index_of(mm.args[1]))]});
+  if (region_.leading_step()) {
+    const RegionOp& step = region_.ops.front();
+    std::vector<Value> args;
+    for (int a : step.args) args.push_back(inputs[static_cast<size_t>(region_.index_of(a))]);
+    if (step.op == OpId::Attention) {
+      args.push_back(Value::boolean(step.attrs.causal));
+      args.push_back(step.attrs.scale ? Value::number(*step.attrs.scale) : Value::nil());
+    }
+    CallArgs ca;
+    ca.pos = args;
+    product = call_op(op_def(step.op), ca);
     params.push_back(product.as_tensor()->data);
   }
   std::vector<Value> outs;

@@ -395,7 +395,7 @@ TEST(LowerRegion, MatmulWithBiasAndActivation) {
   EXPECT_EQ(r.type(p).dims, (std::vector<int>{m, n}));  // the inner dims are one symbol
   EXPECT_EQ(r.inputs[1].dims[0], k);
   r.outputs = {*r.add(OpId::Gelu, {*r.add(OpId::Add, {p, b})})};
-  EXPECT_TRUE(r.leading_matmul());
+  EXPECT_TRUE(r.leading_step());
   for (auto [rows, inner, cols] : {std::tuple<int64_t, int64_t, int64_t>{40, 24, 56}, {3, 1000, 5}, {0, 4, 6}}) {
     expect_same_as_interpreter(r, {wave_tensor(DType::F32, {rows, inner}, 1.0f, 0.1f),
                                    wave_tensor(DType::F32, {inner, cols}, 0.5f, 0.7f),
@@ -449,6 +449,31 @@ TEST(LowerRegion, MatmulThenSoftmax) {
   r.outputs = {*r.add(OpId::Softmax, {s}, sm)};
   expect_same_as_interpreter(r, {wave_tensor(DType::F32, {30, 16}, 1.0f, 0.1f), wave_tensor(DType::F32, {16, 50}, 1.0f, 0.4f),
                                  Value::number(0.25)});
+}
+
+// Attention with an epilogue: the step by the interpreter's kernel (its
+// tiled online softmax), the epilogue generated; and attention then a norm.
+TEST(LowerRegion, AttentionWithEpilogueAndNorm) {
+  for (bool causal : {false, true}) {
+    Region r;
+    const int b = r.new_symbol(4), sq = r.new_symbol(70), d = r.new_symbol(16), sk = r.new_symbol(90),
+              d2 = r.new_symbol(16), sk2 = r.new_symbol(90), dv = r.new_symbol(24);
+    const int q = r.add_tensor_input(DType::F32, {b, sq, d});
+    const int k = r.add_tensor_input(DType::F32, {kDimOne, sk, d2});
+    const int v = r.add_tensor_input(DType::F32, {kDimOne, sk2, dv});
+    RegionAttrs at;
+    at.causal = causal;
+    at.scale = 0.3;
+    const int o = *r.add(OpId::Attention, {q, k, v}, at);
+    EXPECT_EQ(r.type(o).dims, (std::vector<int>{b, sq, dv}));
+    EXPECT_TRUE(r.leading_step());
+    RegionAttrs ln;
+    ln.eps = 1e-5;
+    r.outputs = {*r.add(OpId::LayerNorm, {*r.add(OpId::Mul, {o, r.add_scalar_input(ScalarKind::Float)})}, ln)};
+    EXPECT_EQ(parse_region(r.str()).str(), r.str());
+    expect_same_as_interpreter(r, {wave_tensor(DType::F32, {4, 70, 16}, 1.0f, 0.1f), wave_tensor(DType::F32, {1, 90, 16}, 1.0f, 0.4f),
+                                   wave_tensor(DType::F32, {1, 90, 24}, 1.0f, 0.7f), Value::number(2.0)});
+  }
 }
 
 }  // namespace

@@ -149,5 +149,24 @@ TEST(NN, AttentionMatchesNaive) {
             "attention: shapes [2, 3, 4] and [2, 5, 3] are incompatible");
 }
 
+// Several blocks of queries and keys (64 each), rows and dims that are not
+// whole blocks, causal and not, Sq against Sk both ways: the online softmax
+// equals the double-precision reference to f32 rounding; no keys: zeros.
+TEST(NN, AttentionOverManyBlocks) {
+  const int B = 2, D = 70;
+  for (auto [Sq, Sk] : {std::pair<int, int>{150, 200}, {200, 70}, {64, 64}}) {
+    Value q = make_t(filled(B * Sq * D, 0.13), {B, Sq, D}), k = make_t(filled(B * Sk * D, 0.71), {B, Sk, D}),
+          v = make_t(filled(B * Sk * D, 2.3), {B, Sk, D});
+    for (bool causal : {false, true}) {
+      Value o = call("attention", {q, k, v}, {{"causal", Value::boolean(causal)}});
+      expect_close(vals(o), naive_attention(vals(q), vals(k), vals(v), B, Sq, Sk, D, causal, 1.0 / std::sqrt(70.0)),
+                   2e-5);
+    }
+  }
+  Value none = call("attention", {make_t(filled(6, 0.5), {2, 3}), make_tensor(DType::F32, {0, 3}),
+                                  make_tensor(DType::F32, {0, 3})});
+  EXPECT_EQ(vals(none), std::vector<double>(6, 0.0));
+}
+
 }  // namespace
 }  // namespace tessera

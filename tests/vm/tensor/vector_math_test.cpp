@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "vm/tensor/broadcast.h"
@@ -165,6 +166,27 @@ TEST(VectorMath, SumsOfSquaresFollowTheOrderWithoutFusedMultiplyAdd) {
                   return d * d;
                 })) << vm->isa << " " << n;
     }
+}
+
+// The matrix micro-kernel: c += a b with each product rounded and the
+// products added in order of k, the same bits in every build, at sizes with
+// partial row groups and column vectors.
+TEST(VectorMath, DotAddsRoundedProductsInOrder) {
+  for (auto [m, n, kk] : {std::tuple<int64_t, int64_t, int64_t>{64, 64, 64}, {5, 37, 9}, {1, 1, 1}, {7, 80, 3}}) {
+    std::vector<float> a = wave(m * kk, 1.3f), b = wave(kk * n, 0.7f), c0 = wave(m * n, 0.2f);
+    std::vector<float> want = c0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t k = 0; k < kk; ++k) {
+          volatile float p = a[i * kk + k] * b[k * n + j];  // rounded before the addition
+          want[i * n + j] += p;
+        }
+    for (const vmath::Table* vm : builds()) {
+      std::vector<float> c = c0;
+      vm->dot(m, n, kk, a.data(), b.data(), c.data());
+      EXPECT_EQ(c, want) << vm->isa << " " << m << "x" << n << "x" << kk;
+    }
+  }
 }
 
 TEST(VectorMath, MaxMinArgmaxFollowTheReferenceRules) {
