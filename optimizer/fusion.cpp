@@ -141,6 +141,10 @@ class Fuser {
       q = next == kNoRef ? q + 1 : next;
     }
     if (!changed) return false;
+    for (IRRef c : guarded_) {
+      const CallTarget& t = ir_.calls()[ir_[c].op2];
+      guard_layouts(*t.region, carg_list(ir_, ir_[c].op1), c, ir_[c].snap);
+    }
     std::vector<IRRef> order;
     for (IRRef r = 0; r < n; ++r) {
       for (IRRef b : before_[r]) order.push_back(b);
@@ -321,6 +325,9 @@ class Fuser {
       moved_[g] = true;
       before_[first].push_back(g);
     }
+    // (Guards come when every run is found: DeferredWrites reads the trace
+    // in its instructions' order, in which new ones would come last.)
+    guarded_.push_back(out.call);
     // The last call computes the region from the region's inputs.
     CallTarget t{CallTarget::Kind::Kernel, 0, nullptr, "kernel"};
     t.dest_slot = ir_.calls()[ir_[out.call].op2].dest_slot;
@@ -345,7 +352,41 @@ class Fuser {
       subst_[steps[i].call] = kNoRef;
       subst_[steps[i].reload] = kNoRef;
     }
+    while (subst_.size() < ir_.size()) subst_.push_back(static_cast<IRRef>(subst_.size()));  // new constants
     return out.reload + 1;
+  }
+
+  // Guards on the layouts of the region's tensor inputs, before the kernel
+  // call, leaving through the run's first snapshot: dtype and rank; a dim
+  // of size 1 is 1; a symbol's first dim is not 1 (a kernel does not
+  // broadcast it), and every other dim of that symbol equals it, so that
+  // one guard covers dims the program makes equal. The sizes themselves
+  // are free: one kernel serves them all (K2).
+  void guard_layouts(const Region& r, std::vector<IRRef> inputs, IRRef call, uint16_t snap) {
+    auto emit = [&](IROp op, IRType type, IRRef a, IRRef b = 0, uint16_t sn = kNoSnap) {
+      const IRRef x = ir_.emit(op, type, a, b, sn);
+      while (subst_.size() < ir_.size()) subst_.push_back(static_cast<IRRef>(subst_.size()));
+      before_[call].push_back(x);
+      return x;
+    };
+    auto guard = [&](IROp cmp, IRRef a, IRRef b) {
+      emit(IROp::GUARDT, IRType::None, emit(cmp, IRType::Bool, a, b), 0, snap);
+    };
+    std::vector<IRRef> symbol_dim(static_cast<size_t>(r.num_symbols), kNoRef);
+    for (size_t i = 0; i < r.inputs.size(); ++i) {
+      const RegionType& t = r.inputs[i];
+      if (!t.tensor) continue;
+      const IRRef x = inputs[i];
+      guard(IROp::EQ, emit(IROp::TDTYPE, IRType::Int, x), ir_.kint(static_cast<int64_t>(t.dtype)));
+      guard(IROp::EQ, emit(IROp::TRANK, IRType::Int, x), ir_.kint(static_cast<int64_t>(t.dims.size())));
+      for (size_t k = 0; k < t.dims.size(); ++k) {
+        const IRRef d = emit(IROp::TDIM, IRType::Int, x, static_cast<uint32_t>(k));
+        const int s = t.dims[k];
+        if (s == kDimOne) guard(IROp::EQ, d, ir_.kint(1));
+        else if (symbol_dim[s] == kNoRef) guard(IROp::NE, d, ir_.kint(1)), symbol_dim[s] = d;
+        else guard(IROp::EQ, d, symbol_dim[s]);
+      }
+    }
   }
 
   TraceIR& ir_;
@@ -353,6 +394,7 @@ class Fuser {
   std::vector<IRRef> subst_;
   std::vector<std::vector<IRRef>> before_;  // instructions placed before each one
   std::vector<bool> moved_;
+  std::vector<IRRef> guarded_;  // the kernel calls, whose inputs' layouts get guards
 };
 
 }  // namespace

@@ -225,22 +225,34 @@ void RegionLowerer::stat_pass(int stage) {
     if (s->kind == StatKind::ArgMax) inits.push_back(b_.const_int(0));
   }
   const std::vector<ValueId> out = over_row(inits, [&](ValueId c, const std::vector<ValueId>& acc) {
-    std::vector<ValueId> next;
-    size_t a = 0;
+    // The chunk's folds first, then the spill, then the scalars that combine
+    // the folds with the row's so far: the tile work is one run of strip
+    // operations (one loop over the chunk) that nothing after it reads.
+    std::vector<std::pair<ValueId, ValueId>> folds;  // per statistic: the chunk's value (and argmax's index)
     for (const Stat* s : pass) {
       ValueId t = stat_operand(*s);
       // Lanes past the row add +0 to a sum, and never win an extreme.
       const double pad = is_sum(s->kind) ? 0.0 : s->kind == StatKind::Min ? inf : -inf;
       t = b_.select(mask_, t, tile_of(b_.const_float(pad)));
       if (is_sum(s->kind)) {
-        const ValueId block = b_.reduce(ReduceKind::Sum, t, 0, Elem::F64);
-        next.push_back(whole_row_ ? block : b_.binary(KOp::Add, acc[a], block));
-        ++a;
+        folds.emplace_back(b_.reduce(ReduceKind::Sum, t, 0, Elem::F64), 0);
         continue;
       }
       const ReduceKind rk = s->kind == StatKind::Min ? ReduceKind::Min : ReduceKind::Max;
       const ValueId cm = b_.reduce(rk, t, 0);
-      const ValueId ci = s->kind == StatKind::ArgMax ? b_.reduce(ReduceKind::ArgMax, t, 0) : 0;
+      folds.emplace_back(cm, s->kind == StatKind::ArgMax ? b_.reduce(ReduceKind::ArgMax, t, 0) : 0);
+    }
+    spill(*pass.back());
+    std::vector<ValueId> next;
+    size_t a = 0;
+    for (size_t f = 0; f < pass.size(); ++f) {
+      const Stat* s = pass[f];
+      const auto [cm, ci] = folds[f];
+      if (is_sum(s->kind)) {
+        next.push_back(whole_row_ ? cm : b_.binary(KOp::Add, acc[a], cm));
+        ++a;
+        continue;
+      }
       if (whole_row_) {
         next.push_back(cm);
         if (s->kind == StatKind::ArgMax) next.push_back(ci);
@@ -249,7 +261,7 @@ void RegionLowerer::stat_pass(int stage) {
       }
       // The chunk's first extreme beats the row's so far (a NaN sticks), or it is the first chunk.
       const ValueId yes = b_.const_int(1, Elem::I1), no = b_.const_int(0, Elem::I1);
-      const ValueId beats = b_.cmp(rk == ReduceKind::Min ? Pred::Lt : Pred::Gt, cm, acc[a]);
+      const ValueId beats = b_.cmp(s->kind == StatKind::Min ? Pred::Lt : Pred::Gt, cm, acc[a]);
       const ValueId chunk_nan = b_.cmp(Pred::Ne, cm, cm), acc_nan = b_.cmp(Pred::Ne, acc[a], acc[a]);
       ValueId take = b_.select(acc_nan, no, b_.select(chunk_nan, yes, beats));
       take = b_.select(b_.cmp(Pred::Eq, c, b_.const_int(0)), yes, take);
@@ -257,7 +269,6 @@ void RegionLowerer::stat_pass(int stage) {
       if (s->kind == StatKind::ArgMax) next.push_back(b_.select(take, b_.binary(KOp::Add, c, ci), acc[a + 1]));
       a += s->kind == StatKind::ArgMax ? 2 : 1;
     }
-    spill(*pass.back());
     return next;
   });
   if (pending_spill_) spilled_ = pending_spill_;

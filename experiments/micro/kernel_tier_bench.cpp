@@ -1,9 +1,10 @@
 // K2 against K3 (architecture §3) on fused regions of the shapes the tensor
-// programs make, as Google Benchmarks:
+// programs make (elementwise kernels, row kernels, a product's epilogue), as
+// Google Benchmarks:
 //   BM_Run/CASE/0   the region's K2 kernel (dims are parameters, launch heuristics)
-//   BM_Run/CASE/1   its K3 kernel: dims constant, tile / layout / thread split
-//                   chosen by the tuner (codegen/kernel/cpu/kernel_tuner.h),
-//                   which the label names
+//   BM_Run/CASE/1   its K3 kernel: dims constant, tile and layout chosen by
+//                   the tuner (codegen/kernel/cpu/kernel_tuner.h), which the
+//                   label names
 //   BM_CompileK2/CASE   compiling the K2 kernel (kernel IR → object code)
 // The same inputs for both (every element 1, as the tuner's), outputs
 // allocated per run as in a trace. experiments/harness/run_kernel_tiers.py
@@ -45,12 +46,32 @@ constexpr const char* kChain =
     "%8 = sigmoid(%7) : f32[s0]\n%9 = mul(%5, %8) : f32[s0]\n%10 = input : float\n%11 = mul(%9, %10) : f32[s0]\n"
     "%12 = input : float\n%13 = mul(%3, %12) : f32[s0]\n%14 = add(%11, %13) : f32[s0]\noutputs %14\n";
 
+// Row kernels: the tensor suite's softmax + rms_norm row, a layer_norm with
+// weight and bias after a residual add, and a row sum of a product.
+constexpr const char* kSoftmaxRms =
+    "%0 = input : f32[s0, s1]\n%1 = input : float\n%2 = mul(%0, %1) : f32[s0, s1]\n"
+    "%3 = softmax(%2, axis=1) : f32[s0, s1]\n%4 = input : f32[s1]\n"
+    "%5 = rms_norm(%3, weight=%4, eps=1e-06) : f32[s0, s1]\noutputs %5\n";
+constexpr const char* kLayerNorm =
+    "%0 = input : f32[s0, s1]\n%1 = input : f32[s0, s1]\n%2 = add(%0, %1) : f32[s0, s1]\n%3 = input : f32[s1]\n"
+    "%4 = input : f32[s1]\n%5 = layer_norm(%2, weight=%3, bias=%4, eps=1e-05) : f32[s0, s1]\noutputs %5\n";
+constexpr const char* kRowSum =
+    "%0 = input : f32[s0, s1]\n%1 = input : f32[s0, s1]\n%2 = mul(%0, %1) : f32[s0, s1]\n"
+    "%3 = sum(%2, axis=1) : f32[s0]\noutputs %3\n";
+// The MLP block's first product with its epilogue: gelu(x @ w + b).
+constexpr const char* kMatmulGelu =
+    "%0 = input : f32[s0, s1]\n%1 = input : f32[s1, s2]\n%2 = matmul(%0, %1) : f32[s0, s2]\n"
+    "%3 = input : f32[s2]\n%4 = add(%2, %3) : f32[s0, s2]\n%5 = gelu(%4) : f32[s0, s2]\noutputs %5\n";
+
 const std::vector<Case>& cases() {
   static const std::vector<Case> c = {
       {"muladd_1024x1024", kMulAdd, {1024, 1024}}, {"muladd_128x1024", kMulAdd, {128, 1024}},
       {"muladd_64x64", kMulAdd, {64, 64}},         {"muladd_1000x37", kMulAdd, {1000, 37}},
       {"muladd_4096x24", kMulAdd, {4096, 24}},     {"bcast3_32x64x48", kBroadcast3, {32, 64, 48}},
       {"chain_1M", kChain, {1 << 20}},             {"chain_4096", kChain, {4096}},
+      {"softmax_rms_1024x1024", kSoftmaxRms, {1024, 1024}}, {"softmax_rms_4096x64", kSoftmaxRms, {4096, 64}},
+      {"layernorm_512x768", kLayerNorm, {512, 768}},       {"rowsum_4096x64", kRowSum, {4096, 64}},
+      {"matmul_gelu_128x256x1024", kMatmulGelu, {128, 256, 1024}},
   };
   return c;
 }

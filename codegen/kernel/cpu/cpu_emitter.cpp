@@ -2,6 +2,8 @@
 // note in cpu_emitter.h, the emitter's parts in cpu_emitter_internal.h).
 #include "codegen/kernel/cpu/cpu_emitter_internal.h"
 
+#include <cmath>
+#include <limits>
 #include <unordered_set>
 
 #include "codegen/kernel/kernel_verify.h"
@@ -99,20 +101,20 @@ size_t CpuEmitter::strip_group(const Block& blk, size_t start) {
     for (ValueId r : escaping) put_strip(r, s, cur_.at(r));
     cur_.clear();
   };
-  if (!reductions.empty()) {
-    strips(n, body);
-    for (const Inst* r : reductions) end_strip_reduce(*r, n);
-    return end;
-  }
   // When the run's only effects are stores under one prefix mask (the
-  // first N - B lanes), the strips past it compute nothing that is kept:
-  // stop there (a tile of 1024 over a 16-element tensor runs 2 strips of 8).
-  // The whole strips before it have every lane of that mask set, so their
-  // loads and stores under it are plain vector accesses (masked ones cost
-  // several times as much, stores on AMD cores most of all); one masked
-  // strip ends the run.
+  // first N - B lanes), and its reductions fold values that this mask
+  // selects (lanes past it give the fold's identity), the strips past it
+  // compute nothing that is kept: stop there (a tile of 1024 over a
+  // 16-element tensor runs 2 strips of 8; a row kernel's chunk of 1024 over
+  // a row of 64, 4 strips of 16). The whole strips before it have every lane
+  // of that mask set, so their loads and stores under it are plain vector
+  // accesses (masked ones cost several times as much, stores on AMD cores
+  // most of all); one masked strip ends the run.
   std::optional<ValueId> prefix_mask;
-  if (llvm::Value* live = escaping.empty() ? prefix_lanes(members, n, prefix_mask) : nullptr) {
+  llvm::Value* live = escaping.empty() ? prefix_lanes(members, n, prefix_mask) : nullptr;
+  if (!reductions.empty() && !live) {
+    strips(n, body);
+  } else if (live) {
     llvm::Value* whole = b_.CreateAnd(live, b_.getInt64(~static_cast<int64_t>(W_ - 1)));
     full_mask_ = prefix_mask;
     loop(b_.getInt64(0), whole, body, b_.getInt64(W_));
@@ -127,6 +129,7 @@ size_t CpuEmitter::strip_group(const Block& blk, size_t start) {
   } else {
     strips(n, body);
   }
+  for (const Inst* r : reductions) end_strip_reduce(*r, n);
   return end;
 }
 // The number of leading lanes (at most n) that the stores among `members`
@@ -137,6 +140,21 @@ llvm::Value* CpuEmitter::prefix_lanes(const std::vector<const Inst*>& members, i
     if (m->op != KOp::Store) continue;
     if (m->operands.size() < 3 || (mask && *mask != m->operands[2])) return nullptr;
     mask = m->operands[2];
+  }
+  // A reduction's operand: select(mask, x, identity), the fold's identity a
+  // constant the lanes past the mask add nothing with (sum: +0; extremes: a
+  // value that never wins: -inf for max and argmax, +inf for min).
+  for (const Inst* m : members) {
+    if (m->op != KOp::Reduce) continue;
+    const Inst* sel = def_of(m->operands[0]);
+    if (!sel || sel->op != KOp::Select || (mask && *mask != sel->operands[0])) return nullptr;
+    mask = sel->operands[0];
+    const Inst* sp = def_of(sel->operands[2]);
+    const Inst* k = sp && sp->op == KOp::Splat ? def_of(sp->operands[0]) : nullptr;
+    if (!k || k->op != KOp::Const) return nullptr;
+    const double inf = std::numeric_limits<double>::infinity();
+    const double identity = m->reduce == ReduceKind::Sum ? 0.0 : m->reduce == ReduceKind::Min ? inf : -inf;
+    if (k->fvalue != identity || std::signbit(k->fvalue) != std::signbit(identity)) return nullptr;
   }
   if (!mask) return nullptr;
   const Inst* c = def_of(*mask);
