@@ -175,6 +175,7 @@ class Fuser {
     Region region;  // the region up to and including this call
     std::vector<IRRef> inputs;  // IR value of each region input
     std::vector<IRRef> hoisted;  // global loads before this call, from the run's start
+    std::vector<IRRef> stores;   // register writes (SSTORE) before this call, from the run's start
   };
 
   // Region input for IR value a (argument i of call t), or nullopt.
@@ -204,7 +205,7 @@ class Fuser {
   // The run from q on: one Step per call that joined it.
   std::vector<Step> scan(IRRef q) {
     std::vector<Step> steps;
-    Step cur{kNoRef, kNoRef, Region{}, {}, {}};
+    Step cur{kNoRef, kNoRef, Region{}, {}, {}, {}};
     std::map<IRRef, int> value_of;   // IR value -> region value
     // Global index -> its first load in the run: a run stores nothing, so
     // later loads of the global are the same tensor, one input.
@@ -215,6 +216,11 @@ class Fuser {
       if (in.op == IROp::GLOAD) {  // moves before the run
         if (steps.empty()) break;  // nothing to move before yet
         cur.hoisted.push_back(q);
+        continue;
+      }
+      if (in.op == IROp::SSTORE) {  // a named local or an argument register: removed if it may be (fuse_from)
+        if (steps.empty()) break;
+        cur.stores.push_back(q);
         continue;
       }
       if (in.op == IROp::CALL) {
@@ -260,14 +266,36 @@ class Fuser {
     return steps;
   }
 
+  // Which step i < last makes value v (its reload), or -1.
+  static int internal_result(const std::vector<Step>& steps, IRRef v, size_t last) {
+    for (size_t i = 0; i < last; ++i)
+      if (steps[i].reload == v) return static_cast<int>(i);
+    return -1;
+  }
+
+  // Whether the register write st, in the run that ends at steps[last], may
+  // go: its register is one the exits may rebuild (DeferredWrites), and no
+  // exit after the run reads it where the value is one the run no longer
+  // makes. (The run's own exits go back to its start, where the
+  // interpreter writes the register again.)
+  bool removable(const std::vector<Step>& steps, IRRef st, size_t last) const {
+    if (st > steps[last].call) return true;  // after the run: not its business
+    const uint32_t slot = ir_[st].op1;
+    if (!writes_.can_defer(slot, st)) return false;
+    return internal_result(steps, ir_[st].op2, last) < 0 || !writes_.needed_by_exits(slot, st, steps[last].reload);
+  }
+
   // Whether the result of steps[i] is read by anything but the CARG chains
-  // of the calls steps[i+1 .. last], or by an exit.
+  // of the calls steps[i+1 .. last] and the run's register writes, or by an
+  // exit.
   bool escapes(const std::vector<Step>& steps, size_t i, size_t last) const {
     std::set<IRRef> run_chains;  // a one-argument call reads its argument itself
     for (size_t j = i + 1; j <= last; ++j) {
       run_chains.insert(steps[j].call);
       for (IRRef c : chain_nodes(steps[j].call)) run_chains.insert(c);
     }
+    for (IRRef st : steps[last].stores)
+      if (st < steps[last].call) run_chains.insert(st);  // removable (checked first)
     const IRRef reload = steps[i].reload;
     for (IRRef u = reload + 1; u < ir_.size(); ++u) {
       bool uses = false;
@@ -305,6 +333,14 @@ class Fuser {
         cut = true;
         continue;
       }
+      // A register write in the run that must stay ends the run before it.
+      for (IRRef st : steps[last].stores)
+        if (!removable(steps, st, last)) {
+          while (last > 0 && steps[last].call > st) --last;
+          cut = true;
+          break;
+        }
+      if (cut) continue;
       for (size_t i = 0; i < last; ++i)
         if (escapes(steps, i, last)) {
           last = i;
@@ -314,6 +350,15 @@ class Fuser {
     }
     if (last == 0) return kNoRef;  // one operation: nothing to fuse
     const Step& out = steps[last];
+    // The run's register writes go: a result the run does not make any more
+    // is read by no exit (removable); another value is left to the exits
+    // after the run that read the register (its snapshot entries).
+    for (IRRef st : out.stores) {
+      const uint32_t slot = ir_[st].op1;
+      if (internal_result(steps, ir_[st].op2, last) < 0 && writes_.needed_by_exits(slot, st, out.reload))
+        writes_.defer(slot, st, ir_[st].op2);
+      subst_[st] = kNoRef;
+    }
     Region region = out.region;
     region.outputs = {region.value_of_op(region.ops.size() - 1)};
     region.compact_symbols();

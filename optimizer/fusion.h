@@ -4,23 +4,27 @@
 // A run is a sequence of CALLs of Graph IR operations (tensor built-ins,
 // arithmetic, comparisons and negation with a tensor operand), typed by the
 // layouts the recorder saw (CallTarget::seen), that one kernel can compute
-// (vm/graph/region.h, Region::add: elementwise operations, and reductions
-// and normalizations with their producers and consumers, whose attributes
-// must be constants of the trace: bind_call binds positional and keyword
-// arguments as the op table does), with
-// nothing between them but their argument chains, the reloads of their
-// results, pure instructions, and global loads, which move before the run
+// (vm/graph/region.h, Region::add: elementwise operations; reductions and
+// normalizations with their producers and consumers; a leading matmul or
+// attention with its epilogue; attributes must be constants of the trace:
+// bind_call binds positional and keyword arguments as the op table does),
+// with nothing between them but their argument chains, the reloads of their
+// results, pure instructions, register writes that may go (a `let` local
+// the run no longer makes and no later exit reads; another value is left to
+// the later exits' snapshots), and global loads, which move before the run
 // (they exit through the run's first snapshot, where the interpreter redoes
-// the run; loads of one global are one input, as the run stores nothing). Every result but the run's last must be internal: read only by
+// the run; loads of one global are one input, as the run stores nothing to
+// memory). Every result but the run's last must be internal: read only by
 // later calls of the run and by no exit (register liveness through
 // DeferredWrites); such a call, its reload and its arguments are dropped, so
 // its tensor is never allocated; a row kernel's output must be of its rows
-// (Region::valid_output). The run's last call becomes a Kernel call
-// of the run's region (CallTarget::region) on the region's inputs, writing
-// the same register and reloaded as before, and it takes the run's first
-// snapshot: when the kernel raises (the interpreter's kernels, which run
-// when the inputs do not fit the kernel, find an error), the interpreter
-// redoes the whole run and reports the error at its own line.
+// (Region::valid_output). The run's last call becomes a Kernel call of the
+// run's region (CallTarget::region) on the region's inputs, writing the same
+// register and reloaded as before, after guards on its inputs' layouts, and
+// it takes the run's first snapshot: when the kernel raises (the
+// interpreter's kernels, which run when the inputs do not fit the kernel,
+// find an error) or a guard fails, the interpreter redoes the whole run and
+// reports the error at its own line.
 #pragma once
 
 #include "optimizer/pass.h"
