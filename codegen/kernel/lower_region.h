@@ -48,6 +48,13 @@ struct RegionLowering {
 // Region::valid_output refuses).
 Kernel lower_region(const Region& r, const std::string& name, const RegionLowering& opt = {});
 
+// The region's leading attention (Region::leading_step) as one kernel
+// (lower_attention.cpp): params the region's inputs, then its result; a
+// program per 64 query rows of a batch entry, value tiles dv_tile wide (a
+// multiple of 16, at least the value dim), computing the interpreter's bits.
+Kernel lower_attention(const Region& r, const std::string& name, const RegionLowering& opt = {},
+                       int64_t dv_tile = 64);
+
 // The element type a region value of this type is stored with in a param.
 Elem param_elem(const RegionType& t);
 

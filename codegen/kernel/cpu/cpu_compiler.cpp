@@ -24,6 +24,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel/cpu/cpu_emitter.h"
+#include "codegen/kernel/cpu/kernel_abi.h"
 #include "vm/tensor/vector_math.h"
 
 namespace tessera::kir {
@@ -99,8 +100,14 @@ CpuKernelCompiler::CpuKernelCompiler() : impl_(std::make_unique<Impl>()) {
   auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host");
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Less);
   impl_->tm = unwrap(jtmb.createTargetMachine(), "creating the target machine");
-  // Generated code calls SLEEF by name: the process's symbols resolve it.
+  // Generated code calls SLEEF by name: the process's symbols resolve it;
+  // and the runtime's own functions (kernel_abi.h), defined here.
   impl_->jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(), "creating LLJIT");
+  const llvm::JITSymbolFlags fn_flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
+  if (llvm::Error e = impl_->jit->getProcessSymbolsJITDylib()->define(llvm::orc::absoluteSymbols(
+          {{impl_->jit->mangleAndIntern("tessera_kernel_dot_f32"),
+            {llvm::orc::ExecutorAddr::fromPtr(&tessera_kernel_dot_f32), fn_flags}}})))
+    unwrap(llvm::Expected<int>(std::move(e)), "defining the runtime's functions");
   impl_->host = "llvm=" LLVM_VERSION_STRING " triple=" + impl_->tm->getTargetTriple().str() +
                 " cpu=" + impl_->tm->getTargetCPU().str() + " features=" + impl_->tm->getTargetFeatureString().str() +
                 " lanes=" + std::to_string(lanes());

@@ -28,11 +28,24 @@ void CpuEmitter::trans(const Inst& in) {
     });
   });
 }
+// f32 tiles: the vector-math micro-kernel (tessera_kernel_dot_f32, the
+// interpreter's own, kernel_runtime.h) on the result's buffer, which starts
+// as the accumulator; half-precision tiles: widened element by element in
+// the same order (each product rounded, added in order of k).
 void CpuEmitter::dot(const Inst& in) {
   const ValueId a = in.operands[0], bm = in.operands[1], c = in.operands[2], r = in.results[0];
   const int64_t M = type(r).shape[0], N = type(r).shape[1], K = type(a).shape[1];
   const Elem ea = type(a).elem;
   if (type(r).elem != Elem::F32) fail("dot accumulates in f32");
+  if (ea == Elem::F32) {
+    copy_tile(buf(c), buf(r), type(r));
+    auto* i64 = b_.getInt64Ty();
+    auto* ptr = b_.getPtrTy();
+    auto callee = m_.getOrInsertFunction("tessera_kernel_dot_f32",
+                                         llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, i64, ptr, ptr, ptr}, false));
+    b_.CreateCall(callee, {b_.getInt64(M), b_.getInt64(N), b_.getInt64(K), buf(a), buf(bm), buf(r)});
+    return;
+  }
   auto f32 = [&](llvm::Value* x) { return cast(x, ea, Elem::F32); };
   auto* acc = slot(b_.getFloatTy());
   loop(M, [&](llvm::Value* i) {

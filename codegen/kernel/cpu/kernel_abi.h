@@ -20,3 +20,11 @@ struct KernelArgs {
 using KernelFn = void (*)(const KernelArgs* args, int64_t begin, int64_t end);
 
 }  // namespace tessera::kir
+
+// What generated kernels call besides SLEEF (kernel_runtime.cpp; the
+// compiler defines these names in every kernel's symbol table).
+extern "C" {
+// c[m, n] += a[m, k] b[k, n], f32 row-major tiles: the vector-math `dot`
+// (vm/tensor/vector_math.h), the interpreter's own micro-kernel.
+void tessera_kernel_dot_f32(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c);
+}

@@ -398,6 +398,38 @@ TEST(CpuKernel, InterpreterExtremesAreTheFirstInElementOrder) {
   EXPECT_EQ(vmath::table().argmax(x.data(), 40), 1);
 }
 
+// An f32 dot is the interpreter's micro-kernel (vector-math `dot`), bit for
+// bit: attention's tiles computed by a kernel equal the interpreter's.
+TEST(CpuKernel, DotIsTheInterpretersMicroKernel) {
+  Kernel d;
+  d.name = "dot";
+  d.dims = {"N"};
+  d.params = {Param{"a", Elem::F32, {{0, 0}}, false}, Param{"b", Elem::F32, {{0, 0}}, false},
+              Param{"c", Elem::F32, {{0, 0}}, false}, Param{"y", Elem::F32, {{0, 0}}, true}};
+  d.grid = {Extent{1, {}, 1}};
+  KernelBuilder b(d);
+  // A [rows, cols] tile of a param at offsets i * cols + j (row and column
+  // indices broadcast to the tile's shape).
+  auto tile2d = [&](int param, int64_t rows, int64_t cols) {
+    ValueId ri = b.broadcast(b.range(rows), 1, cols);                      // [rows, cols]: i
+    ValueId cj = b.broadcast(b.range(cols), 0, rows);                      // [rows, cols]: j
+    ValueId off = b.binary(KOp::Add, b.binary(KOp::Mul, ri, b.splat(b.const_int(cols), {rows, cols})), cj);
+    return std::make_pair(b.load(param, off), off);
+  };
+  auto [ta, oa] = tile2d(0, 5, 7);
+  auto [tb, ob] = tile2d(1, 7, 9);
+  auto [tc, oc] = tile2d(2, 5, 9);
+  (void)oa;
+  (void)ob;
+  b.store(3, oc, b.dot(ta, tb, tc));
+  CompiledKernel ck = compiler().compile(d);
+  std::vector<float> av = wave(35, 1.3f), bv = wave(63, 0.7f), cv = wave(45, 0.2f), y(45);
+  launch(d, ck.fn, {av.data(), bv.data(), cv.data(), y.data()}, {64});
+  std::vector<float> want = cv;
+  vmath::table().dot(5, 9, 7, av.data(), bv.data(), want.data());
+  for (int i = 0; i < 45; ++i) EXPECT_EQ(bits(y[i]), bits(want[i])) << i;
+}
+
 TEST(CpuKernel, WhatTheEmitterDoesNotDoIsAClearError) {
   Kernel k = parse(R"(kernel @h
   dims N

@@ -9,6 +9,7 @@
 #include <limits>
 #include <tuple>
 
+#include "codegen/kernel/cpu/cpu_launch.h"
 #include "codegen/kernel/cpu/region_kernel.h"
 #include "codegen/kernel/kernel_text.h"
 #include "codegen/kernel/kernel_verify.h"
@@ -473,6 +474,47 @@ TEST(LowerRegion, AttentionWithEpilogueAndNorm) {
     EXPECT_EQ(parse_region(r.str()).str(), r.str());
     expect_same_as_interpreter(r, {wave_tensor(DType::F32, {4, 70, 16}, 1.0f, 0.1f), wave_tensor(DType::F32, {1, 90, 16}, 1.0f, 0.4f),
                                    wave_tensor(DType::F32, {1, 90, 24}, 1.0f, 0.7f), Value::number(2.0)});
+  }
+}
+
+// Attention as a kernel of the kernel IR (lower_attention: the GPU's form of
+// a fused attention's step) computes the interpreter's tiled online softmax
+// bit for bit: blocks of queries and keys that are not whole, a head dim
+// over one chunk, causal and not, broadcast batch dims, half-precision.
+TEST(LowerRegion, AttentionKernelEqualsTheInterpreter) {
+  struct Shape4 { int64_t b, sq, sk, d, dv; bool causal; DType dt; };
+  for (const Shape4 c : {Shape4{2, 70, 90, 16, 24, false, DType::F32}, Shape4{2, 70, 90, 16, 24, true, DType::F32},
+                         Shape4{2, 130, 40, 80, 8, true, DType::F32}, Shape4{3, 5, 5, 4, 4, false, DType::F16}}) {
+    Region r;
+    const int b = r.new_symbol(c.b), sq = r.new_symbol(c.sq), d = r.new_symbol(c.d), sk = r.new_symbol(c.sk),
+              dv = r.new_symbol(c.dv);
+    const int q = r.add_tensor_input(c.dt, {b, sq, d});
+    const int k = r.add_tensor_input(c.dt, {kDimOne, sk, d});
+    const int v = r.add_tensor_input(c.dt, {kDimOne, sk, dv});
+    RegionAttrs at;
+    at.causal = c.causal;
+    r.outputs = {*r.add(OpId::Attention, {q, k, v}, at)};
+    std::vector<Value> in = {wave_tensor(c.dt, {c.b, c.sq, c.d}, 1.0f, 0.1f), wave_tensor(c.dt, {1, c.sk, c.d}, 1.0f, 0.4f),
+                             wave_tensor(c.dt, {1, c.sk, c.dv}, 1.0f, 0.7f)};
+    const Value want = run_region_reference(r, in).at(0);
+    const auto sym = bind_symbols(r, in);
+    ASSERT_TRUE(sym.has_value());
+    for (bool k3 : {false, true}) {
+      RegionLowering opt;
+      if (k3) opt.symbol_values.assign(sym->begin(), sym->end());
+      const Kernel kern = lower_attention(r, "attention", opt, 32);
+      ASSERT_TRUE(verify(kern).empty()) << verify(kern).front();
+      EXPECT_EQ(parse(print(kern)).name, "attention");
+      CompiledKernel ck = compiler().compile(kern);
+      Value got = make_tensor(want.as_tensor()->dtype, want.as_tensor()->shape);
+      std::vector<void*> params;
+      for (const Value& x : in) params.push_back(x.as_tensor()->data);
+      params.push_back(got.as_tensor()->data);
+      for (int threads : {1, 0}) {
+        launch(kern, ck.fn, params, *sym, threads);
+        EXPECT_EQ(bytes(got), bytes(want)) << "b " << c.b << " sq " << c.sq << " sk " << c.sk << (k3 ? " K3" : " K2");
+      }
+    }
   }
 }
 
