@@ -274,15 +274,18 @@ class Fuser {
   }
 
   // Whether the register write st, in the run that ends at steps[last], may
-  // go: its register is one the exits may rebuild (DeferredWrites), and no
-  // exit after the run reads it where the value is one the run no longer
-  // makes. (The run's own exits go back to its start, where the
-  // interpreter writes the register again.)
+  // go: it writes a result the run no longer makes (an intermediate named by
+  // a `let`), its register is one the exits may rebuild (DeferredWrites),
+  // and no exit after the run reads it. (The run's own exits go back to its
+  // start, where the interpreter writes the register again.) A write of any
+  // other value stays, and ends the run: the register owns a reference to
+  // the object, which later instructions may read after its other owners
+  // let it go, and moving the write would let the interpreter, resuming at
+  // the run's start, read a register the run has already written.
   bool removable(const std::vector<Step>& steps, IRRef st, size_t last) const {
-    if (st > steps[last].call) return true;  // after the run: not its business
     const uint32_t slot = ir_[st].op1;
-    if (!writes_.can_defer(slot, st)) return false;
-    return internal_result(steps, ir_[st].op2, last) < 0 || !writes_.needed_by_exits(slot, st, steps[last].reload);
+    return internal_result(steps, ir_[st].op2, last) >= 0 && writes_.can_defer(slot, st) &&
+           !writes_.needed_by_exits(slot, st, steps[last].reload);
   }
 
   // Whether the result of steps[i] is read by anything but the CARG chains
@@ -350,15 +353,8 @@ class Fuser {
     }
     if (last == 0) return kNoRef;  // one operation: nothing to fuse
     const Step& out = steps[last];
-    // The run's register writes go: a result the run does not make any more
-    // is read by no exit (removable); another value is left to the exits
-    // after the run that read the register (its snapshot entries).
-    for (IRRef st : out.stores) {
-      const uint32_t slot = ir_[st].op1;
-      if (internal_result(steps, ir_[st].op2, last) < 0 && writes_.needed_by_exits(slot, st, out.reload))
-        writes_.defer(slot, st, ir_[st].op2);
-      subst_[st] = kNoRef;
-    }
+    // The run's register writes of its intermediates go (removable).
+    for (IRRef st : out.stores) subst_[st] = kNoRef;
     Region region = out.region;
     region.outputs = {region.value_of_op(region.ops.size() - 1)};
     region.compact_symbols();

@@ -9,9 +9,9 @@
 // attention with its epilogue; attributes must be constants of the trace:
 // bind_call binds positional and keyword arguments as the op table does),
 // with nothing between them but their argument chains, the reloads of their
-// results, pure instructions, register writes that may go (a `let` local
-// the run no longer makes and no later exit reads; another value is left to
-// the later exits' snapshots), and global loads, which move before the run
+// results, pure instructions, register writes of the run's intermediates
+// (a `let` local naming one) that may go (no later exit reads the
+// register), and global loads, which move before the run
 // (they exit through the run's first snapshot, where the interpreter redoes
 // the run; loads of one global are one input, as the run stores nothing to
 // memory). Every result but the run's last must be internal: read only by
