@@ -40,6 +40,34 @@ std::optional<OpId> graph_op(const CallTarget& t) {
   }
 }
 
+// How the op table's attributes (ops.def) become a region's, one row a
+// name: false where the value is not one the attribute takes.
+struct AttrBinding {
+  const char* name;
+  bool (*bind)(const Value& v, RegionAttrs& a);
+};
+bool number(const Value& v, double& out) {
+  if (!v.is_int() && !v.is_float()) return false;
+  out = v.is_int() ? static_cast<double>(v.as_int()) : v.as_float();
+  return true;
+}
+constexpr AttrBinding kAttrBindings[] = {
+    {"axis",
+     [](const Value& v, RegionAttrs& a) {
+       if (v.is_int()) a.axis = static_cast<int>(std::clamp<int64_t>(v.as_int(), -1000, 1000));
+       return v.is_int() || v.is_nil();
+     }},
+    {"keepdim", [](const Value& v, RegionAttrs& a) { return v.is_bool() && ((a.keepdim = v.as_bool()), true); }},
+    {"causal", [](const Value& v, RegionAttrs& a) { return v.is_bool() && ((a.causal = v.as_bool()), true); }},
+    {"scale",
+     [](const Value& v, RegionAttrs& a) {
+       double d = 0;
+       if (number(v, d)) a.scale = d;
+       return v.is_nil() || a.scale.has_value();
+     }},
+    {"eps", [](const Value& v, RegionAttrs& a) { return number(v, a.eps); }},
+};
+
 // A call bound as the op table binds it (op_table.h, bind_op): its input
 // arguments (their positions among the call's arguments) and the region
 // attributes its attribute arguments give; nullopt where an attribute is
@@ -99,25 +127,12 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
       continue;
     }
     const std::optional<Value> v = constant(j);
-    if (!v) return std::nullopt;
-    if (name == "axis") {
-      if (v->is_int()) b.attrs.axis = static_cast<int>(std::clamp<int64_t>(v->as_int(), -1000, 1000));
-      else if (!v->is_nil()) return std::nullopt;
-    } else if (name == "keepdim") {
-      if (!v->is_bool()) return std::nullopt;
-      b.attrs.keepdim = v->as_bool();
-    } else if (name == "causal") {
-      if (!v->is_bool()) return std::nullopt;
-      b.attrs.causal = v->as_bool();
-    } else if (name == "scale") {
-      if (v->is_int() || v->is_float()) b.attrs.scale = v->is_int() ? static_cast<double>(v->as_int()) : v->as_float();
-      else if (!v->is_nil()) return std::nullopt;
-    } else if (name == "eps") {
-      if (!v->is_int() && !v->is_float()) return std::nullopt;
-      b.attrs.eps = v->is_int() ? static_cast<double>(v->as_int()) : v->as_float();
-    } else {
-      return std::nullopt;  // an attribute no kernel takes (cast's dtype is a global, not a constant)
-    }
+    const AttrBinding* binding = nullptr;
+    for (const AttrBinding& ab : kAttrBindings)
+      if (name == ab.name) binding = &ab;
+    // An attribute no kernel takes (cast's dtype is a global, not a constant),
+    // or a value the interpreter would refuse.
+    if (!v || !binding || !binding->bind(*v, b.attrs)) return std::nullopt;
   }
   // weight and bias follow the inputs, in that order.
   for (const char* name : {"weight", "bias"}) {
