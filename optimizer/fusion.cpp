@@ -223,8 +223,10 @@ class Fuser {
     Step cur{kNoRef, kNoRef, Region{}, {}, {}, {}};
     std::map<IRRef, int> value_of;   // IR value -> region value
     // Global index -> its first load in the run: a run stores nothing, so
-    // later loads of the global are the same tensor, one input.
+    // later loads of the global in it are the same tensor, one input. (A
+    // load before the run is not: a store may come between it and the run.)
     std::map<uint32_t, IRRef> globals;
+    const IRRef start = q;
     for (; q < ir_.size(); ++q) {
       const IRIns& in = ir_[q];
       if (in.op == IROp::CARG || ir_is_const(in.op)) continue;
@@ -253,7 +255,7 @@ class Fuser {
         for (size_t k = 0; ok && k < bound->inputs.size(); ++k) {
           const size_t i = bound->inputs[k];
           IRRef a = operands[i];
-          if (ir_[a].op == IROp::GLOAD) a = loads.emplace(ir_[a].op1, a).first->second;
+          if (ir_[a].op == IROp::GLOAD && a >= start) a = loads.emplace(ir_[a].op1, a).first->second;
           auto it = values.find(a);
           if (it != values.end()) {
             args.push_back(it->second);
