@@ -105,10 +105,14 @@ def main():
         "Cases (`experiments/micro/kernel_tier_bench.cpp`): `muladd` is `(x * y + x) * c` on two f32 "
         "tensors of the shape named; `bcast3` is a rank-3 tensor plus a [s1, 1] column times a [s2] "
         "row; `chain` is the tensor suite's elementwise chain `tanh(y * 1.3 + x) * sigmoid(y - 0.2) * 1.7 "
-        "+ x * 0.05` (1-D). K2: dims are kernel parameters, tile 1024, launch heuristics (a grid of "
-        "fewer than 256 programs on the calling thread). K3: dims constant, and the tuner's choice "
-        "of tile, layout (`flat=1`: tiles of the flattened output instead of rows) and threads "
-        "(1: the calling thread, -1: every core, 0: the heuristic), measured on these shapes. "
+        "+ x * 0.05` (1-D); row kernels: `softmax_rms` is `rms_norm(softmax(x * c), weight=w)`, "
+        "`layernorm` `layer_norm(x + y, weight=w, bias=b)`, `rowsum` `sum(x * y, axis=1)`; "
+        "`matmul_gelu` is `gelu(x @ w + b)` (the product by OpenBLAS, the epilogue generated). "
+        "K2: dims are kernel parameters, tile 1024 (row kernels: chunks of 1024 of a row), launch "
+        "heuristics (a grid of fewer than 256 programs on the calling thread). K3: dims constant, "
+        "and the tuner's choice of tile and layout (`flat=1`: tiles of the flattened output instead "
+        "of rows; row kernels have one layout: the row as one tile when it is at most 4096 long), "
+        "measured on these shapes; threads stay the launcher's (`threads=0`). "
         "A run includes allocating the output, as in a trace.",
     ]
     text = "\n".join(lines) + "\n"
