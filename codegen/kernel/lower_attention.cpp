@@ -36,16 +36,8 @@ class AttentionLowering {
   void run() {
     const RegionOp& o = r_.ops.at(0);
     if (o.op != OpId::Attention) throw std::invalid_argument("lower_attention: the region does not start with attention");
-    for (int s = 0; s < r_.num_symbols; ++s) k_.dims.push_back("s" + std::to_string(s));
-    if (!opt_.symbol_values.empty()) k_.dim_values = opt_.symbol_values;
-    auto dims_of = [](const RegionType& t) {
-      std::vector<DimRef> d;
-      for (int s : t.dims) d.push_back(s == kDimOne ? DimRef{-1, 1} : DimRef{s, 0});
-      return d;
-    };
-    for (size_t i = 0; i < r_.inputs.size(); ++i)
-      k_.params.push_back(Param{"in" + std::to_string(i), param_elem(r_.inputs[i]), dims_of(r_.inputs[i]), false});
-    k_.params.push_back(Param{"out", param_elem(o.type), dims_of(o.type), true});
+    declare_region_inputs(r_, opt_, k_);
+    k_.params.push_back(Param{"out", param_elem(o.type), param_dims(o.type), true});
     q_ = r_.type(o.args[0]).dims;
     kd_ = r_.type(o.args[1]).dims;
     vd_ = r_.type(o.args[2]).dims;

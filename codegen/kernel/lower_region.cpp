@@ -65,24 +65,12 @@ void RegionLowerer::run() {
 }
 
 void RegionLowerer::declare_dims_and_params() {
-  for (int s = 0; s < r_.num_symbols; ++s) k_.dims.push_back("s" + std::to_string(s));
-  if (!opt_.symbol_values.empty()) {
-    if (opt_.symbol_values.size() != static_cast<size_t>(r_.num_symbols))
-      throw std::invalid_argument("lower_region: one value per symbol");
-    k_.dim_values = opt_.symbol_values;
-  }
-  auto dims_of = [](const RegionType& t) {
-    std::vector<DimRef> d;
-    for (int s : t.dims) d.push_back(s == kDimOne ? DimRef{-1, 1} : DimRef{s, 0});
-    return d;
-  };
-  for (size_t i = 0; i < r_.inputs.size(); ++i)
-    k_.params.push_back(Param{"in" + std::to_string(i), param_elem(r_.inputs[i]), dims_of(r_.inputs[i]), false});
+  declare_region_inputs(r_, opt_, k_);
   if (r_.leading_step())
-    k_.params.push_back(Param{"step", param_elem(r_.ops[0].type), dims_of(r_.ops[0].type), false});
+    k_.params.push_back(Param{"step", param_elem(r_.ops[0].type), param_dims(r_.ops[0].type), false});
   for (size_t i = 0; i < r_.outputs.size(); ++i)
     k_.params.push_back(Param{"out" + std::to_string(i), param_elem(r_.type(r_.outputs[i])),
-                              dims_of(r_.type(r_.outputs[i])), true});
+                              param_dims(r_.type(r_.outputs[i])), true});
 }
 
 void RegionLowerer::elementwise_kernel() {
@@ -277,6 +265,23 @@ ValueId RegionLowerer::round_to(ValueId x, DType d) {
 }
 
 }  // namespace detail
+
+void declare_region_inputs(const Region& r, const RegionLowering& opt, Kernel& k) {
+  for (int s = 0; s < r.num_symbols; ++s) k.dims.push_back("s" + std::to_string(s));
+  if (!opt.symbol_values.empty()) {
+    if (opt.symbol_values.size() != static_cast<size_t>(r.num_symbols))
+      throw std::invalid_argument("lower_region: one value per symbol");
+    k.dim_values = opt.symbol_values;
+  }
+  for (size_t i = 0; i < r.inputs.size(); ++i)
+    k.params.push_back(Param{"in" + std::to_string(i), param_elem(r.inputs[i]), param_dims(r.inputs[i]), false});
+}
+
+std::vector<DimRef> param_dims(const RegionType& t) {
+  std::vector<DimRef> d;
+  for (int s : t.dims) d.push_back(s == kDimOne ? DimRef{-1, 1} : DimRef{s, 0});
+  return d;
+}
 
 Elem param_elem(const RegionType& t) {
   if (t.tensor) return detail::elem_of(t.dtype);

@@ -55,6 +55,12 @@ Kernel lower_region(const Region& r, const std::string& name, const RegionLoweri
 Kernel lower_attention(const Region& r, const std::string& name, const RegionLowering& opt = {},
                        int64_t dv_tile = 64);
 
+// The dims of a kernel for region r (its symbols, named s0, s1, ...;
+// constants where opt gives values) and a param for each region input.
+void declare_region_inputs(const Region& r, const RegionLowering& opt, Kernel& k);
+// A param's shape for a region value of this type.
+std::vector<DimRef> param_dims(const RegionType& t);
+
 // The element type a region value of this type is stored with in a param.
 Elem param_elem(const RegionType& t);
 
