@@ -223,8 +223,9 @@ class Fuser {
     Step cur{kNoRef, kNoRef, Region{}, {}, {}, {}};
     std::map<IRRef, int> value_of;   // IR value -> region value
     // Global index -> its first load in the run: a run stores nothing, so
-    // later loads of the global in it are the same tensor, one input. (A
-    // load before the run is not: a store may come between it and the run.)
+    // later loads of the global in it are the same tensor, one input; so is
+    // a load before the run unless something may store the global between
+    // it and the run.
     std::map<uint32_t, IRRef> globals;
     const IRRef start = q;
     for (; q < ir_.size(); ++q) {
@@ -255,7 +256,8 @@ class Fuser {
         for (size_t k = 0; ok && k < bound->inputs.size(); ++k) {
           const size_t i = bound->inputs[k];
           IRRef a = operands[i];
-          if (ir_[a].op == IROp::GLOAD && a >= start) a = loads.emplace(ir_[a].op1, a).first->second;
+          if (ir_[a].op == IROp::GLOAD && (a >= start || !global_written(ir_[a].op1, a, start)))
+            a = loads.emplace(ir_[a].op1, a).first->second;
           auto it = values.find(a);
           if (it != values.end()) {
             args.push_back(it->second);
@@ -281,6 +283,16 @@ class Fuser {
       break;
     }
     return steps;
+  }
+
+  // Whether an instruction in (from, to) may store global g.
+  bool global_written(uint32_t g, IRRef from, IRRef to) const {
+    for (IRRef q = from + 1; q < to; ++q) {
+      const IROpInfo& info = ir_op_info(ir_[q].op);
+      if (info.clobbers_memory) return true;
+      if (info.mem_space == IRMemSpace::Global && info.mem_access == IRMemAccess::Store && ir_[q].op1 == g) return true;
+    }
+    return false;
   }
 
   // Which step i < last makes value v (its reload), or -1.
