@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel/lower_region.h"
+#include "codegen/kernel/mask_fold.h"
 
 namespace tessera::kir {
 
@@ -171,6 +172,7 @@ Kernel lower_attention(const Region& r, const std::string& name, const RegionLow
   Kernel k;
   k.name = name;
   AttentionLowering(r, opt, k, dv_tile).run();
+  fold_masks(k);
   return k;
 }
 

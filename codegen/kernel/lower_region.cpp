@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel/lower_region_internal.h"
+#include "codegen/kernel/mask_fold.h"
 
 namespace tessera::kir {
 
@@ -293,6 +294,7 @@ Kernel lower_region(const Region& r, const std::string& name, const RegionLoweri
   Kernel k;
   k.name = name;
   detail::RegionLowerer(r, opt, k).run();
+  fold_masks(k);
   return k;
 }
 

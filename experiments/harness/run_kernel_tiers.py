@@ -30,8 +30,11 @@ def log(msg):
 
 
 def run(bench, repetitions, min_time):
+    # Repetitions of all benchmarks in a random order, so that a slow moment of
+    # the machine (a VM's other vCPU taken away) hits K2 and K3 alike instead of
+    # the one benchmark that ran then.
     cmd = [bench, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
-           f"--benchmark_min_time={min_time}s"]
+           f"--benchmark_min_time={min_time}", "--benchmark_enable_random_interleaving=true"]
     log("running: " + " ".join(cmd))
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=3600)
     if p.returncode != 0:

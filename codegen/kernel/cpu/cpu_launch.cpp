@@ -27,10 +27,9 @@ void launch(const Kernel& k, KernelFn fn, const std::vector<void*>& params, cons
   KernelArgs args{params.data(), dims.data(), {g[0], g[1], g[2]}};
   const int64_t total = g[0] * g[1] * g[2];
   if (total <= 0) return;
-  // Fewer programs than this run on the calling thread: handing them to
-  // other threads costs more than it saves (and the BLAS threads of a
-  // preceding matmul may still be spinning on the other cores).
-  constexpr int64_t kParallelMinPrograms = 256;
+  // Few programs run on the calling thread (kParallelMinPrograms; and the
+  // BLAS threads of a preceding matmul may still be spinning on the other
+  // cores).
   if (threads == 1 || total == 1 || (threads == 0 && total < kParallelMinPrograms)) return fn(&args, 0, total);
   auto run = [&] {
     // Ranges of a few programs each: enough of them to balance the cores.

@@ -66,6 +66,26 @@ std::vector<double> time_us(const std::vector<CpuRegionKernel>& ks, std::span<co
   return best;
 }
 
+// The thread split: the launcher runs a grid of fewer than
+// kParallelMinPrograms programs on the calling thread, which is right for
+// short programs; for each such layout with more than one program, every
+// core is tried too. A larger grid keeps the launcher's every core: the
+// timing runs beside the program, whose own kernels may keep the other
+// cores busy, so a serial variant could time as well as a parallel one and
+// then, kept in the cache, run alone on an idle machine.
+void add_thread_splits(const Region& r, const std::vector<int64_t>& sym, std::vector<TuneChoice>& out) {
+  const size_t layouts = out.size();
+  for (size_t i = 0; i < layouts; ++i) {
+    RegionLowering opt;
+    opt.tile = out[i].tile;
+    opt.flat = out[i].flat;
+    const std::vector<int64_t> g = grid_extents(lower_region(r, "region", opt), sym);
+    const int64_t programs = g[0] * g[1] * g[2];
+    if (programs > 1 && programs < kParallelMinPrograms)
+      out.push_back(TuneChoice{out[i].tile, kEveryCore, out[i].flat});
+  }
+}
+
 std::string spec_str(const std::vector<std::optional<int64_t>>& spec) {
   std::string s;
   for (const auto& v : spec) s += v ? std::to_string(*v) + "," : "?,";
@@ -90,8 +110,12 @@ std::optional<TuneChoice> TuneChoice::parse(const std::string& s) {
 std::vector<TuneChoice> tune_candidates(const Region& r, const std::vector<int64_t>& sym) {
   auto extent = [&](int d) { return d == kDimOne ? int64_t{1} : sym.at(static_cast<size_t>(d)); };
   // A row kernel's layout is fixed (a program per row, the row as one tile
-  // when it is short enough): nothing to choose.
-  if (r.has_row_ops()) return {TuneChoice{}};
+  // when it is short enough): only the thread split to choose.
+  if (r.has_row_ops()) {
+    std::vector<TuneChoice> out = {TuneChoice{}};
+    add_thread_splits(r, sym, out);
+    return out;
+  }
   const std::vector<int>& shape = r.type(r.outputs.at(0)).dims;
   int64_t total = 1;
   for (int d : shape) total *= extent(d);
@@ -99,20 +123,21 @@ std::vector<TuneChoice> tune_candidates(const Region& r, const std::vector<int64
   const bool rowwise = shape.size() >= 2 && shape.back() != kDimOne;
   const int64_t row = rowwise ? extent(shape.back()) : total;
   std::vector<TuneChoice> layouts;
-  for (int64_t tile : {int64_t{1024}, int64_t{4096}}) layouts.push_back(TuneChoice{tile, 0, false});
-  // A whole row per program (rounded up to 16 lanes), for rows of moderate length.
+  // A whole row per program (rounded up to 16 lanes), for rows of moderate
+  // length; a row-wise tile longer than that would only compute masked-off
+  // lanes.
   const int64_t whole = (row + 15) / 16 * 16;
+  for (int64_t tile : {int64_t{1024}, int64_t{4096}})
+    if (!rowwise || tile <= whole) layouts.push_back(TuneChoice{tile, 0, false});
   if (rowwise && whole >= 16 && whole <= 16384 && whole != 1024 && whole != 4096)
     layouts.push_back(TuneChoice{whole, 0, false});
   // Short rows: tiles of the flattened output instead.
   if (rowwise && row < 1024)
     for (int64_t tile : {int64_t{1024}, int64_t{4096}}) layouts.push_back(TuneChoice{tile, 0, true});
-  // The thread split stays the launcher's (every core from 256 programs on):
-  // the tuning runs beside the program, whose own kernels keep the other
-  // cores busy, so a serial variant would time as well as a parallel one.
   std::vector<TuneChoice> out = {TuneChoice{}};  // K2's
   for (const TuneChoice& l : layouts)
     if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  add_thread_splits(r, sym, out);
   return out;
 }
 

@@ -3,9 +3,11 @@
 // flat), each variant is compiled (kernel_store.h) and timed on inputs of
 // the settled shapes, the variants taking turns, and the fastest is kept.
 // The choice is a note in the kernel cache, so a later run compiles only the
-// chosen variant, from the cache at that. The thread split is not tuned:
-// timings made beside the running program cannot tell a serial variant from
-// a parallel one.
+// chosen variant, from the cache at that. The thread split is tuned one
+// way only: a grid that the launcher would run on the calling thread (fewer
+// than kParallelMinPrograms programs) is also tried on every core; a larger
+// grid stays on every core, since timings made beside the running program
+// cannot tell a serial variant from a parallel one.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +31,9 @@ struct TuneChoice {
   static std::optional<TuneChoice> parse(const std::string& s);
 };
 
-// The variants tried for these symbols' values (the first is K2's choice;
-// row kernels, lower_region.h, have no other).
+// The variants tried for these symbols' values: the first is K2's choice;
+// then tiles and layouts (row kernels, lower_region.h, have one layout),
+// then each of those whose grid is short also on every core.
 std::vector<TuneChoice> tune_candidates(const Region& r, const std::vector<int64_t>& symbols);
 
 struct TuneOutcome {

@@ -219,6 +219,12 @@ TEST(KernelTuner, CandidatesStartWithK2sChoiceAndTheChoiceIsKept) {
   bool flat = false;
   for (const TuneChoice& t : c) flat |= t.flat;
   EXPECT_TRUE(flat);
+  // Row-wise tiles no longer than the row (40, rounded up to 48), but K2's.
+  for (size_t i = 1; i < c.size(); ++i) {
+    if (!c[i].flat) {
+      EXPECT_LE(c[i].tile, 48) << c[i].str();
+    }
+  }
   const std::vector<std::optional<int64_t>> spec = {300, 40};
   KernelStore store;
   store.configure(dir.path(), "");
