@@ -14,11 +14,13 @@ agree:
     sink0     tessera-vm run P.tsb --jit-param sink=0      (no allocation sinking)
     sinkmax1  tessera-vm run P.tsb --jit-param sinkmax=1   (only one-element tensors sunk)
 
-The `tensors` profile runs its own set of seven: off, default, eager, eager-t1,
+The `tensors` profile runs its own set of eight: off, default, eager, eager-t1,
 eager-t2, and
 
     fuse0     tessera-vm run P.tsb --jit-param fuse=0      (no fusion: kernels' work op by op)
     sinkmax1  (as above: the small tensors go to fusion instead of sinking)
+    k3        tessera-vm run P.tsb --jit-param specialize=1 --jit-param async=0
+                                   (K3 kernels, tuned, from a fused site's first call on)
 
 --modes M1,M2,... runs only those (off is always run).  stdout, stderr and the
 exit status must be identical.  A timeout, a death by signal, or a sanitizer
@@ -65,6 +67,9 @@ ALL_MODES = [
     ("sink0", ["--jit-param", "sink=0"]),
     ("sinkmax1", ["--jit-param", "sinkmax=1"]),
     ("fuse0", ["--jit-param", "fuse=0"]),
+    # K3 kernels from a fused site's first call on (dims constant, tuned variants,
+    # made before the call goes on): the specialized kernels checked as K2 is
+    ("k3", ["--jit-param", "specialize=1", "--jit-param", "async=0"]),
     # not in any profile's set (LLVM compiles of a whole program's traces cost 1-5 s):
     # T2 compiled before the program goes on, where eager-t2's background compiles of a
     # short program often finish after it has ended
@@ -78,7 +83,7 @@ PROFILE_MODES = {
     "classic": _CLASSIC,
     # tensor programs: fusion on and off; sinkmax=1 sends the small tensors,
     # which sinking would otherwise take, to fusion
-    "tensors": ["off", "default", "eager", "eager-t1", "eager-t2", "fuse0", "sinkmax1"],
+    "tensors": ["off", "default", "eager", "eager-t1", "eager-t2", "fuse0", "sinkmax1", "k3"],
 }
 # The modes in use; --profile picks its set, --modes a subset.
 MODES = [m for m in ALL_MODES if m[0] in _CLASSIC]
