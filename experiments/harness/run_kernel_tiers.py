@@ -91,7 +91,8 @@ def main():
     geo, geo_min = geomean(speedups), geomean(min_speedups)
     ctx = data["context"]
     commit = git_out(REPO, "rev-parse", "--short=12", "HEAD") or "unknown"
-    dirty = bool(git_out(REPO, "status", "--porcelain", "--untracked-files=no"))
+    # The results this run replaces do not make the build dirty.
+    dirty = bool(git_out(REPO, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!experiments/results"))
     today = datetime.date.today().isoformat()
     lines = [
         f"# K2 against K3 CPU kernels, {today}",
