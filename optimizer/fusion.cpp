@@ -46,11 +46,6 @@ struct AttrBinding {
   const char* name;
   bool (*bind)(const Value& v, RegionAttrs& a);
 };
-bool number(const Value& v, double& out) {
-  if (!v.is_int() && !v.is_float()) return false;
-  out = v.is_int() ? static_cast<double>(v.as_int()) : v.as_float();
-  return true;
-}
 constexpr AttrBinding kAttrBindings[] = {
     {"axis",
      [](const Value& v, RegionAttrs& a) {
@@ -61,11 +56,10 @@ constexpr AttrBinding kAttrBindings[] = {
     {"causal", [](const Value& v, RegionAttrs& a) { return v.is_bool() && ((a.causal = v.as_bool()), true); }},
     {"scale",
      [](const Value& v, RegionAttrs& a) {
-       double d = 0;
-       if (number(v, d)) a.scale = d;
-       return v.is_nil() || a.scale.has_value();
+       if (v.is_number()) a.scale = v.to_double();
+       return v.is_nil() || v.is_number();
      }},
-    {"eps", [](const Value& v, RegionAttrs& a) { return number(v, a.eps); }},
+    {"eps", [](const Value& v, RegionAttrs& a) { return v.is_number() && ((a.eps = v.to_double()), true); }},
 };
 
 // A call bound as the op table binds it (op_table.h, bind_op): its input

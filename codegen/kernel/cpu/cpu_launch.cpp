@@ -27,9 +27,9 @@ void launch(const Kernel& k, KernelFn fn, const std::vector<void*>& params, cons
   KernelArgs args{params.data(), dims.data(), {g[0], g[1], g[2]}};
   const int64_t total = g[0] * g[1] * g[2];
   if (total <= 0) return;
-  // Few programs run on the calling thread (kParallelMinPrograms; and the
-  // BLAS threads of a preceding matmul may still be spinning on the other
-  // cores).
+  // A short grid runs on the calling thread (kParallelMinPrograms): handing
+  // it out costs more than it saves, and the BLAS threads of a preceding
+  // matmul may still be spinning on the other cores.
   if (threads == 1 || total == 1 || (threads == 0 && total < kParallelMinPrograms)) return fn(&args, 0, total);
   auto run = [&] {
     // Ranges of a few programs each: enough of them to balance the cores.
