@@ -5,11 +5,13 @@
 // corrupt object is rebuilt and replaced. And the K3 tuner's choice is kept.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
 
+#include "codegen/kernel/cpu/cpu_launch.h"
 #include "codegen/kernel/cpu/kernel_store.h"
 #include "codegen/kernel/cpu/kernel_tuner.h"
 #include "codegen/kernel/cpu/region_kernel.h"
@@ -225,6 +227,10 @@ TEST(KernelTuner, CandidatesStartWithK2sChoiceAndTheChoiceIsKept) {
       EXPECT_LE(c[i].tile, 48) << c[i].str();
     }
   }
+  // A short grid (flat tiles of 1024 over 300 x 40: 12 programs) is also
+  // tried on every core; K2's (300 rows: the launcher's every core) is not.
+  EXPECT_NE(std::find(c.begin(), c.end(), TuneChoice{1024, kEveryCore, true}), c.end());
+  EXPECT_EQ(std::find(c.begin(), c.end(), TuneChoice{1024, kEveryCore, false}), c.end());
   const std::vector<std::optional<int64_t>> spec = {300, 40};
   KernelStore store;
   store.configure(dir.path(), "");
