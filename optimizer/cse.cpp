@@ -1,5 +1,6 @@
 #include "optimizer/cse.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -168,7 +169,11 @@ bool CsePass::run(TraceIR& ir) {
       continue;
     }
     if (ir_is_cse(in.op)) {
-      auto [it, fresh] = t.pure.emplace(std::make_tuple(in.op, in.type, a, b), r);
+      // Equality is symmetric: EQ b a is EQ a b (the recorder and fusion
+      // compare a tensor's dims in either order).
+      const bool symmetric = in.op == IROp::EQ || in.op == IROp::NE;
+      const uint32_t x = symmetric ? std::min(a, b) : a, y = symmetric ? std::max(a, b) : b;
+      auto [it, fresh] = t.pure.emplace(std::make_tuple(in.op, in.type, x, y), r);
       if (!fresh) replace(r, it->second);
     }
   }

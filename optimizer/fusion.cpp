@@ -9,6 +9,7 @@
 
 #include "optimizer/deferred_writes.h"
 #include "optimizer/ir_rewrite.h"
+#include "tracer/graph_binding.h"
 #include "tracer/ir_operands.h"
 #include "vm/core/operators.h"
 #include "vm/core/value.h"
@@ -17,124 +18,6 @@
 namespace tessera::jit {
 
 namespace {
-
-// The Graph IR operation of the generic helpers, by BinOp and CmpOp.
-constexpr OpId kArithOps[] = {OpId::Add, OpId::Sub,      OpId::Mul, OpId::Div,
-                              OpId::FloorDiv, OpId::Mod, OpId::Pow, OpId::MatMul};
-static_assert(std::size(kArithOps) == kNumBinOps);
-constexpr OpId kCompareOps[] = {OpId::Eq, OpId::Ne, OpId::Lt, OpId::Le, OpId::Gt, OpId::Ge};
-
-// The Graph IR operation a call performs on a tensor operand, if any.
-std::optional<OpId> graph_op(const CallTarget& t) {
-  if (t.seen.empty()) return std::nullopt;  // no tensor operand while recording
-  switch (t.kind) {
-    case CallTarget::Kind::Builtin:
-    case CallTarget::Kind::BuiltinKw: {  // by name: parsed IR carries no BuiltinDef
-      const OpDef* def = find_op(t.name);
-      return def && def->builtin ? std::optional<OpId>(def->id) : std::nullopt;
-    }
-    case CallTarget::Kind::Arith: return kArithOps[t.sub];
-    case CallTarget::Kind::Compare: return kCompareOps[t.sub];
-    case CallTarget::Kind::Negate: return OpId::Neg;
-    default: return std::nullopt;
-  }
-}
-
-// How the op table's attributes (ops.def) become a region's, one row a
-// name: false where the value is not one the attribute takes.
-struct AttrBinding {
-  const char* name;
-  bool (*bind)(const Value& v, RegionAttrs& a);
-};
-constexpr AttrBinding kAttrBindings[] = {
-    {"axis",
-     [](const Value& v, RegionAttrs& a) {
-       if (v.is_int()) a.axis = static_cast<int>(std::clamp<int64_t>(v.as_int(), -1000, 1000));
-       return v.is_int() || v.is_nil();
-     }},
-    {"keepdim", [](const Value& v, RegionAttrs& a) { return v.is_bool() && ((a.keepdim = v.as_bool()), true); }},
-    {"causal", [](const Value& v, RegionAttrs& a) { return v.is_bool() && ((a.causal = v.as_bool()), true); }},
-    {"scale",
-     [](const Value& v, RegionAttrs& a) {
-       if (v.is_number()) a.scale = v.to_double();
-       return v.is_nil() || v.is_number();
-     }},
-    {"eps", [](const Value& v, RegionAttrs& a) { return v.is_number() && ((a.eps = v.to_double()), true); }},
-};
-
-// A call bound as the op table binds it (op_table.h, bind_op): its input
-// arguments (their positions among the call's arguments) and the region
-// attributes its attribute arguments give; nullopt where an attribute is
-// not a constant of the trace (a kernel is specialized to it) or the call
-// would raise (the interpreter then reports it).
-struct BoundCall {
-  std::vector<size_t> inputs;  // argument positions: the op's inputs, then weight and bias
-  RegionAttrs attrs;
-};
-
-std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const OpDef& def,
-                                   const std::vector<IRRef>& args) {
-  BoundCall b;
-  if (t.kind != CallTarget::Kind::Builtin && t.kind != CallTarget::Kind::BuiltinKw) {
-    for (size_t i = 0; i < args.size(); ++i) b.inputs.push_back(i);  // operators: inputs only
-    return b;
-  }
-  const size_t nkw = t.kind == CallTarget::Kind::BuiltinKw ? t.sub : 0;
-  if (nkw > args.size() || t.kw.size() != nkw) return std::nullopt;
-  const size_t npos = args.size() - nkw, nattrs = def.attrs.size();
-  if (npos < static_cast<size_t>(def.min_inputs) || npos > static_cast<size_t>(def.max_inputs) + nattrs) return std::nullopt;
-  const size_t nin = std::min(npos, static_cast<size_t>(def.max_inputs));
-  for (size_t i = 0; i < nin; ++i) b.inputs.push_back(i);
-  // Each attribute's argument position, or none (its default).
-  std::vector<std::optional<size_t>> at(nattrs);
-  for (size_t i = nin; i < npos; ++i) at[i - nin] = i;
-  for (size_t k = 0; k < nkw; ++k) {
-    size_t j = 0;
-    while (j < nattrs && t.kw[k] != def.attrs[j].name) ++j;
-    if (j == nattrs || at[j]) return std::nullopt;
-    at[j] = npos + k;
-  }
-  // The attribute's constant: the argument's, or the default.
-  auto constant = [&](size_t j) -> std::optional<Value> {
-    if (!at[j]) return def.attrs[j].dflt.kind == AttrDefault::Kind::Required ? std::nullopt
-                                                                              : std::optional<Value>(def.attrs[j].dflt.to_value());
-    const IRIns& in = ir[args[*at[j]]];
-    switch (in.op) {
-      case IROp::KNIL: return Value::nil();
-      case IROp::KBOOL: return Value::boolean(in.op1 != 0);
-      case IROp::KINT: return Value::integer(ir.const_int(args[*at[j]]));
-      case IROp::KFLOAT: return Value::number(ir.const_float(args[*at[j]]));
-      default: return std::nullopt;
-    }
-  };
-  auto attr_index = [&](std::string_view name) {
-    for (size_t j = 0; j < nattrs; ++j)
-      if (name == def.attrs[j].name) return j;
-    return nattrs;
-  };
-  for (size_t j = 0; j < nattrs; ++j) {
-    const std::string_view name = def.attrs[j].name;
-    if (def.attrs[j].type == AttrType::OptTensor) {  // weight, bias: a tensor input or nil
-      if (!at[j] || ir[args[*at[j]]].op == IROp::KNIL) continue;
-      if (ir[args[*at[j]]].type != IRType::Tensor) return std::nullopt;
-      (name == "weight" ? b.attrs.weight : b.attrs.bias) = true;
-      continue;
-    }
-    const std::optional<Value> v = constant(j);
-    const AttrBinding* binding = nullptr;
-    for (const AttrBinding& ab : kAttrBindings)
-      if (name == ab.name) binding = &ab;
-    // An attribute no kernel takes (cast's dtype is a global, not a constant),
-    // or a value the interpreter would refuse.
-    if (!v || !binding || !binding->bind(*v, b.attrs)) return std::nullopt;
-  }
-  // weight and bias follow the inputs, in that order.
-  for (const char* name : {"weight", "bias"}) {
-    const size_t j = attr_index(name);
-    if (j < nattrs && at[j] && ir[args[*at[j]]].op != IROp::KNIL) b.inputs.push_back(*at[j]);
-  }
-  return b;
-}
 
 class Fuser {
  public:
@@ -183,7 +66,9 @@ class Fuser {
     IRRef reload;
     Region region;  // the region up to and including this call
     std::vector<IRRef> inputs;  // IR value of each region input
-    std::vector<IRRef> hoisted;  // global loads before this call, from the run's start
+    // Global loads and the recorder's layout guards (with the instructions
+    // they test) before this call, from the run's start: they move before it.
+    std::vector<IRRef> hoisted;
     std::vector<IRRef> stores;   // register writes (SSTORE) before this call, from the run's start
   };
 
@@ -228,6 +113,10 @@ class Fuser {
       if (in.op == IROp::GLOAD) {  // moves before the run
         if (steps.empty()) break;  // nothing to move before yet
         cur.hoisted.push_back(q);
+        continue;
+      }
+      if (in.op == IROp::GUARDT || in.op == IROp::GUARDF) {  // the recorder's, on an input's layout
+        if (steps.empty() || !hoist_layout_guard(q, start, cur.hoisted)) break;
         continue;
       }
       if (in.op == IROp::SSTORE) {  // a named local or an argument register: removed if it may be (fuse_from)
@@ -277,6 +166,37 @@ class Fuser {
       break;
     }
     return steps;
+  }
+
+  // Whether guard g, in the run from `start`, tests only the layouts of
+  // tensors from before the run or loaded in it (the recorder's guards on a
+  // tensor entering the trace's graph, tracer/trace_shapes.h); if so, it and
+  // the instructions it tests (TDTYPE, TRANK, TDIM and their comparisons)
+  // join `hoisted`, in order, to exit through the run's first snapshot.
+  bool hoist_layout_guard(IRRef g, IRRef start, std::vector<IRRef>& hoisted) const {
+    auto layout = [&](IRRef a) {
+      const IROp op = ir_[a].op;
+      return op == IROp::TDTYPE || op == IROp::TRANK || op == IROp::TDIM;
+    };
+    const IRIns& cond = ir_[ir_[g].op1];
+    if ((cond.op != IROp::EQ && cond.op != IROp::NE) || !(layout(cond.op1) || layout(cond.op2))) return false;
+    // The condition and the layouts it compares (or constants), each of a
+    // tensor from before the run or moved before it.
+    std::vector<IRRef> chain;
+    auto before_run = [&](IRRef a) {
+      return a < start || ir_is_const(ir_[a].op) || std::find(hoisted.begin(), hoisted.end(), a) != hoisted.end() ||
+             std::find(chain.begin(), chain.end(), a) != chain.end();
+    };
+    for (IRRef a : {cond.op1, cond.op2}) {
+      if (before_run(a)) continue;
+      if (!layout(a) || !before_run(ir_[a].op1)) return false;
+      chain.push_back(a);
+    }
+    if (!before_run(ir_[g].op1)) chain.push_back(ir_[g].op1);
+    std::sort(chain.begin(), chain.end());
+    hoisted.insert(hoisted.end(), chain.begin(), chain.end());
+    hoisted.push_back(g);
+    return true;
   }
 
   // Whether an instruction in (from, to) may store global g.
@@ -383,9 +303,10 @@ class Fuser {
     region.compact_symbols();
     const IRRef first = steps[0].call;
     const uint16_t snap = ir_[first].snap;
-    // Global loads of the run go before it and exit through its first snapshot.
+    // Global loads and layout guards of the run go before it and exit
+    // through its first snapshot.
     for (IRRef g : out.hoisted) {
-      ir_[g].snap = snap;
+      if (ir_[g].op == IROp::GLOAD || ir_is_guard(ir_[g].op)) ir_[g].snap = snap;
       moved_[g] = true;
       before_[first].push_back(g);
     }

@@ -7,14 +7,16 @@
 // (vm/graph/region.h, Region::add: elementwise operations; reductions and
 // normalizations with their producers and consumers; a leading matmul or
 // attention with its epilogue; attributes must be constants of the trace:
-// bind_call binds positional and keyword arguments as the op table does),
+// bind_call, tracer/graph_binding.h, binds positional and keyword
+// arguments as the op table does),
 // with nothing between them but their argument chains, the reloads of their
 // results, pure instructions, register writes of the run's intermediates
 // (a `let` local naming one) that may go (no later exit reads the
-// register), and global loads, which move before the run
-// (they exit through the run's first snapshot, where the interpreter redoes
-// the run; loads of one global are one input, as the run stores nothing to
-// memory). Every result but the run's last must be internal: read only by
+// register), the recorder's guards on the layouts of tensors from before
+// the run or loaded in it (tracer/trace_shapes.h), and global loads; those
+// guards and loads move before the run (they exit through the run's first
+// snapshot, where the interpreter redoes the run; loads of one global are
+// one input, as the run stores nothing to memory). Every result but the run's last must be internal: read only by
 // later calls of the run and by no exit (register liveness through
 // DeferredWrites); such a call, its reload and its arguments are dropped, so
 // its tensor is never allocated; a row kernel's output must be of its rows

@@ -7,6 +7,10 @@
 //   CALL #0 builtin 0 sqrt 0x0
 //   CALL #1 indexget 0 index 0x0 dest=5     (object result owned by slot 5)
 //   CALL #2 arith 2 arith* 0x0 dest=4 seen=0:f32:3  (argument 0 was an f32 [3] tensor)
+//     | %0 = input : f32[s0]                (its Graph IR operation, typed when
+//     | %1 = input : float                   recorded: a one-op region, dims
+//     | %2 = mul(%0, %1) : f32[s0]           the trace's symbols; a kernel
+//     | outputs                              call's region is written alike)
 //   VTENSOR #0 f32 [2, 3]                   (a sunk tensor's dtype and shape)
 //
 // Everything a trace holds except runtime counters is in the text, so tests
@@ -311,19 +315,27 @@ class Parser {
   }
 
  private:
-  // "  | %0 = input : f32[s0]": a line of the region of the kernel call just read.
+  // "  | %0 = input : f32[s0]": a line of the region of the CALL just read:
+  // a kernel call's region, or a recorded Graph IR operation's (graph).
   void add_region_line(std::string_view l, size_t line) {
-    if (ir_.calls().empty() || ir_.calls().back().kind != CallTarget::Kind::Kernel)
-      fail(line, "a '|' region line belongs after a kernel CALL line");
+    if (ir_.calls().empty() || region_done_)
+      fail(line, "a '|' region line belongs after a CALL line");
     if (region_text_.empty()) region_line_ = line;
     region_text_ += std::string(l.substr(l.find('|') + 1)) + "\n";
   }
   void finish_region(size_t line) {
-    if (ir_.calls().empty() || ir_.calls().back().kind != CallTarget::Kind::Kernel || ir_.calls().back().region)
+    if (ir_.calls().empty() || region_done_) return;
+    region_done_ = true;
+    CallTarget& c = ir_.calls().back();
+    const bool kernel = c.kind == CallTarget::Kind::Kernel;
+    if (region_text_.empty()) {
+      if (kernel) fail(line, "a kernel CALL needs its region ('|' lines)");
       return;
-    if (region_text_.empty()) fail(line, "a kernel CALL needs its region ('|' lines)");
+    }
     try {
-      ir_.calls().back().region = std::make_shared<const Region>(parse_region(region_text_));
+      auto r = std::make_shared<const Region>(parse_region(region_text_));
+      if (!kernel && r->ops.size() != 1) fail(region_line_, "a recorded Graph IR operation is a region of one op");
+      (kernel ? c.region : c.graph) = std::move(r);
     } catch (const std::invalid_argument& e) {
       fail(region_line_, e.what());
     }
@@ -332,6 +344,7 @@ class Parser {
 
   std::string region_text_;
   size_t region_line_ = 0;
+  bool region_done_ = true;  // the last CALL's '|' lines are read
 
   void parse_ins(const std::vector<std::string_view>& toks, size_t line) {
     size_t i = 0;
@@ -558,6 +571,7 @@ class Parser {
     if (t != toks.size())
       fail(line, "unexpected '" + std::string(toks[t]) + "' in CALL line (expected dest=SLOT, aux=PTR, kw=..., seen=...)");
     ir_.calls().push_back(std::move(ct));
+    region_done_ = false;
   }
 
   // ARG:DTYPE:DIMS,... with DIMS the dimensions joined by 'x' (empty: 0-d).
@@ -724,9 +738,9 @@ std::string print_ir(const TraceIR& ir) {
       out += " seen=" + items;
     }
     out += '\n';
-    // A kernel's region, one line per value, each after "  | ".
-    if (c.region) {
-      const std::string text = c.region->str();
+    // A kernel's region or a recorded operation's, one line per value, each after "  | ".
+    if (const auto& region = c.region ? c.region : c.graph) {
+      const std::string text = region->str();
       for (size_t at = 0; at < text.size();) {
         const size_t nl = text.find('\n', at);
         out += "  | " + text.substr(at, nl - at) + "\n";

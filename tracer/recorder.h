@@ -16,7 +16,8 @@
 // The recorder's code: recorder.cpp (the per-instruction dispatch, slots,
 // guards, arithmetic, loops and links, closing the trace), record_call.cpp
 // (calls, inlining, returns, frame pushes and pops, helper calls),
-// record_index.cpp (list and tensor elements) and snapshot_builder.h (the
+// record_index.cpp (list and tensor elements), trace_shapes.h (tensor
+// operations typed as Graph IR operations) and snapshot_builder.h (the
 // snapshots guards take, and their final form).
 #pragma once
 
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "tracer/snapshot_builder.h"
+#include "tracer/trace_shapes.h"
 #include "tracer/trace_ir.h"
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/operators.h"
@@ -167,7 +169,9 @@ class TraceRecorder {
   // Generic slow path: CALL a runtime helper whose result goes to register
   // `dst`; the reload that types the result is emitted at the next step.
   // `values` (if given) are the arguments' current values: the layouts of
-  // small tensors among them go into CallTarget::seen.
+  // tensors among them go into CallTarget::seen. A call of a Graph IR
+  // operation is typed (TraceShapes), after guards on its inputs' layouts
+  // that exit through the call's snapshot.
   void call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst,
                    const std::vector<const Value*>& values = {});
   IRRef arg_chain(const std::vector<IRRef>& args);
@@ -201,6 +205,11 @@ class TraceRecorder {
   uint32_t cur_pc_ = 0;         // pc of the instruction being recorded
   bool first_ = true;
   int64_t pending_reload_ = -1;  // absolute slot a helper call just wrote
+  // The tensor types of the recording (trace_shapes.h), and the Graph IR
+  // operation of the helper call just recorded, whose reload its result
+  // types.
+  TraceShapes shapes_;
+  std::shared_ptr<const Region> pending_graph_;
   bool side_ = false;
   int64_t trip_hint_ = -1;  // TraceIR::loop_trip_hint
   std::unordered_map<uint32_t, IRType> parent_types_;  // set_parent_types

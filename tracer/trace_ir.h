@@ -144,6 +144,10 @@ struct CallTarget {
   // trace's thread; type-erased, as the tracer knows no code generator).
   std::shared_ptr<const Region> region = {};
   mutable std::shared_ptr<void> kernel = {};
+  // A recorded call of a Graph IR operation (tracer/trace_shapes.h): the
+  // operation as a one-op region, its dims the trace's symbols as they were
+  // when it was recorded; printed after the CALL line like a kernel's region.
+  std::shared_ptr<const Region> graph = {};
 };
 
 

@@ -30,6 +30,41 @@ TEST(Cse, RepeatedPureInstructionIsReusedAndItsUsesFollow) {
                "SNAP #1 ir=0004 pc=4 frames=[] [2=0002 3=0003]\n");
 }
 
+// Equality is symmetric: the recorder's guard that two dims are one symbol
+// and fusion's may compare them in either order; the second goes.
+TEST(Cse, EqualityWithSwappedOperandsIsTheSameValue) {
+  CsePass cse;
+  EXPECT_IR_EQ(apply(cse,
+                     "0000 >  tens SLOAD  0  0  #0\n"
+                     "0001 >  tens SLOAD  1  0  #0\n"
+                     "0002    int  TDIM   0000  1\n"
+                     "0003    int  TDIM   0001  0\n"
+                     "0004    bool EQ     0002  0003\n"
+                     "0005 >  none GUARDT 0004  #1\n"
+                     "0006    bool EQ     0003  0002\n"
+                     "0007 >  none GUARDT 0006  #1\n"
+                     "0008    bool NE     0003  0002\n"
+                     "0009    bool LT     0003  0002\n"
+                     "0010    bool LT     0002  0003\n"
+                     "0011 >  none EXIT    #2\n"
+                     "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0005 pc=3 frames=[] []\n"
+                     "SNAP #2 ir=0011 pc=5 frames=[] [2=0008 3=0009 4=0010]\n"),
+               "0000 >  tens SLOAD  0  0  #0\n"
+               "0001 >  tens SLOAD  1  0  #0\n"
+               "0002    int  TDIM   0000  1\n"
+               "0003    int  TDIM   0001  0\n"
+               "0004    bool EQ     0002  0003\n"
+               "0005 >  none GUARDT 0004  #1\n"
+               "0006    bool NE     0003  0002\n"
+               "0007    bool LT     0003  0002\n"
+               "0008    bool LT     0002  0003\n"
+               "0009 >  none EXIT    #2\n"
+               "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0005 pc=3 frames=[] []\n"
+               "SNAP #2 ir=0009 pc=5 frames=[] [2=0006 3=0007 4=0008]\n");
+}
+
 // x[i] += 1 records a bounds check for the load and another for the store:
 // the second length, comparison and guard go; the guard's snapshot stays.
 TEST(Cse, SecondBoundsCheckOfTheSameElementIsRemoved) {

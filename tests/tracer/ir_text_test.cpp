@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tracer/trace_ir.h"
+#include "vm/graph/region.h"
 #include "vm/bytecode/bytecode.h"
 
 namespace tessera::jit {
@@ -278,6 +279,42 @@ TEST(IRText, CallTargetsAndOddNamesRoundTrip) {
   for (size_t f = 0; f < s.frames.size(); ++f) EXPECT_EQ(back.snapshots()[0].frames[f].name, s.frames[f].name);
   EXPECT_EQ(back.calls()[5].seen, seen.seen);
   EXPECT_EQ(print_ir(back), text);
+}
+
+// A recorded tensor operation carries its Graph IR operation (trace_shapes.h)
+// as a one-op region after its CALL line, like a kernel call's region; its
+// symbols are the trace's, so two calls name one dim alike.
+TEST(IRText, RecordedGraphOperationsRoundTrip) {
+  const std::string text =
+      "0000 >  tens SLOAD  1  0  #0\n"
+      "0001 >  tens SLOAD  2  0  #0\n"
+      "0002    none CARG   0000  0001\n"
+      "0003    none CALL   0002  0  #0\n"
+      "0004 >  tens SLOAD  3  1  #0\n"
+      "0005    none CALL   0004  1  #0\n"
+      "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+      "CALL #0 arith 0 arith+ 0x0 dest=3 seen=0:f32:8x33,1:f32:33\n"
+      "  | %0 = input : f32[s0, s1]\n"
+      "  | %1 = input : f32[s1]\n"
+      "  | %2 = add(%0, %1) : f32[s0, s1]\n"
+      "  | outputs\n"
+      "CALL #1 builtinkw 1 softmax 0x0 dest=4 kw=axis seen=0:f32:8x33\n"
+      "  | %0 = input : f32[s0, s1]\n"
+      "  | %1 = softmax(%0, axis=1) : f32[s0, s1]\n"
+      "  | outputs\n";
+  TraceIR ir = parse_ir(text);
+  ASSERT_EQ(ir.calls().size(), 2u);
+  ASSERT_TRUE(ir.calls()[0].graph && ir.calls()[1].graph);
+  EXPECT_FALSE(ir.calls()[0].region);  // not a kernel call
+  EXPECT_EQ(ir.calls()[0].graph->ops.at(0).op, OpId::Add);
+  EXPECT_EQ(ir.calls()[1].graph->ops.at(0).attrs.axis, 1);
+  EXPECT_EQ(ir.calls()[1].graph->inputs.at(0), ir.calls()[0].graph->ops.at(0).type);
+  EXPECT_EQ(print_ir(ir), text);
+  // A call's region is one operation; '|' lines follow a CALL line.
+  EXPECT_THROW(parse_ir("CALL #0 arith 0 arith+ 0x0 dest=3 seen=0:f32:8\n"
+                        "  | %0 = input : f32[s0]\n  | %1 = neg(%0) : f32[s0]\n  | %2 = neg(%1) : f32[s0]\n"),
+               std::invalid_argument);
+  EXPECT_THROW(parse_ir("0000 >  tens SLOAD  1  0  #0\n  | %0 = input : f32[s0]\n"), std::invalid_argument);
 }
 
 TEST(IRText, VirtualTensorsRoundTrip) {

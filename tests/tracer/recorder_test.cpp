@@ -12,10 +12,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "runtime/hotspot_observer.h"
 #include "tests/runtime/script_runner.h"
 #include "tests/tracer/ir_match.h"
+#include "vm/graph/region.h"
 
 namespace tessera {
 namespace {
@@ -295,6 +297,71 @@ TEST(Recorder, BuiltinCallIsAHelperCall) {
   ASSERT_EQ(ir.calls().size(), 1u);
   EXPECT_EQ(ir.calls()[0].kind, jit::CallTarget::Kind::Builtin);
   EXPECT_EQ(ir.calls()[0].name, "push");
+}
+
+// The recorded trace's tensor operations (their Graph IR operations, one
+// line per value after each CALL line), one text per call.
+std::vector<std::string> graph_ops(const HotspotObserver& rt) {
+  std::vector<std::string> out;
+  for (const jit::CallTarget& c : rt.tracing()->traces().at(0)->ir.calls())
+    out.push_back(c.graph ? c.graph->str() : "");
+  return out;
+}
+
+// Guards of the root trace on what instruction: GUARDT on EQ of TDTYPE,
+// TRANK, TDIM against a constant, or of two TDIMs.
+std::map<std::string, int> layout_guards(const HotspotObserver& rt) {
+  std::map<std::string, int> n;
+  const jit::TraceIR& ir = rt.tracing()->traces().at(0)->ir;
+  for (const jit::IRIns& in : ir.instructions()) {
+    if (in.op != jit::IROp::GUARDT || ir[in.op1].op != jit::IROp::EQ) continue;
+    const jit::IRIns& a = ir[ir[in.op1].op1];
+    const jit::IRIns& b = ir[ir[in.op1].op2];
+    if (a.op == jit::IROp::TDIM && b.op == jit::IROp::TDIM) ++n["TDIM==TDIM"];
+    else if (a.op == jit::IROp::TDTYPE || a.op == jit::IROp::TRANK || a.op == jit::IROp::TDIM)
+      ++n[std::string(jit::ir_op_info(a.op).name) + "==" + std::to_string(ir.const_int(ir[in.op1].op2))];
+  }
+  return n;
+}
+
+// Tensor built-ins and operators are recorded as Graph IR operations:
+// typed, with the keyword arguments bound as the op table binds them, and
+// dims as symbols of the trace. x's columns and the row are one symbol (the
+// broadcast makes them equal: one guard); x's rows keep their own, though
+// they have the same size. Each tensor that enters the graph (x, row) is
+// guarded once (dtype f32 = 0, rank); results of typed calls are not.
+TEST(Recorder, TensorOperationsAreGraphOperationsWithSymbolicDims) {
+  Recording r = record(
+      "fn f(n) {\n  let x = ones([64, 64])\n  let row = ones([64])\n  let s = 0.0\n"
+      "  for i in range(n) {\n    let z = softmax((x + row) * 0.5, axis=-1)\n    s += item(sum(z))\n  }\n"
+      "  return s\n}\nprint(f(10))\n",
+      "640.0\n");
+  ASSERT_FALSE(r.ir.empty());
+  EXPECT_EQ(graph_ops(*r.rt),
+            (std::vector<std::string>{
+                "%0 = input : f32[s0, s1]\n%1 = input : f32[s1]\n%2 = add(%0, %1) : f32[s0, s1]\noutputs\n",
+                "%0 = input : f32[s0, s1]\n%1 = input : float\n%2 = mul(%0, %1) : f32[s0, s1]\noutputs\n",
+                "%0 = input : f32[s0, s1]\n%1 = softmax(%0, axis=1) : f32[s0, s1]\noutputs\n",
+                "%0 = input : f32[s0, s1]\n%1 = sum(%0) : f32[]\noutputs\n", ""}))
+      << r.ir;
+  EXPECT_EQ(layout_guards(*r.rt), (Counts{{"TDTYPE==0", 2}, {"TRANK==1", 1}, {"TRANK==2", 1}, {"TDIM==TDIM", 1}}))
+      << r.ir;
+}
+
+// A matrix product's inner dims are one symbol; its outer dims, of the same
+// size by chance, stay two; a dim of size 1 is guarded to stay 1.
+TEST(Recorder, MatmulInnerDimsAreOneSymbolAndOnesAreGuarded) {
+  Recording r = record(
+      "fn f(n) {\n  let a = ones([8, 8])\n  let b = ones([8, 8])\n  let c = ones([8, 1])\n  let s = 0.0\n"
+      "  for i in range(n) {\n    s += item(sum(a @ b + c))\n  }\n  return s\n}\nprint(f(10))\n",
+      "5760.0\n");
+  ASSERT_FALSE(r.ir.empty());
+  const std::vector<std::string> ops = graph_ops(*r.rt);
+  ASSERT_GE(ops.size(), 2u);
+  EXPECT_EQ(ops[0], "%0 = input : f32[s0, s1]\n%1 = input : f32[s1, s3]\n%2 = matmul(%0, %1) : f32[s0, s3]\noutputs\n");
+  EXPECT_EQ(ops[1], "%0 = input : f32[s0, s3]\n%1 = input : f32[s0, 1]\n%2 = add(%0, %1) : f32[s0, s3]\noutputs\n");
+  EXPECT_EQ(layout_guards(*r.rt), (Counts{{"TDTYPE==0", 3}, {"TRANK==2", 3}, {"TDIM==1", 1}, {"TDIM==TDIM", 2}}))
+      << r.ir;
 }
 
 }  // namespace
