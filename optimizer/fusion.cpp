@@ -11,8 +11,6 @@
 #include "optimizer/ir_rewrite.h"
 #include "tracer/graph_binding.h"
 #include "tracer/ir_operands.h"
-#include "vm/core/operators.h"
-#include "vm/core/value.h"
 #include "vm/graph/region.h"
 
 namespace tessera::jit {

@@ -75,6 +75,16 @@ struct Table {
 // elementwise chain's time.
 constexpr const char* sleef_accuracy(std::string_view fn) { return fn == "tanh" ? "u35" : "u10"; }
 
+// SLEEF's sin and cos take one of two paths for a whole vector: a fast one
+// when every lane is below this in magnitude (SLEEF's TRIGRANGEMAX2f), a
+// slower one otherwise (a lane of 125 or more, or a NaN), and the two may
+// round a small lane differently. So that an element's result does not
+// depend on its neighbours (a kernel's tiles group elements unlike the
+// interpreter's flat loops), the primitives and generated kernels call
+// them lane by lane in effect: the small lanes on the fast path (the others
+// replaced by 0), the others, if any, on the slow one.
+constexpr float kTrigFastMax = 125.0f;
+
 // op(x) for one element, computed by the table's vector code (a lane of a
 // padded vector), so that it equals the element the tensor kernels compute.
 float unary_one(Unary op, float x);

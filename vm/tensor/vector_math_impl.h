@@ -44,6 +44,17 @@ inline double hsum(VF v, double s = 0) {
   return s;
 }
 
+// f (SLEEF's sin or cos) with each lane's result independent of the other
+// lanes (vector_math.h, kTrigFastMax).
+template <typename F>
+inline VF trig_lanewise(VF v, F f) {
+  const VI small = (v < kTrigFastMax) & (v > -kTrigFastMax);  // false for NaN
+  VF r = f(small ? v : VF{});
+  bool any_big = false;
+  for (int j = 0; j < W; ++j) any_big = any_big || small[j] == 0;
+  return any_big ? (small ? r : f(v)) : r;
+}
+
 // out[i] = f(x[i]); the tail is padded to a full vector so that every element
 // takes the same path.
 template <typename F>
@@ -107,8 +118,8 @@ void unary(Unary op, const float* x, float* out, int64_t n) {
         return 0.5f * v * (1.0f + TESSERA_VM_SLEEF(erf)(v * 0.70710678118654752f));
       });
     case Unary::Silu: return map1(x, out, n, [](VF v) { return v * sigmoid(v); });
-    case Unary::Sin: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(sin)(v); });
-    case Unary::Cos: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(cos)(v); });
+    case Unary::Sin: return map1(x, out, n, [](VF v) { return trig_lanewise(v, TESSERA_VM_SLEEF(sin)); });
+    case Unary::Cos: return map1(x, out, n, [](VF v) { return trig_lanewise(v, TESSERA_VM_SLEEF(cos)); });
   }
 }
 

@@ -76,6 +76,7 @@ class CpuEmitter {
 
   // ------------------------------------------------------------ math
   llvm::Value* sleef(const char* fn, std::vector<llvm::Value*> xs);
+  llvm::Value* trig(const char* fn, llvm::Value* x);  // sin, cos: lane by lane (kTrigFastMax)
 
   llvm::Value* splat_like(llvm::Value* like, llvm::Value* x);
   llvm::Value* fconst(llvm::Value* like, double v) { return splat_like(like, llvm::ConstantFP::get(b_.getFloatTy(), v)); }

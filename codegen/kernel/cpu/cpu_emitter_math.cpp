@@ -17,6 +17,30 @@ llvm::Value* CpuEmitter::sleef(const char* fn, std::vector<llvm::Value*> xs) {
   llvm::Value* r = b_.CreateCall(callee, xs);
   return is_scalar ? b_.CreateExtractElement(r, uint64_t{0}) : r;
 }
+// SLEEF's sin or cos as the interpreter's primitives call them
+// (vector_math.h, kTrigFastMax): the lanes below the limit in magnitude on
+// the fast path (the others replaced by 0), and, when there are others,
+// those on the slow path, so that no lane's result depends on its
+// neighbours (a row's masked-off lanes, or a tile's grouping of elements).
+llvm::Value* CpuEmitter::trig(const char* fn, llvm::Value* x) {
+  llvm::Value* small = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), fconst(x, vmath::kTrigFastMax));
+  llvm::Value* fast = sleef(fn, {b_.CreateSelect(small, x, fconst(x, 0.0))});
+  llvm::Value* big = b_.CreateNot(small);
+  llvm::Value* any_big = big->getType()->isVectorTy() ? b_.CreateOrReduce(big) : big;
+  llvm::BasicBlock* from = b_.GetInsertBlock();
+  auto* slow = llvm::BasicBlock::Create(ctx_, "trig.slow", fn_);
+  auto* join = llvm::BasicBlock::Create(ctx_, "trig.join", fn_);
+  b_.CreateCondBr(any_big, slow, join);
+  b_.SetInsertPoint(slow);
+  llvm::Value* mixed = b_.CreateSelect(small, fast, sleef(fn, {x}));
+  llvm::BasicBlock* slow_end = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  llvm::PHINode* r = b_.CreatePHI(x->getType(), 2);
+  r->addIncoming(fast, from);
+  r->addIncoming(mixed, slow_end);
+  return r;
+}
 // The operation of `in` on scalars or on strips alike.
 llvm::Value* CpuEmitter::compute(const Inst& in, const std::vector<llvm::Value*>& x) {
   const Elem e = type(in.operands[0]).elem;
@@ -43,8 +67,8 @@ llvm::Value* CpuEmitter::compute(const Inst& in, const std::vector<llvm::Value*>
       return b_.CreateFMul(b_.CreateFMul(fconst(x[0], 0.5), x[0]), b_.CreateFAdd(fconst(x[0], 1.0), erf));
     }
     case KOp::Silu: return b_.CreateFMul(x[0], sigmoid(x[0]));
-    case KOp::Sin: return sleef("sin", {x[0]});
-    case KOp::Cos: return sleef("cos", {x[0]});
+    case KOp::Sin: return trig("sin", x[0]);
+    case KOp::Cos: return trig("cos", x[0]);
     case KOp::Add: return fl ? b_.CreateFAdd(x[0], x[1]) : b_.CreateAdd(x[0], x[1]);
     case KOp::Sub: return fl ? b_.CreateFSub(x[0], x[1]) : b_.CreateSub(x[0], x[1]);
     case KOp::Mul: return fl ? b_.CreateFMul(x[0], x[1]) : b_.CreateMul(x[0], x[1]);

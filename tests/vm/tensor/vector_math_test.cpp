@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -65,6 +66,29 @@ TEST(VectorMath, UnaryMatchesDoubleReferenceAtEveryTailLength) {
           const double want = ref_unary(u, x[i]);
           EXPECT_NEAR(out[i], want, 4e-7 * std::max(1.0, std::fabs(want)))
               << vm->isa << " op " << op << " n " << n << " i " << i;
+        }
+      }
+}
+
+// SLEEF's vector sin and cos take a slower path for the whole vector when
+// one lane is 125 or more, or NaN, which may round the other lanes
+// differently: the primitives make each lane's result its own, whatever
+// its neighbours (a kernel's tiles group the elements otherwise). 7.615268
+// is such a value: the two paths differ in its last bit.
+TEST(VectorMath, SinAndCosOfAnElementDoNotDependOnItsNeighbours) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const vmath::Table* vm : builds())
+    for (Unary u : {Unary::Sin, Unary::Cos})
+      for (float x : {7.615268f, 0.5f, -3.25f, 124.9f, 125.0f, 300.0f, 1.0e6f}) {
+        float alone = 0;
+        vm->unary(u, &x, &alone, 1);
+        for (float neighbour : {0.0f, x, 200.0f, -5000.0f, nan, std::numeric_limits<float>::infinity()}) {
+          std::vector<float> in(37, neighbour), out(37);
+          for (size_t i : {0u, 5u, 16u, 36u}) in[i] = x;
+          vm->unary(u, in.data(), out.data(), 37);
+          for (size_t i : {0u, 5u, 16u, 36u})
+            EXPECT_EQ(std::bit_cast<uint32_t>(out[i]), std::bit_cast<uint32_t>(alone))
+                << vm->isa << " op " << static_cast<int>(u) << " x " << x << " neighbour " << neighbour << " at " << i;
         }
       }
 }
