@@ -88,10 +88,10 @@ class Fuser {
       s.inputs.push_back(a);
       return s.region.add_tensor_input(t.seen[i]->dtype, std::move(dims));
     }
-    const ScalarKind k = ty == IRType::Float ? ScalarKind::Float : ty == IRType::Int ? ScalarKind::Int : ScalarKind::Bool;
-    if (ty != IRType::Float && ty != IRType::Int && ty != IRType::Bool) return std::nullopt;
+    const std::optional<ScalarKind> k = jit::scalar_kind(ty);
+    if (!k) return std::nullopt;
     s.inputs.push_back(a);
-    return s.region.add_scalar_input(k);
+    return s.region.add_scalar_input(*k);
   }
 
   // The run from q on: one Step per call that joined it.

@@ -107,11 +107,7 @@ bool TraceRegistry::stale(const Trace& t) const {
     return true;
   return std::any_of(t.ir.assumed_globals().begin(), t.ir.assumed_globals().end(), [&](const auto& a) {
     const Value* g = a.index < num_globals_ && globals_ ? &globals_[a.index] : nullptr;
-    const void* now = g == nullptr ? nullptr
-                      : g->is_func() ? static_cast<const void*>(g->as_func())
-                      : g->is_builtin() ? static_cast<const void*>(g->as_builtin())
-                                        : nullptr;
-    return now != a.value;
+    return (g == nullptr ? nullptr : TraceIR::assumption_of(*g)) != a.value;
   });
 }
 

@@ -37,6 +37,7 @@ constexpr AttrBinding kAttrBindings[] = {
        return v.is_nil() || v.is_number();
      }},
     {"eps", [](const Value& v, RegionAttrs& a) { return v.is_number() && ((a.eps = v.to_double()), true); }},
+    {"dtype", [](const Value& v, RegionAttrs& a) { return v.is_dtype() && ((a.cast_to = v.as_dtype()), true); }},
 };
 
 }  // namespace
@@ -56,6 +57,15 @@ std::optional<OpId> graph_op(const CallTarget& t) {
   }
 }
 
+std::optional<ScalarKind> scalar_kind(IRType t) {
+  switch (t) {
+    case IRType::Float: return ScalarKind::Float;
+    case IRType::Int: return ScalarKind::Int;
+    case IRType::Bool: return ScalarKind::Bool;
+    default: return std::nullopt;
+  }
+}
+
 std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const OpDef& def,
                                    const std::vector<IRRef>& args) {
   BoundCall b;
@@ -68,6 +78,16 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
   const size_t npos = args.size() - nkw, nattrs = def.attrs.size();
   if (npos < static_cast<size_t>(def.min_inputs) || npos > static_cast<size_t>(def.max_inputs) + nattrs) return std::nullopt;
   const size_t nin = std::min(npos, static_cast<size_t>(def.max_inputs));
+  if (def.id == OpId::Transpose) {
+    // Its axes are ints the result's type depends on: constants of the
+    // trace, bound as the region's `swap`.
+    for (size_t i = 1; i < nin; ++i) {
+      if (ir[args[i]].op != IROp::KINT || ir[args[i]].type != IRType::Int) return std::nullopt;
+      b.attrs.swap.push_back(static_cast<int>(std::clamp<int64_t>(ir.const_int(args[i]), -1000, 1000)));
+    }
+    b.inputs.push_back(0);
+    return b;
+  }
   for (size_t i = 0; i < nin; ++i) b.inputs.push_back(i);
   // Each attribute's argument position, or none (its default).
   std::vector<std::optional<size_t>> at(nattrs);
@@ -86,7 +106,9 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
     switch (in.op) {
       case IROp::KNIL: return Value::nil();
       case IROp::KBOOL: return Value::boolean(in.op1 != 0);
-      case IROp::KINT: return Value::integer(ir.const_int(args[*at[j]]));
+      case IROp::KINT:
+        if (in.type == IRType::DType) return Value::dtype(static_cast<DType>(ir.const_int(args[*at[j]])));
+        return Value::integer(ir.const_int(args[*at[j]]));
       case IROp::KFLOAT: return Value::number(ir.const_float(args[*at[j]]));
       default: return std::nullopt;
     }
@@ -108,8 +130,9 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
     const AttrBinding* binding = nullptr;
     for (const AttrBinding& ab : kAttrBindings)
       if (name == ab.name) binding = &ab;
-    // An attribute no kernel takes (cast's dtype is a global, not a constant),
-    // or a value the interpreter would refuse.
+    // An attribute no kernel takes, one that is not a constant (cast's
+    // dtype from a global the trace stores into), or a value the
+    // interpreter would refuse.
     if (!v || !binding || !binding->bind(*v, b.attrs)) return std::nullopt;
   }
   // weight and bias follow the inputs, in that order.

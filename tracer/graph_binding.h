@@ -20,6 +20,10 @@ namespace tessera::jit {
 // None where no argument was a tensor while recording (CallTarget::seen).
 std::optional<OpId> graph_op(const CallTarget& t);
 
+// The region kind of a scalar operand of IR type `t` (a script number or
+// bool); none for a type no operation takes as a scalar.
+std::optional<ScalarKind> scalar_kind(IRType t);
+
 // A call bound as the op table binds it: its input arguments (their
 // positions among the call's arguments: the op's inputs, then weight and
 // bias) and the region attributes its attribute arguments give.
@@ -28,10 +32,11 @@ struct BoundCall {
   RegionAttrs attrs;
 };
 
-// Binds call `t` of op `def` on argument values `args`; nullopt where an
-// attribute is not a constant of the trace (a kernel is specialized to it),
-// is one no kernel takes (cast's dtype), or the call would raise (the
-// interpreter then reports it).
+// Binds call `t` of op `def` on argument values `args` (transpose's axes,
+// ints its result's type depends on, as attributes: RegionAttrs::swap);
+// nullopt where an attribute is not a constant of the trace (a kernel is specialized to it;
+// a dtype is one where the trace assumes its global constant), is one no
+// kernel takes, or the call would raise (the interpreter then reports it).
 std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const OpDef& def,
                                    const std::vector<IRRef>& args);
 

@@ -10,7 +10,8 @@ IRRef copy_constant(const TraceIR& from, IRRef r, TraceIR& to) {
   switch (in.op) {
     case IROp::KNIL: return to.knil();
     case IROp::KBOOL: return to.kbool(in.op1 != 0);
-    case IROp::KINT: return to.kint(from.const_int(r));
+    case IROp::KINT:
+      return in.type == IRType::DType ? to.kdtype(static_cast<DType>(from.const_int(r))) : to.kint(from.const_int(r));
     case IROp::KFLOAT: return to.kfloat(from.const_float(r));
     case IROp::KOBJ: return to.kobj(from.const_ptr(r), in.type);
     default: break;

@@ -333,7 +333,7 @@ class Parser {
       return;
     }
     try {
-      auto r = std::make_shared<const Region>(parse_region(region_text_));
+      auto r = std::make_shared<const Region>(parse_region(region_text_, !kernel));
       if (!kernel && r->ops.size() != 1) fail(region_line_, "a recorded Graph IR operation is a region of one op");
       (kernel ? c.region : c.graph) = std::move(r);
     } catch (const std::invalid_argument& e) {
@@ -430,7 +430,10 @@ class Parser {
     switch (op) {
       case IROp::KNIL: want(IRType::Nil); return ir_.knil();
       case IROp::KBOOL: want(IRType::Bool); return ir_.kbool(lit != 0);
-      case IROp::KINT: want(IRType::Int); return ir_.kint(std::bit_cast<int64_t>(cst));
+      case IROp::KINT:
+        if (type == IRType::DType) return ir_.kdtype(static_cast<DType>(cst));
+        want(IRType::Int);
+        return ir_.kint(std::bit_cast<int64_t>(cst));
       case IROp::KFLOAT: want(IRType::Float); return ir_.kfloat(std::bit_cast<double>(cst));
       case IROp::KOBJ:
         if (!is_pointer_type(type))

@@ -72,7 +72,7 @@ class Verifier {
           want = IRType::Bool;
           if (in.op1 > 1) fail_at(r, "a bool constant must be 0 or 1");
           break;
-        case IROp::KINT: want = IRType::Int; break;
+        case IROp::KINT: want = in.type == IRType::DType ? IRType::DType : IRType::Int; break;
         case IROp::KFLOAT: want = IRType::Float; break;
         case IROp::KOBJ:
           if (in.type != IRType::Str && in.type != IRType::List && in.type != IRType::Tensor &&

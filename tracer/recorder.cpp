@@ -167,7 +167,7 @@ IRRef TraceRecorder::constant(const Value& v) {
     case Tag::Tensor: return ir_.kobj(v.as_obj(), type_of_value(v));
     case Tag::Func: return ir_.kobj(v.as_func(), IRType::Func);
     case Tag::Builtin: return ir_.kobj(v.as_builtin(), IRType::Builtin);
-    case Tag::DTypeV: return ir_.kint(static_cast<int64_t>(v.as_dtype()));
+    case Tag::DTypeV: return ir_.kdtype(v.as_dtype());
     case Tag::Undef: break;
   }
   return ir_.knil();
@@ -353,13 +353,13 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       if (g.is_undef()) return abort(AbortReason::ErrorRaised, "undefined global");
       IRType t = type_of_value(g);
       const bool stored = std::find(stored_globals_.begin(), stored_globals_.end(), ins.bx) != stored_globals_.end();
-      if ((t == IRType::Func || t == IRType::Builtin) && !stored) {
-        // Calls through this global are specialised to its current value,
-        // assumed constant: storing into the global invalidates the trace.
+      if ((t == IRType::Func || t == IRType::Builtin || t == IRType::DType) && !stored) {
+        // Calls through this global (and dtypes passed from it: cast's, a
+        // kernel's constant) are specialised to its current value, assumed
+        // constant: storing into the global invalidates the trace.
         auto& assumed = ir_.assumed_globals();
         if (std::none_of(assumed.begin(), assumed.end(), [&](const auto& a) { return a.index == ins.bx; }))
-          assumed.push_back({ins.bx, g.is_func() ? static_cast<const void*>(g.as_func())
-                                                 : static_cast<const void*>(g.as_builtin())});
+          assumed.push_back({ins.bx, TraceIR::assumption_of(g)});
         write(ins.a, constant(g));
         return Status::Continue;
       }

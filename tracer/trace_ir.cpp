@@ -87,6 +87,17 @@ IRRef TraceIR::kint(int64_t v) {
   return intern_const(IROp::KINT, IRType::Int, std::bit_cast<uint64_t>(v), true);
 }
 
+IRRef TraceIR::kdtype(DType d) {
+  return intern_const(IROp::KINT, IRType::DType, static_cast<uint64_t>(d), true);
+}
+
+const void* TraceIR::assumption_of(const Value& g) {
+  if (g.is_func()) return g.as_func();
+  if (g.is_builtin()) return g.as_builtin();
+  if (g.is_dtype()) return reinterpret_cast<const void*>(static_cast<uintptr_t>(g.as_dtype()) + 1);
+  return nullptr;
+}
+
 // Keyed by bit pattern, not by value: -0.0 and 0.0 must stay distinct
 // constants, and every NaN must equal itself.
 IRRef TraceIR::kfloat(double v) {

@@ -170,6 +170,9 @@ class TraceIR {
   IRRef knil();
   IRRef kbool(bool b);
   IRRef kint(int64_t v);
+  // A dtype: a KINT of type DType, whose payload (the dtype's number) is
+  // what a dtype value carries in a register.
+  IRRef kdtype(DType d);
   IRRef kfloat(double v);
   IRRef kobj(const void* p, IRType type);
 
@@ -178,7 +181,8 @@ class TraceIR {
   size_t size() const { return ins_.size(); }
   const std::vector<IRIns>& instructions() const { return ins_; }
 
-  // The constant pool (KINT/KFLOAT/KOBJ op1 index into it).
+  // The constant pool (KINT/KFLOAT/KOBJ op1 index into it); const_int
+  // reads a KINT of either type.
   int64_t const_int(IRRef r) const;
   double const_float(IRRef r) const;
   const void* const_ptr(IRRef r) const;
@@ -188,12 +192,17 @@ class TraceIR {
   const std::vector<Snapshot>& snapshots() const { return snaps_; }
   std::vector<CallTarget>& calls() { return calls_; }
   const std::vector<CallTarget>& calls() const { return calls_; }
-  // Globals the trace assumed constant (functions it calls through them),
-  // with the value assumed: a store into one of them invalidates the trace.
+  // Globals the trace assumed constant (functions it calls through them,
+  // dtypes it passes), with the value assumed: a store into one of them
+  // invalidates the trace.
   struct GlobalAssumption {
     uint32_t index;
-    const void* value;  // the FunctionProto* or BuiltinDef* the global held
+    const void* value;  // assumption_of the value the global held
   };
+  // What an assumption records of global value g: the FunctionProto* or
+  // BuiltinDef*, a dtype's number + 1; nullptr for a value no trace
+  // assumes constant.
+  static const void* assumption_of(const Value& g);
   std::vector<GlobalAssumption>& assumed_globals() { return assumed_; }
   const std::vector<GlobalAssumption>& assumed_globals() const { return assumed_; }
   // The layouts of the trace's sunk tensors (VNEWTENSOR op2).

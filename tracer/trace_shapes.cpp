@@ -37,6 +37,7 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
   // A one-op region over the trace's symbols; a tensor that enters the
   // graph here gets new ones, numbered after them.
   Region r;
+  r.types_only = true;
   r.num_symbols = num_symbols();
   r.symbol_sizes = size_;
   struct Entering {
@@ -73,8 +74,8 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
         v = r.add_tensor_input(seen.dtype, std::move(dims));
         entering.push_back({a, static_cast<int>(r.inputs.size() - 1)});
       }
-    } else if (ty == IRType::Float || ty == IRType::Int || ty == IRType::Bool) {
-      v = r.add_scalar_input(ty == IRType::Float ? ScalarKind::Float : ty == IRType::Int ? ScalarKind::Int : ScalarKind::Bool);
+    } else if (const std::optional<ScalarKind> k = scalar_kind(ty)) {
+      v = r.add_scalar_input(*k);
     } else {
       return nullptr;
     }

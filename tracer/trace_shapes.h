@@ -17,11 +17,16 @@
 // by chance keep symbols of their own. The sizes themselves are never
 // guarded: a trace serves every size its symbols take.
 //
-// The typed call keeps its one-op region (CallTarget::graph), printed after
-// its CALL line in the text form. Calls the rules do not type (an op with no
-// kernel: reshape, transpose; a reduction along another axis than the last;
-// an attribute that is not a constant) stay opaque helper calls, and their
-// tensor results enter the graph where they are used.
+// The rules are the type rules alone (a region of types only, region.h):
+// what no kernel computes is typed too (a reduction along any axis, the
+// integer and double paths, transpose on constant axes). The typed call
+// keeps its one-op region (CallTarget::graph), printed after its CALL line
+// in the text form. Calls without such rules (the creation built-ins,
+// reshape, permute, slice and concat, whose shapes come from values;
+// arithmetic on bool tensors; an attribute that is not a constant, such as
+// a dtype from a global the trace stores into)
+// stay opaque helper calls, and their tensor results enter the graph where
+// they are used.
 #pragma once
 
 #include <functional>

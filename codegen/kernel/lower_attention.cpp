@@ -169,6 +169,7 @@ class AttentionLowering {
 
 Kernel lower_attention(const Region& r, const std::string& name, const RegionLowering& opt, int64_t dv_tile) {
   if (dv_tile < 1 || dv_tile % 16 != 0) throw std::invalid_argument("lower_attention: the value tile is a multiple of 16");
+  if (r.types_only) throw std::invalid_argument("lower_attention: a region of types only has no kernel");
   Kernel k;
   k.name = name;
   AttentionLowering(r, opt, k, dv_tile).run();

@@ -250,6 +250,9 @@ ValueId RegionLowerer::elementwise_op(const RegionOp& o) {
       ValueId x = xs[0];
       const Elem target = elem_of(o.attrs.cast_to);
       if (target == Elem::I32 && k_.value(x).type.elem == Elem::F32) x = b_.cast(x, Elem::I64);  // saturate to i64, then wrap
+      // i64 to a float type through f64, rounding twice as the interpreter does
+      // (2**60 + 2**36 + 1 is 2**60 in f32 so, not 2**60 + 2**37).
+      if (elem_is_float(target) && k_.value(x).type.elem == Elem::I64) x = b_.cast(x, Elem::F64);
       return convert(convert(x, target), ce);
     }
     default: throw std::invalid_argument(std::string("lower_region: ") + op_def(o.op).name + " is not elementwise");
@@ -291,6 +294,7 @@ Elem param_elem(const RegionType& t) {
 
 Kernel lower_region(const Region& r, const std::string& name, const RegionLowering& opt) {
   if (opt.tile < 1) throw std::invalid_argument("lower_region: tile must be positive");
+  if (r.types_only) throw std::invalid_argument("lower_region: a region of types only has no kernel");
   Kernel k;
   k.name = name;
   detail::RegionLowerer(r, opt, k).run();

@@ -60,6 +60,31 @@ TEST(FusionInJit, AnElementwiseChainIsOneKernelAndPrintsWhatTheInterpreterPrints
   EXPECT_EQ(kernel_calls(*off), 0u);
 }
 
+// A cast in a chain fuses with it: its dtype, passed from a global, is a
+// constant of the trace (the global assumed constant, as a callee's is).
+TEST(FusionInJit, CastsFuseWithTheirChain) {
+  const char* chain =
+      "let x = sin(arange(300) * 0.37) * 300.0\n"
+      "let s = 0.0\n"
+      "for i in range(80) {\n"
+      "  let h = cast(x * 1.5 + 0.25, f16) * 0.5\n"
+      "  let k = cast(cast(x, i32) % 7, f32) + cast(h, bf16)\n"
+      "  s += item(sum(k))\n"
+      "}\n"
+      "print(s)\n";
+  auto rt = testing::expect_same_as_interpreter(chain, params({}));
+  ASSERT_GE(kernel_calls(*rt), 1u);
+  size_t casts = 0;
+  for (const auto& t : rt->tracing()->traces())
+    for (const jit::CallTarget& c : t->ir.calls())
+      if (c.kind == jit::CallTarget::Kind::Kernel)
+        for (const RegionOp& o : c.region->ops) casts += o.op == OpId::Cast;
+  // f16 in the first kernel, bf16 in the second (the i32 cast is cut off by
+  // `%`, which the interpreter computes; the f32 one by the move of h into
+  // an argument register before cast(h, bf16)).
+  EXPECT_GE(casts, 2u);
+}
+
 // The length changes every iteration (beyond what tensor sinking takes):
 // one K2 kernel serves them all (its dims are parameters); a length of 1
 // does not fit its symbols and runs the interpreter's kernels.

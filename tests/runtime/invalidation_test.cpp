@@ -55,6 +55,25 @@ TEST(Invalidation, StoreByCompiledCodeInvalidatesTheTrace) {
   EXPECT_TRUE(compiled_store);
 }
 
+// A dtype passed from a global is assumed constant too (a constant of the
+// trace, so that a cast fuses): storing another dtype, or something else,
+// into the global, or into a built-in dtype's name, invalidates the trace.
+TEST(Invalidation, DtypesFromGlobalsAreAssumedConstant) {
+  auto rt = expect_same(
+      "let dt = f16\nlet x = ones([4, 4])\n"
+      "fn run() {\n  let s = 0.0\n  for i in range(100) { s += item(sum(cast(x * 1.5, dt) + 1.0)) }\n  return s\n}\n"
+      "fn plain() {\n  let s = 0.0\n  for i in range(100) { s += item(sum(cast(x * 1.5, f16))) }\n  return s\n}\n"
+      "print(run(), plain())\ndt = i32\nf16 = bf16\nprint(run(), plain())\n");
+  const auto& t = *rt->tracing()->traces().at(0);
+  EXPECT_FALSE(std::any_of(t.ir.instructions().begin(), t.ir.instructions().end(), [](const jit::IRIns& in) {
+    return in.op == jit::IROp::GLOAD && in.type == jit::IRType::DType;  // x is loaded, dt is not
+  }));
+  EXPECT_TRUE(std::any_of(t.ir.assumed_globals().begin(), t.ir.assumed_globals().end(),
+                          [](const auto& a) { return a.value == jit::TraceIR::assumption_of(Value::dtype(DType::F16)); }));
+  EXPECT_GE(rt->tracing()->stats().invalidated, 2u);
+  EXPECT_TRUE(t.dead);
+}
+
 TEST(Invalidation, ATraceThatStoresTheGlobalDoesNotAssumeIt) {
   // A loop that both reassigns and calls through the global cannot assume
   // it: it calls what it stored (the functions themselves, one and two,

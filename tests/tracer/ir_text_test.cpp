@@ -246,10 +246,13 @@ TEST(IRText, IntAndPointerConstantsRoundTrip) {
     ir.kint(v);
   ir.kobj(reinterpret_cast<const void*>(uintptr_t{0xffffffffffffull}), IRType::Str);
   ir.kobj(nullptr, IRType::Func);
+  const IRRef f16 = ir.kdtype(DType::F16);
+  EXPECT_NE(f16, ir.kint(static_cast<int64_t>(DType::F16)));  // a dtype is not the int of its number
   std::string text = print_ir(ir);
   EXPECT_NE(text.find("KINT   -9223372036854775808\n"), std::string::npos) << text;
   EXPECT_NE(text.find("str  KOBJ   0xffffffffffff\n"), std::string::npos) << text;
   EXPECT_NE(text.find("func KOBJ   0x0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("dtyp KINT   " + std::to_string(static_cast<int>(DType::F16)) + "\n"), std::string::npos) << text;
   TraceIR back = parse_ir(text);
   expect_same_trace(ir, back);
   EXPECT_EQ(print_ir(back), text);

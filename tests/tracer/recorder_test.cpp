@@ -364,5 +364,46 @@ TEST(Recorder, MatmulInnerDimsAreOneSymbolAndOnesAreGuarded) {
       << r.ir;
 }
 
+// Operations that no kernel computes are typed too: a reduction along the
+// leading axis, integer floor division and modulo, a float op on an int
+// tensor. Their results need no guard; where the rules make two symbols
+// one (c's and q's dims), one guard covers both.
+// transpose with constant axes is typed: the product's inner dims are x's
+// rows and y's rows, one symbol under one guard; the transposed tensor
+// needs no guard of its own.
+TEST(Recorder, TransposeIsTypedWithConstantAxes) {
+  Recording r = record(
+      "fn f(n) {\n  let x = ones([6, 4])\n  let y = ones([6, 3])\n  let s = 0.0\n"
+      "  for i in range(n) {\n    s += item(sum(transpose(x, 0, -1) @ y))\n  }\n  return s\n}\nprint(f(10))\n",
+      "720.0\n");
+  ASSERT_FALSE(r.ir.empty());
+  const std::vector<std::string> ops = graph_ops(*r.rt);
+  ASSERT_GE(ops.size(), 2u);
+  EXPECT_EQ(ops[0], "%0 = input : f32[s0, s1]\n%1 = transpose(%0, dim0=0, dim1=1) : f32[s1, s0]\noutputs\n");
+  EXPECT_EQ(ops[1], "%0 = input : f32[s1, s0]\n%1 = input : f32[s0, s3]\n%2 = matmul(%0, %1) : f32[s1, s3]\noutputs\n");
+  EXPECT_EQ(layout_guards(*r.rt), (Counts{{"TDTYPE==0", 2}, {"TRANK==2", 2}, {"TDIM==TDIM", 1}})) << r.ir;
+}
+
+TEST(Recorder, OperationsNoKernelComputesAreTypedToo) {
+  Recording r = record(
+      "fn f(n) {\n  let x = ones([6, 4])\n  let k = arange(4)\n  let s = 0.0\n"
+      "  for i in range(n) {\n    let c = sum(x, axis=0)\n    let q = (k // 2) % 3\n    s += item(sum(c * q))\n  }\n"
+      "  return s\n}\nprint(f(10))\n",
+      "120.0\n");
+  ASSERT_FALSE(r.ir.empty());
+  EXPECT_EQ(graph_ops(*r.rt),
+            (std::vector<std::string>{
+                "%0 = input : f32[s0, s1]\n%1 = sum(%0, axis=0) : f32[s1]\noutputs\n",
+                "%0 = input : i64[s2]\n%1 = input : int\n%2 = floordiv(%0, %1) : i64[s2]\noutputs\n",
+                "%0 = input : i64[s2]\n%1 = input : int\n%2 = mod(%0, %1) : i64[s2]\noutputs\n",
+                "%0 = input : f32[s1]\n%1 = input : i64[s1]\n%2 = mul(%0, %1) : f32[s1]\noutputs\n",
+                "%0 = input : f32[s1]\n%1 = sum(%0) : f32[]\noutputs\n", ""}))
+      << r.ir;
+  EXPECT_EQ(layout_guards(*r.rt),
+            (Counts{{"TDTYPE==0", 1}, {"TDTYPE==" + std::to_string(static_cast<int>(DType::I64)), 1},
+                    {"TRANK==1", 1}, {"TRANK==2", 1}, {"TDIM==TDIM", 1}}))
+      << r.ir;
+}
+
 }  // namespace
 }  // namespace tessera

@@ -113,7 +113,14 @@ int Region::value_of_op(size_t i) const {
 std::optional<int> Region::add(OpId op, std::vector<int> args, const RegionAttrs& attrs) {
   // Refused: the region as it was (the steps below may have merged symbols).
   Region before = *this;
-  std::optional<int> v = add_op(op, std::move(args), attrs);
+  std::optional<int> v;
+  try {
+    v = add_op(op, std::move(args), attrs);
+  } catch (const RuntimeError&) {
+    // The type rules raise as the interpreter does (a dtype an operation
+    // does not take); fusion's limits never get that far.
+    if (!types_only) throw;
+  }
   if (!v) *this = std::move(before);
   return v;
 }
@@ -121,6 +128,11 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, const RegionAttrs
 std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAttrs& attrs) {
   const OpDef& def = op_def(op);
   const FusionClass fc = def.fusion;
+  if (op == OpId::Transpose && types_only) {
+    std::vector<RegionType> ts;
+    for (int a : args) ts.push_back(type(a));
+    return add_transpose(std::move(args), ts, attrs);
+  }
   if (!fc.elementwise() && !fc.row() && fc.kind != FusionKind::MatMul && fc.kind != FusionKind::Attention)
     return std::nullopt;
   std::vector<RegionType> ts;
@@ -141,7 +153,7 @@ std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAt
       const Unary u = fc.unary();
       const bool keeps_int = u == Unary::Neg || u == Unary::Abs || u == Unary::Relu;
       // Float tensors compute in f32; ints only where they stay ints (others take a double loop).
-      if (!float_tensor(ts[0]) && !(keeps_int && int_tensor(ts[0]))) return std::nullopt;
+      if (!types_only && !float_tensor(ts[0]) && !(keeps_int && int_tensor(ts[0]))) return std::nullopt;
       out.dtype = unary_dtype(u, ts[0].dtype, def.display);
       dims = ts[0].dims;
       break;
@@ -149,11 +161,12 @@ std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAt
     case FusionKind::Binary: {
       if (ts.size() != 2 || (!ts[0].tensor && !ts[1].tensor)) return std::nullopt;
       const Binary b = fc.binary();
-      if (b == Binary::IDiv || b == Binary::Mod) return std::nullopt;  // floor semantics in double, or raising
+      if (!types_only && (b == Binary::IDiv || b == Binary::Mod)) return std::nullopt;  // floor semantics in double, or raising
       for (const RegionType& t : ts)
         if (t.tensor ? t.dtype == DType::Bool : t.scalar == ScalarKind::Bool) return std::nullopt;
       out.dtype = binary_dtype(b, ts[0].kind(), ts[1].kind());
-      if (is_comparison(b)) {
+      if (types_only) {
+      } else if (is_comparison(b)) {
         // Both float tensors, or both int (tensor or int scalar): the
         // interpreter compares them exactly in their own type.
         const bool fl = float_tensor(ts[0]) && float_tensor(ts[1]);
@@ -179,7 +192,7 @@ std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAt
       const bool f32_path = out.dtype == DType::F32 && (!ts[1].tensor || float_tensor(ts[1])) &&
                             (!ts[2].tensor || float_tensor(ts[2]));
       const bool int_path = int_tensor(ts[1]) && int_tensor(ts[2]);
-      if (!f32_path && !int_path) return std::nullopt;
+      if (!types_only && !f32_path && !int_path) return std::nullopt;
       dims = broadcast(dims_of(ts[0]), dims_of(ts[1]), merges);
       if (dims) dims = broadcast(*dims, dims_of(ts[2]), merges);
       break;
@@ -192,13 +205,13 @@ std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAt
     default: return std::nullopt;
   }
   if (!dims) return std::nullopt;
-  if (has_row_ops()) {  // a row kernel's producer or consumer
+  if (has_row_ops() && !types_only) {  // a row kernel's producer or consumer
     for (int a : args)
       if (terminal(a)) return std::nullopt;
   }
   for (const auto& [keep, drop] : merges) replace_symbol(drop, keep);
   out.dims = std::move(*dims);
-  if (has_row_ops() && !fit_rows(out.dims, row_dims())) return std::nullopt;
+  if (has_row_ops() && !types_only && !fit_rows(out.dims, row_dims())) return std::nullopt;
   RegionAttrs kept;
   kept.cast_to = cast_to;
   return push_op(RegionOp{op, std::move(args), kept, std::move(out)});
@@ -217,9 +230,13 @@ std::optional<int> Region::add_row_op(OpId op, std::vector<int> args, const std:
   const size_t params = norm ? static_cast<size_t>(attrs.weight) + static_cast<size_t>(attrs.bias) : 0;
   if (ts.size() != 1 + params || (fc.kind == FusionKind::RmsNorm && attrs.bias)) return std::nullopt;
   // Float tensors only: integer inputs take the interpreter's double and int64 loops.
-  if (!float_tensor(ts[0])) return std::nullopt;
+  if (!ts[0].tensor || (!types_only && !float_tensor(ts[0]))) return std::nullopt;
   const std::vector<int>& dims = ts[0].dims;
   const int rank = static_cast<int>(dims.size());
+  // An axis the interpreter takes (else it raises); a kernel's is the last
+  // (the rows a kernel program walks; other axes keep the interpreter's
+  // column loops).
+  const auto axis_ok = [&](int ax) { return ax >= 0 && ax < rank && (types_only || ax == rank - 1); };
   RegionAttrs kept;
   RegionType out;
   out.dtype = float_result_dtype(ts[0].dtype);
@@ -227,23 +244,16 @@ std::optional<int> Region::add_row_op(OpId op, std::vector<int> args, const std:
     out.dtype = reduce_dtype(fc.reduce(), ts[0].dtype);
     kept.keepdim = attrs.keepdim;
     if (attrs.axis) {
-      // Along the last axis only (the rows a kernel program walks); other
-      // axes keep the interpreter's column loops.
       const int ax = *attrs.axis < 0 ? *attrs.axis + rank : *attrs.axis;
-      if (rank == 0 || ax != rank - 1) return std::nullopt;
+      if (!axis_ok(ax)) return std::nullopt;
       kept.axis = ax;
-      out.dims = dims;
-      if (attrs.keepdim) out.dims.back() = kDimOne;
-      else out.dims.pop_back();
-    } else {
-      out.dims = attrs.keepdim ? std::vector<int>(dims.size(), kDimOne) : std::vector<int>{};
     }
   } else {
     // softmax, layer_norm, rms_norm: along the last axis of a tensor of rank >= 1.
     if (rank == 0) return std::nullopt;
     if (fc.kind == FusionKind::Softmax) {
       const int ax = attrs.axis ? (*attrs.axis < 0 ? *attrs.axis + rank : *attrs.axis) : rank - 1;
-      if (ax != rank - 1) return std::nullopt;
+      if (!axis_ok(ax)) return std::nullopt;
       kept.axis = ax;
     } else {
       kept.eps = attrs.eps;
@@ -267,31 +277,29 @@ std::optional<int> Region::add_row_op(OpId op, std::vector<int> args, const std:
       }
       for (const auto& [keep, drop] : merges) replace_symbol(drop, keep);
     }
-    out.dims = type(args[0]).dims;  // after the merges
   }
   // One row structure per kernel: every row operation on the same dims, in
   // the same mode, and every value so far fits it.
-  const bool all_axes = fc.kind == FusionKind::Reduce && !kept.axis;
-  if (terminal(args[0])) return std::nullopt;
-  if (has_row_ops()) {
-    if (type(args[0]).dims != row_dims() || all_axes != reduces_all_axes()) return std::nullopt;
-  } else {
-    // (every result so far against the dims the new operation makes the row
-    // dims; an input's dims broadcast to those of the results that read it,
-    // and a leading matmul's operands are not read by the kernel)
-    for (const RegionOp& o : ops)
-      if (!fit_rows(o.type.dims, type(args[0]).dims)) return std::nullopt;
-    out.dims = type(args[0]).dims;
-    if (fc.kind == FusionKind::Reduce) {  // the result's dims, after the merges
-      if (kept.axis) {
-        if (kept.keepdim) out.dims.back() = kDimOne;
-        else out.dims.pop_back();
-      } else {
-        out.dims = kept.keepdim ? std::vector<int>(out.dims.size(), kDimOne) : std::vector<int>{};
-      }
-    }
+  if (!types_only && !fits_row_structure(args[0], fc.kind == FusionKind::Reduce && !kept.axis)) return std::nullopt;
+  // The result's dims, after the merges.
+  out.dims = type(args[0]).dims;
+  if (fc.kind == FusionKind::Reduce) {
+    if (!kept.axis) out.dims = kept.keepdim ? std::vector<int>(out.dims.size(), kDimOne) : std::vector<int>{};
+    else if (kept.keepdim) out.dims[static_cast<size_t>(*kept.axis)] = kDimOne;
+    else out.dims.erase(out.dims.begin() + *kept.axis);
   }
   return push_op(RegionOp{op, std::move(args), kept, std::move(out)});
+}
+
+bool Region::fits_row_structure(int arg, bool all_axes) {
+  if (terminal(arg)) return false;
+  if (has_row_ops()) return type(arg).dims == row_dims() && all_axes == reduces_all_axes();
+  // Every result so far against the dims the new operation makes the row
+  // dims (an input's dims broadcast to those of the results that read it,
+  // and a leading matmul's operands are not read by the kernel).
+  for (const RegionOp& o : ops)
+    if (!fit_rows(o.type.dims, type(arg).dims)) return false;
+  return true;
 }
 
 bool Region::fit_rows(std::vector<int> d, std::vector<int> row) {
@@ -314,7 +322,9 @@ bool Region::fit_rows(std::vector<int> d, std::vector<int> row) {
 std::optional<int> Region::add_matmul(std::vector<int> args, const std::vector<RegionType>& ts) {
   // The first operation only (its operands must be in memory for BLAS), of
   // two float tensors (integer products take the interpreter's int64 loops).
-  if (!ops.empty() || ts.size() != 2 || !float_tensor(ts[0]) || !float_tensor(ts[1])) return std::nullopt;
+  if ((!ops.empty() && !types_only) || ts.size() != 2) return std::nullopt;
+  for (const RegionType& t : ts)
+    if (!t.tensor || t.dtype == DType::Bool || (!types_only && !float_tensor(t))) return std::nullopt;
   std::vector<int> a = ts[0].dims, b = ts[1].dims;
   if (a.empty() || b.empty()) return std::nullopt;
   const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
@@ -383,6 +393,21 @@ std::optional<int> Region::add_attention(std::vector<int> args, const std::vecto
   kept.causal = attrs.causal;
   kept.scale = attrs.scale;
   return push_op(RegionOp{OpId::Attention, std::move(args), kept, std::move(out)});
+}
+
+std::optional<int> Region::add_transpose(std::vector<int> args, const std::vector<RegionType>& ts,
+                                         const RegionAttrs& attrs) {
+  if (ts.size() != 1 || !ts[0].tensor || attrs.swap.size() != 2) return std::nullopt;
+  const int rank = static_cast<int>(ts[0].dims.size());
+  RegionAttrs kept;
+  for (int d : attrs.swap) {
+    const int ax = d < 0 ? d + rank : d;
+    if (ax < 0 || ax >= rank) return std::nullopt;  // the interpreter raises
+    kept.swap.push_back(ax);
+  }
+  RegionType out = ts[0];
+  std::swap(out.dims[static_cast<size_t>(kept.swap[0])], out.dims[static_cast<size_t>(kept.swap[1])]);
+  return push_op(RegionOp{OpId::Transpose, std::move(args), kept, std::move(out)});
 }
 
 std::vector<int> Region::row_dims() const {

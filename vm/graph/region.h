@@ -53,6 +53,8 @@ struct RegionAttrs {
   double eps = 0;        // layer_norm, rms_norm
   // layer_norm, rms_norm: whether args[1] (weight) and the next (bias) are given.
   bool weight = false, bias = false;
+  // transpose (types only): the two axes it swaps, the op's int inputs.
+  std::vector<int> swap;
   bool operator==(const RegionAttrs&) const = default;
 };
 
@@ -72,6 +74,14 @@ class Region {
   std::vector<RegionType> inputs;
   std::vector<RegionOp> ops;
   std::vector<int> outputs;  // the values the region's kernel writes
+  // A region of types only: the recorder's one-op regions, which say what a
+  // call computes (tracer/trace_shapes.h). add() then applies the op
+  // table's type rules (the result's dtype and dims, and where the
+  // interpreter raises on the operands' types) without the limits of what a
+  // kernel computes: double-precision and integer paths, integer division,
+  // reductions and softmax along any axis, transpose (its axes constants:
+  // RegionAttrs::swap). Never lowered to a kernel.
+  bool types_only = false;
 
   // New inputs; dims given as symbols or kDimOne.
   int add_tensor_input(DType dt, std::vector<int> dims);
@@ -87,7 +97,8 @@ class Region {
 
   // Appends `op` on `args` with its result type and returns its value
   // (merging symbols its broadcast makes equal), or nullopt, the region
-  // unchanged, where the op does not fuse: a case whose interpreter kernel
+  // unchanged, where the op does not fuse (types_only: where the rules do
+  // not type it, or the interpreter raises): a case whose interpreter kernel
   // computes in a way a kernel does not reproduce (double-precision paths,
   // integer division, comparisons with a scalar that f32 may not hold
   // exactly, integer reductions), a reduction or normalization along any
@@ -151,6 +162,7 @@ class Region {
   std::optional<int> add_op(OpId op, std::vector<int> args, const RegionAttrs& attrs);
   std::optional<int> add_matmul(std::vector<int> args, const std::vector<RegionType>& ts);
   std::optional<int> add_attention(std::vector<int> args, const std::vector<RegionType>& ts, const RegionAttrs& attrs);
+  std::optional<int> add_transpose(std::vector<int> args, const std::vector<RegionType>& ts, const RegionAttrs& attrs);
   // Merges symbols a and b where they must be one size (an inner dim):
   // equal, or of equal seen size; false where they cannot be.
   bool unify(int a, int b);
@@ -159,6 +171,9 @@ class Region {
   // a reduction along the last axis without keepdim drops the row and may
   // only be an output (terminal).
   bool fit_rows(std::vector<int> dims, std::vector<int> row);
+  // Whether a row operation on `arg` (reducing every axis: all_axes) keeps
+  // the region one row structure, merging as fit_rows does.
+  bool fits_row_structure(int arg, bool all_axes);
   bool terminal(int v) const;
 
   struct ValueRef {
@@ -171,8 +186,9 @@ class Region {
 std::string region_type_str(const RegionType& t);
 
 // Reads Region::str()'s text back (the trace IR's text form carries a
-// kernel call's region so). Throws std::invalid_argument naming the line.
-Region parse_region(std::string_view text);
+// kernel call's region so, and a typed call's region with types_only).
+// Throws std::invalid_argument naming the line.
+Region parse_region(std::string_view text, bool types_only = false);
 
 // The symbols' values for these input values, or nullopt when they do not
 // fit the region's types (a dtype, a rank, a 1 that is not 1, two dims of

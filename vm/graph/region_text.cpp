@@ -41,6 +41,7 @@ std::string Region::str() const {
     for (; next < o.args.size(); ++next) s += ", %" + std::to_string(o.args[next]);
     const FusionKind fk = op_def(o.op).fusion.kind;
     if (o.op == OpId::Cast) s += std::string(", ") + dtype_name(o.attrs.cast_to);
+    for (size_t k = 0; k < o.attrs.swap.size(); ++k) s += ", dim" + std::to_string(k) + "=" + std::to_string(o.attrs.swap[k]);
     if (o.attrs.axis) s += ", axis=" + std::to_string(*o.attrs.axis);
     if (o.attrs.keepdim) s += ", keepdim";
     if (o.attrs.causal) s += ", causal";
@@ -137,8 +138,9 @@ std::optional<int> parse_value(std::string_view v) {
 
 }  // namespace
 
-Region parse_region(std::string_view text) {
+Region parse_region(std::string_view text, bool types_only) {
   Region r;
+  r.types_only = types_only;
   size_t line_no = 0;
   auto fail = [&](const std::string& what) -> Region {
     throw std::invalid_argument("region line " + std::to_string(line_no) + ": " + what);
@@ -203,6 +205,8 @@ Region parse_region(std::string_view text) {
       else if (key == "causal" && val.empty()) attrs.causal = true;
       else if (key == "scale" && parse_double(val)) attrs.scale = *parse_double(val);
       else if (key == "axis" && parse_int(val)) attrs.axis = static_cast<int>(*parse_int(val));
+      else if (key == ("dim" + std::to_string(attrs.swap.size())) && parse_int(val))
+        attrs.swap.push_back(static_cast<int>(*parse_int(val)));
       else if (key == "eps" && parse_double(val)) attrs.eps = *parse_double(val);
       else if ((key == "weight" || key == "bias") && parse_value(val)) {
         (key == "weight" ? attrs.weight : attrs.bias) = true;
@@ -216,7 +220,7 @@ Region parse_region(std::string_view text) {
     } catch (const std::invalid_argument& e) {
       return fail(e.what());
     }
-    if (!v) return fail(std::string(def->name) + " does not fuse with these operands");
+    if (!v) return fail(std::string(def->name) + (types_only ? " is not typed" : " does not fuse") + " with these operands");
     if (!(r.type(*v) == *type)) return fail("the operands give " + region_type_str(r.type(*v)));
   }
   return r;

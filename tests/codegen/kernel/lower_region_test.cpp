@@ -161,6 +161,24 @@ TEST(LowerRegion, IntegersComparisonsWhereAndCasts) {
   expect_same_as_interpreter(r, {av, bv, Value::integer(3), fv});
 }
 
+// An i64 cast to a float type rounds through f64 as the interpreter's
+// cast does: 2**60 + 2**36 + 1 is 2**60 + 2**36 in f64, and that tie is
+// 2**60 in f32 (a direct conversion gives 2**60 + 2**37). (Found by the
+// jit_tensors conformance program int_chains once cast's dtype became a
+// constant of the trace and casts fused.)
+TEST(LowerRegion, I64CastsToFloatRoundThroughF64) {
+  Region r;
+  const int n = r.new_symbol();
+  const int b = r.add_tensor_input(DType::I64, {n});
+  r.outputs = {*r.add(OpId::Cast, {b}, DType::F32), *r.add(OpId::Cast, {b}, DType::F16),
+               *r.add(OpId::Cast, {b}, DType::BF16)};
+  Value bv = make_tensor(DType::I64, {5});
+  const int64_t bs[] = {(int64_t{1} << 60) + (int64_t{1} << 36) + 1, (int64_t{1} << 24) + 3, -((int64_t{1} << 53) + 1),
+                        65519, INT64_MIN};
+  for (int i = 0; i < 5; ++i) bv.as_tensor()->set_i(i, bs[i]);
+  expect_same_as_interpreter(r, {bv});
+}
+
 // Bool tensors as inputs (bytes in memory, i1 in the kernel): where's
 // condition from an input, per row and per column, f32 and i64 branches.
 // (Found by the jit_tensors conformance programs: the emitter loaded bool

@@ -90,6 +90,69 @@ TEST(Region, ReadingRefusesWhatIsNotARegion) {
   EXPECT_EQ(error("%0 = input : f32[q]\n"), "region line 1: bad type");
 }
 
+// A region of types only (the recorder's) types what a kernel does not
+// compute: a reduction or softmax along a leading axis, integer floor
+// division and modulo, a float op on an int tensor, an integer matmul. It
+// still refuses what the interpreter raises on (an axis out of range,
+// shapes that do not broadcast), and it reads back from text as such.
+TEST(Region, TypesOnlyTypesWhatAKernelDoesNotCompute) {
+  auto build = [](bool types_only) {
+    Region r;
+    r.types_only = types_only;
+    const int x = r.add_tensor_input(DType::F32, {r.new_symbol(6), r.new_symbol(4)});
+    const int k = r.add_tensor_input(DType::I64, {r.new_symbol(4)});
+    const int two = r.add_scalar_input(ScalarKind::Int);
+    RegionAttrs col;
+    col.axis = 0;
+    std::vector<std::optional<int>> v = {r.add(OpId::Sum, {x}, col), r.add(OpId::FloorDiv, {k, two}),
+                                         r.add(OpId::Mod, {k, two}), r.add(OpId::Exp, {k})};
+    col.keepdim = true;
+    v.push_back(r.add(OpId::ArgMax, {x}, col));
+    v.push_back(r.add(OpId::Softmax, {x}, col));
+    v.push_back(r.add(OpId::MatMul, {k, k}));
+    return std::pair(r, v);
+  };
+  const auto [kernel, refused] = build(false);
+  for (const std::optional<int>& v : refused) EXPECT_EQ(v, std::nullopt);
+  const auto [typed, values] = build(true);
+  for (const std::optional<int>& v : values) EXPECT_TRUE(v.has_value());
+  const std::string text =
+      "%0 = input : f32[s0, s1]\n%1 = input : i64[s2]\n%2 = input : int\n%3 = sum(%0, axis=0) : f32[s1]\n"
+      "%4 = floordiv(%1, %2) : i64[s2]\n%5 = mod(%1, %2) : i64[s2]\n%6 = exp(%1) : f32[s2]\n"
+      "%7 = argmax(%0, axis=0, keepdim) : i64[1, s1]\n%8 = softmax(%0, axis=0) : f32[s0, s1]\n"
+      "%9 = matmul(%1, %1) : i64[]\noutputs\n";
+  EXPECT_EQ(typed.str(), text);
+  EXPECT_EQ(parse_region(text, true).str(), text);
+  EXPECT_THROW(parse_region(text), std::invalid_argument);  // no kernel computes it
+  Region r = typed;
+  RegionAttrs bad;
+  bad.axis = 2;
+  EXPECT_EQ(r.add(OpId::Sum, {0}, bad), std::nullopt);  // the interpreter raises: no axis 2
+  const int y = r.add_tensor_input(DType::F32, {r.new_symbol(5)});
+  EXPECT_EQ(r.add(OpId::Add, {0, y}), std::nullopt);  // 4 and 5 do not broadcast
+  EXPECT_EQ(r.str(), text.substr(0, text.size() - 8) + "%10 = input : f32[s3]\noutputs\n");
+}
+
+// transpose is typed with its axes as constants (negative ones counted
+// from the end, out of range refused as the interpreter raises); no kernel
+// computes it.
+TEST(Region, TypesOnlyTransposeSwapsItsAxes) {
+  Region r;
+  r.types_only = true;
+  const int x = r.add_tensor_input(DType::BF16, {r.new_symbol(2), kDimOne, r.new_symbol(5)});
+  RegionAttrs a;
+  a.swap = {0, -1};
+  ASSERT_TRUE(r.add(OpId::Transpose, {x}, a));
+  a.swap = {1, 3};
+  EXPECT_EQ(r.add(OpId::Transpose, {x}, a), std::nullopt);
+  const std::string text = "%0 = input : bf16[s0, 1, s1]\n%1 = transpose(%0, dim0=0, dim1=2) : bf16[s1, 1, s0]\noutputs\n";
+  EXPECT_EQ(r.str(), text);
+  EXPECT_EQ(parse_region(text, true).str(), text);
+  Region k = parse_region("%0 = input : f32[s0, s1]\noutputs\n");
+  a.swap = {0, 1};
+  EXPECT_EQ(k.add(OpId::Transpose, {0}, a), std::nullopt);
+}
+
 TEST(Region, BindSymbolsAndTheReferenceRun) {
   const Region r = sample();
   Value x = make_tensor(DType::F16, {2, 3});
