@@ -21,6 +21,20 @@ std::vector<int> dims_of(const RegionType& t) { return t.tensor ? t.dims : std::
 bool float_tensor(const RegionType& t) { return t.tensor && dtype_is_float(t.dtype); }
 bool int_tensor(const RegionType& t) { return t.tensor && dtype_is_int(t.dtype); }
 
+// Whether a kernel computes binary op b on x and y (result dtype `out`) as
+// the interpreter does.
+bool kernel_computes(Binary b, const RegionType& x, const RegionType& y, DType out) {
+  if (is_comparison(b)) {
+    // Both float tensors, or both int (tensor or int scalar): the
+    // interpreter compares them exactly in their own type.
+    auto int_operand = [](const RegionType& t) { return int_tensor(t) || (!t.tensor && t.scalar == ScalarKind::Int); };
+    return (float_tensor(x) && float_tensor(y)) || (int_operand(x) && int_operand(y));
+  }
+  // The f32 path: every tensor operand a float tensor.
+  if (dtype_is_float(out)) return (!x.tensor || float_tensor(x)) && (!y.tensor || float_tensor(y));
+  return b != Binary::Pow && b != Binary::Div;  // integer pow raises on negative exponents
+}
+
 }  // namespace
 
 int Region::add_tensor_input(DType dt, std::vector<int> dims) {
@@ -128,18 +142,14 @@ std::optional<int> Region::add(OpId op, std::vector<int> args, const RegionAttrs
 std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAttrs& attrs) {
   const OpDef& def = op_def(op);
   const FusionClass fc = def.fusion;
-  if (op == OpId::Transpose && types_only) {
-    std::vector<RegionType> ts;
-    for (int a : args) ts.push_back(type(a));
-    return add_transpose(std::move(args), ts, attrs);
-  }
-  if (!fc.elementwise() && !fc.row() && fc.kind != FusionKind::MatMul && fc.kind != FusionKind::Attention)
-    return std::nullopt;
   std::vector<RegionType> ts;
   for (int a : args) {
     if (a < 0 || a >= num_values()) throw std::invalid_argument("region op: unknown argument");
     ts.push_back(type(a));
   }
+  if (op == OpId::Transpose && types_only) return add_transpose(std::move(args), ts, attrs);
+  if (!fc.elementwise() && !fc.row() && fc.kind != FusionKind::MatMul && fc.kind != FusionKind::Attention)
+    return std::nullopt;
   if (fc.kind == FusionKind::MatMul) return add_matmul(std::move(args), ts);
   if (fc.kind == FusionKind::Attention) return add_attention(std::move(args), ts, attrs);
   if (fc.row()) return add_row_op(op, std::move(args), ts, attrs);
@@ -165,21 +175,7 @@ std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAt
       for (const RegionType& t : ts)
         if (t.tensor ? t.dtype == DType::Bool : t.scalar == ScalarKind::Bool) return std::nullopt;
       out.dtype = binary_dtype(b, ts[0].kind(), ts[1].kind());
-      if (types_only) {
-      } else if (is_comparison(b)) {
-        // Both float tensors, or both int (tensor or int scalar): the
-        // interpreter compares them exactly in their own type.
-        const bool fl = float_tensor(ts[0]) && float_tensor(ts[1]);
-        const bool in = (int_tensor(ts[0]) || (!ts[0].tensor && ts[0].scalar == ScalarKind::Int)) &&
-                        (int_tensor(ts[1]) || (!ts[1].tensor && ts[1].scalar == ScalarKind::Int));
-        if (!fl && !in) return std::nullopt;
-      } else if (dtype_is_float(out.dtype)) {
-        // The f32 path: every tensor operand a float tensor.
-        for (const RegionType& t : ts)
-          if (t.tensor && !dtype_is_float(t.dtype)) return std::nullopt;
-      } else if (b == Binary::Pow || b == Binary::Div) {
-        return std::nullopt;  // integer pow raises on negative exponents
-      }
+      if (!types_only && !kernel_computes(b, ts[0], ts[1], out.dtype)) return std::nullopt;
       dims = broadcast(dims_of(ts[0]), dims_of(ts[1]), merges);
       break;
     }
