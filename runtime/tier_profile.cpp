@@ -59,7 +59,17 @@ void TierProfile::stop() {
   if (!running_) return;
   itimerval off = {};
   setitimer(ITIMER_PROF, &off, nullptr);
-  sigaction(SIGPROF, &g_previous, nullptr);
+  // A SIGPROF the timer generated just before it stopped may still be pending
+  // (delivered later, to any thread). Under the default disposition it would
+  // kill the process, so a process that had none ignores SIGPROF from now on
+  // (which also discards the pending one); a host's own handler is restored.
+  struct sigaction restore = g_previous;
+  if ((restore.sa_flags & SA_SIGINFO) == 0 && restore.sa_handler == SIG_DFL) {
+    restore = {};
+    restore.sa_handler = SIG_IGN;
+    sigemptyset(&restore.sa_mask);
+  }
+  sigaction(SIGPROF, &restore, nullptr);
   g_active.store(nullptr, std::memory_order_release);
   running_ = false;
 #endif

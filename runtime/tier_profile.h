@@ -5,7 +5,9 @@
 // interrupted program counter and counts it against the code ranges of T1
 // and T2 traces, or "elsewhere" (interpreter, recorder, compilers, runtime).
 // One profile may run per process (the signal handler is process-wide);
-// Linux x86-64 only, elsewhere start() does nothing.
+// Linux x86-64 only, elsewhere start() does nothing. After stop() a process
+// that had no SIGPROF handler ignores SIGPROF (a late timer signal must not
+// kill it); a handler the host had is restored.
 #pragma once
 
 #include <array>
