@@ -6,6 +6,7 @@
 
 #include "vm/core/operators.h"
 #include "vm/core/value.h"
+#include "vm/tensor/tensor.h"
 
 namespace tessera::jit {
 
@@ -37,19 +38,81 @@ constexpr AttrBinding kAttrBindings[] = {
        return v.is_nil() || v.is_number();
      }},
     {"eps", [](const Value& v, RegionAttrs& a) { return v.is_number() && ((a.eps = v.to_double()), true); }},
-    {"dtype", [](const Value& v, RegionAttrs& a) { return v.is_dtype() && ((a.cast_to = v.as_dtype()), true); }},
+    {"dtype",
+     [](const Value& v, RegionAttrs& a) {
+       if (v.is_dtype()) a.cast_to = v.as_dtype();
+       a.infer_dtype = v.is_nil();  // arange, tensor: the dtype their arguments give
+       return v.is_dtype() || v.is_nil();
+     }},
 };
+// Attributes that never change a result's type (the interpreter checks
+// their values, and raises as before): bound whatever they are.
+constexpr std::string_view kValueOnlyAttrs[] = {"seed", "op"};
+
+// The arguments of the tensor built-ins that bind by ValueArg, one row
+// each: the op, the argument's position, how it binds.
+struct ValueArgRow {
+  OpId op;
+  size_t pos;
+  ValueArg how;
+};
+constexpr ValueArgRow kValueArgs[] = {
+    {OpId::Zeros, 0, ValueArg::Shape},     {OpId::Ones, 0, ValueArg::Shape},    {OpId::Full, 0, ValueArg::Shape},
+    {OpId::Randn, 0, ValueArg::Shape},     {OpId::Rand, 0, ValueArg::Shape},    {OpId::Reshape, 1, ValueArg::Shape},
+    {OpId::Concat, 0, ValueArg::Tensors},  {OpId::Transpose, 1, ValueArg::Axes}, {OpId::Transpose, 2, ValueArg::Axes},
+    {OpId::Permute, 1, ValueArg::Axes},    {OpId::Slice, 1, ValueArg::Axis},    {OpId::Slice, 2, ValueArg::Count},
+    {OpId::Slice, 3, ValueArg::Count},
+};
+
+const ValueArgRow* value_arg(OpId op, size_t pos) {
+  for (const ValueArgRow& r : kValueArgs)
+    if (r.op == op && r.pos == pos) return &r;
+  return nullptr;
+}
+
+// Whether an attribute's argument of IR type `t`, recorded as `v`, can be
+// guarded to keep that value: an int, a bool, a float that equals itself.
+bool pinnable(IRType t, const Value* v) {
+  if (v == nullptr) return false;
+  return (t == IRType::Int && v->is_int()) || (t == IRType::Bool && v->is_bool()) ||
+         (t == IRType::Float && v->is_float() && v->as_float() == v->as_float());
+}
+
+// The ints of argument `a` the type depends on: a constant of the trace,
+// or (with `seen`) its recorded value, an int or a list of ints (pinned).
+std::optional<std::vector<int>> axis_ints(const TraceIR& ir, IRRef a, const Value* seen, bool& pinned) {
+  const auto clamp = [](int64_t x) { return static_cast<int>(std::clamp<int64_t>(x, -1000, 1000)); };
+  pinned = false;
+  if (ir[a].op == IROp::KINT && ir[a].type == IRType::Int) return std::vector<int>{clamp(ir.const_int(a))};
+  if (seen == nullptr) return std::nullopt;
+  pinned = true;
+  if (seen->is_int() && ir[a].type == IRType::Int) return std::vector<int>{clamp(seen->as_int())};
+  if (!seen->is_list() || ir[a].type != IRType::List || seen->as_list()->items.size() > kMaxRank) return std::nullopt;
+  std::vector<int> out;
+  for (const Value& x : seen->as_list()->items) {
+    if (!x.is_int()) return std::nullopt;
+    out.push_back(clamp(x.as_int()));
+  }
+  return out;
+}
 
 }  // namespace
 
 std::optional<OpId> graph_op(const CallTarget& t) {
-  if (t.seen.empty()) return std::nullopt;  // no tensor operand while recording
   switch (t.kind) {
     case CallTarget::Kind::Builtin:
     case CallTarget::Kind::BuiltinKw: {  // by name: parsed IR carries no BuiltinDef
       const OpDef* def = find_op(t.name);
-      return def && def->builtin ? std::optional<OpId>(def->id) : std::nullopt;
+      if (!def || !def->builtin) return std::nullopt;
+      // No tensor operand while recording: an op on plain numbers (exp(1.0)),
+      // unless the op always makes a tensor.
+      const bool makes_tensor = def->shape != nullptr && def->scalar == nullptr;
+      return t.seen.empty() && !makes_tensor ? std::nullopt : std::optional<OpId>(def->id);
     }
+    default: break;
+  }
+  if (t.seen.empty()) return std::nullopt;  // operators on plain numbers
+  switch (t.kind) {
     case CallTarget::Kind::Arith: return kArithOps[t.sub];
     case CallTarget::Kind::Compare: return kCompareOps[t.sub];
     case CallTarget::Kind::Negate: return OpId::Neg;
@@ -67,7 +130,7 @@ std::optional<ScalarKind> scalar_kind(IRType t) {
 }
 
 std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const OpDef& def,
-                                   const std::vector<IRRef>& args) {
+                                   const std::vector<IRRef>& args, const std::vector<const Value*>* seen) {
   BoundCall b;
   if (t.kind != CallTarget::Kind::Builtin && t.kind != CallTarget::Kind::BuiltinKw) {
     for (size_t i = 0; i < args.size(); ++i) b.inputs.push_back(i);  // operators: inputs only
@@ -78,17 +141,23 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
   const size_t npos = args.size() - nkw, nattrs = def.attrs.size();
   if (npos < static_cast<size_t>(def.min_inputs) || npos > static_cast<size_t>(def.max_inputs) + nattrs) return std::nullopt;
   const size_t nin = std::min(npos, static_cast<size_t>(def.max_inputs));
-  if (def.id == OpId::Transpose) {
-    // Its axes are ints the result's type depends on: constants of the
-    // trace, bound as the region's `swap`.
-    for (size_t i = 1; i < nin; ++i) {
-      if (ir[args[i]].op != IROp::KINT || ir[args[i]].type != IRType::Int) return std::nullopt;
-      b.attrs.swap.push_back(static_cast<int>(std::clamp<int64_t>(ir.const_int(args[i]), -1000, 1000)));
+  for (size_t i = 0; i < nin; ++i) {
+    const ValueArgRow* row = value_arg(def.id, i);
+    if (row == nullptr) {
+      b.inputs.push_back(i);
+      continue;
     }
-    b.inputs.push_back(0);
-    return b;
+    b.value_args.emplace_back(i, row->how);
+    if (row->how == ValueArg::Shape || row->how == ValueArg::Tensors) b.inputs.push_back(i);
+    if (row->how != ValueArg::Axis && row->how != ValueArg::Axes) continue;
+    bool pinned = false;
+    const std::optional<std::vector<int>> ints =
+        axis_ints(ir, args[i], seen && i < seen->size() ? (*seen)[i] : nullptr, pinned);
+    if (!ints || (row->how == ValueArg::Axis && ints->size() != 1)) return std::nullopt;
+    if (pinned) b.pinned.push_back(i);
+    if (row->how == ValueArg::Axis) b.attrs.axis = ints->front();
+    else b.attrs.axes.insert(b.attrs.axes.end(), ints->begin(), ints->end());
   }
-  for (size_t i = 0; i < nin; ++i) b.inputs.push_back(i);
   // Each attribute's argument position, or none (its default).
   std::vector<std::optional<size_t>> at(nattrs);
   for (size_t i = nin; i < npos; ++i) at[i - nin] = i;
@@ -120,13 +189,22 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
   };
   for (size_t j = 0; j < nattrs; ++j) {
     const std::string_view name = def.attrs[j].name;
+    if (std::find(std::begin(kValueOnlyAttrs), std::end(kValueOnlyAttrs), name) != std::end(kValueOnlyAttrs)) continue;
+    if (name == "step") {  // arange's: an input, whose kind gives the dtype
+      if (at[j]) b.attrs.step = true;
+      continue;
+    }
     if (def.attrs[j].type == AttrType::OptTensor) {  // weight, bias: a tensor input or nil
       if (!at[j] || ir[args[*at[j]]].op == IROp::KNIL) continue;
       if (ir[args[*at[j]]].type != IRType::Tensor) return std::nullopt;
       (name == "weight" ? b.attrs.weight : b.attrs.bias) = true;
       continue;
     }
-    const std::optional<Value> v = constant(j);
+    std::optional<Value> v = constant(j);
+    if (!v && at[j] && seen && *at[j] < seen->size() && pinnable(ir[args[*at[j]]].type, (*seen)[*at[j]])) {
+      v = *(*seen)[*at[j]];  // not a constant: its value as recorded, guarded to stay
+      b.pinned.push_back(*at[j]);
+    }
     const AttrBinding* binding = nullptr;
     for (const AttrBinding& ab : kAttrBindings)
       if (name == ab.name) binding = &ab;
@@ -140,6 +218,7 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
     const size_t j = attr_index(name);
     if (j < nattrs && at[j] && ir[args[*at[j]]].op != IROp::KNIL) b.inputs.push_back(*at[j]);
   }
+  if (b.attrs.step) b.inputs.push_back(*at[attr_index("step")]);
   return b;
 }
 

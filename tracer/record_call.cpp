@@ -161,8 +161,7 @@ void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& arg
   // The snapshot is taken before the call: if the helper raises, the
   // interpreter re-executes the instruction and reports the error itself.
   uint16_t snap = snapshot(cur_pc_);
-  target.graph = shapes_.type_call(ir_, target, args, values,
-                                   [&](IRRef cond) { ir_.emit(IROp::GUARDT, IRType::None, cond, 0, snap); });
+  target.graph = shapes_.type_call(ir_, target, args, values, snap);
   pending_graph_ = target.graph;
   IRRef chain = arg_chain(args);
   ir_.calls().push_back(std::move(target));

@@ -322,7 +322,7 @@ TraceRecorder::Status TraceRecorder::record(FunctionProto* fn, uint32_t pc, cons
     cur_pc_ = pc;
     IRRef r = ir_.emit(IROp::SLOAD, t, abs, 1, snapshot(pc));
     slots_[abs] = r;
-    if (pending_graph_) shapes_.set_result(r, *pending_graph_, v);
+    if (pending_graph_) shapes_.set_result(ir_, r, *pending_graph_, v);
     pending_graph_.reset();
   }
   if (ir_.size() > limits_.maxrecord) return abort(AbortReason::TraceTooLong);

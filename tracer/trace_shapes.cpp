@@ -14,7 +14,7 @@ int TraceShapes::find(int s) const {
 
 std::vector<int> TraceShapes::canonical(std::vector<int> dims) const {
   for (int& d : dims)
-    if (d != kDimOne) d = find(d);
+    if (d >= 0) d = find(d);  // not kDimOne, nor a shape's kDimInfer
   return dims;
 }
 
@@ -28,28 +28,79 @@ std::optional<RegionType> TraceShapes::type_of(IRRef v) const {
 
 std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarget& t,
                                                      const std::vector<IRRef>& args,
-                                                     const std::vector<const Value*>& values,
-                                                     const GuardFn& guard) {
+                                                     const std::vector<const Value*>& values, uint16_t snap) {
   const std::optional<OpId> op = graph_op(t);
   if (!op) return nullptr;
-  const std::optional<BoundCall> bound = bind_call(ir, t, op_def(*op), args);
+  const std::optional<BoundCall> bound = bind_call(ir, t, op_def(*op), args, &values);
   if (!bound) return nullptr;
+  auto how = [&](size_t i) -> std::optional<ValueArg> {
+    for (const auto& [pos, h] : bound->value_args)
+      if (pos == i) return h;
+    return std::nullopt;
+  };
+  auto seen_list = [&](size_t i) -> const std::vector<Value>* {
+    if (i >= values.size() || !values[i] || !values[i]->is_list() || ir[args[i]].type != IRType::List) return nullptr;
+    return &values[i]->as_list()->items;
+  };
   // A one-op region over the trace's symbols; a tensor that enters the
-  // graph here gets new ones, numbered after them.
+  // graph here, and a shape's elements, get new ones, numbered after them.
   Region r;
   r.types_only = true;
   r.num_symbols = num_symbols();
   r.symbol_sizes = size_;
   struct Entering {
-    IRRef x;
-    int input;  // its region input
+    IRRef x;          // the tensor; kNoRef: element `index` of `list`, loaded below
+    int input;        // its region input
+    IRRef list = kNoRef;
+    size_t index = 0;
   };
   std::vector<Entering> entering;
+  std::vector<std::pair<IRRef, int>> shapes;  // a shape list and its region input
   int new_symbols = 0;
+  auto enter = [&](const TensorObj& seen) {
+    std::vector<int> dims;
+    for (int64_t n : seen.shape) {
+      if (n == 1) {
+        dims.push_back(kDimOne);
+        continue;
+      }
+      dims.push_back(r.new_symbol(n));
+      ++new_symbols;
+    }
+    return r.add_tensor_input(seen.dtype, std::move(dims));
+  };
   std::map<IRRef, int> value_of;
   std::vector<int> rargs;
   for (size_t i : bound->inputs) {
     const IRRef a = args[i];
+    const std::optional<ValueArg> h = how(i);
+    if (h == ValueArg::Shape) {  // its elements: a dim each (1, -1, or a new symbol)
+      const std::vector<Value>* items = seen_list(i);
+      if (!items || items->size() > kMaxRank) return nullptr;
+      std::vector<int> dims;
+      for (const Value& x : *items) {
+        if (!x.is_int() || x.as_int() < -1) return nullptr;  // the interpreter raises
+        if (x.as_int() == 1 || x.as_int() == -1) {
+          dims.push_back(x.as_int() == 1 ? kDimOne : kDimInfer);
+          continue;
+        }
+        dims.push_back(r.new_symbol(x.as_int()));
+        ++new_symbols;
+      }
+      rargs.push_back(r.add_shape_input(std::move(dims)));
+      shapes.emplace_back(a, static_cast<int>(r.inputs.size() - 1));
+      continue;
+    }
+    if (h == ValueArg::Tensors) {  // its elements: tensors entering the graph
+      const std::vector<Value>* items = seen_list(i);
+      if (!items || items->empty()) return nullptr;
+      for (size_t k = 0; k < items->size(); ++k) {
+        if (!(*items)[k].is_tensor()) return nullptr;
+        rargs.push_back(enter(*(*items)[k].as_tensor()));
+        entering.push_back({kNoRef, static_cast<int>(r.inputs.size() - 1), a, k});
+      }
+      continue;
+    }
     if (auto it = value_of.find(a); it != value_of.end()) {
       rargs.push_back(it->second);
       continue;
@@ -61,17 +112,7 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
         v = r.add_tensor_input(known->dtype, known->dims);
       } else {
         if (i >= values.size() || !values[i] || !values[i]->is_tensor()) return nullptr;
-        const TensorObj& seen = *values[i]->as_tensor();
-        std::vector<int> dims;
-        for (size_t k = 0; k < seen.shape.size(); ++k) {
-          if (seen.shape[k] == 1) {
-            dims.push_back(kDimOne);
-            continue;
-          }
-          dims.push_back(r.new_symbol(seen.shape[k]));
-          ++new_symbols;
-        }
-        v = r.add_tensor_input(seen.dtype, std::move(dims));
+        v = enter(*values[i]->as_tensor());
         entering.push_back({a, static_cast<int>(r.inputs.size() - 1)});
       }
     } else if (const std::optional<ScalarKind> k = scalar_kind(ty)) {
@@ -82,15 +123,53 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
     rargs.push_back(value_of[a] = v);
   }
   const std::vector<RegionType> before = r.inputs;
-  if (!r.add(*op, rargs, bound->attrs) || r.num_symbols != num_symbols() + new_symbols) return nullptr;
-  // Typed: the new symbols join the table, entering tensors are guarded,
-  // and the symbols the op made one are merged.
-  for (int k = 0; k < new_symbols; ++k) {
-    parent_.push_back(static_cast<int>(parent_.size()));
-    size_.push_back(r.symbol_sizes[parent_.size() - 1]);
+  const int entered = num_symbols() + new_symbols;
+  if (!r.add(*op, rargs, bound->attrs) || r.num_symbols < entered) return nullptr;
+  // Typed: the new symbols join the table (those the op made for its
+  // result have their sizes read off it: set_result), the arguments the
+  // type depends on are guarded, and the symbols the op made one merged.
+  for (int k = num_symbols(); k < r.num_symbols; ++k) {
+    parent_.push_back(k);
+    size_.push_back(k < entered ? r.symbol_sizes[static_cast<size_t>(k)] : -1);
     dim_.push_back(kNoRef);
   }
+  auto guard = [&](IRRef cond) { ir.emit(IROp::GUARDT, IRType::None, cond, 0, snap); };
   auto guard_eq = [&](IRRef a, IRRef b) { guard(ir.emit(IROp::EQ, IRType::Bool, a, b)); };
+  // A list's elements, its length guarded: loaded with their types guarded.
+  auto elements = [&](IRRef list, IRType ty, size_t n) {
+    guard_eq(ir.emit(IROp::LLEN, IRType::Int, list), ir.kint(static_cast<int64_t>(n)));
+    std::vector<IRRef> xs;
+    for (size_t k = 0; k < n; ++k)
+      xs.push_back(ir.emit(IROp::LLOAD, ty, list, ir.kint(static_cast<int64_t>(k)), snap));
+    return xs;
+  };
+  for (size_t p : bound->pinned) {  // an axis, a permutation, an attribute: the values recorded
+    const Value& pv = *values[p];
+    if (pv.is_int() || pv.is_bool() || pv.is_float()) {
+      guard_eq(args[p], pv.is_int() ? ir.kint(pv.as_int()) : pv.is_bool() ? ir.kbool(pv.as_bool()) : ir.kfloat(pv.as_float()));
+      continue;
+    }
+    const std::vector<Value>& items = *seen_list(p);
+    const std::vector<IRRef> xs = elements(args[p], IRType::Int, items.size());
+    for (size_t k = 0; k < xs.size(); ++k) guard_eq(xs[k], ir.kint(items[k].as_int()));
+  }
+  for (const auto& [list, input] : shapes) {  // each element the dim it gives
+    const std::vector<int>& dims = before[static_cast<size_t>(input)].dims;
+    const std::vector<IRRef> xs = elements(list, IRType::Int, dims.size());
+    for (size_t k = 0; k < xs.size(); ++k) {
+      if (dims[k] == kDimOne) guard_eq(xs[k], ir.kint(1));
+      else if (dims[k] != kDimInfer) {
+        guard(ir.emit(IROp::GE, IRType::Bool, xs[k], ir.kint(0)));  // (reshape: not a -1 now)
+        dim_[dims[k]] = xs[k];
+      }
+    }
+  }
+  for (size_t i : bound->inputs) {  // a list of tensors: its elements loaded
+    if (how(i) != ValueArg::Tensors) continue;
+    const std::vector<IRRef> xs = elements(args[i], IRType::Tensor, seen_list(i)->size());
+    for (Entering& e : entering)
+      if (e.list == args[i]) e.x = xs[e.index];
+  }
   for (const Entering& e : entering) {
     const RegionType& ty = before[static_cast<size_t>(e.input)];
     guard_eq(ir.emit(IROp::TDTYPE, IRType::Int, e.x), ir.kint(static_cast<int64_t>(ty.dtype)));
@@ -105,7 +184,7 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
   // had them) are guarded equal, and they become one symbol, the oldest.
   for (size_t i = 0; i < before.size(); ++i)
     for (size_t k = 0; k < before[i].dims.size(); ++k) {
-      if (before[i].dims[k] == r.inputs[i].dims[k]) continue;
+      if (before[i].dims[k] == r.inputs[i].dims[k] || before[i].dims[k] < 0 || r.inputs[i].dims[k] < 0) continue;
       int a = find(before[i].dims[k]), b = find(r.inputs[i].dims[k]);
       if (a == b) continue;
       if (b < a) std::swap(a, b);
@@ -120,14 +199,22 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
   return std::make_shared<const Region>(std::move(r));
 }
 
-void TraceShapes::set_result(IRRef v, const Region& graph, const Value& seen) {
+void TraceShapes::set_result(TraceIR& ir, IRRef v, const Region& graph, const Value& seen) {
   if (graph.ops.size() != 1 || !seen.is_tensor()) return;
   RegionType t = graph.ops[0].type;
   t.dims = canonical(std::move(t.dims));
   const TensorObj& x = *seen.as_tensor();
   if (!t.tensor || t.dtype != x.dtype || t.dims.size() != x.shape.size()) return;
-  for (size_t k = 0; k < t.dims.size(); ++k)
-    if (t.dims[k] == kDimOne ? x.shape[k] != 1 : x.shape[k] != size_[t.dims[k]]) return;
+  for (size_t k = 0; k < t.dims.size(); ++k) {
+    if (t.dims[k] == kDimOne ? x.shape[k] != 1 : size_[t.dims[k]] >= 0 && x.shape[k] != size_[t.dims[k]]) return;
+  }
+  // The dims no operand gave (size unknown): read off the result.
+  for (size_t k = 0; k < t.dims.size(); ++k) {
+    const int s = t.dims[k];
+    if (s == kDimOne || size_[s] >= 0) continue;
+    size_[s] = x.shape[k];
+    dim_[s] = ir.emit(IROp::TDIM, IRType::Int, v, static_cast<uint32_t>(k));
+  }
   types_[v] = std::move(t);
 }
 

@@ -19,17 +19,23 @@
 //
 // The rules are the type rules alone (a region of types only, region.h):
 // what no kernel computes is typed too (a reduction along any axis, the
-// integer and double paths, transpose on constant axes). The typed call
-// keeps its one-op region (CallTarget::graph), printed after its CALL line
-// in the text form. Calls without such rules (the creation built-ins,
-// reshape, permute, slice and concat, whose shapes come from values;
-// arithmetic on bool tensors; an attribute that is not a constant, such as
-// a dtype from a global the trace stores into)
-// stay opaque helper calls, and their tensor results enter the graph where
-// they are used.
+// integer and double paths, transpose and permute). Shapes that come from
+// values are typed from the values' IR: a shape list's elements are loaded
+// (its length guarded) and each is the size of its dim's symbol (a 1
+// guarded to stay 1, the others >= 0); an axis, a permutation or an
+// attribute (axis=, keepdim=) that is not a constant is guarded to keep the
+// value recorded; a list of tensors
+// (concat) is loaded and its elements enter the graph; a dim no operand
+// gives (slice's axis, arange's length, reshape's -1, concat's axis) is a
+// new symbol whose size is read off the result (TDIM), with no guard. The
+// typed call keeps its one-op region (CallTarget::graph), printed after its
+// CALL line in the text form. Calls without such rules (tensor() of a
+// nested list, whose rank and dtype come from every element; a call the
+// interpreter raises on; a dtype from a global the trace stores into) stay
+// opaque helper calls, and their tensor results enter the graph where they
+// are used.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -43,22 +49,20 @@ namespace tessera::jit {
 
 class TraceShapes {
  public:
-  // Emits the guard that `cond` (a Bool instruction) holds, exiting before
-  // the call (the recorder's guard with the call's snapshot).
-  using GuardFn = std::function<void(IRRef cond)>;
-
   // Types call `t` on argument values `args` (their current values in
   // `values`, as call_helper gets them): emits the guards its inputs need
-  // into `ir` and returns the one-op region, or nullptr (nothing emitted)
-  // where the call is not a Graph IR operation the rules type.
+  // into `ir`, exiting through snapshot `snap` (the call's: before it), and
+  // returns the one-op region, or nullptr (nothing emitted) where the call
+  // is not a Graph IR operation the rules type.
   std::shared_ptr<const Region> type_call(TraceIR& ir, const CallTarget& t, const std::vector<IRRef>& args,
-                                          const std::vector<const Value*>& values, const GuardFn& guard);
+                                          const std::vector<const Value*>& values, uint16_t snap);
 
   // Records that IR value `v` (the reload of a typed call's result, whose
-  // value is `seen`) has the type of `graph`'s result; a value that does
-  // not fit the type (which the rules should never give) stays untyped and
-  // enters the graph, guarded, where it is used.
-  void set_result(IRRef v, const Region& graph, const Value& seen);
+  // value is `seen`) has the type of `graph`'s result, and reads the sizes
+  // of the dims no operand gave off it (TDIM on v, emitted into `ir`); a
+  // value that does not fit the type (which the rules should never give)
+  // stays untyped and enters the graph, guarded, where it is used.
+  void set_result(TraceIR& ir, IRRef v, const Region& graph, const Value& seen);
 
   // The symbolic type of IR value v, if typed (dims are current symbols).
   std::optional<RegionType> type_of(IRRef v) const;

@@ -309,7 +309,8 @@ std::vector<std::string> graph_ops(const HotspotObserver& rt) {
 }
 
 // Guards of the root trace on what instruction: GUARDT on EQ of TDTYPE,
-// TRANK, TDIM against a constant, or of two TDIMs.
+// TRANK, TDIM, LLEN or LLOAD (a shape's element) against a constant, or of
+// two of them.
 std::map<std::string, int> layout_guards(const HotspotObserver& rt) {
   std::map<std::string, int> n;
   const jit::TraceIR& ir = rt.tracing()->traces().at(0)->ir;
@@ -317,9 +318,14 @@ std::map<std::string, int> layout_guards(const HotspotObserver& rt) {
     if (in.op != jit::IROp::GUARDT || ir[in.op1].op != jit::IROp::EQ) continue;
     const jit::IRIns& a = ir[ir[in.op1].op1];
     const jit::IRIns& b = ir[ir[in.op1].op2];
-    if (a.op == jit::IROp::TDIM && b.op == jit::IROp::TDIM) ++n["TDIM==TDIM"];
-    else if (a.op == jit::IROp::TDTYPE || a.op == jit::IROp::TRANK || a.op == jit::IROp::TDIM)
-      ++n[std::string(jit::ir_op_info(a.op).name) + "==" + std::to_string(ir.const_int(ir[in.op1].op2))];
+    const auto is_layout = [](jit::IROp op) {
+      return op == jit::IROp::TDTYPE || op == jit::IROp::TRANK || op == jit::IROp::TDIM || op == jit::IROp::LLEN ||
+             op == jit::IROp::LLOAD;
+    };
+    if (!is_layout(a.op)) continue;
+    const std::string lhs = jit::ir_op_info(a.op).name;
+    if (b.op == jit::IROp::KINT) ++n[lhs + "==" + std::to_string(ir.const_int(ir[in.op1].op2))];
+    else if (is_layout(b.op)) ++n[lhs + "==" + jit::ir_op_info(b.op).name];
   }
   return n;
 }
@@ -403,6 +409,77 @@ TEST(Recorder, OperationsNoKernelComputesAreTypedToo) {
             (Counts{{"TDTYPE==0", 1}, {"TDTYPE==" + std::to_string(static_cast<int>(DType::I64)), 1},
                     {"TRANK==1", 1}, {"TRANK==2", 1}, {"TDIM==TDIM", 1}}))
       << r.ir;
+}
+
+// Shapes that come from values are typed from the values' IR. zeros' dims
+// are its shape list's elements (loaded, the length guarded), which the
+// broadcast with x makes one with x's dims (guarded equal: TDIM==LLOAD);
+// reshape's -1, slice's axis and arange's length are new symbols read off
+// their results (no guard); permute's order, a list that is not a
+// constant, is guarded to stay what it was (LLOAD==K); transpose's axis
+// from a variable likewise; concat's tensors enter from the list.
+TEST(Recorder, ShapesFromValuesAreTypedFromTheirElements) {
+  Recording r = record(
+      "fn f(n, m) {\n  let x = ones([n, 4])\n  let ax = 1\n  let s = 0.0\n"
+      "  for i in range(m) {\n    let z = zeros([n, 4]) + x\n    let p = permute(reshape(z, [4, -1]), [1, 0])\n"
+      "    let q = transpose(slice(p, 0, 1, n), 0, ax)\n    let c = concat([q, q], axis=1)\n"
+      "    s += item(sum(c)) + item(sum(arange(n)))\n  }\n  return s\n}\nprint(f(3, 10))\n",
+      "190.0\n");
+  ASSERT_FALSE(r.ir.empty());
+  const std::vector<std::string> ops = graph_ops(*r.rt);
+  std::vector<std::string> typed;
+  for (const std::string& o : ops)
+    if (!o.empty()) typed.push_back(o);
+  EXPECT_EQ(typed,
+            (std::vector<std::string>{
+                "%0 = input : shape[s0, s1]\n%1 = zeros(%0, f32) : f32[s0, s1]\noutputs\n",
+                "%0 = input : f32[s0, s1]\n%1 = input : f32[s0, s1]\n%2 = add(%0, %1) : f32[s0, s1]\noutputs\n",
+                "%0 = input : f32[s0, s1]\n%1 = input : shape[s4, -1]\n%2 = reshape(%0, %1) : f32[s4, s5]\noutputs\n",
+                "%0 = input : f32[s4, s5]\n%1 = permute(%0, dim0=1, dim1=0) : f32[s5, s4]\noutputs\n",
+                "%0 = input : f32[s5, s4]\n%1 = slice(%0, axis=0) : f32[s6, s4]\noutputs\n",
+                "%0 = input : f32[s6, s4]\n%1 = transpose(%0, dim0=0, dim1=1) : f32[s4, s6]\noutputs\n",
+                "%0 = input : f32[s7, s8]\n%1 = input : f32[s7, s10]\n%2 = concat(%0, %1, axis=1) : f32[s7, s11]\noutputs\n",
+                "%0 = input : f32[s7, s11]\n%1 = sum(%0) : f32[]\noutputs\n",
+                "%0 = input : int\n%1 = arange(%0) : i64[s12]\noutputs\n",
+                "%0 = input : i64[s12]\n%1 = sum(%0) : i64[]\noutputs\n"}))
+      << r.ir;
+  // zeros', reshape's, permute's and concat's lists are 2 long; permute's
+  // elements pinned; x's dims are zeros' elements; concat's two tensors
+  // (entering: dtype, rank) share their rows; x enters too.
+  EXPECT_EQ(layout_guards(*r.rt), (Counts{{"LLEN==2", 4}, {"LLOAD==0", 1}, {"LLOAD==1", 1}, {"TDIM==LLOAD", 2},
+                                          {"TDIM==TDIM", 1}, {"TDTYPE==0", 3}, {"TRANK==2", 3}}))
+      << r.ir;
+  // The text form reads the shapes and the new symbols back.
+  const std::string text = jit::print_ir(r.rt->tracing()->traces().at(0)->ir);
+  EXPECT_EQ(jit::print_ir(jit::parse_ir(text)), text);
+}
+
+// Attributes from variables (axis=, keepdim=) are bound to the values
+// recorded, each guarded to keep it (SLOAD==K); arithmetic on bool tensors
+// is typed by the interpreter's dtype rule.
+TEST(Recorder, AttributesFromVariablesArePinnedAndBoolArithmeticIsTyped) {
+  Recording r = record(
+      "fn f(n) {\n  let x = ones([4, 6])\n  let m = arange(6) > 2\n  let ax = 1\n  let kd = true\n  let s = 0.0\n"
+      "  for i in range(n) {\n    let c = sum(x, axis=ax, keepdim=kd)\n    s += item(sum(c)) + item(sum(m * m))\n  }\n"
+      "  return s\n}\nprint(f(10))\n",
+      "270.0\n");
+  ASSERT_FALSE(r.ir.empty());
+  std::vector<std::string> typed;
+  for (const std::string& o : graph_ops(*r.rt))
+    if (!o.empty()) typed.push_back(o);
+  EXPECT_EQ(typed, (std::vector<std::string>{
+                       "%0 = input : f32[s0, s1]\n%1 = sum(%0, axis=1, keepdim) : f32[s0, 1]\noutputs\n",
+                       "%0 = input : f32[s0, 1]\n%1 = sum(%0) : f32[]\noutputs\n",
+                       "%0 = input : bool[s2]\n%1 = mul(%0, %0) : bool[s2]\noutputs\n",
+                       "%0 = input : bool[s2]\n%1 = sum(%0) : i64[]\noutputs\n"}))
+      << r.ir;
+  int pinned = 0;
+  const jit::TraceIR& ir = r.rt->tracing()->traces().at(0)->ir;
+  for (const jit::IRIns& in : ir.instructions())
+    if (in.op == jit::IROp::GUARDT && ir[in.op1].op == jit::IROp::EQ && ir[ir[in.op1].op1].op == jit::IROp::SLOAD &&
+        (ir[ir[in.op1].op2].op == jit::IROp::KINT || ir[ir[in.op1].op2].op == jit::IROp::KBOOL))
+      ++pinned;
+  EXPECT_EQ(pinned, 2) << r.ir;
 }
 
 }  // namespace

@@ -54,6 +54,18 @@ int Region::add_scalar_input(ScalarKind k) {
   return num_values() - 1;
 }
 
+int Region::add_shape_input(std::vector<int> dims) {
+  for (int d : dims)
+    if (d != kDimOne && d != kDimInfer && (d < 0 || d >= num_symbols)) throw std::invalid_argument("region input: unknown symbol");
+  RegionType t;
+  t.tensor = false;
+  t.shape = true;
+  t.dims = std::move(dims);
+  inputs.push_back(std::move(t));
+  values_.push_back(ValueRef{true, static_cast<int>(inputs.size() - 1)});
+  return num_values() - 1;
+}
+
 std::optional<std::vector<int>> Region::broadcast(std::vector<int> a, std::vector<int> b,
                                                   std::vector<std::pair<int, int>>& merges) const {
   for (const auto& [keep, drop] : merges) {
@@ -147,7 +159,9 @@ std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAt
     if (a < 0 || a >= num_values()) throw std::invalid_argument("region op: unknown argument");
     ts.push_back(type(a));
   }
-  if (op == OpId::Transpose && types_only) return add_transpose(std::move(args), ts, attrs);
+  if (std::optional<int> v; types_only && add_value_shaped(op, args, ts, attrs, v)) return v;
+  for (const RegionType& t : ts)
+    if (t.shape) return std::nullopt;  // only the operations above take a shape
   if (!fc.elementwise() && !fc.row() && fc.kind != FusionKind::MatMul && fc.kind != FusionKind::Attention)
     return std::nullopt;
   if (fc.kind == FusionKind::MatMul) return add_matmul(std::move(args), ts);
@@ -172,8 +186,9 @@ std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAt
       if (ts.size() != 2 || (!ts[0].tensor && !ts[1].tensor)) return std::nullopt;
       const Binary b = fc.binary();
       if (!types_only && (b == Binary::IDiv || b == Binary::Mod)) return std::nullopt;  // floor semantics in double, or raising
+      // Bool operands: the interpreter's int loops (types only: its dtype rule).
       for (const RegionType& t : ts)
-        if (t.tensor ? t.dtype == DType::Bool : t.scalar == ScalarKind::Bool) return std::nullopt;
+        if (!types_only && (t.tensor ? t.dtype == DType::Bool : t.scalar == ScalarKind::Bool)) return std::nullopt;
       out.dtype = binary_dtype(b, ts[0].kind(), ts[1].kind());
       if (!types_only && !kernel_computes(b, ts[0], ts[1], out.dtype)) return std::nullopt;
       dims = broadcast(dims_of(ts[0]), dims_of(ts[1]), merges);
@@ -389,21 +404,6 @@ std::optional<int> Region::add_attention(std::vector<int> args, const std::vecto
   kept.causal = attrs.causal;
   kept.scale = attrs.scale;
   return push_op(RegionOp{OpId::Attention, std::move(args), kept, std::move(out)});
-}
-
-std::optional<int> Region::add_transpose(std::vector<int> args, const std::vector<RegionType>& ts,
-                                         const RegionAttrs& attrs) {
-  if (ts.size() != 1 || !ts[0].tensor || attrs.swap.size() != 2) return std::nullopt;
-  const int rank = static_cast<int>(ts[0].dims.size());
-  RegionAttrs kept;
-  for (int d : attrs.swap) {
-    const int ax = d < 0 ? d + rank : d;
-    if (ax < 0 || ax >= rank) return std::nullopt;  // the interpreter raises
-    kept.swap.push_back(ax);
-  }
-  RegionType out = ts[0];
-  std::swap(out.dims[static_cast<size_t>(kept.swap[0])], out.dims[static_cast<size_t>(kept.swap[1])]);
-  return push_op(RegionOp{OpId::Transpose, std::move(args), kept, std::move(out)});
 }
 
 std::vector<int> Region::row_dims() const {

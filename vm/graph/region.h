@@ -31,12 +31,17 @@
 namespace tessera {
 
 constexpr int kDimOne = -1;
+// A shape operand's element -1 (reshape: the dim it infers), printed "-1".
+constexpr int kDimInfer = -2;
 
 struct RegionType {
   bool tensor = true;
   DType dtype = DType::F32;               // tensor
-  std::vector<int> dims;                  // tensor: symbols or kDimOne
+  std::vector<int> dims;                  // tensor or shape: symbols or kDimOne (shape: or kDimInfer)
   ScalarKind scalar = ScalarKind::Float;  // not a tensor: a script number or bool
+  // Not a tensor: a shape (types only), a list of ints whose elements are
+  // the dims of the tensor an operation makes of it (zeros, reshape, ...).
+  bool shape = false;
   OperandKind kind() const { return OperandKind{tensor, dtype, scalar}; }
   bool operator==(const RegionType&) const = default;
 };
@@ -53,8 +58,12 @@ struct RegionAttrs {
   double eps = 0;        // layer_norm, rms_norm
   // layer_norm, rms_norm: whether args[1] (weight) and the next (bias) are given.
   bool weight = false, bias = false;
-  // transpose (types only): the two axes it swaps, the op's int inputs.
-  std::vector<int> swap;
+  // Types only: transpose's two axes, permute's order (ints of the call,
+  // constants or pinned by guards); slice's axis is `axis`.
+  std::vector<int> axes;
+  // Types only: arange's last argument is its step; a dtype argument that
+  // is nil (arange: the dtype its arguments' kinds give).
+  bool step = false, infer_dtype = false;
   bool operator==(const RegionAttrs&) const = default;
 };
 
@@ -79,18 +88,27 @@ class Region {
   // table's type rules (the result's dtype and dims, and where the
   // interpreter raises on the operands' types) without the limits of what a
   // kernel computes: double-precision and integer paths, integer division,
-  // reductions and softmax along any axis, transpose (its axes constants:
-  // RegionAttrs::swap). Never lowered to a kernel.
+  // reductions and softmax along any axis, transpose and permute (their
+  // axes: RegionAttrs::axes), and the operations whose shapes come from
+  // values (region_value_shapes.cpp): creation from a shape operand,
+  // reshape, slice, arange, concat, all_reduce. A result dim that no
+  // operand gives (slice's axis, arange's length, reshape's -1, concat's
+  // axis) is a new symbol of unknown size, which the recorder reads off the
+  // result. Never lowered to a kernel.
   bool types_only = false;
 
   // New inputs; dims given as symbols or kDimOne.
   int add_tensor_input(DType dt, std::vector<int> dims);
   int add_scalar_input(ScalarKind k);
+  // A shape operand (types only): dims are symbols, kDimOne or kDimInfer.
+  int add_shape_input(std::vector<int> dims);
   int new_symbol(int64_t seen_size = -1) {
     symbol_sizes.resize(static_cast<size_t>(num_symbols), -1);
     symbol_sizes.push_back(seen_size);
     return num_symbols++;
   }
+  // Symbol `from` becomes `to` in every type.
+  void replace_symbol(int from, int to);
   // Renumbers the symbols in order of first use, dropping those merged
   // away (fusion calls it when a region is complete).
   void compact_symbols();
@@ -155,14 +173,17 @@ class Region {
   // their seen sizes are equal, else nullopt.
   std::optional<std::vector<int>> broadcast(std::vector<int> a, std::vector<int> b,
                                             std::vector<std::pair<int, int>>& merges) const;
-  void replace_symbol(int from, int to);
   std::optional<int> add_row_op(OpId op, std::vector<int> args, const std::vector<RegionType>& ts,
                                 const RegionAttrs& attrs);
   int push_op(RegionOp o);
   std::optional<int> add_op(OpId op, std::vector<int> args, const RegionAttrs& attrs);
   std::optional<int> add_matmul(std::vector<int> args, const std::vector<RegionType>& ts);
   std::optional<int> add_attention(std::vector<int> args, const std::vector<RegionType>& ts, const RegionAttrs& attrs);
-  std::optional<int> add_transpose(std::vector<int> args, const std::vector<RegionType>& ts, const RegionAttrs& attrs);
+  // Types only: transpose, permute, and the operations whose shapes come
+  // from values (region_value_shapes.cpp): false where `op` is not one of
+  // those, else `out` is its value (none: not typed).
+  bool add_value_shaped(OpId op, std::vector<int>& args, const std::vector<RegionType>& ts, const RegionAttrs& attrs,
+                        std::optional<int>& out);
   // Merges symbols a and b where they must be one size (an inner dim):
   // equal, or of equal seen size; false where they cannot be.
   bool unify(int a, int b);
@@ -186,8 +207,9 @@ class Region {
 std::string region_type_str(const RegionType& t);
 
 // Reads Region::str()'s text back (the trace IR's text form carries a
-// kernel call's region so, and a typed call's region with types_only).
-// Throws std::invalid_argument naming the line.
+// kernel call's region so, and a typed call's region with types_only; a
+// result's new symbols take the names the text gives them). Throws
+// std::invalid_argument naming the line.
 Region parse_region(std::string_view text, bool types_only = false);
 
 // The symbols' values for these input values, or nullopt when they do not

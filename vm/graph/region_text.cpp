@@ -19,12 +19,24 @@ std::string fmt_double(double d) {
 }  // namespace
 
 std::string region_type_str(const RegionType& t) {
-  if (!t.tensor) return t.scalar == ScalarKind::Float ? "float" : t.scalar == ScalarKind::Int ? "int" : "bool";
-  std::string s = std::string(dtype_name(t.dtype)) + "[";
+  if (!t.tensor && !t.shape) return t.scalar == ScalarKind::Float ? "float" : t.scalar == ScalarKind::Int ? "int" : "bool";
+  std::string s = std::string(t.shape ? "shape" : dtype_name(t.dtype)) + "[";
   for (size_t i = 0; i < t.dims.size(); ++i)
-    s += (i ? ", " : "") + (t.dims[i] == kDimOne ? std::string("1") : "s" + std::to_string(t.dims[i]));
+    s += (i ? ", " : "") + (t.dims[i] == kDimOne     ? std::string("1")
+                            : t.dims[i] == kDimInfer ? std::string("-1")
+                                                     : "s" + std::to_string(t.dims[i]));
   return s + "]";
 }
+
+namespace {
+
+bool has_dtype_attr(const OpDef& def) {
+  for (const AttrDef& a : def.attrs)
+    if (std::string_view(a.name) == "dtype") return true;
+  return false;
+}
+
+}  // namespace
 
 std::string Region::str() const {
   std::string s;
@@ -34,14 +46,16 @@ std::string Region::str() const {
       continue;
     }
     const RegionOp& o = op_of(v);
-    s += "%" + std::to_string(v) + " = " + op_def(o.op).name + "(%" + std::to_string(o.args[0]);
+    s += "%" + std::to_string(v) + " = " + op_def(o.op).name + "(";
+    if (!o.args.empty()) s += "%" + std::to_string(o.args[0]);
     size_t next = 1;
     if (o.attrs.weight) s += ", weight=%" + std::to_string(o.args.at(next++));
     if (o.attrs.bias) s += ", bias=%" + std::to_string(o.args.at(next++));
     for (; next < o.args.size(); ++next) s += ", %" + std::to_string(o.args[next]);
     const FusionKind fk = op_def(o.op).fusion.kind;
-    if (o.op == OpId::Cast) s += std::string(", ") + dtype_name(o.attrs.cast_to);
-    for (size_t k = 0; k < o.attrs.swap.size(); ++k) s += ", dim" + std::to_string(k) + "=" + std::to_string(o.attrs.swap[k]);
+    if (has_dtype_attr(op_def(o.op)) && !o.attrs.infer_dtype) s += std::string(", ") + dtype_name(o.attrs.cast_to);
+    for (size_t k = 0; k < o.attrs.axes.size(); ++k) s += ", dim" + std::to_string(k) + "=" + std::to_string(o.attrs.axes[k]);
+    if (o.attrs.step) s += ", step";
     if (o.attrs.axis) s += ", axis=" + std::to_string(*o.attrs.axis);
     if (o.attrs.keepdim) s += ", keepdim";
     if (o.attrs.causal) s += ", causal";
@@ -79,15 +93,22 @@ std::optional<RegionType> parse_type(std::string_view t, int& num_symbols) {
   }
   const size_t open = t.find('[');
   if (open == std::string_view::npos || t.back() != ']') return std::nullopt;
-  const auto dt = dtype_by_name(t.substr(0, open));
-  if (!dt) return std::nullopt;
-  out.dtype = *dt;
+  if (t.substr(0, open) == "shape") {
+    out.tensor = false;
+    out.shape = true;
+  } else if (const auto dt = dtype_by_name(t.substr(0, open))) {
+    out.dtype = *dt;
+  } else {
+    return std::nullopt;
+  }
   std::string_view dims = t.substr(open + 1, t.size() - open - 2);
   while (!dims.empty()) {
     const size_t comma = dims.find(',');
     const std::string_view d = trim(dims.substr(0, comma));
     if (d == "1") {
       out.dims.push_back(kDimOne);
+    } else if (d == "-1" && out.shape) {
+      out.dims.push_back(kDimInfer);
     } else if (d.size() > 1 && d[0] == 's') {
       int sym = 0;
       for (char c : d.substr(1)) {
@@ -183,6 +204,7 @@ Region parse_region(std::string_view text, bool types_only) {
     const std::string_view body = trim(line.substr(eq + 3, colon - eq - 3));
     if (body == "input") {
       if (type->tensor) r.add_tensor_input(type->dtype, type->dims);
+      else if (type->shape) r.add_shape_input(type->dims);
       else r.add_scalar_input(type->scalar);
       continue;
     }
@@ -192,6 +214,7 @@ Region parse_region(std::string_view text, bool types_only) {
     if (def == nullptr) return fail("unknown operation " + std::string(body.substr(0, open)));
     std::vector<int> args;
     RegionAttrs attrs;
+    attrs.infer_dtype = def->id != OpId::Cast && has_dtype_attr(*def);  // unless the text names one
     std::string_view list = body.substr(open + 1, body.size() - open - 2);
     while (!list.empty()) {
       const size_t comma = list.find(',');
@@ -200,13 +223,16 @@ Region parse_region(std::string_view text, bool types_only) {
       const std::string_view key = eqs == std::string_view::npos ? item : item.substr(0, eqs);
       const std::string_view val = eqs == std::string_view::npos ? std::string_view{} : item.substr(eqs + 1);
       if (auto v = parse_value(item)) args.push_back(*v);
-      else if (auto d = dtype_by_name(item); d && def->id == OpId::Cast) attrs.cast_to = *d;
+      else if (auto d = dtype_by_name(item); d && has_dtype_attr(*def)) {
+        attrs.cast_to = *d;
+        attrs.infer_dtype = false;
+      } else if (key == "step" && val.empty()) attrs.step = true;
       else if (key == "keepdim" && val.empty()) attrs.keepdim = true;
       else if (key == "causal" && val.empty()) attrs.causal = true;
       else if (key == "scale" && parse_double(val)) attrs.scale = *parse_double(val);
       else if (key == "axis" && parse_int(val)) attrs.axis = static_cast<int>(*parse_int(val));
-      else if (key == ("dim" + std::to_string(attrs.swap.size())) && parse_int(val))
-        attrs.swap.push_back(static_cast<int>(*parse_int(val)));
+      else if (key == ("dim" + std::to_string(attrs.axes.size())) && parse_int(val))
+        attrs.axes.push_back(static_cast<int>(*parse_int(val)));
       else if (key == "eps" && parse_double(val)) attrs.eps = *parse_double(val);
       else if ((key == "weight" || key == "bias") && parse_value(val)) {
         (key == "weight" ? attrs.weight : attrs.bias) = true;
@@ -215,12 +241,22 @@ Region parse_region(std::string_view text, bool types_only) {
       list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
     }
     std::optional<int> v;
+    const int named = r.num_symbols;  // every symbol the text names
+    const size_t sizes = r.symbol_sizes.size();
     try {
       v = r.add(def->id, args, attrs);
     } catch (const std::invalid_argument& e) {
       return fail(e.what());
     }
     if (!v) return fail(std::string(def->name) + (types_only ? " is not typed" : " does not fuse") + " with these operands");
+    // A result dim no operand gives is a new symbol: it takes the text's name.
+    if (r.num_symbols > named && type->tensor && type->dims.size() == r.type(*v).dims.size()) {
+      const std::vector<int> made = r.type(*v).dims;
+      for (size_t k = 0; k < made.size(); ++k)
+        if (made[k] >= named && type->dims[k] >= 0) r.replace_symbol(made[k], type->dims[k]);
+      r.num_symbols = named;
+      r.symbol_sizes.resize(sizes, -1);
+    }
     if (!(r.type(*v) == *type)) return fail("the operands give " + region_type_str(r.type(*v)));
   }
   return r;

@@ -141,16 +141,73 @@ TEST(Region, TypesOnlyTransposeSwapsItsAxes) {
   r.types_only = true;
   const int x = r.add_tensor_input(DType::BF16, {r.new_symbol(2), kDimOne, r.new_symbol(5)});
   RegionAttrs a;
-  a.swap = {0, -1};
+  a.axes = {0, -1};
   ASSERT_TRUE(r.add(OpId::Transpose, {x}, a));
-  a.swap = {1, 3};
+  a.axes = {1, 3};
   EXPECT_EQ(r.add(OpId::Transpose, {x}, a), std::nullopt);
   const std::string text = "%0 = input : bf16[s0, 1, s1]\n%1 = transpose(%0, dim0=0, dim1=2) : bf16[s1, 1, s0]\noutputs\n";
   EXPECT_EQ(r.str(), text);
   EXPECT_EQ(parse_region(text, true).str(), text);
   Region k = parse_region("%0 = input : f32[s0, s1]\noutputs\n");
-  a.swap = {0, 1};
+  a.axes = {0, 1};
   EXPECT_EQ(k.add(OpId::Transpose, {0}, a), std::nullopt);
+}
+
+// The operations whose shapes come from values: a shape operand's elements
+// are the dims (its -1 a new symbol), permute's order and slice's axis are
+// attributes, slice's axis dim, arange's length and concat's axis dim are
+// new symbols (their sizes are the recorder's to read off the result);
+// concat's other dims are one symbol. The text form names the new symbols
+// and reads them back.
+TEST(Region, TypesOnlyShapesFromValues) {
+  const std::string text =
+      "%0 = input : f32[s0, s1]\n"
+      "%1 = input : shape[s1, -1]\n"
+      "%2 = reshape(%0, %1) : f32[s1, s2]\n"
+      "%3 = permute(%2, dim0=1, dim1=0) : f32[s2, s1]\n"
+      "%4 = slice(%3, axis=1) : f32[s2, s3]\n"
+      "%5 = input : int\n"
+      "%6 = arange(%5) : i64[s4]\n"
+      "%7 = input : shape[s0, 1]\n"
+      "%8 = full(%7, %5, bf16) : bf16[s0, 1]\n"
+      "%9 = concat(%4, %4, axis=0) : f32[s5, s3]\n"
+      "%10 = all_reduce(%8) : bf16[s0, 1]\n"
+      "%11 = input : float\n"
+      "%12 = input : int\n"
+      "%13 = arange(%5, %11, %12, step) : f32[s6]\n"
+      "outputs\n";
+  const Region p = parse_region(text, true);
+  EXPECT_EQ(p.str(), text);
+  EXPECT_EQ(p.num_symbols, 7);
+
+  Region r;
+  r.types_only = true;
+  const int n = r.new_symbol(3);
+  const int x = r.add_tensor_input(DType::F32, {n, r.new_symbol(4)});
+  RegionAttrs a;
+  a.cast_to = DType::F32;
+  const int inferring = r.add_shape_input({n, kDimInfer});
+  EXPECT_EQ(r.add(OpId::Zeros, {inferring}, a), std::nullopt);  // zeros takes no -1
+  const int sh = r.add_shape_input({n});
+  a.cast_to = DType::I64;
+  EXPECT_EQ(r.add(OpId::Randn, {sh}, a), std::nullopt);  // the interpreter raises: not a float dtype
+  ASSERT_TRUE(r.add(OpId::Zeros, {sh}, a));
+  EXPECT_EQ(region_type_str(r.type(r.num_values() - 1)), "i64[s0]");
+  EXPECT_EQ(r.add(OpId::Add, {x, sh}), std::nullopt);  // a shape is no operand of arithmetic
+  RegionAttrs perm;
+  perm.axes = {1, 1};
+  EXPECT_EQ(r.add(OpId::Permute, {x}, perm), std::nullopt);  // not a permutation
+  perm.axes = {-1, 0};
+  ASSERT_TRUE(r.add(OpId::Permute, {x}, perm));
+  EXPECT_EQ(region_type_str(r.type(r.num_values() - 1)), "f32[s1, s0]");
+  const int y = r.add_tensor_input(DType::F32, {r.new_symbol(3)});
+  RegionAttrs cat;
+  cat.axis = 0;
+  EXPECT_EQ(r.add(OpId::Concat, {x, y}, cat), std::nullopt);  // ranks differ
+  // A region a kernel computes takes no shape.
+  Region k;
+  const int ksh = k.add_shape_input({k.new_symbol(2)});
+  EXPECT_EQ(k.add(OpId::Zeros, {ksh}, a), std::nullopt);
 }
 
 TEST(Region, BindSymbolsAndTheReferenceRun) {
