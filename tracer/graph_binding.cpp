@@ -61,7 +61,7 @@ constexpr ValueArgRow kValueArgs[] = {
     {OpId::Randn, 0, ValueArg::Shape},     {OpId::Rand, 0, ValueArg::Shape},    {OpId::Reshape, 1, ValueArg::Shape},
     {OpId::Concat, 0, ValueArg::Tensors},  {OpId::Transpose, 1, ValueArg::Axes}, {OpId::Transpose, 2, ValueArg::Axes},
     {OpId::Permute, 1, ValueArg::Axes},    {OpId::Slice, 1, ValueArg::Axis},    {OpId::Slice, 2, ValueArg::Count},
-    {OpId::Slice, 3, ValueArg::Count},
+    {OpId::Slice, 3, ValueArg::Count},     {OpId::Tensor, 0, ValueArg::Scalars},
 };
 
 const ValueArgRow* value_arg(OpId op, size_t pos) {
@@ -71,11 +71,13 @@ const ValueArgRow* value_arg(OpId op, size_t pos) {
 }
 
 // Whether an attribute's argument of IR type `t`, recorded as `v`, can be
-// guarded to keep that value: an int, a bool, a float that equals itself.
+// guarded to keep that value: an int, a bool, a float that equals itself, a
+// dtype (cast's from a local, or from a global the trace stores into).
 bool pinnable(IRType t, const Value* v) {
   if (v == nullptr) return false;
   return (t == IRType::Int && v->is_int()) || (t == IRType::Bool && v->is_bool()) ||
-         (t == IRType::Float && v->is_float() && v->as_float() == v->as_float());
+         (t == IRType::Float && v->is_float() && v->as_float() == v->as_float()) ||
+         (t == IRType::DType && v->is_dtype());
 }
 
 // The ints of argument `a` the type depends on: a constant of the trace,
@@ -148,7 +150,8 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
       continue;
     }
     b.value_args.emplace_back(i, row->how);
-    if (row->how == ValueArg::Shape || row->how == ValueArg::Tensors) b.inputs.push_back(i);
+    if (row->how == ValueArg::Shape || row->how == ValueArg::Tensors || row->how == ValueArg::Scalars)
+      b.inputs.push_back(i);
     if (row->how != ValueArg::Axis && row->how != ValueArg::Axes) continue;
     bool pinned = false;
     const std::optional<std::vector<int>> ints =

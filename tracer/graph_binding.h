@@ -29,6 +29,7 @@ std::optional<ScalarKind> scalar_kind(IRType t);
 enum class ValueArg : uint8_t {
   Shape,    // a list of ints: a shape operand (zeros' shape, reshape's)
   Tensors,  // a list of tensors: one input each (concat)
+  Scalars,  // a flat list of numbers: one scalar input each (tensor())
   Axis,     // an int the type depends on: RegionAttrs::axis (slice)
   Axes,     // ints the type depends on: RegionAttrs::axes (transpose's two, permute's list)
   Count,    // an int that only sizes a dim read off the result (slice's bounds): not an input

@@ -7,6 +7,19 @@
 
 namespace tessera::jit {
 
+namespace {
+
+// tensor() of a longer list stays an opaque call: typing it guards the type
+// of every element.
+constexpr size_t kMaxScalarList = 16;
+
+// The IR type of a number (None: not a number).
+IRType number_type(const Value& x) {
+  return x.is_int() ? IRType::Int : x.is_float() ? IRType::Float : x.is_bool() ? IRType::Bool : IRType::None;
+}
+
+}  // namespace
+
 int TraceShapes::find(int s) const {
   while (parent_[s] != s) s = parent_[s] = parent_[parent_[s]];
   return s;
@@ -91,6 +104,16 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
       shapes.emplace_back(a, static_cast<int>(r.inputs.size() - 1));
       continue;
     }
+    if (h == ValueArg::Scalars) {  // a short flat list of numbers: a scalar input each
+      const std::vector<Value>* items = seen_list(i);
+      if (!items || items->size() > kMaxScalarList) return nullptr;
+      for (const Value& x : *items) {
+        const IRType ty = number_type(x);
+        if (ty == IRType::None) return nullptr;  // a nested list (not typed), or the interpreter raises
+        rargs.push_back(r.add_scalar_input(*scalar_kind(ty)));
+      }
+      continue;
+    }
     if (h == ValueArg::Tensors) {  // its elements: tensors entering the graph
       const std::vector<Value>* items = seen_list(i);
       if (!items || items->empty()) return nullptr;
@@ -135,18 +158,22 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
   }
   auto guard = [&](IRRef cond) { ir.emit(IROp::GUARDT, IRType::None, cond, 0, snap); };
   auto guard_eq = [&](IRRef a, IRRef b) { guard(ir.emit(IROp::EQ, IRType::Bool, a, b)); };
-  // A list's elements, its length guarded: loaded with their types guarded.
-  auto elements = [&](IRRef list, IRType ty, size_t n) {
+  // A list's elements, its length guarded: loaded with their types guarded
+  // (each `ty`, or the type of each value in `seen`).
+  auto elements = [&](IRRef list, IRType ty, size_t n, const std::vector<Value>* seen = nullptr) {
     guard_eq(ir.emit(IROp::LLEN, IRType::Int, list), ir.kint(static_cast<int64_t>(n)));
     std::vector<IRRef> xs;
     for (size_t k = 0; k < n; ++k)
-      xs.push_back(ir.emit(IROp::LLOAD, ty, list, ir.kint(static_cast<int64_t>(k)), snap));
+      xs.push_back(ir.emit(IROp::LLOAD, seen ? number_type((*seen)[k]) : ty, list, ir.kint(static_cast<int64_t>(k)), snap));
     return xs;
   };
   for (size_t p : bound->pinned) {  // an axis, a permutation, an attribute: the values recorded
     const Value& pv = *values[p];
-    if (pv.is_int() || pv.is_bool() || pv.is_float()) {
-      guard_eq(args[p], pv.is_int() ? ir.kint(pv.as_int()) : pv.is_bool() ? ir.kbool(pv.as_bool()) : ir.kfloat(pv.as_float()));
+    if (pv.is_int() || pv.is_bool() || pv.is_float() || pv.is_dtype()) {
+      guard_eq(args[p], pv.is_int()     ? ir.kint(pv.as_int())
+                        : pv.is_bool()  ? ir.kbool(pv.as_bool())
+                        : pv.is_dtype() ? ir.kdtype(pv.as_dtype())
+                                        : ir.kfloat(pv.as_float()));
       continue;
     }
     const std::vector<Value>& items = *seen_list(p);
@@ -163,6 +190,9 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
         dim_[dims[k]] = xs[k];
       }
     }
+  }
+  for (size_t i : bound->inputs) {  // a list of numbers: its elements' types guarded
+    if (how(i) == ValueArg::Scalars) elements(args[i], IRType::None, seen_list(i)->size(), seen_list(i));
   }
   for (size_t i : bound->inputs) {  // a list of tensors: its elements loaded
     if (how(i) != ValueArg::Tensors) continue;

@@ -91,6 +91,14 @@ class TensorExprsMixin:
     def t_shape_str(shape):
         return "[%s]" % ", ".join(str(d) for d in shape)
 
+    def t_shape_list(self, shape):
+        """A shape list for a creation op; in a loop, some dims computed from
+        the loop variable (the same value, not a constant of the trace)."""
+        if self.t_i is None or self.r.random() < 0.6:
+            return self.t_shape_str(shape)
+        return "[%s]" % ", ".join("(%s + %s * 0)" % (d, self.t_i) if self.r.random() < 0.5 else str(d)
+                                  for d in shape)
+
     @staticmethod
     def t_into(shape, S):
         """shape broadcasts to S without changing S."""
@@ -160,7 +168,7 @@ class TensorExprsMixin:
 
     def t_create(self, P, kind="float", dt=None):
         """A creation expression of exactly shape P."""
-        sh = self.t_shape_str(P)
+        sh = self.t_shape_list(P)
         nmax = max(1, self.t_numel_max(P))
         seed = self.pick([str(self.r.randint(0, 9)), "%s %% 3" % self.t_i if self.t_i else "1"])
         if kind == "bool":

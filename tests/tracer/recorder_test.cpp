@@ -308,6 +308,14 @@ std::vector<std::string> graph_ops(const HotspotObserver& rt) {
   return out;
 }
 
+// The typed calls' operations only.
+std::vector<std::string> typed_graph_ops(const HotspotObserver& rt) {
+  std::vector<std::string> out;
+  for (std::string& o : graph_ops(rt))
+    if (!o.empty()) out.push_back(std::move(o));
+  return out;
+}
+
 // Guards of the root trace on what instruction: GUARDT on EQ of TDTYPE,
 // TRANK, TDIM, LLEN or LLOAD (a shape's element) against a constant, or of
 // two of them.
@@ -426,11 +434,7 @@ TEST(Recorder, ShapesFromValuesAreTypedFromTheirElements) {
       "    s += item(sum(c)) + item(sum(arange(n)))\n  }\n  return s\n}\nprint(f(3, 10))\n",
       "190.0\n");
   ASSERT_FALSE(r.ir.empty());
-  const std::vector<std::string> ops = graph_ops(*r.rt);
-  std::vector<std::string> typed;
-  for (const std::string& o : ops)
-    if (!o.empty()) typed.push_back(o);
-  EXPECT_EQ(typed,
+  EXPECT_EQ(typed_graph_ops(*r.rt),
             (std::vector<std::string>{
                 "%0 = input : shape[s0, s1]\n%1 = zeros(%0, f32) : f32[s0, s1]\noutputs\n",
                 "%0 = input : f32[s0, s1]\n%1 = input : f32[s0, s1]\n%2 = add(%0, %1) : f32[s0, s1]\noutputs\n",
@@ -464,10 +468,7 @@ TEST(Recorder, AttributesFromVariablesArePinnedAndBoolArithmeticIsTyped) {
       "  return s\n}\nprint(f(10))\n",
       "270.0\n");
   ASSERT_FALSE(r.ir.empty());
-  std::vector<std::string> typed;
-  for (const std::string& o : graph_ops(*r.rt))
-    if (!o.empty()) typed.push_back(o);
-  EXPECT_EQ(typed, (std::vector<std::string>{
+  EXPECT_EQ(typed_graph_ops(*r.rt), (std::vector<std::string>{
                        "%0 = input : f32[s0, s1]\n%1 = sum(%0, axis=1, keepdim) : f32[s0, 1]\noutputs\n",
                        "%0 = input : f32[s0, 1]\n%1 = sum(%0) : f32[]\noutputs\n",
                        "%0 = input : bool[s2]\n%1 = mul(%0, %0) : bool[s2]\noutputs\n",
@@ -480,6 +481,24 @@ TEST(Recorder, AttributesFromVariablesArePinnedAndBoolArithmeticIsTyped) {
         (ir[ir[in.op1].op2].op == jit::IROp::KINT || ir[ir[in.op1].op2].op == jit::IROp::KBOOL))
       ++pinned;
   EXPECT_EQ(pinned, 2) << r.ir;
+}
+
+// tensor() of a flat list of numbers: a scalar operand per element, each
+// element's type guarded (LLOAD) and the length (LLEN); the length is a
+// new symbol read off the result, a length of 1 is 1.
+TEST(Recorder, ListLiteralsAreTypedByTheirElements) {
+  Recording r = record(
+      "fn f(n) {\n  let s = 0.0\n  let x = 2.5\n  for i in range(n) {\n"
+      "    s += item(sum(tensor([i * 1.0, x, 3]) + tensor([i > 3])))\n  }\n  return s\n}\nprint(f(10))\n",
+      "118.0\n");
+  ASSERT_FALSE(r.ir.empty());
+  EXPECT_EQ(typed_graph_ops(*r.rt), (std::vector<std::string>{
+                       "%0 = input : float\n%1 = input : float\n%2 = input : int\n%3 = tensor(%0, %1, %2) : f32[s0]\noutputs\n",
+                       "%0 = input : bool\n%1 = tensor(%0) : bool[1]\noutputs\n",
+                       "%0 = input : f32[s0]\n%1 = input : bool[1]\n%2 = add(%0, %1) : f32[s0]\noutputs\n",
+                       "%0 = input : f32[s0]\n%1 = sum(%0) : f32[]\noutputs\n"}))
+      << r.ir;
+  EXPECT_EQ(layout_guards(*r.rt), (Counts{{"LLEN==1", 1}, {"LLEN==3", 1}})) << r.ir;
 }
 
 }  // namespace

@@ -46,21 +46,23 @@ std::string Region::str() const {
       continue;
     }
     const RegionOp& o = op_of(v);
-    s += "%" + std::to_string(v) + " = " + op_def(o.op).name + "(";
-    if (!o.args.empty()) s += "%" + std::to_string(o.args[0]);
-    size_t next = 1;
-    if (o.attrs.weight) s += ", weight=%" + std::to_string(o.args.at(next++));
-    if (o.attrs.bias) s += ", bias=%" + std::to_string(o.args.at(next++));
-    for (; next < o.args.size(); ++next) s += ", %" + std::to_string(o.args[next]);
+    std::vector<std::string> parts;  // arguments, then attributes
+    size_t next = 0;
+    if (!o.args.empty()) parts.push_back("%" + std::to_string(o.args[next++]));
+    if (o.attrs.weight) parts.push_back("weight=%" + std::to_string(o.args.at(next++)));
+    if (o.attrs.bias) parts.push_back("bias=%" + std::to_string(o.args.at(next++)));
+    for (; next < o.args.size(); ++next) parts.push_back("%" + std::to_string(o.args[next]));
     const FusionKind fk = op_def(o.op).fusion.kind;
-    if (has_dtype_attr(op_def(o.op)) && !o.attrs.infer_dtype) s += std::string(", ") + dtype_name(o.attrs.cast_to);
-    for (size_t k = 0; k < o.attrs.axes.size(); ++k) s += ", dim" + std::to_string(k) + "=" + std::to_string(o.attrs.axes[k]);
-    if (o.attrs.step) s += ", step";
-    if (o.attrs.axis) s += ", axis=" + std::to_string(*o.attrs.axis);
-    if (o.attrs.keepdim) s += ", keepdim";
-    if (o.attrs.causal) s += ", causal";
-    if (o.attrs.scale) s += ", scale=" + fmt_double(*o.attrs.scale);
-    if (fk == FusionKind::LayerNorm || fk == FusionKind::RmsNorm) s += ", eps=" + fmt_double(o.attrs.eps);
+    if (has_dtype_attr(op_def(o.op)) && !o.attrs.infer_dtype) parts.push_back(dtype_name(o.attrs.cast_to));
+    for (size_t k = 0; k < o.attrs.axes.size(); ++k) parts.push_back("dim" + std::to_string(k) + "=" + std::to_string(o.attrs.axes[k]));
+    if (o.attrs.step) parts.push_back("step");
+    if (o.attrs.axis) parts.push_back("axis=" + std::to_string(*o.attrs.axis));
+    if (o.attrs.keepdim) parts.push_back("keepdim");
+    if (o.attrs.causal) parts.push_back("causal");
+    if (o.attrs.scale) parts.push_back("scale=" + fmt_double(*o.attrs.scale));
+    if (fk == FusionKind::LayerNorm || fk == FusionKind::RmsNorm) parts.push_back("eps=" + fmt_double(o.attrs.eps));
+    s += "%" + std::to_string(v) + " = " + op_def(o.op).name + "(";
+    for (size_t k = 0; k < parts.size(); ++k) s += (k ? ", " : "") + parts[k];
     s += ") : " + region_type_str(o.type) + "\n";
   }
   s += "outputs";

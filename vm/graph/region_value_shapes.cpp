@@ -2,11 +2,12 @@
 // beyond the elementwise, row, matmul and attention rules: those that move
 // axes (transpose, permute: their axes are RegionAttrs::axes) and those
 // whose result shape comes from values (a shape operand: zeros ones full
-// randn rand reshape; a count: slice arange concat) or is the operand's
-// (all_reduce). One rule per operation, in a table.
+// randn rand reshape; a count: slice arange concat; tensor() of a flat list
+// of numbers, one scalar operand each) or is the operand's (all_reduce).
+// One rule per operation, in a table.
 //
 // Where no operand gives a result dim (slice's axis, arange's length,
-// reshape's -1, concat's axis) the rule makes a new symbol of unknown size
+// reshape's -1, concat's axis, tensor()'s length but 1) the rule makes a new symbol of unknown size
 // (-1); the recorder reads its size off the result (TraceShapes). The
 // interpreter's checks that depend on values (a negative dim, a numel that
 // does not match, bounds) stay the helper's: it raises as before, and its
@@ -171,6 +172,23 @@ bool Region::add_value_shaped(OpId op, std::vector<int>& args, const Types& ts, 
          }
          out.type.dims[static_cast<size_t>(ax)] = r.new_symbol();
          return out;
+       }},
+      {OpId::Tensor,  // tensor([a, b, ...]) of numbers: [n], the dtype its elements' kinds give
+       [](Region& r, const Types& ts, const RegionAttrs& a) -> std::optional<Typed> {
+         bool any_float = false, any_int = false;
+         for (const RegionType& t : ts) {
+           if (t.tensor || t.shape) return std::nullopt;
+           any_float = any_float || t.scalar == ScalarKind::Float;
+           any_int = any_int || t.scalar == ScalarKind::Int;
+         }
+         RegionAttrs kept;
+         kept.infer_dtype = a.infer_dtype;
+         kept.cast_to = !a.infer_dtype ? a.cast_to
+                        : any_float     ? DType::F32
+                        : any_int       ? DType::I64
+                        : ts.empty()    ? DType::F32
+                                        : DType::Bool;
+         return Typed{*tensor_of(kept.cast_to, {ts.size() == 1 ? kDimOne : r.new_symbol()}), kept};
        }},
       {OpId::AllReduce,  // one process: a copy
        [](Region&, const Types& ts, const RegionAttrs&) -> std::optional<Typed> {
