@@ -1,5 +1,6 @@
 #include "tracer/trace_shapes.h"
 
+#include <functional>
 #include <map>
 
 #include "tracer/graph_binding.h"
@@ -16,6 +17,38 @@ constexpr size_t kMaxScalarList = 16;
 // The IR type of a number (None: not a number).
 IRType number_type(const Value& x) {
   return x.is_int() ? IRType::Int : x.is_float() ? IRType::Float : x.is_bool() ? IRType::Bool : IRType::None;
+}
+
+// A nested list of numbers as tensor() reads it: its dims (each level's
+// length, from its first elements) and its numbers in order.
+struct NumberList {
+  std::vector<int> dims;
+  std::vector<const Value*> numbers;
+};
+
+bool walk_numbers(const Value& v, size_t depth, NumberList& out) {
+  if (depth == out.dims.size()) {
+    if (number_type(v) == IRType::None || out.numbers.size() == kMaxScalarList) return false;
+    out.numbers.push_back(&v);
+    return true;
+  }
+  if (!v.is_list() || v.as_list()->items.size() != static_cast<size_t>(out.dims[depth])) return false;
+  for (const Value& x : v.as_list()->items)
+    if (!walk_numbers(x, depth + 1, out)) return false;
+  return true;
+}
+
+// None where `v` is not one (ragged, a leaf that is not a number: the
+// interpreter raises) or holds more than kMaxScalarList numbers.
+std::optional<NumberList> number_list(const Value& v) {
+  NumberList l;
+  for (const Value* p = &v; p->is_list(); p = &p->as_list()->items[0]) {
+    if (l.dims.size() == kMaxRank) return std::nullopt;
+    l.dims.push_back(static_cast<int>(std::min<size_t>(p->as_list()->items.size(), kMaxScalarList + 1)));
+    if (p->as_list()->items.empty()) break;
+  }
+  if (!walk_numbers(v, 0, l)) return std::nullopt;
+  return l;
 }
 
 }  // namespace
@@ -84,6 +117,7 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
   };
   std::map<IRRef, int> value_of;
   std::vector<int> rargs;
+  RegionAttrs attrs = bound->attrs;  // and tensor()'s dims
   for (size_t i : bound->inputs) {
     const IRRef a = args[i];
     const std::optional<ValueArg> h = how(i);
@@ -104,14 +138,12 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
       shapes.emplace_back(a, static_cast<int>(r.inputs.size() - 1));
       continue;
     }
-    if (h == ValueArg::Scalars) {  // a short flat list of numbers: a scalar input each
-      const std::vector<Value>* items = seen_list(i);
-      if (!items || items->size() > kMaxScalarList) return nullptr;
-      for (const Value& x : *items) {
-        const IRType ty = number_type(x);
-        if (ty == IRType::None) return nullptr;  // a nested list (not typed), or the interpreter raises
-        rargs.push_back(r.add_scalar_input(*scalar_kind(ty)));
-      }
+    if (h == ValueArg::Scalars) {  // a (nested) list of a few numbers: a scalar input each
+      std::optional<NumberList> l;
+      if (seen_list(i)) l = number_list(*values[i]);
+      if (!l) return nullptr;
+      for (const Value* x : l->numbers) rargs.push_back(r.add_scalar_input(*scalar_kind(number_type(*x))));
+      attrs.axes = l->dims;
       continue;
     }
     if (h == ValueArg::Tensors) {  // its elements: tensors entering the graph
@@ -147,7 +179,7 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
   }
   const std::vector<RegionType> before = r.inputs;
   const int entered = num_symbols() + new_symbols;
-  if (!r.add(*op, rargs, bound->attrs) || r.num_symbols < entered) return nullptr;
+  if (!r.add(*op, rargs, attrs) || r.num_symbols < entered) return nullptr;
   // Typed: the new symbols join the table (those the op made for its
   // result have their sizes read off it: set_result), the arguments the
   // type depends on are guarded, and the symbols the op made one merged.
@@ -191,9 +223,17 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
       }
     }
   }
-  for (size_t i : bound->inputs) {  // a list of numbers: its elements' types guarded
-    if (how(i) == ValueArg::Scalars) elements(args[i], IRType::None, seen_list(i)->size(), seen_list(i));
-  }
+  // A nested list of numbers: each level's length guarded, its lists and
+  // numbers loaded with their types guarded.
+  std::function<void(IRRef, const Value&, size_t)> numbers = [&](IRRef list, const Value& v, size_t depth) {
+    const std::vector<Value>& items = v.as_list()->items;
+    const bool leaves = depth + 1 == attrs.axes.size();
+    const std::vector<IRRef> xs = elements(list, IRType::List, items.size(), leaves ? &items : nullptr);
+    if (!leaves)
+      for (size_t k = 0; k < xs.size(); ++k) numbers(xs[k], items[k], depth + 1);
+  };
+  for (size_t i : bound->inputs)
+    if (how(i) == ValueArg::Scalars) numbers(args[i], *values[i], 0);
   for (size_t i : bound->inputs) {  // a list of tensors: its elements loaded
     if (how(i) != ValueArg::Tensors) continue;
     const std::vector<IRRef> xs = elements(args[i], IRType::Tensor, seen_list(i)->size());

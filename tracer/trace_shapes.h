@@ -25,15 +25,16 @@
 // guarded to stay 1, the others >= 0); an axis, a permutation or an
 // attribute (axis=, keepdim=, cast's dtype) that is not a constant is
 // guarded to keep the value recorded; a list of tensors
-// (concat) is loaded and its elements enter the graph, a short list of
-// numbers (tensor()) is loaded with each element's type guarded; a dim no operand
+// (concat) is loaded and its elements enter the graph, a (nested) list of
+// a few numbers (tensor()) is loaded with each number's type and each
+// list's length guarded; a dim no operand
 // gives (slice's axis, arange's length, reshape's -1, concat's axis) is a
 // new symbol whose size is read off the result (TDIM), with no guard. The
 // typed call keeps its one-op region (CallTarget::graph), printed after its
 // CALL line in the text form. Calls without such rules (tensor() of a
-// nested or long list, whose rank and dtype come from every element; a call the
-// interpreter raises on) stay opaque helper calls, and their tensor results
-// enter the graph where they are used.
+// long list, whose dtype comes from every element; a call the interpreter
+// raises on) stay opaque helper calls, and their tensor results enter the
+// graph where they are used.
 #pragma once
 
 #include <memory>

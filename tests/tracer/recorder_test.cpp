@@ -483,22 +483,28 @@ TEST(Recorder, AttributesFromVariablesArePinnedAndBoolArithmeticIsTyped) {
   EXPECT_EQ(pinned, 2) << r.ir;
 }
 
-// tensor() of a flat list of numbers: a scalar operand per element, each
-// element's type guarded (LLOAD) and the length (LLEN); the length is a
+// tensor() of a (nested) list of numbers: a scalar operand per number, each
+// one's type guarded (LLOAD) and each list's length (LLEN); each dim is a
 // new symbol read off the result, a length of 1 is 1.
 TEST(Recorder, ListLiteralsAreTypedByTheirElements) {
   Recording r = record(
       "fn f(n) {\n  let s = 0.0\n  let x = 2.5\n  for i in range(n) {\n"
-      "    s += item(sum(tensor([i * 1.0, x, 3]) + tensor([i > 3])))\n  }\n  return s\n}\nprint(f(10))\n",
-      "118.0\n");
+      "    s += item(sum(tensor([i * 1.0, x, 3]) + tensor([i > 3]))) + item(sum(tensor([[1, 2], [3, i]])))\n  }\n"
+      "  return s\n}\nprint(f(10))\n",
+      "223.0\n");
   ASSERT_FALSE(r.ir.empty());
   EXPECT_EQ(typed_graph_ops(*r.rt), (std::vector<std::string>{
-                       "%0 = input : float\n%1 = input : float\n%2 = input : int\n%3 = tensor(%0, %1, %2) : f32[s0]\noutputs\n",
-                       "%0 = input : bool\n%1 = tensor(%0) : bool[1]\noutputs\n",
+                       "%0 = input : float\n%1 = input : float\n%2 = input : int\n%3 = tensor(%0, %1, %2, dim0=3) : f32[s0]\noutputs\n",
+                       "%0 = input : bool\n%1 = tensor(%0, dim0=1) : bool[1]\noutputs\n",
                        "%0 = input : f32[s0]\n%1 = input : bool[1]\n%2 = add(%0, %1) : f32[s0]\noutputs\n",
-                       "%0 = input : f32[s0]\n%1 = sum(%0) : f32[]\noutputs\n"}))
+                       "%0 = input : f32[s0]\n%1 = sum(%0) : f32[]\noutputs\n",
+                       "%0 = input : int\n%1 = input : int\n%2 = input : int\n%3 = input : int\n"
+                       "%4 = tensor(%0, %1, %2, %3, dim0=2, dim1=2) : i64[s1, s2]\noutputs\n",
+                       "%0 = input : i64[s1, s2]\n%1 = sum(%0) : i64[]\noutputs\n"}))
       << r.ir;
-  EXPECT_EQ(layout_guards(*r.rt), (Counts{{"LLEN==1", 1}, {"LLEN==3", 1}})) << r.ir;
+  EXPECT_EQ(layout_guards(*r.rt), (Counts{{"LLEN==1", 1}, {"LLEN==2", 3}, {"LLEN==3", 1}})) << r.ir;
+  const std::string text = jit::print_ir(r.rt->tracing()->traces().at(0)->ir);
+  EXPECT_EQ(jit::print_ir(jit::parse_ir(text)), text);
 }
 
 }  // namespace

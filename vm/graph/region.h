@@ -59,7 +59,8 @@ struct RegionAttrs {
   // layer_norm, rms_norm: whether args[1] (weight) and the next (bias) are given.
   bool weight = false, bias = false;
   // Types only: transpose's two axes, permute's order (ints of the call,
-  // constants or pinned by guards); slice's axis is `axis`.
+  // constants or pinned by guards); tensor()'s dims (the lengths of its
+  // nested list, guarded); slice's axis is `axis`. Printed dim0=, dim1=, ...
   std::vector<int> axes;
   // Types only: arange's last argument is its step; a dtype argument that
   // is nil (arange: the dtype its arguments' kinds give).

@@ -2,8 +2,9 @@
 // beyond the elementwise, row, matmul and attention rules: those that move
 // axes (transpose, permute: their axes are RegionAttrs::axes) and those
 // whose result shape comes from values (a shape operand: zeros ones full
-// randn rand reshape; a count: slice arange concat; tensor() of a flat list
-// of numbers, one scalar operand each) or is the operand's (all_reduce).
+// randn rand reshape; a count: slice arange concat; tensor() of a nested
+// list of numbers, one scalar operand each, its dims RegionAttrs::axes) or
+// is the operand's (all_reduce).
 // One rule per operation, in a table.
 //
 // Where no operand gives a result dim (slice's axis, arange's length,
@@ -173,8 +174,15 @@ bool Region::add_value_shaped(OpId op, std::vector<int>& args, const Types& ts, 
          out.type.dims[static_cast<size_t>(ax)] = r.new_symbol();
          return out;
        }},
-      {OpId::Tensor,  // tensor([a, b, ...]) of numbers: [n], the dtype its elements' kinds give
+      {OpId::Tensor,  // tensor([[a, b], ...]) of numbers: the list's dims (axes), the dtype its elements' kinds give
        [](Region& r, const Types& ts, const RegionAttrs& a) -> std::optional<Typed> {
+         if (a.axes.empty() || a.axes.size() > kMaxRank) return std::nullopt;
+         size_t numel = 1;
+         for (int d : a.axes) {
+           if (d < 0) return std::nullopt;
+           numel *= static_cast<size_t>(d);
+         }
+         if (numel != ts.size()) return std::nullopt;
          bool any_float = false, any_int = false;
          for (const RegionType& t : ts) {
            if (t.tensor || t.shape) return std::nullopt;
@@ -182,13 +190,16 @@ bool Region::add_value_shaped(OpId op, std::vector<int>& args, const Types& ts, 
            any_int = any_int || t.scalar == ScalarKind::Int;
          }
          RegionAttrs kept;
+         kept.axes = a.axes;
          kept.infer_dtype = a.infer_dtype;
          kept.cast_to = !a.infer_dtype ? a.cast_to
                         : any_float     ? DType::F32
                         : any_int       ? DType::I64
                         : ts.empty()    ? DType::F32
                                         : DType::Bool;
-         return Typed{*tensor_of(kept.cast_to, {ts.size() == 1 ? kDimOne : r.new_symbol()}), kept};
+         std::vector<int> dims;
+         for (int d : a.axes) dims.push_back(d == 1 ? kDimOne : r.new_symbol());
+         return Typed{*tensor_of(kept.cast_to, std::move(dims)), kept};
        }},
       {OpId::AllReduce,  // one process: a copy
        [](Region&, const Types& ts, const RegionAttrs&) -> std::optional<Typed> {
