@@ -161,12 +161,9 @@ bool Region::add_value_shaped(OpId op, std::vector<int>& args, const Types& ts, 
            out.type.dtype = promote_dtypes(out.type.dtype, t.dtype);
            for (size_t k = 0; k < t.dims.size(); ++k) {
              if (static_cast<int>(k) == ax) continue;
-             int x = out.type.dims[k], y = t.dims[k];
-             if (x == y) continue;
-             // Equal where the interpreter concatenates: one symbol.
-             const auto size = [&](int s) { return s >= 0 && static_cast<size_t>(s) < r.symbol_sizes.size() ? r.symbol_sizes[s] : -1; };
-             if (x == kDimOne || y == kDimOne || size(x) < 0 || size(x) != size(y)) return std::nullopt;
-             r.replace_symbol(std::max(x, y), std::min(x, y));
+             const int x = out.type.dims[k], y = t.dims[k];
+             // Equal where the interpreter concatenates: one symbol, the older.
+             if (!r.unify(x, y)) return std::nullopt;
              for (int& d : out.type.dims)
                if (d == std::max(x, y)) d = std::min(x, y);
            }
