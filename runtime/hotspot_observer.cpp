@@ -97,6 +97,13 @@ void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
     else os << " " << name << "=" << value;
   }
   os << "\n";
+  if (device_) {
+    // Until the GPU backend has kernels, a selected GPU runs none of them.
+    os << fmt::format("  device: {}{}\n", device_->describe(),
+                      device_->gpu ? " (selected; tensor kernels still run on the CPU: the GPU backend has no "
+                                     "kernels yet)"
+                                   : "");
+  }
   if (params_.enabled) {
     os << fmt::format("  hot loops: {} (each reported once per {} back-edges{})\n", loops_.size(), params_.hotloop,
                       params_.hotwork ? fmt::format(", fewer after tensor work: one more per {} elements made",

@@ -3,7 +3,7 @@
 // and functions became hot, how often) and, once tracing is enabled, hands
 // them to the trace compiler (jit::TraceJit), which records, compiles and
 // runs traces; the other hooks go straight to it. It also prints the
-// `--stats` report: the parameters, the hot spots and the traces.
+// `--stats` report: the parameters, the device, the hot spots and the traces.
 //
 // One HotspotObserver per VM (no global state). Events are copied out of the
 // FunctionProto at the time they happen (name, source line), because the
@@ -14,10 +14,12 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "runtime/device/device_selection.h"
 #include "runtime/jit_params.h"
 #include "runtime/trace_jit.h"
 #include "vm/interp/jit_hooks.h"
@@ -31,6 +33,11 @@ class HotspotObserver : public JitHooks {
   const JitParams& params() const { return params_; }
   // File name used for "FILE:LINE" in the report (the script's path).
   void set_script_name(std::string name) { script_name_ = std::move(name); }
+
+  // The device chosen for tensor kernels (--device); the report says which
+  // and why. Kept for the run: a GPU's primary context lives as long.
+  void set_device(device::DeviceSelection selection) { device_ = std::move(selection); }
+  const std::optional<device::DeviceSelection>& device() const { return device_; }
 
   // Turns on the trace compiler (record, compile, enter traces). Without it
   // hot code is only observed. `dump_dir`: see TraceJit.
@@ -81,6 +88,7 @@ class HotspotObserver : public JitHooks {
   JitParams params_;
   std::string script_name_ = "?";
   std::unique_ptr<jit::TraceJit> tracing_;
+  std::optional<device::DeviceSelection> device_;
   std::vector<HotLoop> loops_;
   std::vector<HotFunction> functions_;
   // Keyed by content, not by FunctionProto*: a proto's address may be reused

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device/device_error.h"
+#include "runtime/device/device_selection.h"
 #include "runtime/jit_params.h"
 #include "runtime/hotspot_observer.h"
 #include "vm/interp/vm.h"
@@ -18,7 +20,7 @@ constexpr const char* kDescription =
     "Tessera VM: a research trace-JIT virtual machine for tensor programs.\n"
     "Runs Tessera Script (.tsb) files.\n\n"
     "Exit status: 0 success; 1 runtime error or failed assert; 2 usage error,\n"
-    "unreadable file, or syntax error.";
+    "unreadable file, syntax error, or --device=gpu without a usable GPU.";
 
 }  // namespace
 
@@ -59,10 +61,16 @@ int main(int argc, char** argv) {
                   "Set a JIT parameter, NAME=VALUE (repeatable; parameters listed below)")
       ->allow_extra_args(false)
       ->type_name("NAME=VALUE");
+  std::string device_name = "auto";
+  run->add_option("--device", device_name,
+                  "Which device runs the tensor kernels (the report of --stats says which ran them and why):\n" +
+                      tessera::device::describe_device_choices())
+      ->default_val("auto")
+      ->check(CLI::IsMember(tessera::device::device_choice_names()));
   bool want_stats = false;
   run->add_flag("--stats", want_stats,
                 "After the run (also after a runtime error) print JIT statistics to stderr: "
-                "parameters, hot loops and functions, wall time");
+                "parameters, the device, hot loops and functions, wall time");
   std::string dump_dir;
   run->add_option("--dump", dump_dir,
                   "Write each compiled trace's IR (as recorded, after each pass, as compiled), "
@@ -72,11 +80,17 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all() +
               "\nEnvironment:\n"
-              "  TESSERA_CACHE_DIR   the persistent kernel cache (default $XDG_CACHE_HOME/tessera, else\n"
-              "                      ~/.cache/tessera); deleting it is always safe; kcache=0 leaves it alone\n"
-              "  TESSERA_SIMD        avx2 or sse2: tensor kernels (the interpreter's and generated) no wider than\n"
-              "                      that, though the CPU has AVX-512 / AVX2 (the default: its widest)\n"
-              "  TESSERA_VERIFY_IR   1: verify each trace's IR after every optimizer pass; abort: also abort on a failure\n");
+              "  TESSERA_CACHE_DIR      the persistent kernel cache (default $XDG_CACHE_HOME/tessera, else\n"
+              "                         ~/.cache/tessera); deleting it is always safe; kcache=0 leaves it alone\n"
+              "  TESSERA_SIMD           avx2 or sse2: tensor kernels (the interpreter's and generated) no wider\n"
+              "                         than that, though the CPU has AVX-512 / AVX2 (the default: its widest)\n"
+              "  TESSERA_VERIFY_IR      1: verify each trace's IR after every optimizer pass; abort: also abort\n"
+              "                         on a failure\n"
+              "  TESSERA_CUDA_DRIVER    the CUDA driver library --device loads (default libcuda.so.1, then\n"
+              "                         libcuda.so)\n"
+              "  TESSERA_NVRTC_LIBRARY  the NVRTC library GPU kernels are compiled with (default libnvrtc.so.13,\n"
+              "                         libnvrtc.so.12, libnvrtc.so, then lib64/libnvrtc.so.13 of $CUDA_HOME and\n"
+              "                         of /usr/local/cuda)\n");
 
   std::string dis_file;
   CLI::App* dis = app.add_subcommand("dis", "Print the bytecode of every function of a script");
@@ -110,10 +124,21 @@ int main(int argc, char** argv) {
     return static_cast<int>(status);
   }
 
+  // The device is chosen before the script runs, so that --device=gpu
+  // without a GPU fails at once (exit status 2, like a usage error).
+  tessera::device::DeviceSelection device;
+  try {
+    device = tessera::device::select_device(*tessera::device::parse_device_choice(device_name));
+  } catch (const tessera::device::DeviceError& e) {
+    std::cerr << "tessera-vm: " << e.what() << "\n";
+    return 2;
+  }
+
   // The runtime is built even with --jit=off, so that --stats can say so;
   // it is only installed (the interpreter only calls it) when the JIT is on.
   tessera::HotspotObserver runtime(jit_params);
   runtime.set_script_name(run_file);
+  runtime.set_device(std::move(device));
   if (jit_params.enabled) {
     runtime.enable_tracing(vm, dump_dir);
     if (want_stats) runtime.enable_tier_profile();

@@ -1,0 +1,55 @@
+#include "runtime/device/dynamic_library.h"
+
+#include <dlfcn.h>
+
+#include <utility>
+
+namespace tessera::device {
+
+DynamicLibrary::DynamicLibrary(DynamicLibrary&& other) noexcept { *this = std::move(other); }
+
+DynamicLibrary& DynamicLibrary::operator=(DynamicLibrary&& other) noexcept {
+  if (this != &other) {
+    if (handle_ && !keep_) dlclose(handle_);
+    handle_ = std::exchange(other.handle_, nullptr);
+    keep_ = other.keep_;
+    not_found_ = other.not_found_;
+    path_ = std::move(other.path_);
+    error_ = std::move(other.error_);
+  }
+  return *this;
+}
+
+DynamicLibrary::~DynamicLibrary() {
+  if (handle_ && !keep_) dlclose(handle_);
+}
+
+DynamicLibrary DynamicLibrary::open_first(const std::vector<std::string>& candidates) {
+  DynamicLibrary lib;
+  std::string others;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    void* handle = dlopen(candidates[i].c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle) {
+      lib.handle_ = handle;
+      lib.path_ = candidates[i];
+      lib.error_.clear();
+      lib.not_found_ = false;
+      return lib;
+    }
+    const char* err = dlerror();
+    const std::string text = err ? err : "unknown dlopen error";
+    if (i == 0) {
+      lib.error_ = text;
+      lib.not_found_ = text.find("No such file") != std::string::npos;
+    } else {
+      others += (others.empty() ? "" : ", ") + candidates[i];
+    }
+  }
+  if (candidates.empty()) lib.error_ = "no library name to try";
+  if (!others.empty()) lib.error_ += "; also tried " + others;
+  return lib;
+}
+
+void* DynamicLibrary::symbol(const char* name) const { return handle_ ? dlsym(handle_, name) : nullptr; }
+
+}  // namespace tessera::device

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""--device end to end (docs/gpu.md, "Device selection"): runs tessera-vm on a tiny script.
+
+  - --device=cpu and --device=auto run it; --stats names the device and why;
+  - --device=gpu without a usable GPU exits 2 before the script runs, with
+    `tessera-vm: --device=gpu: <why>` on stderr (with a GPU it runs: exit 0);
+  - TESSERA_CUDA_DRIVER pointing at a missing file or at the CUDA toolkit's
+    stub library makes the GPU unusable and the reason says so;
+  - --device=bogus is a usage error (exit 2).
+Usage: device_cli_test.py --vm build/tessera-vm
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+STUB = "/usr/local/cuda/lib64/stubs/libcuda.so"
+SCRIPT = "let t = ones([4]) * 2\nprint(item(sum(t)))\n"
+DEVICE_LINE = re.compile(r"^  device: (.*)$", re.M)
+
+
+def run(vm, script, *args, env_extra=None):
+    env = dict(os.environ, **(env_extra or {}))
+    return subprocess.run([vm, "run", script, *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def check(cond, what, p=None):
+    if not cond:
+        detail = f"\nexit {p.returncode}\nstdout: {p.stdout!r}\nstderr: {p.stderr}" if p is not None else ""
+        sys.exit(f"FAIL: {what}{detail}")
+    print(f"ok: {what}")
+
+
+def device_line(p):
+    m = DEVICE_LINE.search(p.stderr)
+    return m.group(1) if m else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vm", required=True)
+    vm = ap.parse_args().vm
+    with tempfile.TemporaryDirectory(prefix="tessera-device-") as d:
+        script = os.path.join(d, "tiny.tsb")
+        with open(script, "w") as f:
+            f.write(SCRIPT)
+
+        p = run(vm, script, "--device=cpu", "--stats")
+        check(p.returncode == 0 and p.stdout == "8.0\n", "--device=cpu runs the script", p)
+        check(device_line(p) == "cpu (--device=cpu)", "--stats says: device: cpu (--device=cpu)", p)
+
+        p = run(vm, script, "--device", "auto", "--stats")
+        check(p.returncode == 0 and p.stdout == "8.0\n", "--device=auto runs the script", p)
+        auto = device_line(p)
+        check(auto is not None, "--stats has a device: line under --device=auto", p)
+        no_gpu = auto.startswith("cpu (auto: ")
+
+        p = run(vm, script, "--stats")
+        check(device_line(p) == auto, "auto is the default", p)
+        p = run(vm, script, "--stats", "--jit=off")
+        check(p.returncode == 0 and device_line(p) == auto, "--jit=off --stats has the device: line too", p)
+
+        p = run(vm, script, "--device=gpu")
+        if no_gpu:
+            why = auto[len("cpu (auto: "):-1]
+            check(p.returncode == 2, "--device=gpu without a GPU exits 2", p)
+            check(p.stdout == "", "... before the script runs", p)
+            check(p.stderr == f"tessera-vm: --device=gpu: no usable GPU: {why}\n",
+                  "... saying why, as --stats does under auto", p)
+        else:
+            check(p.returncode == 0 and p.stdout == "8.0\n", "--device=gpu with a GPU runs the script", p)
+
+        missing = os.path.join(d, "no-such-libcuda.so.1")
+        env = {"TESSERA_CUDA_DRIVER": missing}
+        p = run(vm, script, "--stats", env_extra=env)
+        check(p.returncode == 0 and (device_line(p) or "").startswith(f"cpu (auto: {missing} not found (dlopen: "),
+              "TESSERA_CUDA_DRIVER=<missing file>: auto runs on the CPU and names the file", p)
+        p = run(vm, script, "--device=gpu", env_extra=env)
+        want = f"tessera-vm: --device=gpu: no usable GPU: {missing} not found"
+        check(p.returncode == 2 and p.stderr.startswith(want),
+              "TESSERA_CUDA_DRIVER=<missing file>: --device=gpu exits 2 naming the file", p)
+
+        if os.path.exists(STUB):
+            p = run(vm, script, "--device=gpu", env_extra={"TESSERA_CUDA_DRIVER": STUB})
+            check(p.returncode == 2 and "stub library" in p.stderr and "CUDA_ERROR_STUB_LIBRARY" in p.stderr,
+                  "TESSERA_CUDA_DRIVER=<the toolkit's stub>: --device=gpu exits 2 naming the stub", p)
+        else:
+            print(f"skip: {STUB} is absent")
+
+        p = run(vm, script, "--device=bogus")
+        check(p.returncode == 2 and "--device" in p.stderr and p.stdout == "", "--device=bogus is a usage error", p)
+
+
+if __name__ == "__main__":
+    main()
