@@ -68,6 +68,17 @@ int Kernel::dim_index(std::string_view n) const {
   return -1;
 }
 
+std::vector<int64_t> Kernel::grid_extents(const std::vector<int64_t>& dim_vals) const {
+  std::vector<int64_t> g(3, 1);
+  for (size_t a = 0; a < grid.size(); ++a) {
+    const Extent& e = grid[a];
+    int64_t v = e.factor;
+    for (int d : e.dims) v *= dim_vals.at(static_cast<size_t>(d));
+    g[a] = (v + e.div - 1) / e.div;
+  }
+  return g;
+}
+
 bool Kernel::specialized() const {
   if (dim_values.size() != dims.size()) return false;
   for (const auto& v : dim_values)

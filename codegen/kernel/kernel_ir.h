@@ -148,6 +148,8 @@ class Kernel {
   int dim_index(std::string_view name) const;    // -1: none
   // Whether every dim is a constant (a K3 kernel).
   bool specialized() const;
+  // The grid's extents for these dims' values (three, 1 for missing axes).
+  std::vector<int64_t> grid_extents(const std::vector<int64_t>& dims) const;
 
  private:
   std::vector<ValueInfo> values_;

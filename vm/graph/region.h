@@ -222,5 +222,9 @@ std::optional<std::vector<int64_t>> bind_symbols(const Region& r, std::span<cons
 // The interpreter's way: each operation with its op table kernel, in order;
 // the outputs' values. Throws what the operations throw.
 std::vector<Value> run_region_reference(const Region& r, std::span<const Value> inputs);
+// The region's leading step (Region::leading_step: a matrix product, or
+// attention) by the interpreter's kernel, for a generated kernel that
+// computes the rest to read.
+Value run_leading_step(const Region& r, std::span<const Value> inputs);
 
 }  // namespace tessera

@@ -94,4 +94,17 @@ std::vector<Value> run_region_reference(const Region& r, std::span<const Value> 
   return out;
 }
 
+Value run_leading_step(const Region& r, std::span<const Value> inputs) {
+  const RegionOp& step = r.ops.front();
+  std::vector<Value> args;
+  for (int a : step.args) args.push_back(inputs[static_cast<size_t>(r.index_of(a))]);
+  if (step.op == OpId::Attention) {
+    args.push_back(Value::boolean(step.attrs.causal));
+    args.push_back(step.attrs.scale ? Value::number(*step.attrs.scale) : Value::nil());
+  }
+  CallArgs ca;
+  ca.pos = args;
+  return call_op(op_def(step.op), ca);
+}
+
 }  // namespace tessera

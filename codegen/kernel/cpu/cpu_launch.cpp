@@ -8,22 +8,11 @@
 
 namespace tessera::kir {
 
-std::vector<int64_t> grid_extents(const Kernel& k, const std::vector<int64_t>& dims) {
-  std::vector<int64_t> g(3, 1);
-  for (size_t a = 0; a < k.grid.size(); ++a) {
-    const Extent& e = k.grid[a];
-    int64_t v = e.factor;
-    for (int d : e.dims) v *= dims.at(static_cast<size_t>(d));
-    g[a] = (v + e.div - 1) / e.div;
-  }
-  return g;
-}
-
 void launch(const Kernel& k, KernelFn fn, const std::vector<void*>& params, const std::vector<int64_t>& dims,
             int threads) {
   if (params.size() != k.params.size() || dims.size() != k.dims.size())
     throw std::invalid_argument("launch of @" + k.name + ": wrong number of params or dims");
-  const std::vector<int64_t> g = grid_extents(k, dims);
+  const std::vector<int64_t> g = k.grid_extents(dims);
   KernelArgs args{params.data(), dims.data(), {g[0], g[1], g[2]}};
   const int64_t total = g[0] * g[1] * g[2];
   if (total <= 0) return;

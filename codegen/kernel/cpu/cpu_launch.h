@@ -10,14 +10,11 @@
 
 namespace tessera::kir {
 
-// The grid's extents for these dim values (1 for missing axes).
 constexpr int kEveryCore = -1;
 // launch() with threads = 0 runs a grid of fewer programs than this on the
 // calling thread: handing them to other threads costs more than it saves,
 // unless they are long (the K3 tuner measures that: kernel_tuner.h).
 constexpr int64_t kParallelMinPrograms = 256;
-
-std::vector<int64_t> grid_extents(const Kernel& k, const std::vector<int64_t>& dims);
 
 // Runs fn (compiled from k) on the params' data with these dim values;
 // `threads` = 1 runs on the calling thread, 0 lets TBB use every core (a grid

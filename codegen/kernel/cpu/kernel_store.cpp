@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "codegen/kernel/cpu/emitter_fingerprint.h"
+#include "codegen/kernel/cuda/cuda_emitter.h"
 #include "codegen/kernel/kernel_text.h"
 
 namespace tessera::kir {
@@ -98,6 +99,13 @@ void KernelStore::dump(const std::string& id, const Kernel& k, const std::string
   }
   write_file(base + ".kir", head + print(k));
   write_file(base + ".ll", llvm_ir);
+  // The CUDA C++ the GPU backend makes of the same kernel (every param a
+  // pointer here; a GPU launch passes the region's script scalars by value).
+  try {
+    write_file(base + ".cu", head + emit_cuda_kernel(k, "region").source);
+  } catch (const std::exception& e) {
+    write_file(base + ".cu", head + "// the CUDA emitter refused this kernel: " + e.what() + "\n");
+  }
 }
 
 std::optional<std::string> KernelStore::load_note(const std::string& kind, const std::string& identity) {

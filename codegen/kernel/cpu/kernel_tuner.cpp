@@ -79,7 +79,7 @@ void add_thread_splits(const Region& r, const std::vector<int64_t>& sym, std::ve
     RegionLowering opt;
     opt.tile = out[i].tile;
     opt.flat = out[i].flat;
-    const std::vector<int64_t> g = grid_extents(lower_region(r, "region", opt), sym);
+    const std::vector<int64_t> g = lower_region(r, "region", opt).grid_extents(sym);
     const int64_t programs = g[0] * g[1] * g[2];
     if (programs > 1 && programs < kParallelMinPrograms)
       out.push_back(TuneChoice{out[i].tile, kEveryCore, out[i].flat});

@@ -53,16 +53,7 @@ std::vector<Value> CpuRegionKernel::run_bound(std::span<const Value> inputs, con
   // kernel reads as the param after the inputs.
   Value product;
   if (region_.leading_step()) {
-    const RegionOp& step = region_.ops.front();
-    std::vector<Value> args;
-    for (int a : step.args) args.push_back(inputs[static_cast<size_t>(region_.index_of(a))]);
-    if (step.op == OpId::Attention) {
-      args.push_back(Value::boolean(step.attrs.causal));
-      args.push_back(step.attrs.scale ? Value::number(*step.attrs.scale) : Value::nil());
-    }
-    CallArgs ca;
-    ca.pos = args;
-    product = call_op(op_def(step.op), ca);
+    product = run_leading_step(region_, inputs);
     params.push_back(product.as_tensor()->data);
   }
   std::vector<Value> outs;

@@ -1,0 +1,88 @@
+// The CUDA emitter's state and steps, shared by its files (cuda_emitter.h
+// has the design note): cuda_emitter.cpp walks the kernel (signature,
+// blocks, scalar and elementwise instructions, loads and stores, loops);
+// cuda_emitter_staged.cpp the operations that move elements between the
+// threads of a block through shared memory (reduce, broadcast, trans, dot).
+#pragma once
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/kernel/cuda/cuda_emitter.h"
+
+namespace tessera::kir::detail {
+
+class CudaEmitter {
+ public:
+  CudaEmitter(const Kernel& k, const CudaTarget& t) : k_(k), target_(t) {}
+
+  CudaKernelSource run(const std::string& entry);
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw std::runtime_error("cuda emitter: kernel @" + k_.name + ": " + what);
+  }
+
+  // ------------------------------------------------------------ types and names
+  static const char* reg_type(Elem e);  // a value's C type
+  static const char* mem_type(Elem e);  // a param element's C type
+  const Type& type(ValueId v) const { return k_.value(v).type; }
+  const std::string& name(ValueId v);
+  // Elements each thread holds of a tile of n elements.
+  int64_t per_thread(int64_t n) const { return (n + threads_ - 1) / threads_; }
+  // Operand i of `in` at lane j (tiles) or as is (scalars).
+  std::string at(ValueId v, bool tile) { return tile ? name(v) + "[tsr_j]" : name(v); }
+
+  // ------------------------------------------------------------ output
+  std::ostringstream& line();  // a new line at the current indentation
+  // for (tsr_j ...) over the lanes of a tile of n elements, the body with
+  // tsr_e = the element index; `guarded`: only lanes inside the tile.
+  void open_lanes(int64_t n, bool guarded);
+  void close() { --indent_, line() << "}"; }
+  void declare(ValueId v);  // "T name;" or "T name[E];"
+
+  std::string float_literal(double v, Elem e) const;
+  std::string int_literal(int64_t v, Elem e) const;
+  std::string cast_expr(const std::string& x, Elem from, Elem to) const;
+  std::string elementwise_expr(const Inst& in, const std::vector<std::string>& xs);
+
+  // ------------------------------------------------------------ instructions
+  void block(const Block& b);
+  void inst(const Inst& in);
+  void elementwise(const Inst& in);
+  void load(const Inst& in);
+  void store(const Inst& in);
+  void for_loop(const Inst& in);
+  void copy(const std::string& to, const std::string& from, const Type& t);
+
+  // cuda_emitter_staged.cpp: shared memory staging.
+  // Writes tile v to shared memory at byte offset `at` as `as` elements;
+  // returns the typed pointer's name.
+  std::string stage(ValueId v, int64_t at, Elem as);
+  int64_t reserve(int64_t bytes);  // notes a staging area's size, returns it rounded up
+  void reduce(const Inst& in);
+  void reduce_to_scalar(const Inst& in, const std::string& src, Elem acc);
+  void broadcast(const Inst& in);
+  void trans(const Inst& in);
+  void dot(const Inst& in);
+  void barrier() { line() << "tsr_sync();"; }
+
+  const Kernel& k_;
+  CudaTarget target_;
+  int threads_ = 32;
+  std::ostringstream out_;
+  int indent_ = 0;
+  int64_t shared_bytes_ = 0;
+  int tmp_ = 0;  // numbering of temporaries
+  std::unordered_map<ValueId, std::string> names_;
+};
+
+// The accumulator of a sum: f64 for floats (rounded once at the end), the
+// element type for ints (wrapping).
+inline Elem sum_acc(Elem e) { return elem_is_float(e) ? Elem::F64 : e; }
+
+}  // namespace tessera::kir::detail

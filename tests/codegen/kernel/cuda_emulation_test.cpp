@@ -1,0 +1,240 @@
+// The generated CUDA C++ run on the host: every kernel of cuda_test_cases.h,
+// K2 and K3, is emitted, compiled by the host's C++ compiler against the
+// emulation prelude (tessera_cuda_host.h: a block's threads as fibers) into
+// one shared library, loaded, launched over its grid, and its outputs
+// compared with the interpreter's kernels (run_region_reference): f32
+// within 1e-5 and f16/bf16 within 1e-2 (|got - want| <= tol (1 + |want|)),
+// ints and bools exactly.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel/cuda/cuda_emitter.h"
+#include "codegen/kernel/cuda/cuda_region.h"
+#include "codegen/kernel/kernel_text.h"
+#include "tests/codegen/kernel/cuda_test_cases.h"
+
+namespace tessera::kir {
+namespace {
+
+using testing::CudaCase;
+using HostEntry = void (*)(void* const*, long long, int, long long);
+
+struct KernelRun {
+  const CudaCase* c;
+  size_t set;
+  bool k3;
+  Kernel kernel;
+  CudaKernelSource src;
+};
+
+std::vector<KernelRun> make_runs(const std::vector<CudaCase>& cases) {
+  std::vector<KernelRun> runs;
+  for (const CudaCase& c : cases) {
+    for (size_t s = 0; s < c.inputs.size(); ++s) {
+      const auto sym = bind_symbols(c.region, c.inputs[s]);
+      EXPECT_TRUE(sym.has_value()) << c.name << " input set " << s;
+      if (!sym) continue;
+      for (bool k3 : {false, true}) {
+        if (!k3 && s > 0) continue;  // one K2 kernel serves every input set
+        const std::string entry = "k" + std::to_string(runs.size());
+        Kernel k = testing::lower_case(c, c.name, k3 ? &*sym : nullptr);
+        CudaKernelSource src = emit_cuda_kernel(k, entry, cuda_target_for(c.region));
+        runs.push_back(KernelRun{&c, s, k3, std::move(k), std::move(src)});
+      }
+    }
+  }
+  return runs;
+}
+
+// Writes the sources and both headers to a fresh directory, compiles them
+// into one shared library and loads it; nullptr and a message on failure.
+struct Library {
+  void* handle = nullptr;
+  std::string error;
+  ~Library() {
+    if (handle) dlclose(handle);
+  }
+};
+
+std::unique_ptr<Library> build_library(const std::vector<std::string>& sources) {
+  auto lib = std::make_unique<Library>();
+  namespace fs = std::filesystem;
+  static int builds = 0;  // a fresh path each time: dlopen hands back a library already loaded from one
+  const fs::path dir =
+      fs::temp_directory_path() / ("tessera-cuda-emu-" + std::to_string(::getpid()) + "-" + std::to_string(builds++));
+  fs::create_directories(dir);
+  std::ofstream(dir / "tessera_cuda.h") << cuda_wrapper_header();
+  std::ofstream(dir / "tessera_cuda_host.h") << cuda_host_prelude();
+  {
+    std::ofstream all(dir / "kernels.cpp");
+    for (const std::string& s : sources) all << s << "\n";
+  }
+  const std::string so = (dir / "kernels.so").string(), log = (dir / "compile.log").string();
+  const std::string cmd = std::string(TESSERA_HOST_CXX) + " -std=c++17 -O1 -w -fPIC -shared -DTSR_HOST_EMULATION -I" +
+                          dir.string() + " " + (dir / "kernels.cpp").string() + " -o " + so + " " + TESSERA_BOOST_CONTEXT +
+                          " > " + log + " 2>&1";
+  if (std::system(cmd.c_str()) != 0) {
+    std::ifstream in(log);
+    lib->error = "host compile failed: " + cmd + "\n" + std::string(std::istreambuf_iterator<char>(in), {});
+    return lib;
+  }
+  lib->handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib->handle) lib->error = std::string("dlopen: ") + dlerror();
+  if (std::getenv("TESSERA_KEEP_CUDA_SOURCES")) std::fprintf(stderr, "sources kept in %s\n", dir.c_str());
+  else fs::remove_all(dir);
+  return lib;
+}
+
+double tolerance(DType dt) { return dt == DType::F32 ? 1e-5 : 1e-2; }
+
+// Runs one kernel on the host as a launcher runs it on the GPU.
+std::vector<Value> run_kernel(const KernelRun& r, HostEntry fn) {
+  const Region& region = r.c->region;
+  const std::vector<Value>& inputs = r.c->inputs[r.set];
+  const std::vector<int64_t> sym = *bind_symbols(region, inputs);
+  union Scalar {
+    float f;
+    int64_t i;
+    uint8_t b;
+  };
+  std::vector<Scalar> scalars(inputs.size() + 1);
+  std::vector<void*> ptrs(r.kernel.params.size(), nullptr);
+  std::vector<void*> params;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = inputs[i];
+    if (v.is_tensor()) {
+      ptrs[i] = v.as_tensor()->data;
+      params.push_back(&ptrs[i]);
+      continue;
+    }
+    if (v.is_float()) scalars[i].f = static_cast<float>(v.as_float());
+    else if (v.is_int()) scalars[i].i = v.as_int();
+    else scalars[i].b = v.as_bool() ? 1 : 0;
+    params.push_back(&scalars[i]);
+  }
+  Value product;
+  if (region.leading_step() && !r.c->attention) {
+    product = run_leading_step(region, inputs);
+    ptrs[params.size()] = product.as_tensor()->data;
+    params.push_back(&ptrs[params.size()]);
+  }
+  std::vector<Value> outs;
+  for (int o : region.outputs) {
+    const RegionType& t = region.type(o);
+    Shape shape;
+    for (int d : t.dims) shape.push_back(d == kDimOne ? 1 : sym[static_cast<size_t>(d)]);
+    outs.push_back(make_tensor(t.dtype, std::move(shape)));
+    ptrs[params.size()] = outs.back().as_tensor()->data;
+    params.push_back(&ptrs[params.size()]);
+  }
+  const std::vector<int64_t> grid = r.kernel.grid_extents(sym);
+  const int64_t programs = grid[0] * grid[1] * grid[2];
+  std::vector<void*> args = cuda_kernel_args(r.src, params, sym, grid);
+  if (programs > 0) fn(args.data(), programs, r.src.threads, r.src.shared_bytes);
+  return outs;
+}
+
+void expect_close(const Value& got, const Value& want, const std::string& what) {
+  const TensorObj& g = *got.as_tensor();
+  const TensorObj& w = *want.as_tensor();
+  ASSERT_EQ(g.shape, w.shape) << what;
+  ASSERT_EQ(g.dtype, w.dtype) << what;
+  const bool exact = g.dtype == DType::I32 || g.dtype == DType::I64 || g.dtype == DType::Bool;
+  const double tol = tolerance(g.dtype);
+  int shown = 0;
+  for (int64_t i = 0; i < g.numel; ++i) {
+    const double a = g.get_f(i), b = w.get_f(i);
+    const bool ok = exact ? g.get_i(i) == w.get_i(i)
+                          : (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= tol * (1 + std::fabs(b));
+    if (!ok && shown++ < 5) ADD_FAILURE() << what << ": element " << i << " is " << a << ", want " << b;
+  }
+}
+
+TEST(CudaEmulation, EveryKernelKindComputesWhatTheInterpreterComputes) {
+  const std::vector<CudaCase> cases = testing::cuda_cases();
+  const std::vector<KernelRun> runs = make_runs(cases);
+  ASSERT_FALSE(runs.empty());
+  std::vector<std::string> sources;
+  for (const KernelRun& r : runs) sources.push_back(r.src.source);
+  auto lib = build_library(sources);
+  ASSERT_NE(lib->handle, nullptr) << lib->error;
+  int launched = 0;
+  for (const KernelRun& r : runs) {
+    auto fn = reinterpret_cast<HostEntry>(dlsym(lib->handle, (r.src.entry + "_host").c_str()));
+    ASSERT_NE(fn, nullptr) << r.src.entry;
+    const std::vector<Value> want = run_region_reference(r.c->region, r.c->inputs[r.set]);
+    std::vector<Value> got;
+    try {
+      got = run_kernel(r, fn);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << r.c->name << ": " << e.what();
+      continue;
+    }
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t o = 0; o < want.size(); ++o)
+      expect_close(got[o], want[o],
+                   r.c->name + " set " + std::to_string(r.set) + (r.k3 ? " K3" : " K2") + " output " + std::to_string(o));
+    ++launched;
+  }
+  EXPECT_EQ(launched, static_cast<int>(runs.size()));
+}
+
+// The emulation itself: a barrier every thread reaches, shuffles within a
+// warp, votes; a barrier some threads skip is reported, not hung on.
+TEST(CudaEmulation, PreludeBarriersShufflesAndVotes) {
+  const std::string probe = R"(#include "tessera_cuda.h"
+TSR_KERNEL void probe(float* out) {
+  float* s = (float*)TSR_SMEM;
+  const int t = tsr_thread();
+  s[t] = (float)t;
+  tsr_sync();
+  float v = s[(t + 1) % 64];                 // a neighbour's value, after the barrier
+  float w = (float)t;
+  for (int m = 16; m >= 1; m /= 2) w += tsr_shfl_xor(w, m);  // the warp's sum
+  const bool any = tsr_any(t == 40), all = tsr_all(t < 64);
+  out[tsr_block() * 64 + t] = v + 1000.0f * w + (any ? 1e6f : 0.0f) + (all ? 1e7f : 0.0f);
+}
+TSR_KERNEL void diverge(float* out) {
+  if (tsr_thread() < 5) return;
+  tsr_sync();
+  out[0] = 1;
+}
+extern "C" void probe_host(void* const* a, long long programs, int threads, long long shared) {
+  tsr_emu::launch(programs, threads, shared, [&] { probe(*(float**)a[0]); });
+}
+extern "C" void diverge_host(void* const* a, long long programs, int threads, long long shared) {
+  tsr_emu::launch(programs, threads, shared, [&] { diverge(*(float**)a[0]); });
+}
+)";
+  auto lib = build_library({probe});
+  ASSERT_NE(lib->handle, nullptr) << lib->error;
+  auto fn = reinterpret_cast<HostEntry>(dlsym(lib->handle, "probe_host"));
+  ASSERT_NE(fn, nullptr);
+  std::vector<float> out(128, -1);
+  float* p = out.data();
+  void* args[] = {&p};
+  fn(args, 2, 64, 64 * 4);
+  for (int b = 0; b < 2; ++b) {
+    for (int t = 0; t < 64; ++t) {
+      const int warp = t / 32 * 32;
+      const float warp_sum = static_cast<float>(32 * warp + 31 * 32 / 2);
+      const float any = t / 32 == 1 ? 1e6f : 0.0f;
+      EXPECT_EQ(out[b * 64 + t], static_cast<float>((t + 1) % 64) + 1000.0f * warp_sum + any + 1e7f) << b << " " << t;
+    }
+  }
+  auto bad = reinterpret_cast<HostEntry>(dlsym(lib->handle, "diverge_host"));
+  ASSERT_NE(bad, nullptr);
+  EXPECT_THROW(bad(args, 1, 32, 0), std::logic_error);
+}
+
+}  // namespace
+}  // namespace tessera::kir

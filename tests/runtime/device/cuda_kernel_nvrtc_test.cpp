@@ -1,0 +1,65 @@
+// Every kernel the CUDA emitter makes of the test regions
+// (tests/codegen/kernel/cuda_test_cases.h), K2 and K3, compiled by NVRTC for
+// sm_80, sm_90 and sm_90a: it compiles, has a cubin, and ptxas's report
+// shows registers within the hardware's 255 and no spills. Needs NVRTC
+// (the CUDA toolkit), not a GPU; skips with the reason where NVRTC is missing.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "codegen/kernel/cuda/cuda_region.h"
+#include "runtime/device/cuda_kernel_compiler.h"
+#include "tests/codegen/kernel/cuda_test_cases.h"
+
+namespace tessera::device {
+namespace {
+
+TEST(CudaKernelNvrtc, EveryGeneratedKernelCompilesForEachArchitectureWithoutSpills) {
+  const NvrtcLibrary& nvrtc = NvrtcLibrary::get();
+  if (!nvrtc.available()) GTEST_SKIP() << "NVRTC is not available: " << nvrtc.why_unavailable();
+  const CudaKernelCompiler compiler(nvrtc);
+  int compiled = 0;
+  for (const kir::testing::CudaCase& c : kir::testing::cuda_cases()) {
+    const auto sym = bind_symbols(c.region, c.inputs.back());
+    ASSERT_TRUE(sym.has_value()) << c.name;
+    for (bool k3 : {false, true}) {
+      const kir::Kernel k = kir::testing::lower_case(c, c.name, k3 ? &*sym : nullptr);
+      const kir::CudaKernelSource src = kir::emit_cuda_kernel(k, "tsr_" + c.name, kir::cuda_target_for(c.region));
+      for (const char* arch : {"sm_80", "sm_90", "sm_90a"}) {
+        const std::string what = c.name + (k3 ? " K3 " : " K2 ") + arch;
+        const CudaCompiled out = compiler.compile(src, arch);
+        ASSERT_TRUE(out.ok) << what << "\n" << out.log << "\n" << src.source;
+        EXPECT_FALSE(out.cubin.empty()) << what;
+        ASSERT_TRUE(out.report.has_value()) << what << ": no ptxas report in\n" << out.log;
+        EXPECT_GT(out.report->registers, 0) << what;
+        EXPECT_LE(out.report->registers, 255) << what;
+        EXPECT_EQ(out.report->spill_stores, 0) << what << "\n" << out.log;
+        EXPECT_EQ(out.report->spill_loads, 0) << what;
+        ++compiled;
+      }
+    }
+  }
+  EXPECT_GT(compiled, 0);
+}
+
+// The PTX fallback (a compute_XX target, which the driver JIT-compiles at
+// load) and the cache identity, which changes with the architecture.
+TEST(CudaKernelNvrtc, PtxFallbackAndIdentity) {
+  const NvrtcLibrary& nvrtc = NvrtcLibrary::get();
+  if (!nvrtc.available()) GTEST_SKIP() << "NVRTC is not available: " << nvrtc.why_unavailable();
+  const CudaKernelCompiler compiler(nvrtc);
+  const kir::testing::CudaCase c = std::move(kir::testing::cuda_cases().front());
+  const kir::CudaKernelSource src =
+      kir::emit_cuda_kernel(kir::testing::lower_case(c, c.name, nullptr), "tsr_chain", kir::cuda_target_for(c.region));
+  const CudaCompiled ptx = compiler.compile(src, "compute_90");
+  ASSERT_TRUE(ptx.ok) << ptx.log;
+  EXPECT_TRUE(ptx.cubin.empty());
+  EXPECT_NE(ptx.ptx.find(".entry tsr_chain"), std::string::npos);
+  EXPECT_FALSE(ptx.report.has_value());
+  EXPECT_NE(compiler.identity(src, "sm_90a"), compiler.identity(src, "sm_80"));
+  EXPECT_NE(compiler.identity(src, "sm_90a").find(src.source), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::device
