@@ -29,6 +29,16 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def write_report(text, out, dated_name=None):
+    """Writes the report to `out` and, given a name, a dated copy beside it."""
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    paths = [out] + ([os.path.join(os.path.dirname(out), dated_name)] if dated_name else [])
+    for path in paths:
+        with open(path, "w") as f:
+            f.write(text)
+        log(f"wrote {path}")
+
+
 def run(bench, repetitions, min_time):
     # Repetitions of all benchmarks in a random order, so that a slow moment of
     # the machine (a VM's other vCPU taken away) hits K2 and K3 alike instead of
@@ -130,15 +140,7 @@ def main():
         "interleaved in a random order, so that a slow moment of the machine falls on K2 and K3 alike.",
     ]
     text = "\n".join(lines) + "\n"
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        f.write(text)
-    log(f"wrote {args.out}")
-    if args.dated:
-        dated = os.path.join(os.path.dirname(args.out), f"kernel-tiers-{today}.md")
-        with open(dated, "w") as f:
-            f.write(text)
-        log(f"wrote {dated}")
+    write_report(text, args.out, f"kernel-tiers-{today}.md" if args.dated else None)
     print(text)
 
 

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
                   "Write each compiled trace's IR (as recorded, after each pass, as compiled), "
                   "T1 assembly and T2 LLVM IR and object code to DIR "
                   "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o), and each fused "
-                  "tensor kernel's kernel IR and LLVM IR (kernel-region-HASH.kir / .ll)")
+                  "tensor kernel's kernel IR, LLVM IR and CUDA C++ (kernel-region-HASH.kir / .ll / .cu)")
       ->type_name("DIR");
   run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all() +
               "\nEnvironment:\n"
