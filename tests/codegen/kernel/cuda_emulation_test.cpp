@@ -2,13 +2,11 @@
 // K2 and K3, is emitted, compiled by the host's C++ compiler against the
 // emulation prelude (tessera_cuda_host.h: a block's threads as fibers) into
 // one shared library, loaded, launched over its grid, and its outputs
-// compared with the interpreter's kernels (run_region_reference): f32
-// within 1e-5 and f16/bf16 within 1e-2 (|got - want| <= tol (1 + |want|)),
-// ints and bools exactly.
+// compared with the interpreter's kernels (run_region_reference) within the
+// tolerances of cuda_test_launch.h.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,7 +18,7 @@
 #include "codegen/kernel/cuda/cuda_emitter.h"
 #include "codegen/kernel/cuda/cuda_region.h"
 #include "codegen/kernel/kernel_text.h"
-#include "tests/codegen/kernel/cuda_test_cases.h"
+#include "tests/codegen/kernel/cuda_test_launch.h"
 
 namespace tessera::kir {
 namespace {
@@ -94,71 +92,6 @@ std::unique_ptr<Library> build_library(const std::vector<std::string>& sources) 
   return lib;
 }
 
-double tolerance(DType dt) { return dt == DType::F32 ? 1e-5 : 1e-2; }
-
-// Runs one kernel on the host as a launcher runs it on the GPU.
-std::vector<Value> run_kernel(const KernelRun& r, HostEntry fn) {
-  const Region& region = r.c->region;
-  const std::vector<Value>& inputs = r.c->inputs[r.set];
-  const std::vector<int64_t> sym = *bind_symbols(region, inputs);
-  union Scalar {
-    float f;
-    int64_t i;
-    uint8_t b;
-  };
-  std::vector<Scalar> scalars(inputs.size() + 1);
-  std::vector<void*> ptrs(r.kernel.params.size(), nullptr);
-  std::vector<void*> params;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const Value& v = inputs[i];
-    if (v.is_tensor()) {
-      ptrs[i] = v.as_tensor()->data;
-      params.push_back(&ptrs[i]);
-      continue;
-    }
-    if (v.is_float()) scalars[i].f = static_cast<float>(v.as_float());
-    else if (v.is_int()) scalars[i].i = v.as_int();
-    else scalars[i].b = v.as_bool() ? 1 : 0;
-    params.push_back(&scalars[i]);
-  }
-  Value product;
-  if (region.leading_step() && !r.c->attention) {
-    product = run_leading_step(region, inputs);
-    ptrs[params.size()] = product.as_tensor()->data;
-    params.push_back(&ptrs[params.size()]);
-  }
-  std::vector<Value> outs;
-  for (int o : region.outputs) {
-    const RegionType& t = region.type(o);
-    Shape shape;
-    for (int d : t.dims) shape.push_back(d == kDimOne ? 1 : sym[static_cast<size_t>(d)]);
-    outs.push_back(make_tensor(t.dtype, std::move(shape)));
-    ptrs[params.size()] = outs.back().as_tensor()->data;
-    params.push_back(&ptrs[params.size()]);
-  }
-  const std::vector<int64_t> grid = r.kernel.grid_extents(sym);
-  const int64_t programs = grid[0] * grid[1] * grid[2];
-  std::vector<void*> args = cuda_kernel_args(r.src, params, sym, grid);
-  if (programs > 0) fn(args.data(), programs, r.src.threads, r.src.shared_bytes);
-  return outs;
-}
-
-void expect_close(const Value& got, const Value& want, const std::string& what) {
-  const TensorObj& g = *got.as_tensor();
-  const TensorObj& w = *want.as_tensor();
-  ASSERT_EQ(g.shape, w.shape) << what;
-  ASSERT_EQ(g.dtype, w.dtype) << what;
-  const bool exact = g.dtype == DType::I32 || g.dtype == DType::I64 || g.dtype == DType::Bool;
-  const double tol = tolerance(g.dtype);
-  int shown = 0;
-  for (int64_t i = 0; i < g.numel; ++i) {
-    const double a = g.get_f(i), b = w.get_f(i);
-    const bool ok = exact ? g.get_i(i) == w.get_i(i)
-                          : (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= tol * (1 + std::fabs(b));
-    if (!ok && shown++ < 5) ADD_FAILURE() << what << ": element " << i << " is " << a << ", want " << b;
-  }
-}
-
 TEST(CudaEmulation, EveryKernelKindComputesWhatTheInterpreterComputes) {
   const std::vector<CudaCase> cases = testing::cuda_cases();
   const std::vector<KernelRun> runs = make_runs(cases);
@@ -172,16 +105,17 @@ TEST(CudaEmulation, EveryKernelKindComputesWhatTheInterpreterComputes) {
     auto fn = reinterpret_cast<HostEntry>(dlsym(lib->handle, (r.src.entry + "_host").c_str()));
     ASSERT_NE(fn, nullptr) << r.src.entry;
     const std::vector<Value> want = run_region_reference(r.c->region, r.c->inputs[r.set]);
-    std::vector<Value> got;
+    testing::CaseLaunch launch(*r.c, r.set, r.kernel, r.src);
     try {
-      got = run_kernel(r, fn);
+      if (launch.programs > 0) fn(launch.args.data(), launch.programs, r.src.threads, r.src.shared_bytes);
     } catch (const std::exception& e) {
       ADD_FAILURE() << r.c->name << ": " << e.what();
       continue;
     }
+    const std::vector<Value> got = launch.outputs();
     ASSERT_EQ(got.size(), want.size());
     for (size_t o = 0; o < want.size(); ++o)
-      expect_close(got[o], want[o],
+      testing::expect_close(got[o], want[o],
                    r.c->name + " set " + std::to_string(r.set) + (r.k3 ? " K3" : " K2") + " output " + std::to_string(o));
     ++launched;
   }
