@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/kernel/cpu/kernel_compile_queue.h"
+#include "codegen/kernel/kernel_compile_queue.h"
 #include "codegen/kernel/cpu/kernel_store.h"
 #include "vm/graph/region.h"
 

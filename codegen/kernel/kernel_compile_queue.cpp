@@ -1,4 +1,4 @@
-#include "codegen/kernel/cpu/kernel_compile_queue.h"
+#include "codegen/kernel/kernel_compile_queue.h"
 
 namespace tessera::kir {
 
