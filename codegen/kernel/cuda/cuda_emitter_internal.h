@@ -65,7 +65,7 @@ class CudaEmitter {
   std::string stage(ValueId v, int64_t at, Elem as);
   int64_t reserve(int64_t bytes);  // notes a staging area's size, returns it rounded up
   void reduce(const Inst& in);
-  void reduce_to_scalar(const Inst& in, const std::string& src, Elem acc);
+  void reduce_to_scalar(const Inst& in, Elem acc);
   void broadcast(const Inst& in);
   void trans(const Inst& in);
   void dot(const Inst& in);

@@ -3,6 +3,9 @@
 // it, a barrier, each thread computes the result elements it holds, and a
 // barrier frees the staging area for the next operation. Result lanes past
 // the tile's end read element 0, so every lane holds a defined value.
+#include <climits>
+#include <cmath>
+
 #include "codegen/kernel/cuda/cuda_emitter_internal.h"
 
 namespace tessera::kir::detail {
@@ -58,64 +61,92 @@ void CudaEmitter::reduce(const Inst& in) {
   const Type& r = type(in.results[0]);
   if (x.elem == Elem::F16 || x.elem == Elem::BF16) fail(std::string("reduce on ") + elem_name(x.elem) + ": cast to f32 first");
   const Elem acc = in.reduce == ReduceKind::Sum ? sum_acc(x.elem) : x.elem;
+  if (!r.is_tile()) {
+    declare(in.results[0]);
+    return reduce_to_scalar(in, acc);
+  }
   const std::string src = stage(in.operands[0], 0, x.elem);
   barrier();
   declare(in.results[0]);
-  if (!r.is_tile()) {
-    reduce_to_scalar(in, src, acc);
-  } else {
-    const auto axis = static_cast<size_t>(in.index);
-    const int64_t n = x.shape[axis];
-    int64_t inner = 1;
-    for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
-    const std::string sfx = std::to_string(tmp_++);
-    open_lanes(r.numel(), false);
-    line() << "const tsr_i64 tsr_o = tsr_e < " << r.numel() << " ? tsr_e : 0;";
-    line() << "const tsr_i64 tsr_base = (tsr_o / " << inner << ") * " << n * inner << " + tsr_o % " << inner << ";";
-    line() << reg_type(acc) << " tsr_acc" << sfx << " = 0; tsr_i64 tsr_idx" << sfx << " = 0; bool tsr_have" << sfx
-           << " = false;";
-    line() << "(void)tsr_idx" << sfx << "; (void)tsr_have" << sfx << ";";
-    line() << "for (tsr_i64 tsr_i = 0; tsr_i < " << n << "; ++tsr_i) { "
-           << fold_update(in.reduce, acc, src + "[tsr_base + tsr_i * " + std::to_string(inner) + "]", "tsr_i", sfx) << " }";
-    const std::string value = in.reduce == ReduceKind::ArgMax ? "tsr_idx" + sfx : "tsr_acc" + sfx;
-    line() << name(in.results[0]) << "[tsr_j] = " << cast_expr(value, in.reduce == ReduceKind::ArgMax ? Elem::I64 : acc, r.elem)
-           << ";";
-    close();
-  }
+  const auto axis = static_cast<size_t>(in.index);
+  const int64_t n = x.shape[axis];
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
+  const std::string sfx = std::to_string(tmp_++);
+  open_lanes(r.numel(), false);
+  line() << "const tsr_i64 tsr_o = tsr_e < " << r.numel() << " ? tsr_e : 0;";
+  line() << "const tsr_i64 tsr_base = (tsr_o / " << inner << ") * " << n * inner << " + tsr_o % " << inner << ";";
+  line() << reg_type(acc) << " tsr_acc" << sfx << " = 0; tsr_i64 tsr_idx" << sfx << " = 0; bool tsr_have" << sfx
+         << " = false;";
+  line() << "(void)tsr_idx" << sfx << "; (void)tsr_have" << sfx << ";";
+  line() << "for (tsr_i64 tsr_i = 0; tsr_i < " << n << "; ++tsr_i) { "
+         << fold_update(in.reduce, acc, src + "[tsr_base + tsr_i * " + std::to_string(inner) + "]", "tsr_i", sfx) << " }";
+  const std::string value = in.reduce == ReduceKind::ArgMax ? "tsr_idx" + sfx : "tsr_acc" + sfx;
+  line() << name(in.results[0]) << "[tsr_j] = " << cast_expr(value, in.reduce == ReduceKind::ArgMax ? Elem::I64 : acc, r.elem)
+         << ";";
+  close();
   barrier();  // the staging area is free again
 }
 
-// A 1-D tile to a scalar: thread t folds the contiguous chunk
-// [t C, (t + 1) C) of the staged tile, the chunks' results go to shared
-// memory after it, and every thread folds them in order: the sequential
-// fold's result for extremes and argmax, a two-level sum in double.
-void CudaEmitter::reduce_to_scalar(const Inst& in, const std::string& src, Elem acc) {
+// A 1-D tile to a scalar, without staging the tile: each thread folds the
+// elements it holds, the warp's threads combine theirs with shuffles, lane 0
+// of each warp puts the warp's result in shared memory, and every thread
+// combines the warps' results in order. The combining steps (tessera_cuda.h)
+// give the interpreter's result whatever order partial results meet in:
+// argmax takes the first NaN, else the largest value with the smallest
+// index; max and min propagate NaN; sums accumulate in double. Empty
+// threads hold the identity (argmax: the lowest value at index INT64_MAX).
+void CudaEmitter::reduce_to_scalar(const Inst& in, Elem acc) {
   const Type& x = type(in.operands[0]);
   const int64_t n = x.numel();
-  const int64_t chunk = per_thread(n);
+  const bool arg = in.reduce == ReduceKind::ArgMax;
   const std::string sfx = std::to_string(tmp_++);
-  const std::string a = "tsr_acc" + sfx, idx = "tsr_idx" + sfx, have = "tsr_have" + sfx;
-  const int64_t at = reserve(n * elem_bytes(x.elem));
-  const int64_t acc_bytes = 8;  // room for any accumulator
-  const int64_t idx_at = at + reserve(threads_ * acc_bytes), have_at = idx_at + reserve(threads_ * 8);
-  shared_bytes_ = std::max(shared_bytes_, have_at + reserve(threads_));
+  const std::string a = "tsr_acc" + sfx, idx = "tsr_idx" + sfx, T = reg_type(acc);
+  const int warps = threads_ / 32;
+  std::string identity, merge;
+  const bool fl = elem_is_float(acc);
+  const std::string lowest = fl ? float_literal(-INFINITY, acc) : int_literal(acc == Elem::I32 ? INT32_MIN : INT64_MIN, acc);
+  const std::string highest = fl ? float_literal(INFINITY, acc) : int_literal(acc == Elem::I32 ? INT32_MAX : INT64_MAX, acc);
+  switch (in.reduce) {
+    case ReduceKind::Sum: identity = "0"; break;
+    case ReduceKind::Max: identity = lowest; break;
+    case ReduceKind::Min: identity = highest; break;
+    case ReduceKind::ArgMax: identity = lowest; break;
+  }
+  // merge(b, ib): fold a partial result into (a, idx).
+  const auto merge_with = [&](const std::string& b, const std::string& ib) -> std::string {
+    switch (in.reduce) {
+      case ReduceKind::Sum: return fl ? a + " += " + b + ";" : a + " = tsr_iadd(" + a + ", " + b + ");";
+      case ReduceKind::Max: return a + " = " + (fl ? "tsr_max(" : "tsr_imax(") + a + ", " + b + ");";
+      case ReduceKind::Min: return a + " = " + (fl ? "tsr_min(" : "tsr_imin(") + a + ", " + b + ");";
+      case ReduceKind::ArgMax: return "tsr_argmax_merge(" + a + ", " + idx + ", " + b + ", " + ib + ");";
+    }
+    return {};
+  };
   line() << "{";
   ++indent_;
-  line() << reg_type(acc) << " " << a << " = 0; tsr_i64 " << idx << " = 0; bool " << have << " = false;";
-  line() << "for (tsr_i64 tsr_i = (tsr_i64)tsr_t * " << chunk << "; tsr_i < " << n << " && tsr_i < ((tsr_i64)tsr_t + 1) * "
-         << chunk << "; ++tsr_i) { " << fold_update(in.reduce, acc, src + "[tsr_i]", "tsr_i", sfx) << " }";
-  line() << reg_type(acc) << "* tsr_pa" << sfx << " = (" << reg_type(acc) << "*)(tsr_sm + " << at << ");";
+  line() << T << " " << a << " = " << identity << "; tsr_i64 " << idx << " = 9223372036854775807LL; (void)" << idx << ";";
+  open_lanes(n, true);
+  line() << merge_with(cast_expr(name(in.operands[0]) + "[tsr_j]", x.elem, acc), "tsr_e");
+  close();
+  line() << "for (int tsr_m = 16; tsr_m >= 1; tsr_m /= 2) {";
+  ++indent_;
+  line() << "const " << T << " tsr_b = tsr_shfl_xor(" << a << ", tsr_m);";
+  if (arg) line() << "const tsr_i64 tsr_ib = tsr_shfl_xor(" << idx << ", tsr_m);";
+  line() << merge_with("tsr_b", arg ? "tsr_ib" : "0");
+  close();
+  const int64_t idx_at = reserve(static_cast<int64_t>(warps) * 8);
+  shared_bytes_ = std::max(shared_bytes_, idx_at + reserve(static_cast<int64_t>(warps) * 8));
+  line() << T << "* tsr_pa" << sfx << " = (" << T << "*)tsr_sm;";
   line() << "tsr_i64* tsr_pi" << sfx << " = (tsr_i64*)(tsr_sm + " << idx_at << ");";
-  line() << "bool* tsr_ph" << sfx << " = (bool*)(tsr_sm + " << have_at << ");";
-  line() << "tsr_pa" << sfx << "[tsr_t] = " << a << "; tsr_pi" << sfx << "[tsr_t] = " << idx << "; tsr_ph" << sfx
-         << "[tsr_t] = " << (in.reduce == ReduceKind::Sum ? "true" : have) << ";";
+  line() << "if (tsr_t % 32 == 0) { tsr_pa" << sfx << "[tsr_t / 32] = " << a << "; tsr_pi" << sfx << "[tsr_t / 32] = " << idx
+         << "; }";
   barrier();
-  line() << a << " = 0; " << idx << " = 0; " << have << " = false;";
-  line() << "for (int tsr_c = 0; tsr_c < " << threads_ << "; ++tsr_c) if (tsr_ph" << sfx << "[tsr_c]) { "
-         << fold_update(in.reduce, acc, "tsr_pa" + sfx + "[tsr_c]", "tsr_pi" + sfx + "[tsr_c]", sfx) << " }";
-  const Elem r = type(in.results[0]).elem;
-  line() << name(in.results[0]) << " = "
-         << cast_expr(in.reduce == ReduceKind::ArgMax ? idx : a, in.reduce == ReduceKind::ArgMax ? Elem::I64 : acc, r) << ";";
+  line() << a << " = " << identity << "; " << idx << " = 9223372036854775807LL;";
+  line() << "for (int tsr_w = 0; tsr_w < " << warps << "; ++tsr_w) { "
+         << merge_with("tsr_pa" + sfx + "[tsr_w]", "tsr_pi" + sfx + "[tsr_w]") << " }";
+  barrier();  // the warps' results are read before the area is used again
+  line() << name(in.results[0]) << " = " << cast_expr(arg ? idx : a, arg ? Elem::I64 : acc, type(in.results[0]).elem) << ";";
   --indent_;
   line() << "}";
 }

@@ -100,6 +100,17 @@ TSR_FN float tsr_gelu(float x) { return 0.5f * x * (1.0f + tsr_erff(x * 0.707106
 TSR_FN float tsr_silu(float x) { return x * tsr_sigmoid(x); }
 TSR_FN float tsr_rsqrt(float x) { return 1.0f / tsr_sqrtf(x); }
 
+// ---------------------------------------------------------------- reductions
+// Folds (b at index ib) into argmax's partial result (a at index ia), so
+// that partial results may meet in any order (warp shuffles): the first NaN
+// wins, else the largest value, and among equal values the smallest index.
+template <class T>
+TSR_FN void tsr_argmax_merge(T& a, tsr_i64& ia, T b, tsr_i64 ib) {
+  const bool na = tsr_isnan((double)a), nb = tsr_isnan((double)b);
+  const bool take = na ? (nb && ib < ia) : (nb || b > a || (b == a && ib < ia));
+  if (take) a = b, ia = ib;
+}
+
 // ---------------------------------------------------------------- casts
 // Float to int saturates, NaN gives 0 (as TensorObj::set_i); through
 // double, which holds every f32 exactly.

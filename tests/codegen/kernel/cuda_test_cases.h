@@ -32,6 +32,18 @@ inline Value wave_tensor(DType dt, Shape shape, float scale, float phase) {
   return v;
 }
 
+// Rows with many equal values (a coarse staircase, so extremes tie) and,
+// in the last rows, NaNs: the first of them is what argmax must find.
+inline Value tied_rows(int64_t rows, int64_t cols) {
+  Value v = make_tensor(DType::F32, {rows, cols});
+  TensorObj& t = *v.as_tensor();
+  for (int64_t i = 0; i < t.numel; ++i) t.set_f(i, std::round(2.0 * std::sin(0.37 * static_cast<double>(i))));
+  t.set_f((rows - 2) * cols + 700, std::nan(""));
+  t.set_f((rows - 2) * cols + 900, std::nan(""));
+  t.set_f((rows - 1) * cols + 3, std::nan(""));
+  return v;
+}
+
 inline RegionAttrs axis_attrs(std::optional<int> axis, bool keepdim = false) {
   RegionAttrs a;
   a.axis = axis;
@@ -145,6 +157,7 @@ inline std::vector<CudaCase> cuda_cases() {
       r.outputs = {form == 1 && red != OpId::ArgMax ? *r.add(OpId::Sub, {e, v}) : v};
       for (auto [rows, cols] : {std::pair<int64_t, int64_t>{3, 5}, {6, 1500}})
         c.inputs.push_back({wave_tensor(DType::F32, {rows, cols}, 2.0f, 0.4f), Value::number(0.5)});
+      c.inputs.push_back({tied_rows(4, 1300), Value::number(0.5)});
       cases.push_back(std::move(c));
     }
   }
