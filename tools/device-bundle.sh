@@ -16,7 +16,7 @@ BUILD="${TESSERA_BUNDLE_BUILD:-$ROOT/build-device}"
 OUT="${1:-$BUILD/tessera-gpu-bundle.tar.xz}"
 LIMIT_MB=50
 BINARIES=(tessera-vm tests/runtime/device_test tests/runtime/cuda_kernel_nvrtc_test tests/runtime/cuda_device_test
-          experiments/micro/cuda_codegen_bench)
+          experiments/micro/cuda_codegen_bench experiments/micro/cuda_device_bench)
 
 echo "==> configure $BUILD (Release, LLVM static, RPATH \$ORIGIN/../lib)"
 # DT_RPATH (not RUNPATH) so that the bundled libraries find each other too (OpenBLAS -> gfortran).
@@ -59,11 +59,15 @@ for lib in "$B"/lib/*; do
   done
 done
 
-# What the checks run: the conformance suite and its runner, the tensor benchmark programs.
+# What the checks run: the conformance suite and its runner, the tensor benchmark programs, the
+# harness scripts that turn the benchmarks' JSON into the tables of experiments/results/.
 mkdir -p "$B/tests" "$B/experiments/bench"
 cp -r "$ROOT/tests/conformance" "$B/tests/"
 rm -f "$B/tests/conformance/CMakeLists.txt"
 cp -r "$ROOT/experiments/bench/tensor" "$B/experiments/bench/"
+mkdir -p "$B/experiments/harness"
+cp "$ROOT"/experiments/harness/{run_bench,run_kernel_tiers,run_cuda_codegen,run_gpu_kernels,torch_eager_gpu}.py \
+  "$B/experiments/harness/"
 cp "$ROOT/tools/run-gpu-checks.sh" "$B/run-gpu-checks.sh"
 git -C "$ROOT" rev-parse --short=12 HEAD > "$B/COMMIT" 2>/dev/null || echo unknown > "$B/COMMIT"
 

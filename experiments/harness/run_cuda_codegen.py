@@ -21,15 +21,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_bench import REPO, cpu_model, git_out  # noqa: E402
-from run_kernel_tiers import collect, run, write_report  # noqa: E402
+from run_kernel_tiers import bench_arguments, collect, run, write_report  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bench", default=os.path.join(REPO, "build", "experiments", "micro", "cuda_codegen_bench"))
-    ap.add_argument("--repetitions", type=int, default=3)
-    ap.add_argument("--out", default=os.path.join(REPO, "experiments", "results", "cuda-codegen-latest.md"))
-    ap.add_argument("--dated", action="store_true", help="also write cuda-codegen-DATE.md beside it")
+    bench_arguments(ap, "cuda_codegen_bench", "cuda-codegen-latest.md", 3, "cuda-codegen-DATE.md")
     args = ap.parse_args()
     if not os.path.exists(args.bench):
         sys.exit(f"{args.bench} not found: cmake --build build --target cuda_codegen_bench")

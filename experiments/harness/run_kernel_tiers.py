@@ -29,6 +29,15 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def bench_arguments(ap, bench, report, repetitions, dated_name):
+    """The options every benchmark harness has: the benchmark binary (under build/experiments/micro),
+    repetitions, the report (under experiments/results) and --dated."""
+    ap.add_argument("--bench", default=os.path.join(REPO, "build", "experiments", "micro", bench))
+    ap.add_argument("--repetitions", type=int, default=repetitions)
+    ap.add_argument("--out", default=os.path.join(REPO, "experiments", "results", report))
+    ap.add_argument("--dated", action="store_true", help=f"also write {dated_name} beside it")
+
+
 def write_report(text, out, dated_name=None):
     """Writes the report to `out` and, given a name, a dated copy beside it."""
     os.makedirs(os.path.dirname(out), exist_ok=True)
@@ -69,11 +78,8 @@ def collect(data):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bench", default=os.path.join(REPO, "build", "experiments", "micro", "kernel_tier_bench"))
-    ap.add_argument("--repetitions", type=int, default=5)
+    bench_arguments(ap, "kernel_tier_bench", "kernel-tiers-latest.md", 5, "kernel-tiers-DATE.md")
     ap.add_argument("--min-time", type=float, default=0.2, help="seconds per benchmark run (default 0.2)")
-    ap.add_argument("--out", default=os.path.join(REPO, "experiments", "results", "kernel-tiers-latest.md"))
-    ap.add_argument("--dated", action="store_true", help="also write kernel-tiers-DATE.md beside it")
     args = ap.parse_args()
     if not os.path.exists(args.bench):
         sys.exit(f"{args.bench} not found: cmake --build build --target kernel_tier_bench")
