@@ -23,6 +23,7 @@
 #include "experiments/micro/bench_regions.h"
 #include "runtime/device/device_selection.h"
 #include "runtime/device/gpu_kernel_store.h"
+#include "runtime/device/gpu_kernel_tuner.h"
 #include "runtime/device/gpu_stream.h"
 
 namespace {
@@ -111,15 +112,6 @@ DeviceParams upload(Gpu& g, const Region& r, const std::vector<int64_t>& sym) {
   return d;
 }
 
-struct Variant {
-  int64_t tile;
-  int threads;
-  bool flat;
-  std::string str() const {
-    return "tile=" + std::to_string(tile) + " threads=" + std::to_string(threads) + (flat ? " flat" : "");
-  }
-};
-
 // One loaded kernel of a region, ready to launch on the params.
 struct Launchable {
   std::shared_ptr<const GpuStoredKernel> stored;
@@ -181,27 +173,15 @@ void BM_Kernel(benchmark::State& state) {
   if (!k3) {
     best = make(*g, r, opt, 0);
   } else {
-    // K3: every candidate compiled and timed with CUDA events; the fastest wins.
-    opt.symbol_values.assign(c.symbols.begin(), c.symbols.end());
-    double best_ms = INFINITY;
-    const bool rows = !r.row_dims().empty();
-    std::vector<Variant> variants;
-    for (int64_t tile : {256, 512, 1024, 2048, 4096})
-      for (int threads : {128, 256})
-        for (bool flat : {false, true})
-          if ((!flat || c.symbols.size() > 1) && (!rows || (tile == 1024 && !flat)) && tile >= threads)
-            variants.push_back({tile, threads, flat});
-    for (const Variant& v : variants) {
-      opt.tile = v.tile;
-      opt.flat = v.flat;
-      try {
-        Launchable l = make(*g, r, opt, v.threads);
-        const double ms = l.time_ms(*g, c.symbols, p, 5);
-        if (ms < best_ms) best_ms = ms, best = std::move(l), label = "K3 " + v.str();
-      } catch (const std::exception&) {
-        // a variant the emitter refuses (a tile too large per thread) is not a candidate
-      }
-    }
+    // K3: the GPU tuner's choice among its variants, each compiled and timed
+    // with CUDA events (no cache: tuned in every run of the benchmark).
+    const kir::KernelDiskCache no_cache;
+    const GpuTuneOutcome t = tune_gpu_region(r, c.symbols, g->sel.arch, no_cache, [&](const GpuVariant& v) {
+      Launchable l = make(*g, r, v.lowering(c.symbols), v.threads);
+      return l.time_ms(*g, c.symbols, p, 5);
+    });
+    best = make(*g, r, t.best.lowering(c.symbols), t.best.threads);
+    label = "K3 " + t.best.str();
   }
   for (auto _ : state) state.SetIterationTime(best.time_ms(*g, c.symbols, p, 1) / 1e3);
   state.SetLabel(label + " regs=" + (best.stored->report ? std::to_string(best.stored->report->registers) : "?"));
