@@ -22,6 +22,11 @@ void GpuStream::download(void* to, DevicePtr from, size_t bytes) {
   synchronize();
 }
 
+void GpuStream::zero(DevicePtr p, size_t bytes) {
+  if (bytes == 0) return;
+  device_.driver().check(device_.driver().cuMemsetD8Async(p, 0, bytes, stream_), "cuMemsetD8Async");
+}
+
 void GpuStream::synchronize() { device_.driver().check(device_.driver().cuStreamSynchronize(stream_), "cuStreamSynchronize"); }
 
 CUevent GpuStream::event() {

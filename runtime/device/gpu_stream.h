@@ -25,6 +25,7 @@ class GpuStream {
   const GpuDevice& device() const { return device_; }
   void upload(DevicePtr to, const void* from, size_t bytes);
   void download(void* to, DevicePtr from, size_t bytes);  // waits for it
+  void zero(DevicePtr p, size_t bytes);
   void synchronize();
   // Milliseconds that `work` (which enqueues on this stream) takes on the
   // device, measured with CUDA events around it.
