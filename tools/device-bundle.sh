@@ -66,8 +66,7 @@ cp -r "$ROOT/tests/conformance" "$B/tests/"
 rm -f "$B/tests/conformance/CMakeLists.txt"
 cp -r "$ROOT/experiments/bench/tensor" "$B/experiments/bench/"
 mkdir -p "$B/experiments/harness"
-cp "$ROOT"/experiments/harness/{run_bench,run_kernel_tiers,run_cuda_codegen,run_gpu_kernels,torch_eager_gpu}.py \
-  "$B/experiments/harness/"
+cp "$ROOT"/experiments/harness/*.py "$B/experiments/harness/"
 cp "$ROOT/tools/run-gpu-checks.sh" "$B/run-gpu-checks.sh"
 git -C "$ROOT" rev-parse --short=12 HEAD > "$B/COMMIT" 2>/dev/null || echo unknown > "$B/COMMIT"
 
