@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "codegen/kernel/cpu/kernel_calls.h"
+#include "runtime/device/cuda_kernel_compiler.h"
 #include "tracer/exit_slot_types.h"
 #include "vm/interp/vm.h"
 
@@ -28,6 +29,15 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
   k.background = params.async != 0;
   if (params.kcache) k.cache_dir = kir::KernelDiskCache::default_dir();
   k.dump_dir = telemetry_.dump_dir();
+  // --dump: each kernel's PTX beside its CUDA C++, for the architecture family of the GPUs
+  // the backend targets (Hopper), where NVRTC is installed.
+  if (!k.dump_dir.empty())
+    k.dump_ptx = [](const kir::CudaKernelSource& src) -> std::string {
+      const device::NvrtcLibrary& nvrtc = device::NvrtcLibrary::get();
+      if (!nvrtc.available()) return "// no PTX: " + nvrtc.why_unavailable() + "\n";
+      const device::CudaCompiled out = device::CudaKernelCompiler(nvrtc).compile(src, "compute_90");
+      return out.ok ? out.ptx : "// NVRTC refused the kernel:\n" + out.log;
+    };
   kir::KernelCalls::process().configure(k);
 }
 

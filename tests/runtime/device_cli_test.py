@@ -6,7 +6,9 @@
     `tessera-vm: --device=gpu: <why>` on stderr (with a GPU it runs: exit 0);
   - TESSERA_CUDA_DRIVER pointing at a missing file or at the CUDA toolkit's
     stub library makes the GPU unusable and the reason says so;
-  - --device=bogus is a usage error (exit 2).
+  - --device=bogus is a usage error (exit 2);
+  - --dump writes each fused kernel's CUDA C++ and PTX (PTX where NVRTC is installed; else a
+    line saying why there is none).
 Usage: device_cli_test.py --vm build/tessera-vm
 """
 import argparse
@@ -18,6 +20,9 @@ import tempfile
 
 STUB = "/usr/local/cuda/lib64/stubs/libcuda.so"
 SCRIPT = "let t = ones([4]) * 2\nprint(item(sum(t)))\n"
+HOT = ("let x = arange(64, dtype=f32) * 0.01\nlet acc = 0.0\nfor i in range(200) {\n"
+       "  acc = acc + item(sum(tanh(x * 1.3 + x) * 2.0 - x))\n}\nprint(acc > 0)\n")
+NVRTC = "/usr/local/cuda/lib64/libnvrtc.so.13"
 DEVICE_LINE = re.compile(r"^  device: (.*)$", re.M)
 
 
@@ -88,6 +93,24 @@ def main():
                   "TESSERA_CUDA_DRIVER=<the toolkit's stub>: --device=gpu exits 2 naming the stub", p)
         else:
             print(f"skip: {STUB} is absent")
+
+        hot = os.path.join(d, "hot.tsb")
+        with open(hot, "w") as f:
+            f.write(HOT)
+        dump = os.path.join(d, "dump")
+        p = run(vm, hot, "--dump", dump, "--jit-param", "kcache=0")
+        check(p.returncode == 0 and p.stdout == "true\n", "a fused hot loop runs with --dump", p)
+        names = sorted(os.listdir(dump))
+        cu = [n for n in names if n.startswith("kernel-") and n.endswith(".cu")]
+        ptx = [n for n in names if n.startswith("kernel-") and n.endswith(".ptx")]
+        check(cu and len(cu) == len(ptx), f"--dump wrote each kernel's .cu and .ptx ({len(cu)} kernels)")
+        text = open(os.path.join(dump, ptx[0])).read()
+        source = open(os.path.join(dump, cu[0])).read()
+        check('#include "tessera_cuda.h"' in source and "TSR_KERNEL void" in source, "... the .cu is the emitter's CUDA C++")
+        if os.path.exists(NVRTC) or os.environ.get("TESSERA_NVRTC_LIBRARY"):
+            check(".entry region" in text and ".target sm_90" in text, "... the .ptx is NVRTC's PTX for compute_90")
+        else:
+            check(text.startswith("// no PTX: "), "... without NVRTC the .ptx says why there is none")
 
         p = run(vm, script, "--device=bogus")
         check(p.returncode == 2 and "--device" in p.stderr and p.stdout == "", "--device=bogus is a usage error", p)

@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
                   "Write each compiled trace's IR (as recorded, after each pass, as compiled), "
                   "T1 assembly and T2 LLVM IR and object code to DIR "
                   "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o), and each fused "
-                  "tensor kernel's kernel IR, LLVM IR and CUDA C++ (kernel-region-HASH.kir / .ll / .cu)")
+                  "tensor kernel's kernel IR, LLVM IR, CUDA C++ and its PTX for compute_90 where NVRTC is installed "
+                  "(kernel-region-HASH.kir / .ll / .cu / .ptx)")
       ->type_name("DIR");
   run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all() +
               "\nEnvironment:\n"

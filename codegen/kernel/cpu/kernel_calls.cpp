@@ -16,7 +16,7 @@ KernelCalls& KernelCalls::process() {
 void KernelCalls::configure(const KernelCallConfig& c) {
   std::lock_guard<std::mutex> lock(mu_);
   config_ = c;
-  store_.configure(c.cache_dir, c.dump_dir);
+  store_.configure(c.cache_dir, c.dump_dir, c.dump_ptx);
 }
 
 KernelCallConfig KernelCalls::config() const {

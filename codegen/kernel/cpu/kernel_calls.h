@@ -29,7 +29,8 @@ struct KernelCallConfig {
   int recompiles = 8;       // K3 kernels per site at most
   bool background = true;   // K3 made on the background thread (false: before the call goes on)
   std::string cache_dir;    // the persistent kernel cache; empty: off
-  std::string dump_dir;     // --dump: each kernel's kernel IR and LLVM IR
+  std::string dump_dir;     // --dump: each kernel's kernel IR, LLVM IR and CUDA C++
+  DumpPtx dump_ptx;         // and its PTX, where the runtime can compile it (NVRTC); empty: none
 };
 
 struct KernelCallStats {

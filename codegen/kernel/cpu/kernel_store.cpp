@@ -25,10 +25,11 @@ void write_file(const std::string& path, const std::string& text) {
 
 KernelStore::KernelStore() : disk_(std::make_shared<const KernelDiskCache>()) {}
 
-void KernelStore::configure(const std::string& cache_dir, const std::string& dump_dir) {
+void KernelStore::configure(const std::string& cache_dir, const std::string& dump_dir, DumpPtx dump_ptx) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cache_dir != disk_->dir()) disk_ = std::make_shared<const KernelDiskCache>(cache_dir);
   dump_dir_ = dump_dir;
+  dump_ptx_ = std::move(dump_ptx);
 }
 
 std::string KernelStore::identity(const Kernel& k) const {
@@ -102,7 +103,9 @@ void KernelStore::dump(const std::string& id, const Kernel& k, const std::string
   // The CUDA C++ the GPU backend makes of the same kernel (every param a
   // pointer here; a GPU launch passes the region's script scalars by value).
   try {
-    write_file(base + ".cu", head + emit_cuda_kernel(k, "region").source);
+    const CudaKernelSource cuda = emit_cuda_kernel(k, "region");
+    write_file(base + ".cu", head + cuda.source);
+    if (dump_ptx_) write_file(base + ".ptx", dump_ptx_(cuda));
   } catch (const std::exception& e) {
     write_file(base + ".cu", head + "// the CUDA emitter refused this kernel: " + e.what() + "\n");
   }

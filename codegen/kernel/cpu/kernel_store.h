@@ -3,11 +3,13 @@
 // process, looked up by the kernel IR's text. A kernel is linked from this
 // process's set, else from the disk cache's object, else compiled (and its
 // object written to the cache). With a --dump directory, each kernel's
-// kernel IR and LLVM IR are written there as it is made. Thread-safe: the
+// kernel IR, LLVM IR and CUDA C++ (and PTX, given a way to make it) are
+// written there as it is made. Thread-safe: the
 // VM's thread and the background compiler (kernel_compile_queue.h) share it.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,9 +18,14 @@
 #include <vector>
 
 #include "codegen/kernel/cpu/cpu_compiler.h"
+#include "codegen/kernel/cuda/cuda_emitter.h"
 #include "codegen/kernel/kernel_disk_cache.h"
 
 namespace tessera::kir {
+
+// The PTX of a kernel's CUDA C++ for --dump, or a line saying why there is
+// none. The runtime supplies it (NVRTC is loaded there, a layer above).
+using DumpPtx = std::function<std::string(const CudaKernelSource&)>;
 
 struct StoredKernel {
   std::shared_ptr<const Kernel> kernel;
@@ -31,8 +38,9 @@ class KernelStore {
  public:
   KernelStore();
 
-  // `cache_dir` empty: no disk cache. `dump_dir` empty: no dumps.
-  void configure(const std::string& cache_dir, const std::string& dump_dir);
+  // `cache_dir` empty: no disk cache. `dump_dir` empty: no dumps; `dump_ptx`
+  // empty: dumps without PTX.
+  void configure(const std::string& cache_dir, const std::string& dump_dir, DumpPtx dump_ptx = {});
 
   // The kernel for k (verified kernel IR); `note` heads its dump (the
   // region it computes). Throws what the compiler throws.
@@ -62,6 +70,7 @@ class KernelStore {
   mutable std::mutex mu_;
   std::shared_ptr<const KernelDiskCache> disk_;  // replaced by configure, in use elsewhere
   std::string dump_dir_;
+  DumpPtx dump_ptx_;
   // By identity; kept for the process (traces hold their kernels' code).
   std::unordered_map<std::string, std::shared_ptr<const StoredKernel>> kernels_;
   Stats stats_;

@@ -189,13 +189,17 @@ TEST(KernelStore, CorruptObjectIsRebuiltAndReplaced) {
   EXPECT_EQ(third.stats().compiled, 0u);
 }
 
-TEST(KernelStore, DumpWritesKernelIrAndLlvmIr) {
+TEST(KernelStore, DumpWritesKernelIrLlvmIrCudaAndPtx) {
   TempDir dir;
   KernelStore store;
-  store.configure("", dir.path());
+  int ptx_asked = 0;
+  store.configure("", dir.path(), [&](const CudaKernelSource& src) {
+    ++ptx_asked;
+    return "// the PTX of " + src.entry + "\n";
+  });
   const Region r = parse_region(kRegion);
   store.get(lower_region(r, "region"), r.str());
-  int kir = 0, ll = 0;
+  int kir = 0, ll = 0, cu = 0, ptx = 0;
   for (const auto& e : fs::directory_iterator(dir.path())) {
     const std::string text = read(e.path().string());
     if (e.path().extension() == ".kir") {
@@ -205,10 +209,21 @@ TEST(KernelStore, DumpWritesKernelIrAndLlvmIr) {
     } else if (e.path().extension() == ".ll") {
       ++ll;
       EXPECT_NE(text.find("define"), std::string::npos);
+    } else if (e.path().extension() == ".cu") {
+      ++cu;
+      EXPECT_NE(text.find("// %3 = exp(%2) : f32[s0, s1]"), std::string::npos) << text;
+      EXPECT_NE(text.find("TSR_KERNEL void TSR_BOUNDS("), std::string::npos) << text;
+      EXPECT_NE(text.find("tsr_expf("), std::string::npos) << text;
+    } else if (e.path().extension() == ".ptx") {
+      ++ptx;
+      EXPECT_EQ(text, "// the PTX of region\n");
     }
   }
   EXPECT_EQ(kir, 1);
   EXPECT_EQ(ll, 1);
+  EXPECT_EQ(cu, 1);
+  EXPECT_EQ(ptx, 1);
+  EXPECT_EQ(ptx_asked, 1);
 }
 
 TEST(KernelTuner, CandidatesStartWithK2sChoiceAndTheChoiceIsKept) {
