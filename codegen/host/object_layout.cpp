@@ -19,7 +19,8 @@ TensorLayout measure_tensor_layout(const ListLayout& vec) {
   l.dtype_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.dtype) - base);
   l.shape_begin_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.shape) - base) + vec.begin_offset;
   l.shape_end_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.shape) - base) + vec.end_offset;
-  l.data_offset = static_cast<size_t>(reinterpret_cast<const char*>(&t.data) - base);
+  l.data_offset = static_cast<size_t>(reinterpret_cast<const char*>(t.data_slot()) - base);
+  l.device_copy_offset = static_cast<size_t>(reinterpret_cast<const char*>(t.device_copy_slot()) - base);
   const int64_t* shape_data;
   std::memcpy(&shape_data, base + l.shape_begin_offset, sizeof shape_data);
   const int64_t* shape_end;

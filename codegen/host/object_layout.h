@@ -15,12 +15,14 @@ struct ListLayout {
   size_t end_offset = 0;    // offset of the end pointer inside the vector
 };
 
-// Where a TensorObj keeps its dtype, shape and data.
+// Where a TensorObj keeps its dtype, shape and data, and its device copy
+// (element accesses test it first: vm/tensor/device_copy.h).
 struct TensorLayout {
   size_t dtype_offset = 0;        // DType (one byte)
   size_t shape_begin_offset = 0;  // the data pointer of the shape's vector<int64_t>
   size_t shape_end_offset = 0;    // its end pointer (rank = (end - begin) / 8)
-  size_t data_offset = 0;         // void* data
+  size_t data_offset = 0;         // the host buffer's pointer
+  size_t device_copy_offset = 0;  // DeviceCopy*: non-null while a device holds the elements
 };
 
 struct ObjectLayout {

@@ -8,6 +8,8 @@
 // rules.
 #include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <span>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "deopt/exit_plan.h"
 #include "tracer/trace_ir.h"
 #include "vm/builtins/builtin.h"
+#include "vm/tensor/tensor.h"
 #include "vm/builtins/value_ops.h"
 #include "vm/core/error.h"
 #include "vm/core/number_ops.h"
@@ -115,6 +118,16 @@ using tessera::Value;
 extern "C" {
 
 void tessera_jit_free(uint64_t obj) { tessera::free_object(reinterpret_cast<tessera::Obj*>(obj)); }
+
+void tessera_jit_tensor_fetch(const tessera::TensorObj* tensor) {
+  try {
+    tensor->data();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessera-vm: fatal: a compiled trace needs a tensor's elements that the device cannot copy back: %s\n",
+                 e.what());
+    std::abort();
+  }
+}
 
 bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTarget* target,
                       const uint8_t* tags, const uint64_t* payloads, uint32_t n,

@@ -101,6 +101,10 @@ constexpr uint8_t kJitAnyTag = 0xFF;
 
 }  // namespace tessera::jit
 
+namespace tessera {
+struct TensorObj;
+}
+
 // Runtime helpers that compiled traces call. Their addresses are embedded in
 // the generated code as constants (no symbol resolution); extern "C" keeps the
 // signatures plain.
@@ -122,6 +126,12 @@ void tessera_jit_free(uint64_t obj);
 bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTarget* target,
                       const uint8_t* tags, const uint64_t* payloads, uint32_t n,
                       uint8_t expect_tag, uint64_t* result);
+
+// Before a trace touches the elements of a tensor whose device copy is set
+// (vm/tensor/device_copy.h): copies them back to the host. A device that
+// cannot copy them back is fatal (the trace can neither go on with stale
+// elements nor raise): the message says why and the process aborts.
+void tessera_jit_tensor_fetch(const tessera::TensorObj* tensor);
 
 // GSTORE into a watched global: tells the JIT (ctx->global_stored).
 void tessera_jit_global_stored(tessera::jit::JitContext* ctx, uint32_t index);

@@ -51,7 +51,7 @@ std::vector<Value> inputs(const Region& r, const std::vector<int64_t>& sym) {
     Shape shape;
     for (int d : t.dims) shape.push_back(d == kDimOne ? 1 : sym[static_cast<size_t>(d)]);
     Value v = make_tensor(t.dtype, std::move(shape), false);
-    float* p = static_cast<float*>(v.as_tensor()->data);
+    float* p = static_cast<float*>(v.as_tensor()->data());
     for (int64_t i = 0; i < v.as_tensor()->numel; ++i) p[i] = 1.0f;
     in.push_back(std::move(v));
   }

@@ -656,6 +656,60 @@ TEST_P(HostBackendTest, TensorRankAndDimensions) {
   }
 }
 
+// A device holds the tensor's elements (vm/tensor/device_copy.h): the
+// trace's element load and store copy them back first, once, with the values
+// that live across that call (an int, a float) intact; then the elements are
+// the host's and the trace reads and writes them directly.
+class FillingCopy : public DeviceCopy {
+ public:
+  explicit FillingCopy(int* fetches) : fetches_(fetches) {}
+  void to_host(void* host, size_t bytes) override {
+    ++*fetches_;
+    auto* f = static_cast<float*>(host);
+    for (size_t i = 0; i < bytes / sizeof(float); ++i) f[i] = 100.0f + static_cast<float>(i);
+  }
+
+ private:
+  int* fetches_;
+};
+
+TEST_P(HostBackendTest, ElementsADeviceHoldsAreCopiedBackFirst) {
+  TraceIR ir;
+  const uint16_t s0 = snap(ir, {});
+  const IRRef t = sload(ir, IRType::Tensor, 0, s0);
+  const IRRef n = sload(ir, IRType::Int, 1, s0);
+  const IRRef x = sload(ir, IRType::Float, 2, s0);
+  ir.emit(IROp::LOOP, IRType::None);
+  const IRRef loaded = ir.emit(IROp::TLOAD, IRType::Float, t, ir.emit(IROp::TIDX, IRType::Int, ir.kint(2), static_cast<IRRef>(DType::F32)));
+  const IRRef at = ir.emit(IROp::TREF, IRType::None, t, ir.emit(IROp::TIDX, IRType::Int, ir.kint(3), static_cast<IRRef>(DType::F32)));
+  ir.emit(IROp::TSTORE, IRType::None, at, ir.kfloat(42.5));
+  const uint16_t s1 = snap(ir, {{3, loaded}, {4, n}, {5, x}});
+  ir.emit(IROp::GUARDT, IRType::None, ir.kbool(false), 0, s1);
+  auto owned = make_backend();
+  CompiledTrace c = owned->compile(ir, "fetch");
+  int fetches = 0;
+  Runner r;
+  Value tv = make_tensor(DType::F32, {5});
+  TensorObj& tensor = *tv.as_tensor();
+  tensor.attach_device_copy(std::make_unique<FillingCopy>(&fetches));
+  r.regs = {tv, Value::integer(77), Value::number(0.25)};
+  ASSERT_EQ(r.run(c.fn), 1u);
+  EXPECT_EQ(fetches, 1);
+  EXPECT_EQ(tensor.device_copy, nullptr);
+  EXPECT_EQ(as_double(r.exit_vals[0]), 102.0);
+  EXPECT_EQ(static_cast<int64_t>(r.exit_vals[1]), 77);
+  EXPECT_EQ(as_double(r.exit_vals[2]), 0.25);
+  const float* e = static_cast<const float*>(tensor.host_buffer());
+  EXPECT_EQ(e[0], 100.0f);
+  EXPECT_EQ(e[3], 42.5f);
+  EXPECT_EQ(e[4], 104.0f);
+  // The elements are the host's now: nothing more to copy.
+  static_cast<float*>(tensor.host_buffer())[2] = 7.0f;
+  ASSERT_EQ(r.run(c.fn), 1u);
+  EXPECT_EQ(fetches, 1);
+  EXPECT_EQ(as_double(r.exit_vals[0]), 7.0);
+}
+
 // The recorder's model: CALL (type None) stores into dest_slot, then an SLOAD
 // reload types the result. Also the scalar-return model (CALL of type Float).
 TEST_P(HostBackendTest, CallBuiltin) {

@@ -185,7 +185,7 @@ DType dtype_concat(const OpCall& c) { return concat_dtype(c.inputs[0]); }
 // -------------------------------------------------------------------- kernels
 
 Value k_zeros(const OpCall&, TensorObj* out) {
-  if (out->numel) std::memset(out->data, 0, out->nbytes());
+  if (out->numel) std::memset(out->data(), 0, out->nbytes());
   return {};
 }
 Value k_ones(const OpCall&, TensorObj* out) {

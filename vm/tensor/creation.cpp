@@ -22,7 +22,7 @@ void fill_kernel(TensorObj& out, const Value& v) {
   store_scalar(out, 0, v);
   // Replicate the first element's bytes: exact and dtype-agnostic.
   const size_t sz = dtype_size(out.dtype);
-  auto* p = static_cast<unsigned char*>(out.data);
+  auto* p = static_cast<unsigned char*>(out.data());
   for (int64_t i = 1; i < out.numel; ++i) std::memcpy(p + i * sz, p, sz);
 }
 

@@ -373,12 +373,12 @@ void where_kernel(const Value& cv, const Value& av, const Value& bv, TensorObj& 
 void cast_kernel(const TensorObj& in, TensorObj& out) {
   const int64_t n = in.numel;
   if (in.dtype == out.dtype) {
-    if (n) std::memcpy(out.data, in.data, in.nbytes());
+    if (n) std::memcpy(out.data(), in.data(), in.nbytes());
     return;
   }
   if (dtype_is_float(out.dtype) && dtype_is_float(in.dtype)) {
     F32Input x(in);
-    from_f32(out.dtype, x.data(), out.data, n);
+    from_f32(out.dtype, x.data(), out.data(), n);
     return;
   }
   if (dtype_is_float(out.dtype) || dtype_is_float(in.dtype)) {
@@ -390,7 +390,7 @@ void cast_kernel(const TensorObj& in, TensorObj& out) {
 
 Value tensor_copy(const TensorObj& in) {
   Value out = make_tensor(in.dtype, in.shape, false);
-  if (in.numel) std::memcpy(tensor_of(out).data, in.data, in.nbytes());
+  if (in.numel) std::memcpy(tensor_of(out).data(), in.data(), in.nbytes());
   return out;
 }
 

@@ -30,7 +30,7 @@ F32Input::F32Input(const TensorObj& t) {
     return;
   }
   copy_.resize(static_cast<size_t>(t.numel));
-  to_f32(t.dtype, t.data, copy_.data(), t.numel);
+  to_f32(t.dtype, t.data(), copy_.data(), t.numel);
   data_ = copy_.data();
 }
 
@@ -44,7 +44,7 @@ F32Output::F32Output(TensorObj& t) : t_(t) {
 }
 
 void F32Output::finish() {
-  if (t_.dtype != DType::F32) from_f32(t_.dtype, buf_.data(), t_.data, t_.numel);
+  if (t_.dtype != DType::F32) from_f32(t_.dtype, buf_.data(), t_.data(), t_.numel);
 }
 
 F32Operand::F32Operand(const Value& v) {

@@ -56,7 +56,7 @@ MatmulDims matmul_dims(const Shape& a, const Shape& b, const char* name) {
 const float* as_f32(const TensorObj& t, std::vector<float>& scratch) {
   if (t.dtype == DType::F32) return t.ptr<float>();
   scratch.resize(static_cast<size_t>(t.numel));
-  if (dtype_is_float(t.dtype)) to_f32(t.dtype, t.data, scratch.data(), t.numel);
+  if (dtype_is_float(t.dtype)) to_f32(t.dtype, t.data(), scratch.data(), t.numel);
   else
     for (int64_t i = 0; i < t.numel; ++i) scratch[i] = static_cast<float>(t.get_f(i));
   return scratch.data();
@@ -97,7 +97,7 @@ void matmul_kernel(const TensorObj& a, const TensorObj& b, TensorObj& out) {
                   static_cast<int>(k), 1.0f, pa + oa * m * k, static_cast<int>(k), pb + ob * k * n,
                   static_cast<int>(n), 0.0f, c, static_cast<int>(n));
     });
-    if (out.dtype != DType::F32) from_f32(out.dtype, pc, out.data, out.numel);
+    if (out.dtype != DType::F32) from_f32(out.dtype, pc, out.data(), out.numel);
     return;
   }
   for_each_broadcast<2>(d.batch, st, [&](int64_t bi, int64_t oa, int64_t ob) {

@@ -77,8 +77,8 @@ void permute_kernel(const TensorObj& in, std::span<const int> dims, TensorObj& o
   Shape st(in.rank());
   for (size_t i = 0; i < in.rank(); ++i) st[i] = in_st[dims[i]];
   const size_t sz = dtype_size(in.dtype);
-  const auto* src = static_cast<const unsigned char*>(in.data);
-  auto* dst = static_cast<unsigned char*>(out.data);
+  const auto* src = static_cast<const unsigned char*>(in.data());
+  auto* dst = static_cast<unsigned char*>(out.data());
   std::array<const Shape*, 1> sts{&st};
   for_each_broadcast<1>(out.shape, sts, [&](int64_t i, int64_t off) {
     std::memcpy(dst + i * sz, src + off * sz, sz);
@@ -162,8 +162,8 @@ void slice_kernel(const TensorObj& in, SliceBounds b, TensorObj& out) {
   for (size_t d = b.axis + 1; d < in.rank(); ++d) inner *= in.shape[d];
   const size_t sz = dtype_size(in.dtype);
   const int64_t in_row = in.shape[b.axis] * inner, out_row = (b.stop - b.start) * inner;
-  const auto* src = static_cast<const unsigned char*>(in.data);
-  auto* dst = static_cast<unsigned char*>(out.data);
+  const auto* src = static_cast<const unsigned char*>(in.data());
+  auto* dst = static_cast<unsigned char*>(out.data());
   if (out_row == 0) return;
   for (int64_t o = 0; o < outer; ++o)
     std::memcpy(dst + o * out_row * sz, src + (o * in_row + b.start * inner) * sz, static_cast<size_t>(out_row) * sz);

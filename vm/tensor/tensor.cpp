@@ -33,7 +33,7 @@ TensorObj::TensorObj(DType dt, Shape s) : Obj(ObjKind::Tensor), dtype(dt), shape
     throw RuntimeError("tensor rank must be at most 8, got " + std::to_string(shape.size()));
   numel = shape_numel(shape, dtype);
   try {
-    data = tensor_buffer_alloc(buffer_bytes());
+    data_ = tensor_buffer_alloc(buffer_bytes());
   } catch (const std::bad_alloc&) {
     throw RuntimeError("out of memory");
   }
@@ -45,13 +45,29 @@ size_t TensorObj::buffer_bytes() const {
   return bytes == 0 ? 64 : bytes;
 }
 
-TensorObj::~TensorObj() { tensor_buffer_free(data, buffer_bytes()); }
+TensorObj::~TensorObj() {
+  delete device_copy;
+  tensor_buffer_free(data_, buffer_bytes());
+}
+
+void TensorObj::attach_device_copy(std::unique_ptr<DeviceCopy> copy) {
+  delete device_copy;
+  device_copy = copy.release();
+}
+
+void TensorObj::fetch() const {
+  // Dropped even when the copy fails: a device that cannot copy back will
+  // not do better on the next access, and the error says what happened.
+  std::unique_ptr<DeviceCopy> copy(device_copy);
+  device_copy = nullptr;
+  copy->to_host(data_, nbytes());
+}
 
 Value make_tensor(DType dt, Shape shape, bool zero) {
   auto* t = new TensorObj(dt, std::move(shape));
   Value v = Value::adopt(t);
   tensor_work += static_cast<uint64_t>(t->numel);
-  if (zero && t->numel) std::memset(t->data, 0, t->nbytes());
+  if (zero && t->numel) std::memset(t->host_buffer(), 0, t->nbytes());
   return v;
 }
 

@@ -8,10 +8,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "vm/core/value.h"
+#include "vm/tensor/device_copy.h"
 #include "vm/tensor/dtype.h"
 
 namespace tessera {
@@ -27,18 +29,37 @@ struct TensorObj : Obj {
   DType dtype;
   Shape shape;
   int64_t numel = 0;
-  void* data = nullptr;  // numel * dtype_size(dtype) bytes, 64-byte aligned
 
   TensorObj(DType dt, Shape s);  // allocates; throws RuntimeError on failure
   ~TensorObj() override;
   TensorObj(const TensorObj&) = delete;
   TensorObj& operator=(const TensorObj&) = delete;
 
+  // The elements: numel * dtype_size(dtype) bytes, 64-byte aligned, on the
+  // host. Where a device holds them (device_copy), they are copied back
+  // first and the device's copy dropped (device_copy.h).
+  void* data() const {
+    if (device_copy) fetch();
+    return data_;
+  }
+  // The host buffer as it is, stale or not (the device backend's copies).
+  void* host_buffer() const { return data_; }
+  // Where the buffer pointer and the device copy live in the object, which
+  // compiled traces read at measured offsets (codegen/host/object_layout.h).
+  void* const* data_slot() const { return &data_; }
+  DeviceCopy* const* device_copy_slot() const { return &device_copy; }
+
   size_t rank() const { return shape.size(); }
   size_t nbytes() const { return static_cast<size_t>(numel) * dtype_size(dtype); }
-  size_t buffer_bytes() const;  // what `data` was allocated with (vm/tensor/buffer_pool.h)
-  template <typename T> T* ptr() { return static_cast<T*>(data); }
-  template <typename T> const T* ptr() const { return static_cast<const T*>(data); }
+  size_t buffer_bytes() const;  // what the buffer was allocated with (vm/tensor/buffer_pool.h)
+  template <typename T> T* ptr() { return static_cast<T*>(data()); }
+  template <typename T> const T* ptr() const { return static_cast<const T*>(data()); }
+
+  // The device's copy of the elements while the host buffer is stale (owned;
+  // null: the host buffer is current). Set by the device backend, dropped by
+  // the first host access.
+  mutable DeviceCopy* device_copy = nullptr;
+  void attach_device_copy(std::unique_ptr<DeviceCopy> copy);
 
   // Element i (flat index) as double / int64, converting from the dtype.
   double get_f(int64_t i) const;
@@ -47,6 +68,10 @@ struct TensorObj : Obj {
   // ints wrap (two's complement), bool stores value != 0.
   void set_f(int64_t i, double v);
   void set_i(int64_t i, int64_t v);
+
+ private:
+  void fetch() const;  // device copy -> host buffer, then the copy is dropped
+  void* data_ = nullptr;
 };
 
 // A new tensor; zero-filled when `zero` (kernels that write every element pass false).

@@ -87,7 +87,7 @@ Value tensor_get_index(const Value& v, const Value* idx, size_t n) {
   Value out = make_tensor(t.dtype, sub, false);
   TensorObj& o = tensor_of(out);
   if (o.numel)
-    std::memcpy(o.data, static_cast<const unsigned char*>(t.data) + off * o.numel * dtype_size(t.dtype), o.nbytes());
+    std::memcpy(o.data(), static_cast<const unsigned char*>(t.data()) + off * o.numel * dtype_size(t.dtype), o.nbytes());
   return out;
 }
 

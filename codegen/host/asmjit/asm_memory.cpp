@@ -129,8 +129,29 @@ DType TraceAssembler::tensor_dtype(IRRef tidx) {
   return static_cast<DType>(ir_[tidx].op2);
 }
 
+// A tensor whose elements a device holds is copied back before the trace
+// touches them (vm/tensor/device_copy.h): a test of its device copy inline,
+// the call on the cold path.
+void TraceAssembler::fetch_if_on_device(IRRef tensor) {
+  const x86::Gp t = gpr(tensor, x86::r11);
+  a_.cmp(x86::qword_ptr(t, static_cast<int32_t>(env_.tensor.device_copy_offset)), 0);
+  Label fetch = a_.newLabel(), done = a_.newLabel();
+  a_.jne(fetch);
+  a_.bind(done);
+  const uint32_t at = cur_;
+  cold_.push_back([this, fetch, done, at, tensor] {
+    a_.bind(fetch);
+    save_live(at);
+    load_arg(x86::rdi, tensor);
+    call_addr(reinterpret_cast<const void*>(&tessera_jit_tensor_fetch));
+    restore_live(at);
+    a_.jmp(done);
+  });
+}
+
 // A memory operand for element `tidx` of `tensor` (through r11 and r10).
 x86::Mem TraceAssembler::tensor_element(IRRef tensor, IRRef tidx) {
+  fetch_if_on_device(tensor);
   const DType d = tensor_dtype(tidx);
   const uint32_t shift = d == DType::I64 ? 3 : d == DType::Bool ? 0 : 2;
   const x86::Gp t = gpr(tensor, x86::r11);

@@ -176,6 +176,7 @@ class TraceAssembler {
   void element_addr(IRRef list, IRRef index);
   DType tensor_dtype(IRRef tidx);
   x86::Mem tensor_element(IRRef tensor, IRRef tidx);
+  void fetch_if_on_device(IRRef tensor);
   void lower_tload(IRRef r, const IRIns& ins);
   void lower_tstore(const IRIns& ins);
 

@@ -102,9 +102,27 @@ DType Lowering::tensor_dtype(IRRef tidx) {
   return static_cast<DType>(ir_[tidx].op2);
 }
 
+// A tensor whose elements a device holds is copied back before the trace
+// touches them (vm/tensor/device_copy.h): a test of its device copy, and the
+// call on an unlikely branch.
+void Lowering::fetch_if_on_device(llvm::Value* tensor) {
+  llvm::Value* copy = b_.CreateLoad(ptr_, byte_gep(tensor, env_.tensor.device_copy_offset));
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  auto* fetch = llvm::BasicBlock::Create(c_, "tensor.fetch", fn);
+  auto* done = llvm::BasicBlock::Create(c_, "tensor.here", fn);
+  llvm::MDBuilder md(c_);
+  b_.CreateCondBr(b_.CreateIsNotNull(copy), fetch, done, md.createBranchWeights(1, 1u << 10));
+  b_.SetInsertPoint(fetch);
+  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_}, false);
+  call_addr(reinterpret_cast<const void*>(&tessera_jit_tensor_fetch), fty, {tensor}, false);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
 llvm::Value* Lowering::tensor_element_addr(IRRef tensor, IRRef tidx) {
   const DType d = tensor_dtype(tidx);
   const uint64_t size = d == DType::I64 ? 8 : d == DType::Bool ? 1 : 4;
+  fetch_if_on_device(value_of(tensor));
   llvm::Value* data = b_.CreateLoad(ptr_, byte_gep(value_of(tensor), env_.tensor.data_offset));
   return b_.CreateGEP(i8_, data, b_.CreateMul(value_of(tidx), llvm::ConstantInt::get(i64_, size)));
 }

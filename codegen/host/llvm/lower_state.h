@@ -115,6 +115,7 @@ class Lowering {
   llvm::Value* element_addr(IRRef list, IRRef index);
   DType tensor_dtype(IRRef tidx);
   llvm::Value* tensor_element_addr(IRRef tensor, IRRef tidx);
+  void fetch_if_on_device(llvm::Value* tensor);
 
   // --- recursion (lower_recursion.cpp)
   llvm::Value* field(llvm::Value* p, size_t off) { return byte_gep(p, off); }

@@ -29,12 +29,12 @@ std::vector<Value> synthetic_inputs(const Region& r, const std::vector<int64_t>&
     const int64_t n = tv->numel;
     for (int64_t i = 0; i < n; ++i) {
       switch (t.dtype) {
-        case DType::F32: static_cast<float*>(tv->data)[i] = 1.0f; break;
-        case DType::F16: static_cast<uint16_t*>(tv->data)[i] = 0x3C00; break;
-        case DType::BF16: static_cast<uint16_t*>(tv->data)[i] = 0x3F80; break;
-        case DType::I32: static_cast<int32_t*>(tv->data)[i] = 1; break;
-        case DType::I64: static_cast<int64_t*>(tv->data)[i] = 1; break;
-        case DType::Bool: static_cast<uint8_t*>(tv->data)[i] = 1; break;
+        case DType::F32: static_cast<float*>(tv->data())[i] = 1.0f; break;
+        case DType::F16: static_cast<uint16_t*>(tv->data())[i] = 0x3C00; break;
+        case DType::BF16: static_cast<uint16_t*>(tv->data())[i] = 0x3F80; break;
+        case DType::I32: static_cast<int32_t*>(tv->data())[i] = 1; break;
+        case DType::I64: static_cast<int64_t*>(tv->data())[i] = 1; break;
+        case DType::Bool: static_cast<uint8_t*>(tv->data())[i] = 1; break;
       }
     }
     in.push_back(std::move(v));

@@ -40,7 +40,7 @@ std::vector<Value> CpuRegionKernel::run_bound(std::span<const Value> inputs, con
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Value& v = inputs[i];
     if (v.is_tensor()) {
-      params.push_back(v.as_tensor()->data);
+      params.push_back(v.as_tensor()->data());
       continue;
     }
     if (v.is_float()) scalars[i].f = static_cast<float>(v.as_float());  // rounded as the interpreter's f32 path
@@ -54,7 +54,7 @@ std::vector<Value> CpuRegionKernel::run_bound(std::span<const Value> inputs, con
   Value product;
   if (region_.leading_step()) {
     product = run_leading_step(region_, inputs);
-    params.push_back(product.as_tensor()->data);
+    params.push_back(product.as_tensor()->data());
   }
   std::vector<Value> outs;
   for (int o : region_.outputs) {
@@ -62,7 +62,7 @@ std::vector<Value> CpuRegionKernel::run_bound(std::span<const Value> inputs, con
     Shape shape;
     for (int d : t.dims) shape.push_back(d == kDimOne ? 1 : sym[d]);
     outs.push_back(make_tensor(t.dtype, std::move(shape), false));
-    params.push_back(outs.back().as_tensor()->data);
+    params.push_back(outs.back().as_tensor()->data());
   }
   launch(*kernel_, fn_, params, sym, threads.value_or(threads_));
   return outs;

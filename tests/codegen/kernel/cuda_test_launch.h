@@ -51,7 +51,7 @@ struct CaseLaunch {
     scalars.resize(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
       const Value& v = values[i];
-      if (v.is_tensor()) ptrs[i] = v.as_tensor()->data;
+      if (v.is_tensor()) ptrs[i] = v.as_tensor()->data();
       else if (v.is_float()) scalars[i].f = static_cast<float>(v.as_float());  // as the interpreter's f32 path rounds it
       else if (v.is_int()) scalars[i].i = v.as_int();
       else scalars[i].b = v.as_bool() ? 1 : 0;

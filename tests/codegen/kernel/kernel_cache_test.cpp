@@ -122,7 +122,7 @@ Value ramp(Shape shape, float step) {
 
 std::vector<uint8_t> bytes(const Value& v) {
   const TensorObj& t = *v.as_tensor();
-  const auto* p = static_cast<const uint8_t*>(t.data);
+  const auto* p = static_cast<const uint8_t*>(t.data());
   return std::vector<uint8_t>(p, p + t.nbytes());
 }
 

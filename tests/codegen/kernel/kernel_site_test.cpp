@@ -28,7 +28,7 @@ Value wave(Shape shape, double phase) {
 
 std::vector<uint8_t> bytes(const Value& v) {
   const TensorObj& t = *v.as_tensor();
-  const auto* p = static_cast<const uint8_t*>(t.data);
+  const auto* p = static_cast<const uint8_t*>(t.data());
   return std::vector<uint8_t>(p, p + t.nbytes());
 }
 

@@ -31,7 +31,7 @@ Value wave_tensor(DType dt, Shape shape, float scale, float phase) {
 
 std::vector<uint8_t> bytes(const Value& v) {
   const TensorObj& t = *v.as_tensor();
-  const auto* p = static_cast<const uint8_t*>(t.data);
+  const auto* p = static_cast<const uint8_t*>(t.data());
   return std::vector<uint8_t>(p, p + t.nbytes());
 }
 
@@ -552,8 +552,8 @@ TEST(LowerRegion, AttentionKernelEqualsTheInterpreter) {
       CompiledKernel ck = compiler().compile(kern);
       Value got = make_tensor(want.as_tensor()->dtype, want.as_tensor()->shape);
       std::vector<void*> params;
-      for (const Value& x : in) params.push_back(x.as_tensor()->data);
-      params.push_back(got.as_tensor()->data);
+      for (const Value& x : in) params.push_back(x.as_tensor()->data());
+      params.push_back(got.as_tensor()->data());
       for (int threads : {1, 0}) {
         launch(kern, ck.fn, params, *sym, threads);
         EXPECT_EQ(bytes(got), bytes(want)) << "b " << c.b << " sq " << c.sq << " sk " << c.sk << (k3 ? " K3" : " K2");

@@ -40,7 +40,7 @@ struct Gpu {
   DevicePtr put(const Value& v) {
     const TensorObj& t = *v.as_tensor();
     const DevicePtr p = alloc->allocate(t.nbytes());
-    stream->upload(p, t.data, t.nbytes());
+    stream->upload(p, t.data(), t.nbytes());
     return p;
   }
 };
@@ -60,7 +60,7 @@ TEST(CublasLt, RowMajorProductsEqualTheInterpreters) {
     Value got = make_tensor(DType::F32, want.as_tensor()->shape);
     const DevicePtr da = g.put(a), db = g.put(b), dc = g.alloc->allocate(got.as_tensor()->nbytes());
     gemm.run(s.batch, s.m, s.n, s.k, da, s.m * s.k, db, s.broadcast_b ? 0 : s.k * s.n, dc, s.m * s.n);
-    g.stream->download(got.as_tensor()->data, dc, got.as_tensor()->nbytes());
+    g.stream->download(got.as_tensor()->data(), dc, got.as_tensor()->nbytes());
     kir::testing::expect_close(got, want, "product " + std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
     for (DevicePtr p : {da, db, dc}) g.alloc->free(p);
   }
@@ -93,7 +93,7 @@ TEST(CublasLt, AFusedRegionsProductThenItsEpilogue) {
       gemm.run(1, m, n, kk, blocks[0], 0, blocks[1], 0, blocks[3], 0);
       module.launch(*g.stream, launch.programs, src.threads, launch.args);
       TensorObj& out = *launch.values.back().as_tensor();
-      g.stream->download(out.data, blocks.back(), out.nbytes());
+      g.stream->download(out.data(), blocks.back(), out.nbytes());
       for (DevicePtr p : blocks) g.alloc->free(p);
       kir::testing::expect_close(launch.values.back(), run_region_reference(c.region, c.inputs[set]).at(0),
                                  "matmul epilogue set " + std::to_string(set));

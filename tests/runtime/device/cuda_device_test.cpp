@@ -44,14 +44,14 @@ TEST(CudaDevice, EveryKernelKindComputesWhatTheInterpreterComputes) {
           if (!launch.values[i].is_tensor()) continue;
           TensorObj& t = *launch.values[i].as_tensor();
           blocks[i] = alloc.allocate(t.nbytes());
-          if (launch.output[i]) std::memset(t.data, 0xff, t.nbytes());  // poison: every element must be written
-          stream.upload(blocks[i], t.data, t.nbytes());
+          if (launch.output[i]) std::memset(t.data(), 0xff, t.nbytes());  // poison: every element must be written
+          stream.upload(blocks[i], t.data(), t.nbytes());
           launch.ptrs[i] = reinterpret_cast<void*>(blocks[i]);
         }
         module.launch(stream, launch.programs, src.threads, launch.args);
         for (size_t i = 0; i < launch.values.size(); ++i) {
           if (!blocks[i]) continue;
-          if (launch.output[i]) stream.download(launch.values[i].as_tensor()->data, blocks[i], launch.values[i].as_tensor()->nbytes());
+          if (launch.output[i]) stream.download(launch.values[i].as_tensor()->data(), blocks[i], launch.values[i].as_tensor()->nbytes());
           alloc.free(blocks[i]);
         }
         const std::vector<Value> want = run_region_reference(c.region, c.inputs[set]);

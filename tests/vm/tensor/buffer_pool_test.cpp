@@ -17,18 +17,18 @@ TEST(BufferPool, ALargeBufferIsReusedByTheNextTensorOfItsSize) {
   void* first = nullptr;
   {
     Value t = make_tensor(DType::F32, {1024, 64});  // 256 KiB
-    first = t.as_tensor()->data;
+    first = t.as_tensor()->data();
     EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
   }
   Value u = make_tensor(DType::F32, {1024, 63});  // same size class (252 KiB)
-  EXPECT_EQ(u.as_tensor()->data, first);
+  EXPECT_EQ(u.as_tensor()->data(), first);
   EXPECT_EQ(tensor_buffer_pool_stats().reuses, before + 1);
   // Zero-filled although the buffer held another tensor's elements.
   const float* p = u.as_tensor()->ptr<float>();
   for (int64_t i = 0; i < u.as_tensor()->numel; ++i) ASSERT_EQ(p[i], 0.0f);
   // While u lives, the next tensor of that size gets another buffer.
   Value w = make_tensor(DType::F32, {1024, 64});
-  EXPECT_NE(w.as_tensor()->data, first);
+  EXPECT_NE(w.as_tensor()->data(), first);
 }
 
 TEST(BufferPool, SmallBuffersAreNotKept) {

@@ -24,13 +24,13 @@ Value row_of(const Value& v, int64_t r) {
   const TensorObj& t = *v.as_tensor();
   const int64_t cols = t.shape.back();
   Value out = make_tensor(DType::F32, {1, cols});
-  std::memcpy(out.as_tensor()->data, static_cast<const float*>(t.data) + r * cols, static_cast<size_t>(cols) * 4);
+  std::memcpy(out.as_tensor()->data(), static_cast<const float*>(t.data()) + r * cols, static_cast<size_t>(cols) * 4);
   return out;
 }
 
 bool row_equals(const Value& big, int64_t r, const Value& small) {
   const int64_t cols = small.as_tensor()->numel;
-  return std::memcmp(static_cast<const float*>(big.as_tensor()->data) + r * cols, small.as_tensor()->data,
+  return std::memcmp(static_cast<const float*>(big.as_tensor()->data()) + r * cols, small.as_tensor()->data(),
                      static_cast<size_t>(cols) * 4) == 0;
 }
 
@@ -68,14 +68,14 @@ TEST(ParallelRows, ElementwiseRangesEqualSmallPieces) {
   for (int64_t at : {int64_t{0}, int64_t{13}, n / 2 + 5, n - 999}) {
     const int64_t len = std::min<int64_t>(999, n - at);
     Value xs = make_tensor(DType::F32, {len}), ys = make_tensor(DType::F32, {len});
-    std::memcpy(xs.as_tensor()->data, static_cast<const float*>(x.as_tensor()->data) + at, static_cast<size_t>(len) * 4);
-    std::memcpy(ys.as_tensor()->data, static_cast<const float*>(y.as_tensor()->data) + at, static_cast<size_t>(len) * 4);
+    std::memcpy(xs.as_tensor()->data(), static_cast<const float*>(x.as_tensor()->data()) + at, static_cast<size_t>(len) * 4);
+    std::memcpy(ys.as_tensor()->data(), static_cast<const float*>(y.as_tensor()->data()) + at, static_cast<size_t>(len) * 4);
     Value u1 = make_tensor(DType::F32, {len}), s1 = make_tensor(DType::F32, {len}), c1 = make_tensor(DType::F32, {len});
     unary_kernel(Unary::Tanh, *xs.as_tensor(), *u1.as_tensor());
     binary_kernel(Binary::Pow, xs, ys, *s1.as_tensor());
     binary_kernel(Binary::Mul, xs, Value::number(1.3), *c1.as_tensor());
     auto same = [&](const Value& big, const Value& small) {
-      return std::memcmp(static_cast<const float*>(big.as_tensor()->data) + at, small.as_tensor()->data,
+      return std::memcmp(static_cast<const float*>(big.as_tensor()->data()) + at, small.as_tensor()->data(),
                          static_cast<size_t>(len) * 4) == 0;
     };
     EXPECT_TRUE(same(u, u1)) << "tanh at " << at;

@@ -1,0 +1,23 @@
+// DeviceCopy: a tensor's elements held in a device's memory instead of the
+// host buffer (docs/gpu.md, "Residency"). The device backend (runtime/device)
+// attaches one to the output of a kernel it ran on the GPU, so that the
+// elements stay there while further GPU kernels use them; the host buffer is
+// stale meanwhile. The first host access (TensorObj::data, or a compiled
+// trace's element access, which tests for a copy) brings the host buffer up
+// to date and drops the copy: the host may write the buffer from then on.
+// None of this is visible to scripts (spec §7).
+#pragma once
+
+#include <cstddef>
+
+namespace tessera {
+
+class DeviceCopy {
+ public:
+  virtual ~DeviceCopy() = default;  // gives the device memory back
+  // Copies the elements (`bytes` of them) into the host buffer `host`, and
+  // waits for them. Throws (a device error) when the device cannot.
+  virtual void to_host(void* host, size_t bytes) = 0;
+};
+
+}  // namespace tessera
