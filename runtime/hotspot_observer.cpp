@@ -4,11 +4,37 @@
 
 #include <ostream>
 
+#include "codegen/kernel/cpu/kernel_calls.h"
+#include "runtime/device/emulated_backend.h"
+#ifndef TESSERA_NO_CUDA_HEADERS
+#include "runtime/device/cuda_backend.h"
+#endif
 #include "vm/bytecode/bytecode.h"
 
 namespace tessera {
 
 HotspotObserver::HotspotObserver(JitParams params) : params_(std::move(params)) {}
+
+HotspotObserver::~HotspotObserver() {
+  kir::KernelCalls& calls = kir::KernelCalls::process();
+  if (gpu_ && calls.device() == gpu_) {
+    gpu_->drain();
+    calls.set_device(nullptr);
+  }
+}
+
+void HotspotObserver::set_device(device::DeviceSelection selection) {
+  device_ = std::move(selection);
+  if (!device_->gpu) return;
+  std::shared_ptr<device::DeviceBackend> backend;
+  if (device_->emulated) backend = std::make_shared<device::EmulatedBackend>();
+#ifndef TESSERA_NO_CUDA_HEADERS
+  else backend = std::make_shared<device::CudaBackend>(*device_, params_.kcache ? kir::KernelDiskCache::default_dir() : "");
+#endif
+  if (!backend) return;
+  gpu_ = std::make_shared<device::GpuKernelDevice>(std::move(backend), params_.async != 0);
+  kir::KernelCalls::process().set_device(gpu_);
+}
 
 // Thresholds come from validated parameters (1..65535, jit_params.def), so
 // the narrowing casts cannot truncate.
@@ -97,13 +123,8 @@ void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
     else os << " " << name << "=" << value;
   }
   os << "\n";
-  if (device_) {
-    // Until the GPU backend has kernels, a selected GPU runs none of them.
-    os << fmt::format("  device: {}{}\n", device_->describe(),
-                      device_->gpu ? " (selected; tensor kernels still run on the CPU: the GPU backend has no "
-                                     "kernels yet)"
-                                   : "");
-  }
+  if (device_) os << fmt::format("  device: {}\n", device_->describe());
+  if (gpu_) os << gpu_->report();
   if (params_.enabled) {
     os << fmt::format("  hot loops: {} (each reported once per {} back-edges{})\n", loops_.size(), params_.hotloop,
                       params_.hotwork ? fmt::format(", fewer after tensor work: one more per {} elements made",

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "runtime/device/device_selection.h"
+#include "runtime/device/gpu_kernel_device.h"
 #include "runtime/jit_params.h"
 #include "runtime/trace_jit.h"
 #include "vm/interp/jit_hooks.h"
@@ -29,14 +30,18 @@ namespace tessera {
 class HotspotObserver : public JitHooks {
  public:
   explicit HotspotObserver(JitParams params = {});
+  ~HotspotObserver();  // uninstalls its GPU device from the kernel calls
 
   const JitParams& params() const { return params_; }
   // File name used for "FILE:LINE" in the report (the script's path).
   void set_script_name(std::string name) { script_name_ = std::move(name); }
 
   // The device chosen for tensor kernels (--device); the report says which
-  // and why. Kept for the run: a GPU's primary context lives as long.
-  void set_device(device::DeviceSelection selection) { device_ = std::move(selection); }
+  // and why. Kept for the run: a GPU's primary context lives as long. With
+  // a GPU (or its host emulation), fused calls run there: the device is
+  // installed for the process's kernel calls until this observer goes.
+  // Throws DeviceError when the GPU cannot be started.
+  void set_device(device::DeviceSelection selection);
   const std::optional<device::DeviceSelection>& device() const { return device_; }
 
   // Turns on the trace compiler (record, compile, enter traces). Without it
@@ -89,6 +94,7 @@ class HotspotObserver : public JitHooks {
   std::string script_name_ = "?";
   std::unique_ptr<jit::TraceJit> tracing_;
   std::optional<device::DeviceSelection> device_;
+  std::shared_ptr<device::GpuKernelDevice> gpu_;  // installed in kir::KernelCalls
   std::vector<HotLoop> loops_;
   std::vector<HotFunction> functions_;
   // Keyed by content, not by FunctionProto*: a proto's address may be reused

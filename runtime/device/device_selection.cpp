@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 
 #include "runtime/device/cuda_driver.h"
@@ -112,6 +114,7 @@ std::string gpu_arch(int major, int minor) {
 
 std::string DeviceSelection::describe() const {
   if (!gpu) return fmt::format("cpu ({}{})", choice == DeviceChoice::Auto ? "auto: " : "", reason);
+  if (emulated) return fmt::format("host emulation of a GPU (TESSERA_GPU_EMULATION=1, for testing; no GPU: {})", reason);
   return fmt::format("{} ({}, {:.1f} GiB), CUDA driver {}, NVRTC {}.{}", name, arch,
                      static_cast<double>(memory_bytes) / (1024.0 * 1024.0 * 1024.0), cuda_version_text(driver_version),
                      nvrtc_version.first, nvrtc_version.second);
@@ -138,7 +141,16 @@ DeviceSelection select_device(DeviceChoice choice, const DeviceLibraries& librar
     gpu.gpu = true;
     return gpu;
   }
-  if (choice == DeviceChoice::Gpu) throw DeviceError("--device=gpu: no usable GPU: " + why);
+  if (choice == DeviceChoice::Gpu) {
+    const char* emulation = std::getenv("TESSERA_GPU_EMULATION");
+    if (!emulation || std::string(emulation) != "1") throw DeviceError("--device=gpu: no usable GPU: " + why);
+    DeviceSelection emulated;
+    emulated.choice = choice;
+    emulated.gpu = emulated.emulated = true;
+    emulated.name = "host emulation";
+    emulated.reason = std::move(why);
+    return emulated;
+  }
   cpu.reason = std::move(why);
   return cpu;
 }

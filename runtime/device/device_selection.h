@@ -48,6 +48,10 @@ struct DeviceSelection {
   // The chosen GPU (its primary context is retained on first use and
   // released when the last copy of the selection goes); null on the CPU.
   std::shared_ptr<GpuDevice> gpu_device;
+  // --device=gpu with TESSERA_GPU_EMULATION=1 where no GPU is usable: the
+  // host emulation stands in for one (emulated_backend.h; for testing).
+  // `gpu` is set, `gpu_device` null, `reason` says why there is no GPU.
+  bool emulated = false;
 
   // One line for --stats: "cpu (auto: libcuda.so.1 not found ...)" or
   // "NVIDIA H100 80GB HBM3 (sm_90a, 79.1 GiB), CUDA driver 13.0, NVRTC 13.0".
@@ -69,7 +73,8 @@ struct DeviceLibraries {
 };
 
 // Chooses the device. Auto and Cpu never throw; Gpu throws DeviceError
-// "--device=gpu: no usable GPU: WHY" when the GPU cannot be used.
+// "--device=gpu: no usable GPU: WHY" when the GPU cannot be used, unless
+// TESSERA_GPU_EMULATION=1 asks for the host emulation instead.
 DeviceSelection select_device(DeviceChoice choice);
 DeviceSelection select_device(DeviceChoice choice, const DeviceLibraries& libraries);
 

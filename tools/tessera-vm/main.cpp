@@ -91,7 +91,11 @@ int main(int argc, char** argv) {
               "                         libcuda.so)\n"
               "  TESSERA_NVRTC_LIBRARY  the NVRTC library GPU kernels are compiled with (default libnvrtc.so.13,\n"
               "                         libnvrtc.so.12, libnvrtc.so, then lib64/libnvrtc.so.13 of $CUDA_HOME and\n"
-              "                         of /usr/local/cuda)\n");
+              "                         of /usr/local/cuda)\n"
+              "  TESSERA_CUBLASLT_LIBRARY  the cuBLASLt library matrix products on the GPU use (default\n"
+              "                         libcublasLt.so.13, .so.12, .so, then lib64 of $CUDA_HOME and of /usr/local/cuda)\n"
+              "  TESSERA_GPU_EMULATION  1: --device=gpu without a GPU runs on a host emulation of one (for testing;\n"
+              "                         kernels built by $TESSERA_EMULATION_CXX, default c++, with Boost.Context)\n");
 
   std::string dis_file;
   CLI::App* dis = app.add_subcommand("dis", "Print the bytecode of every function of a script");
@@ -139,7 +143,12 @@ int main(int argc, char** argv) {
   // it is only installed (the interpreter only calls it) when the JIT is on.
   tessera::HotspotObserver runtime(jit_params);
   runtime.set_script_name(run_file);
-  runtime.set_device(std::move(device));
+  try {
+    runtime.set_device(std::move(device));
+  } catch (const tessera::device::DeviceError& e) {
+    std::cerr << "tessera-vm: --device: the GPU could not be started: " << e.what() << "\n";
+    return 2;
+  }
   if (jit_params.enabled) {
     runtime.enable_tracing(vm, dump_dir);
     if (want_stats) runtime.enable_tier_profile();

@@ -19,6 +19,16 @@ void KernelCalls::configure(const KernelCallConfig& c) {
   store_.configure(c.cache_dir, c.dump_dir, c.dump_ptx);
 }
 
+void KernelCalls::set_device(std::shared_ptr<KernelDevice> d) {
+  std::lock_guard<std::mutex> lock(mu_);
+  device_ = std::move(d);
+}
+
+std::shared_ptr<KernelDevice> KernelCalls::device() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return device_;
+}
+
 KernelCallConfig KernelCalls::config() const {
   std::lock_guard<std::mutex> lock(mu_);
   return config_;

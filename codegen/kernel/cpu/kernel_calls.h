@@ -4,6 +4,8 @@
 // region cannot be compiled, the interpreter's kernels one operation at a
 // time, which also raise the interpreter's errors.
 //
+// A device installed in KernelCalls (kernel_device.h) is asked first.
+//
 // KernelCalls is the process's: one kernel store (compiler, disk cache,
 // linked kernels), one background compiler, the JIT parameters that steer
 // them (set by each VM's JIT as it starts; the last VM's settings hold) and
@@ -20,6 +22,7 @@
 
 #include "codegen/kernel/kernel_compile_queue.h"
 #include "codegen/kernel/cpu/kernel_store.h"
+#include "codegen/kernel/kernel_device.h"
 #include "vm/graph/region.h"
 
 namespace tessera::kir {
@@ -62,6 +65,11 @@ class KernelCalls {
   // Waits for the background compiler (tests, async=0).
   void drain_background() { queue_.drain(); }
 
+  // The device that runs fused calls besides the CPU (null: the CPU alone).
+  // Installed by the runtime for a run (--device); the last VM's holds.
+  void set_device(std::shared_ptr<KernelDevice> d);
+  std::shared_ptr<KernelDevice> device() const;
+
   KernelStore& store() { return store_; }
   KernelCompileQueue& queue() { return queue_; }
   KernelCallStats stats() const;
@@ -84,6 +92,7 @@ class KernelCalls {
   KernelStore store_;
   KernelCompileQueue queue_;
   Counters counters_;
+  std::shared_ptr<KernelDevice> device_;
 };
 
 // The region's single output for these inputs; throws what the

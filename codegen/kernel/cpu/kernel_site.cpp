@@ -14,7 +14,8 @@ constexpr int kChangesToDynamic = 2;
 
 }  // namespace
 
-KernelSite::KernelSite(const Region& r, KernelCalls& calls) : region_(r), calls_(calls), config_(calls.config()) {
+KernelSite::KernelSite(const Region& r, KernelCalls& calls)
+    : region_(r), device_(calls.device()), calls_(calls), config_(calls.config()) {
   calls_.counters().sites.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -43,6 +44,8 @@ void KernelSite::collect() {
 }
 
 Value KernelSite::run(std::span<const Value> inputs) {
+  if (device_)
+    if (std::optional<Value> out = device_->run(region_, device_site_, inputs)) return std::move(*out);
   KernelCalls::Counters& c = calls_.counters();
   std::optional<std::vector<int64_t>> sym = bind_symbols(region_, inputs);
   const CpuRegionKernel* k = nullptr;

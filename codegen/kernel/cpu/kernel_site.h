@@ -55,6 +55,8 @@ class KernelSite {
   void collect();
 
   const Region& region_;  // the CallTarget's, which also holds the site
+  std::shared_ptr<KernelDevice> device_;  // the process's when the site was made (null: CPU only)
+  std::shared_ptr<void> device_site_;     // the device's state for this site
   KernelCalls& calls_;
   KernelCallConfig config_;  // the process's when the site was made
   std::shared_ptr<const CpuRegionKernel> k2_;

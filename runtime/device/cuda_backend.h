@@ -1,0 +1,46 @@
+// The CUDA device backend: device 0's primary context, one stream, the
+// caching allocator over the driver's memory, kernels compiled by NVRTC
+// through the kernel store (persistent cache of cubins) and loaded as
+// modules, f32 products through cuBLASLt.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "runtime/device/cublaslt.h"
+#include "runtime/device/device_backend.h"
+#include "runtime/device/device_selection.h"
+#include "runtime/device/gpu_kernel_store.h"
+#include "runtime/device/gpu_stream.h"
+
+namespace tessera::device {
+
+class CudaBackend : public DeviceBackend {
+ public:
+  // `selection` must have selected a GPU; `cache_dir` as GpuKernelStore's.
+  CudaBackend(const DeviceSelection& selection, const std::string& cache_dir);
+  ~CudaBackend() override;
+
+  std::string describe() const override { return describe_; }
+  DeviceAllocator& allocator() override { return *alloc_; }
+  void upload(DevicePtr to, const void* from, size_t bytes) override { stream_->upload(to, from, bytes); }
+  void download(void* to, DevicePtr from, size_t bytes) override { stream_->download(to, from, bytes); }
+  std::shared_ptr<LaunchableKernel> build(const kir::CudaKernelSource& src) override;
+  void matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
+                  int64_t stride_b, DevicePtr c, int64_t stride_c) override;
+  BuildStats build_stats() const override;
+
+ private:
+  std::shared_ptr<GpuDevice> device_;
+  std::string describe_;
+  std::unique_ptr<GpuStream> stream_;
+  std::unique_ptr<CudaMemory> memory_;
+  std::unique_ptr<DeviceAllocator> alloc_;
+  std::unique_ptr<CudaKernelCompiler> compiler_;
+  std::unique_ptr<GpuKernelStore> store_;
+  std::mutex gemm_mu_;
+  std::unique_ptr<GpuGemm> gemm_;  // made on the first product
+};
+
+}  // namespace tessera::device

@@ -1,0 +1,271 @@
+#include "runtime/device/gpu_kernel_device.h"
+
+#include <fmt/format.h>
+
+#include "codegen/kernel/cuda/cuda_region.h"
+#include "codegen/kernel/lower_region.h"
+#include "runtime/device/device_error.h"
+
+namespace tessera::device {
+
+namespace {
+
+// Dims of a region value's tensor for these symbols' values.
+Shape shape_of(const RegionType& t, const std::vector<int64_t>& sym) {
+  Shape s;
+  for (int d : t.dims) s.push_back(d == kDimOne ? 1 : sym.at(static_cast<size_t>(d)));
+  return s;
+}
+
+int64_t numel_of(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+// The value tile lower_attention is given: the value dim rounded up to 16, at least 16.
+constexpr int64_t kAttentionValueTile = 64;
+
+}  // namespace
+
+// A kernel output's elements, left in the device's block until the host reads them.
+class GpuBlockCopy : public DeviceCopy {
+ public:
+  GpuBlockCopy(std::shared_ptr<GpuKernelDevice> owner, DeviceBackend& backend, DevicePtr block)
+      : owner_(std::move(owner)), backend_(backend), block_(block) {}
+  ~GpuBlockCopy() override { backend_.allocator().free(block_); }
+  void to_host(void* host, size_t bytes) override {
+    backend_.download(host, block_, bytes);
+    owner_->note_download(bytes);
+  }
+  const GpuKernelDevice* owner() const { return owner_.get(); }
+  DevicePtr block() const { return block_; }
+
+ private:
+  std::shared_ptr<GpuKernelDevice> owner_;  // keeps the device (and its memory) alive
+  DeviceBackend& backend_;
+  DevicePtr block_;
+};
+
+struct GpuKernelDevice::Site {
+  bool refused = false;
+  std::string why;
+  kir::Kernel main;                    // the region's kernel (after its leading step, if any)
+  kir::CudaKernelSource main_src;
+  std::optional<kir::Kernel> step;     // attention's kernel
+  std::optional<kir::CudaKernelSource> step_src;
+  struct Built {
+    std::atomic<bool> done{false};
+    std::shared_ptr<LaunchableKernel> main, step;
+    std::string error;
+  };
+  std::shared_ptr<Built> built;
+};
+
+GpuKernelDevice::GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, bool background)
+    : backend_(std::move(backend)), background_(background) {}
+
+GpuKernelDevice::~GpuKernelDevice() { queue_.cancel(); }
+
+void GpuKernelDevice::refuse(Site& s, const std::string& why) {
+  s.refused = true;
+  s.why = why;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stats_.first_refusal.empty()) stats_.first_refusal = why;
+}
+
+void GpuKernelDevice::note_download(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.downloads;
+  stats_.download_bytes += bytes;
+}
+
+std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>& slot, std::span<const Value> inputs) {
+  const std::optional<std::vector<int64_t>> sym = bind_symbols(r, inputs);
+  if (!sym) return std::nullopt;  // the CPU's path raises the interpreter's error
+  if (!slot) {
+    auto s = std::make_shared<Site>();
+    slot = s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.sites;
+    }
+    try {
+      const RegionOp* lead = r.leading_step() ? &r.ops.front() : nullptr;
+      if (lead && lead->op == OpId::MatMul && !backend_->host_memory())
+        for (int a : lead->args)
+          if (r.type(a).dtype != DType::F32)
+            throw DeviceError(std::string("a matrix product of ") + dtype_name(r.type(a).dtype) +
+                              " on the GPU is not built (f32 products run on cuBLASLt)");
+      kir::RegionLowering opt;
+      s->main = kir::lower_region(r, "region", opt);
+      s->main_src = kir::emit_cuda_kernel(s->main, "tsr_region", kir::cuda_target_for(r));
+      if (lead && lead->op == OpId::Attention) {
+        s->step = kir::lower_attention(r, "attention", opt, kAttentionValueTile);
+        s->step_src = kir::emit_cuda_kernel(*s->step, "tsr_attention", kir::cuda_target_for(r));
+      }
+    } catch (const std::exception& e) {
+      refuse(*s, e.what());
+    }
+    if (!s->refused) {
+      s->built = std::make_shared<Site::Built>();
+      auto job = [backend = backend_, built = s->built, main = s->main_src, step = s->step_src] {
+        try {
+          built->main = backend->build(main);
+          if (step) built->step = backend->build(*step);
+        } catch (const std::exception& e) {
+          built->error = e.what();
+        }
+        built->done.store(true, std::memory_order_release);
+      };
+      if (background_) queue_.post(std::move(job));
+      else job();
+    }
+  }
+  Site& s = *static_cast<Site*>(slot.get());
+  if (!s.refused && s.built->done.load(std::memory_order_acquire) && !s.built->error.empty()) refuse(s, s.built->error);
+  if (s.refused) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.refused;
+    return std::nullopt;
+  }
+  if (!s.built->done.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.cpu_while_building;
+    return std::nullopt;
+  }
+
+  // The params: the inputs, the leading step's result, the outputs.
+  DeviceAllocator& alloc = backend_->allocator();
+  std::vector<DevicePtr> temps;  // freed after the launch (stream-ordered)
+  auto cleanup = [&] {
+    for (DevicePtr p : temps) alloc.free(p);
+  };
+  try {
+    union Scalar {
+      float f;
+      int64_t i;
+      uint8_t b;
+    };
+    const size_t n_in = inputs.size();
+    std::vector<void*> ptrs(n_in + 1 + r.outputs.size(), nullptr);
+    std::vector<Scalar> scalars(n_in);
+    std::vector<void*> params;
+    uint64_t up = 0, up_bytes = 0, resident = 0;
+    for (size_t i = 0; i < n_in; ++i) {
+      const Value& v = inputs[i];
+      if (!v.is_tensor()) {
+        if (v.is_float()) scalars[i].f = static_cast<float>(v.as_float());
+        else if (v.is_int()) scalars[i].i = v.as_int();
+        else scalars[i].b = v.as_bool() ? 1 : 0;
+        params.push_back(&scalars[i]);
+        continue;
+      }
+      const TensorObj& t = *v.as_tensor();
+      auto* held = dynamic_cast<const GpuBlockCopy*>(t.device_copy);
+      if (held && held->owner() == this) {
+        ptrs[i] = reinterpret_cast<void*>(held->block());
+        ++resident;
+      } else {
+        const DevicePtr p = alloc.allocate(t.nbytes());
+        temps.push_back(p);
+        backend_->upload(p, t.data(), t.nbytes());
+        ptrs[i] = reinterpret_cast<void*>(p);
+        ++up;
+        up_bytes += t.nbytes();
+      }
+      params.push_back(&ptrs[i]);
+    }
+    // The leading step's result, which the region's kernel reads after the inputs.
+    if (r.leading_step()) {
+      const RegionOp& lead = r.ops.front();
+      const Shape shape = shape_of(lead.type, *sym);
+      const size_t bytes = static_cast<size_t>(numel_of(shape)) * dtype_size(lead.type.dtype);
+      const DevicePtr p = alloc.allocate(bytes);
+      temps.push_back(p);
+      ptrs[n_in] = reinterpret_cast<void*>(p);
+      if (lead.op == OpId::Attention) {
+        std::vector<void*> step_params(params.begin(), params.end());
+        step_params.push_back(&ptrs[n_in]);
+        const int64_t dv = shape.back();
+        if (dv > kAttentionValueTile)
+          throw DeviceError(fmt::format("attention with a value dim of {} (over {}) on the GPU is not built", dv,
+                                        kAttentionValueTile));
+        const std::vector<int64_t> grid = s.step->grid_extents(*sym);
+        std::vector<void*> args = kir::cuda_kernel_args(*s.step_src, step_params, *sym, grid);
+        s.built->step->launch(grid[0] * grid[1] * grid[2], args);
+      } else if (backend_->host_memory()) {
+        // The emulation: the product by the interpreter's kernel, in place.
+        const Value product = run_leading_step(r, inputs);
+        backend_->upload(p, product.as_tensor()->data(), bytes);
+      } else {
+        const Shape a = shape_of(r.type(lead.args[0]), *sym), b = shape_of(r.type(lead.args[1]), *sym);
+        if (a.size() < 2 || b.size() < 2 || a.size() > 3 || b.size() > 3)
+          throw DeviceError("a matrix product of vectors or of rank over 3 on the GPU is not built");
+        const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+        const int64_t batch = a.size() == 3 ? a[0] : 1;
+        if (b.size() == 3 && b[0] != batch) throw DeviceError("a batched product whose batches differ on the GPU is not built");
+        auto dptr = [&](int arg) {
+          return reinterpret_cast<DevicePtr>(ptrs[static_cast<size_t>(r.index_of(arg))]);
+        };
+        backend_->matmul_f32(batch, m, n, k, dptr(lead.args[0]), m * k, dptr(lead.args[1]), b.size() == 3 ? k * n : 0, p,
+                             m * n);
+      }
+      params.push_back(&ptrs[n_in]);
+    }
+    std::vector<Value> outs;
+    std::vector<DevicePtr> out_blocks;
+    for (size_t o = 0; o < r.outputs.size(); ++o) {
+      const RegionType& t = r.type(r.outputs[o]);
+      outs.push_back(make_tensor(t.dtype, shape_of(t, *sym), false));
+      out_blocks.push_back(alloc.allocate(outs.back().as_tensor()->nbytes()));
+      ptrs[n_in + 1 + o] = reinterpret_cast<void*>(out_blocks.back());
+      params.push_back(&ptrs[n_in + 1 + o]);
+    }
+    const std::vector<int64_t> grid = s.main.grid_extents(*sym);
+    std::vector<void*> args = kir::cuda_kernel_args(s.main_src, params, *sym, grid);
+    s.built->main->launch(grid[0] * grid[1] * grid[2], args);
+    for (size_t o = 0; o < outs.size(); ++o)
+      outs[o].as_tensor()->attach_device_copy(std::make_unique<GpuBlockCopy>(shared_from_this(), *backend_, out_blocks[o]));
+    cleanup();
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.launches;
+    stats_.uploads += up;
+    stats_.upload_bytes += up_bytes;
+    stats_.resident_inputs += resident;
+    return outs.at(0);
+  } catch (const DeviceError& e) {
+    cleanup();
+    refuse(s, e.what());
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.refused;
+    return std::nullopt;
+  }
+}
+
+GpuKernelDevice::Stats GpuKernelDevice::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stats s = stats_;
+  s.memory = backend_->allocator().stats();
+  s.builds = backend_->build_stats();
+  return s;
+}
+
+std::string GpuKernelDevice::report() const {
+  const Stats s = stats();
+  std::string out = fmt::format(
+      "  gpu: {} fused calls on the device at {} sites ({} on the CPU while their kernel was built, {} refused{}); "
+      "{} kernels built by {} in {:.1f} ms, {} from the kernel cache\n",
+      s.launches, s.sites, s.cpu_while_building, s.refused,
+      s.first_refusal.empty() ? "" : ", the first because: " + s.first_refusal.substr(0, s.first_refusal.find('\n')),
+      s.builds.built, s.builds.compiler, s.builds.build_ms, s.builds.from_cache);
+  out += fmt::format(
+      "  gpu memory: {} inputs uploaded ({:.1f} MiB: their elements were on the host), {} inputs already on the device, "
+      "{} outputs read back by the host ({:.1f} MiB); allocator high-water {:.1f} MiB, {} of {} blocks reused\n",
+      s.uploads, static_cast<double>(s.upload_bytes) / (1 << 20), s.resident_inputs, s.downloads,
+      static_cast<double>(s.download_bytes) / (1 << 20), static_cast<double>(s.memory.high_water_bytes) / (1 << 20),
+      s.memory.reuses, s.memory.allocations);
+  return out;
+}
+
+}  // namespace tessera::device

@@ -1,0 +1,75 @@
+// GpuKernelDevice: the JIT's fused calls on a GPU (kir::KernelDevice, which
+// the call sites ask first: codegen/kernel/kernel_device.h), over a
+// DeviceBackend (the CUDA driver, or the host emulation in tests).
+//
+// A call site's first call lowers its region to a K2 kernel (dims are
+// parameters), emits CUDA C++ and builds it on the background thread; until
+// it is ready the call runs on the CPU's kernels (as while a CPU K3 kernel
+// is compiled). Then every call runs on the device:
+//   - tensor inputs whose elements the device holds (an earlier call's
+//     output) are passed as they are; others are uploaded for the call;
+//   - a leading matrix product runs on cuBLASLt (f32), attention as
+//     lower_attention's kernel; then the region's kernel;
+//   - the output is a tensor whose elements stay on the device (a
+//     DeviceCopy over its block: vm/tensor/device_copy.h) until the host
+//     reads them, so a chain of fused calls moves nothing between host and
+//     device but its inputs from the host.
+// A region the device cannot run (the emitter refuses it, a product of half
+// precision) is counted with its reason and runs on the CPU: never silently.
+// One thread (the VM's) calls run(); the background thread only builds.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "codegen/kernel/kernel_compile_queue.h"
+#include "codegen/kernel/kernel_device.h"
+#include "runtime/device/device_backend.h"
+
+namespace tessera::device {
+
+class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from_this<GpuKernelDevice> {
+ public:
+  // `background`: build kernels on the background thread (false: before
+  // the call goes on, as async=0 does for the CPU's K3 kernels).
+  GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, bool background);
+  ~GpuKernelDevice() override;
+
+  std::optional<Value> run(const Region& r, std::shared_ptr<void>& site, std::span<const Value> inputs) override;
+
+  const DeviceBackend& backend() const { return *backend_; }
+  void drain() { queue_.drain(); }  // waits for the builds (tests)
+
+  struct Stats {
+    uint64_t sites = 0;             // call sites that asked the device
+    uint64_t launches = 0;          // fused calls run on the device
+    uint64_t cpu_while_building = 0;  // calls run on the CPU while their kernel was built
+    uint64_t refused = 0;           // calls of regions the device cannot run (run on the CPU)
+    std::string first_refusal;      // the first such region's reason
+    uint64_t uploads = 0, upload_bytes = 0;      // inputs copied to the device (their elements were on the host)
+    uint64_t downloads = 0, download_bytes = 0;  // outputs copied back (the host read them)
+    uint64_t resident_inputs = 0;   // inputs already on the device (an earlier call's output)
+    DeviceAllocator::Stats memory;
+    DeviceBackend::BuildStats builds;
+  };
+  Stats stats() const;
+  // The --stats lines ("  gpu: ...").
+  std::string report() const;
+
+  // Counted by the DeviceCopy of outputs when the host reads them.
+  void note_download(size_t bytes);
+
+ private:
+  struct Site;
+  void refuse(Site& s, const std::string& why);
+
+  std::shared_ptr<DeviceBackend> backend_;
+  bool background_;
+  kir::KernelCompileQueue queue_;
+  mutable std::mutex mu_;  // stats_ (the background thread touches none of it but the build's)
+  Stats stats_;
+};
+
+}  // namespace tessera::device
