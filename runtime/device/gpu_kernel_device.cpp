@@ -5,6 +5,7 @@
 #include "codegen/kernel/cuda/cuda_region.h"
 #include "codegen/kernel/lower_region.h"
 #include "runtime/device/device_error.h"
+#include "vm/core/error.h"
 
 namespace tessera::device {
 
@@ -34,8 +35,14 @@ class GpuBlockCopy : public DeviceCopy {
   GpuBlockCopy(std::shared_ptr<GpuKernelDevice> owner, DeviceBackend& backend, DevicePtr block)
       : owner_(std::move(owner)), backend_(backend), block_(block) {}
   ~GpuBlockCopy() override { backend_.allocator().free(block_); }
+  // A device that fails here (a lost GPU, a kernel that faulted) fails the
+  // script's operation that needed the elements, as a runtime error.
   void to_host(void* host, size_t bytes) override {
-    backend_.download(host, block_, bytes);
+    try {
+      backend_.download(host, block_, bytes);
+    } catch (const DeviceError& e) {
+      throw RuntimeError(std::string("the GPU could not give back a tensor's elements: ") + e.what());
+    }
     owner_->note_download(bytes);
   }
   const GpuKernelDevice* owner() const { return owner_.get(); }
@@ -138,8 +145,10 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
   // The params: the inputs, the leading step's result, the outputs.
   DeviceAllocator& alloc = backend_->allocator();
   std::vector<DevicePtr> temps;  // freed after the launch (stream-ordered)
+  std::vector<DevicePtr> out_blocks;  // owned by the outputs once the launch is made
   auto cleanup = [&] {
     for (DevicePtr p : temps) alloc.free(p);
+    temps.clear();
   };
   try {
     union Scalar {
@@ -214,7 +223,6 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
       params.push_back(&ptrs[n_in]);
     }
     std::vector<Value> outs;
-    std::vector<DevicePtr> out_blocks;
     for (size_t o = 0; o < r.outputs.size(); ++o) {
       const RegionType& t = r.type(r.outputs[o]);
       outs.push_back(make_tensor(t.dtype, shape_of(t, *sym), false));
@@ -227,6 +235,7 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
     s.built->main->launch(grid[0] * grid[1] * grid[2], args);
     for (size_t o = 0; o < outs.size(); ++o)
       outs[o].as_tensor()->attach_device_copy(std::make_unique<GpuBlockCopy>(shared_from_this(), *backend_, out_blocks[o]));
+    out_blocks.clear();
     cleanup();
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.launches;
@@ -235,6 +244,7 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
     stats_.resident_inputs += resident;
     return outs.at(0);
   } catch (const DeviceError& e) {
+    for (DevicePtr p : out_blocks) alloc.free(p);
     cleanup();
     refuse(s, e.what());
     std::lock_guard<std::mutex> lock(mu_);

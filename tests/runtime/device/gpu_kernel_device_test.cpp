@@ -1,0 +1,132 @@
+// GpuKernelDevice over a fake backend (memory with a capacity, kernels that
+// write a known value, copies that can fail): a call runs on the device once
+// its kernel is built, its output stays there until read, a device that
+// cannot give the elements back is a runtime error, and running out of
+// device memory refuses the region without leaking its blocks.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "runtime/device/gpu_kernel_device.h"
+#include "vm/core/error.h"
+
+namespace tessera::device {
+namespace {
+
+constexpr const char* kScale = "%0 = input : f32[s0]\n%1 = input : float\n%2 = mul(%0, %1) : f32[s0]\noutputs %2\n";
+
+class FakeBackend : public DeviceBackend {
+ public:
+  explicit FakeBackend(size_t capacity) : memory_(capacity), alloc_(memory_) {}
+  std::string describe() const override { return "fake"; }
+  DeviceAllocator& allocator() override { return alloc_; }
+  void upload(DevicePtr to, const void* from, size_t bytes) override {
+    std::memcpy(reinterpret_cast<void*>(to), from, bytes);
+  }
+  void download(void* to, DevicePtr from, size_t bytes) override {
+    if (fail_downloads) throw DeviceError("cuMemcpyDtoHAsync: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access)");
+    std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
+  }
+  // Every kernel fills the output (the last param) with 7.
+  std::shared_ptr<LaunchableKernel> build(const kir::CudaKernelSource& src) override {
+    ++built;
+    struct Fill : LaunchableKernel {
+      using LaunchableKernel::LaunchableKernel;
+      void launch(int64_t, std::vector<void*>& args) override {
+        float* out = *static_cast<float**>(args[2]);
+        const int64_t n = *static_cast<int64_t*>(args[3]);
+        for (int64_t i = 0; i < n; ++i) out[i] = 7.0f;
+      }
+    };
+    return std::make_shared<Fill>(src);
+  }
+  void matmul_f32(int64_t, int64_t, int64_t, int64_t, DevicePtr, int64_t, DevicePtr, int64_t, DevicePtr, int64_t) override {
+    throw DeviceError("no products here");
+  }
+  BuildStats build_stats() const override { return {built, 0, 0, "fake"}; }
+
+  struct Memory : DeviceMemoryBackend {
+    explicit Memory(size_t cap) : cap(cap) {}
+    DevicePtr allocate(size_t bytes) override {
+      if (used + bytes > cap) return 0;
+      used += bytes;
+      void* p = std::malloc(bytes);
+      sizes[p] = bytes;
+      return reinterpret_cast<DevicePtr>(p);
+    }
+    void release(DevicePtr p) override {
+      used -= sizes.at(reinterpret_cast<void*>(p));
+      sizes.erase(reinterpret_cast<void*>(p));
+      std::free(reinterpret_cast<void*>(p));
+    }
+    void synchronize() override {}
+    size_t cap, used = 0;
+    std::map<void*, size_t> sizes;
+  };
+  Memory memory_;
+  DeviceAllocator alloc_;
+  uint64_t built = 0;
+  bool fail_downloads = false;
+};
+
+Value ones(int64_t n) {
+  Value v = make_tensor(DType::F32, {n});
+  for (int64_t i = 0; i < n; ++i) v.as_tensor()->set_f(i, 1.0);
+  return v;
+}
+
+TEST(GpuKernelDevice, ACallRunsOnTheDeviceAndItsOutputStaysThereUntilRead) {
+  auto backend = std::make_shared<FakeBackend>(1 << 20);
+  auto dev = std::make_shared<GpuKernelDevice>(backend, false);
+  const Region r = parse_region(kScale);
+  std::shared_ptr<void> site;
+  const std::vector<Value> in = {ones(100), Value::number(2.0)};
+  std::optional<Value> out = dev->run(r, site, in);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_NE(out->as_tensor()->device_copy, nullptr);
+  EXPECT_EQ(out->as_tensor()->get_f(99), 7.0);  // the fake kernel's value, copied back
+  EXPECT_EQ(out->as_tensor()->device_copy, nullptr);
+  // Fed back, an output still on the device is not uploaded.
+  std::optional<Value> again = dev->run(r, site, std::vector<Value>{dev->run(r, site, in).value(), Value::number(2.0)});
+  ASSERT_TRUE(again.has_value());
+  const auto s = dev->stats();
+  EXPECT_EQ(s.launches, 3u);
+  EXPECT_EQ(s.resident_inputs, 1u);
+  EXPECT_EQ(s.uploads, 2u);
+  EXPECT_EQ(s.downloads, 1u);
+  EXPECT_EQ(backend->built, 1u);
+}
+
+TEST(GpuKernelDevice, ADeviceThatCannotGiveElementsBackIsARuntimeError) {
+  auto backend = std::make_shared<FakeBackend>(1 << 20);
+  auto dev = std::make_shared<GpuKernelDevice>(backend, false);
+  const Region r = parse_region(kScale);
+  std::shared_ptr<void> site;
+  std::optional<Value> out = dev->run(r, site, std::vector<Value>{ones(10), Value::number(2.0)});
+  ASSERT_TRUE(out.has_value());
+  backend->fail_downloads = true;
+  try {
+    out->as_tensor()->get_f(0);
+    FAIL() << "no error";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GpuKernelDevice, OutOfDeviceMemoryRefusesTheRegionWithoutLeaking) {
+  auto backend = std::make_shared<FakeBackend>(3000);  // room for the input, not for the output too
+  auto dev = std::make_shared<GpuKernelDevice>(backend, false);
+  const Region r = parse_region(kScale);
+  std::shared_ptr<void> site;
+  EXPECT_FALSE(dev->run(r, site, std::vector<Value>{ones(500), Value::number(2.0)}).has_value());
+  EXPECT_EQ(backend->allocator().stats().in_use_bytes, 0u);
+  const auto s = dev->stats();
+  EXPECT_EQ(s.refused, 1u);
+  EXPECT_NE(s.first_refusal.find("device out of memory"), std::string::npos) << s.first_refusal;
+  // Refused for good: later calls go to the CPU at once.
+  EXPECT_FALSE(dev->run(r, site, std::vector<Value>{ones(500), Value::number(2.0)}).has_value());
+  EXPECT_EQ(dev->stats().refused, 2u);
+}
+
+}  // namespace
+}  // namespace tessera::device
