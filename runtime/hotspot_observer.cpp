@@ -32,7 +32,8 @@ void HotspotObserver::set_device(device::DeviceSelection selection) {
   else backend = std::make_shared<device::CudaBackend>(*device_, params_.kcache ? kir::KernelDiskCache::default_dir() : "");
 #endif
   if (!backend) return;
-  gpu_ = std::make_shared<device::GpuKernelDevice>(std::move(backend), params_.async != 0);
+  gpu_ = std::make_shared<device::GpuKernelDevice>(std::move(backend), params_.async != 0, params_.specialize,
+                                                   params_.recompiles);
   kir::KernelCalls::process().set_device(gpu_);
 }
 

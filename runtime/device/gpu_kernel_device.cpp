@@ -54,23 +54,107 @@ class GpuBlockCopy : public DeviceCopy {
   DevicePtr block_;
 };
 
-struct GpuKernelDevice::Site {
-  bool refused = false;
-  std::string why;
-  kir::Kernel main;                    // the region's kernel (after its leading step, if any)
+// One kernel of a site: K2 (dims are parameters) or K3 (the settled dims
+// constants), with attention's kernel for a leading attention.
+struct GpuKernelDevice::Variant {
+  std::vector<std::optional<int64_t>> spec;  // K3: the constant dims; empty: K2
+  kir::Kernel main;                           // the region's kernel (after its leading step, if any)
   kir::CudaKernelSource main_src;
-  std::optional<kir::Kernel> step;     // attention's kernel
+  std::optional<kir::Kernel> step;            // attention's kernel
   std::optional<kir::CudaKernelSource> step_src;
   struct Built {
     std::atomic<bool> done{false};
     std::shared_ptr<LaunchableKernel> main, step;
     std::string error;
   };
-  std::shared_ptr<Built> built;
+  std::shared_ptr<Built> built = std::make_shared<Built>();
+
+  bool ready() const { return built->done.load(std::memory_order_acquire); }
+  bool fits(const std::vector<int64_t>& sym) const {
+    for (size_t d = 0; d < spec.size() && d < sym.size(); ++d)
+      if (spec[d] && *spec[d] != sym[d]) return false;
+    return true;
+  }
 };
 
-GpuKernelDevice::GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, bool background)
-    : backend_(std::move(backend)), background_(background) {}
+// A call site: its K2 kernel, the K3 kernels its settled shapes asked for,
+// and what it has seen of its shapes (the CPU site's policy: kernel_site.h).
+struct GpuKernelDevice::Site {
+  bool refused = false;
+  std::string why;
+  Variant k2;
+  std::vector<std::unique_ptr<Variant>> k3;
+  std::vector<int64_t> last;
+  std::vector<int> changes;
+  std::vector<bool> dynamic;
+  int streak = 0;
+};
+
+GpuKernelDevice::GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, bool background, int specialize,
+                                 int recompiles)
+    : backend_(std::move(backend)), background_(background), specialize_(specialize), recompiles_(recompiles) {}
+
+// Lowers, emits and builds (in the background, or now) one variant; throws
+// what lowering and emitting throw.
+void GpuKernelDevice::prepare(const Region& r, Variant& v) {
+  kir::RegionLowering opt;
+  opt.symbol_values = v.spec;
+  v.main = kir::lower_region(r, "region", opt);
+  v.main_src = kir::emit_cuda_kernel(v.main, "tsr_region", kir::cuda_target_for(r));
+  if (r.leading_step() && r.ops.front().op == OpId::Attention) {
+    v.step = kir::lower_attention(r, "attention", opt, kAttentionValueTile);
+    v.step_src = kir::emit_cuda_kernel(*v.step, "tsr_attention", kir::cuda_target_for(r));
+  }
+  auto job = [backend = backend_, built = v.built, main = v.main_src, step = v.step_src] {
+    try {
+      built->main = backend->build(main);
+      if (step) built->step = backend->build(*step);
+    } catch (const std::exception& e) {
+      built->error = e.what();
+    }
+    built->done.store(true, std::memory_order_release);
+  };
+  if (background_) queue_.post(std::move(job));
+  else job();
+}
+
+// The CPU site's policy: a symbol whose value changed twice is dynamic;
+// `specialize` calls in a row with the other symbols unchanged ask for a K3
+// kernel with those as constants, at most `recompiles` of them per site.
+void GpuKernelDevice::observe(const Region& r, Site& s, const std::vector<int64_t>& sym) {
+  if (s.last.empty()) {
+    s.last = sym;
+    s.changes.assign(sym.size(), 0);
+    s.dynamic.assign(sym.size(), false);
+    s.streak = 1;
+  } else {
+    bool settled = true;
+    for (size_t d = 0; d < sym.size(); ++d) {
+      if (sym[d] == s.last[d]) continue;
+      if (++s.changes[d] >= 2) s.dynamic[d] = true;
+      else if (!s.dynamic[d]) settled = false;
+      s.last[d] = sym[d];
+    }
+    s.streak = settled ? s.streak + 1 : 1;
+  }
+  if (specialize_ <= 0 || s.streak < specialize_ || static_cast<int>(s.k3.size()) >= recompiles_) return;
+  for (const auto& k : s.k3)
+    if (!k->ready()) return;  // one at a time
+  std::vector<std::optional<int64_t>> spec(sym.size());
+  bool any = false;
+  for (size_t d = 0; d < sym.size(); ++d)
+    if (!s.dynamic[d]) spec[d] = sym[d], any = true;
+  if (!any) return;  // every dim is dynamic: K2 it is
+  auto v = std::make_unique<Variant>();
+  v->spec = std::move(spec);
+  try {
+    prepare(r, *v);
+  } catch (const std::exception&) {
+    return;  // the K2 kernel goes on serving
+  }
+  s.k3.push_back(std::move(v));
+  s.streak = 0;
+}
 
 GpuKernelDevice::~GpuKernelDevice() { queue_.cancel(); }
 
@@ -104,42 +188,31 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
           if (r.type(a).dtype != DType::F32)
             throw DeviceError(std::string("a matrix product of ") + dtype_name(r.type(a).dtype) +
                               " on the GPU is not built (f32 products run on cuBLASLt)");
-      kir::RegionLowering opt;
-      s->main = kir::lower_region(r, "region", opt);
-      s->main_src = kir::emit_cuda_kernel(s->main, "tsr_region", kir::cuda_target_for(r));
-      if (lead && lead->op == OpId::Attention) {
-        s->step = kir::lower_attention(r, "attention", opt, kAttentionValueTile);
-        s->step_src = kir::emit_cuda_kernel(*s->step, "tsr_attention", kir::cuda_target_for(r));
-      }
+      prepare(r, s->k2);
     } catch (const std::exception& e) {
       refuse(*s, e.what());
     }
-    if (!s->refused) {
-      s->built = std::make_shared<Site::Built>();
-      auto job = [backend = backend_, built = s->built, main = s->main_src, step = s->step_src] {
-        try {
-          built->main = backend->build(main);
-          if (step) built->step = backend->build(*step);
-        } catch (const std::exception& e) {
-          built->error = e.what();
-        }
-        built->done.store(true, std::memory_order_release);
-      };
-      if (background_) queue_.post(std::move(job));
-      else job();
-    }
   }
   Site& s = *static_cast<Site*>(slot.get());
-  if (!s.refused && s.built->done.load(std::memory_order_acquire) && !s.built->error.empty()) refuse(s, s.built->error);
+  if (!s.refused && s.k2.ready() && !s.k2.built->error.empty()) refuse(s, s.k2.built->error);
   if (s.refused) {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.refused;
     return std::nullopt;
   }
-  if (!s.built->done.load(std::memory_order_acquire)) {
+  if (!s.k2.ready()) {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.cpu_while_building;
     return std::nullopt;
+  }
+  // A K3 kernel made for these shapes, else K2 (which notes the shapes).
+  const Variant* v = nullptr;
+  for (const auto& k : s.k3)
+    if (k->ready() && k->built->error.empty() && k->fits(*sym)) v = k.get();
+  const bool k3 = v != nullptr;
+  if (!v) {
+    v = &s.k2;
+    observe(r, s, *sym);
   }
 
   // The params: the inputs, the leading step's result, the outputs.
@@ -200,9 +273,9 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
         if (dv > kAttentionValueTile)
           throw DeviceError(fmt::format("attention with a value dim of {} (over {}) on the GPU is not built", dv,
                                         kAttentionValueTile));
-        const std::vector<int64_t> grid = s.step->grid_extents(*sym);
-        std::vector<void*> args = kir::cuda_kernel_args(*s.step_src, step_params, *sym, grid);
-        s.built->step->launch(grid[0] * grid[1] * grid[2], args);
+        const std::vector<int64_t> grid = v->step->grid_extents(*sym);
+        std::vector<void*> args = kir::cuda_kernel_args(*v->step_src, step_params, *sym, grid);
+        v->built->step->launch(grid[0] * grid[1] * grid[2], args);
       } else if (backend_->host_memory()) {
         // The emulation: the product by the interpreter's kernel, in place.
         const Value product = run_leading_step(r, inputs);
@@ -230,15 +303,16 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
       ptrs[n_in + 1 + o] = reinterpret_cast<void*>(out_blocks.back());
       params.push_back(&ptrs[n_in + 1 + o]);
     }
-    const std::vector<int64_t> grid = s.main.grid_extents(*sym);
-    std::vector<void*> args = kir::cuda_kernel_args(s.main_src, params, *sym, grid);
-    s.built->main->launch(grid[0] * grid[1] * grid[2], args);
+    const std::vector<int64_t> grid = v->main.grid_extents(*sym);
+    std::vector<void*> args = kir::cuda_kernel_args(v->main_src, params, *sym, grid);
+    v->built->main->launch(grid[0] * grid[1] * grid[2], args);
     for (size_t o = 0; o < outs.size(); ++o)
       outs[o].as_tensor()->attach_device_copy(std::make_unique<GpuBlockCopy>(shared_from_this(), *backend_, out_blocks[o]));
     out_blocks.clear();
     cleanup();
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.launches;
+    ++(k3 ? stats_.k3_launches : stats_.k2_launches);
     stats_.uploads += up;
     stats_.upload_bytes += up_bytes;
     stats_.resident_inputs += resident;
@@ -264,9 +338,9 @@ GpuKernelDevice::Stats GpuKernelDevice::stats() const {
 std::string GpuKernelDevice::report() const {
   const Stats s = stats();
   std::string out = fmt::format(
-      "  gpu: {} fused calls on the device at {} sites ({} on the CPU while their kernel was built, {} refused{}); "
-      "{} kernels built by {} in {:.1f} ms, {} from the kernel cache\n",
-      s.launches, s.sites, s.cpu_while_building, s.refused,
+      "  gpu: {} fused calls on the device at {} sites (K2 {}, K3 {}; {} on the CPU while their kernel was built, {} "
+      "refused{}); {} kernels built by {} in {:.1f} ms, {} from the kernel cache\n",
+      s.launches, s.sites, s.k2_launches, s.k3_launches, s.cpu_while_building, s.refused,
       s.first_refusal.empty() ? "" : ", the first because: " + s.first_refusal.substr(0, s.first_refusal.find('\n')),
       s.builds.built, s.builds.compiler, s.builds.build_ms, s.builds.from_cache);
   out += fmt::format(

@@ -5,7 +5,11 @@
 // A call site's first call lowers its region to a K2 kernel (dims are
 // parameters), emits CUDA C++ and builds it on the background thread; until
 // it is ready the call runs on the CPU's kernels (as while a CPU K3 kernel
-// is compiled). Then every call runs on the device:
+// is compiled). Once its shapes settle (the CPU site's policy, kernel_site.h:
+// `specialize` calls in a row, dims that keep changing stay parameters, at
+// most `recompiles` per site) a K3 kernel with those dims as constants is
+// built the same way, and calls of those shapes run it. Every call runs on
+// the device:
 //   - tensor inputs whose elements the device holds (an earlier call's
 //     output) are passed as they are; others are uploaded for the call;
 //   - a leading matrix product runs on cuBLASLt (f32), attention as
@@ -34,7 +38,8 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
  public:
   // `background`: build kernels on the background thread (false: before
   // the call goes on, as async=0 does for the CPU's K3 kernels).
-  GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, bool background);
+  // `specialize` and `recompiles`: the JIT parameters of the same names.
+  GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, bool background, int specialize = 16, int recompiles = 8);
   ~GpuKernelDevice() override;
 
   std::optional<Value> run(const Region& r, std::shared_ptr<void>& site, std::span<const Value> inputs) override;
@@ -45,6 +50,7 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
   struct Stats {
     uint64_t sites = 0;             // call sites that asked the device
     uint64_t launches = 0;          // fused calls run on the device
+    uint64_t k2_launches = 0, k3_launches = 0;
     uint64_t cpu_while_building = 0;  // calls run on the CPU while their kernel was built
     uint64_t refused = 0;           // calls of regions the device cannot run (run on the CPU)
     std::string first_refusal;      // the first such region's reason
@@ -62,11 +68,15 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
   void note_download(size_t bytes);
 
  private:
+  struct Variant;
   struct Site;
   void refuse(Site& s, const std::string& why);
+  void prepare(const Region& r, Variant& v);
+  void observe(const Region& r, Site& s, const std::vector<int64_t>& sym);
 
   std::shared_ptr<DeviceBackend> backend_;
   bool background_;
+  int specialize_, recompiles_;
   kir::KernelCompileQueue queue_;
   mutable std::mutex mu_;  // stats_ (the background thread touches none of it but the build's)
   Stats stats_;

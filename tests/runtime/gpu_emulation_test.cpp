@@ -4,7 +4,8 @@
 // calls run on the device once their kernels are built, a chain of fused
 // calls keeps its tensors on the device (nothing uploaded but the host's
 // inputs), the host's reads copy elements back, and a region the device
-// cannot run is counted with its reason and runs on the CPU.
+// cannot run is counted with its reason and runs on the CPU; settled shapes
+// get a K3 kernel.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -62,6 +63,7 @@ TEST(GpuEmulation, AChainOfFusedCallsStaysOnTheDevice) {
   const EmulatedGpu g(src);
   const auto s = g.stats();
   EXPECT_GT(s.launches, 10u) << g.report();
+  EXPECT_GT(s.k3_launches, 0u) << g.report();  // the shape settles: a K3 kernel
   EXPECT_GT(s.resident_inputs, 10u) << g.report();  // y, from the call before
   EXPECT_GE(s.downloads, 2u) << g.report();         // the reads of y[7] and y[299]
   EXPECT_LT(s.downloads, s.launches) << g.report();

@@ -97,6 +97,27 @@ TEST(GpuKernelDevice, ACallRunsOnTheDeviceAndItsOutputStaysThereUntilRead) {
   EXPECT_EQ(backend->built, 1u);
 }
 
+// Settled shapes get a K3 kernel (dims constant) after `specialize` calls;
+// a dim that keeps changing stays a parameter of it; K2 serves other shapes.
+TEST(GpuKernelDevice, SettledShapesGetAK3Kernel) {
+  auto backend = std::make_shared<FakeBackend>(1 << 20);
+  auto dev = std::make_shared<GpuKernelDevice>(backend, false, /*specialize=*/4, /*recompiles=*/8);
+  const Region r = parse_region(kScale);
+  std::shared_ptr<void> site;
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(dev->run(r, site, std::vector<Value>{ones(100), Value::number(2.0)}));
+  auto s = dev->stats();
+  EXPECT_EQ(backend->built, 2u);    // K2, then K3 for [100]
+  EXPECT_EQ(s.k2_launches, 4u);     // the calls that settled the shape
+  EXPECT_EQ(s.k3_launches, 6u);
+  // Another length: K2 again (the K3 kernel's dim is a constant 100).
+  ASSERT_TRUE(dev->run(r, site, std::vector<Value>{ones(50), Value::number(2.0)}));
+  EXPECT_EQ(dev->stats().k2_launches, 5u);
+  // A length that changes every call is dynamic: no kernel for each of them.
+  for (int n = 60; n < 80; ++n) ASSERT_TRUE(dev->run(r, site, std::vector<Value>{ones(n), Value::number(2.0)}));
+  EXPECT_EQ(backend->built, 2u);
+  EXPECT_NE(dev->report().find("K2 25, K3 6"), std::string::npos) << dev->report();
+}
+
 TEST(GpuKernelDevice, ADeviceThatCannotGiveElementsBackIsARuntimeError) {
   auto backend = std::make_shared<FakeBackend>(1 << 20);
   auto dev = std::make_shared<GpuKernelDevice>(backend, false);
