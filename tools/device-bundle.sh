@@ -45,19 +45,18 @@ is_system() {
   esac
   return 1
 }
-for bin in "$B"/bin/*; do
-  ldd "$bin" | awk '/=> \// {print $1, $3}' | while read -r name path; do
-    is_system "$name" && continue
-    [[ -e "$B/lib/$name" ]] || cp -L "$path" "$B/lib/$name"
+# Copies into lib/ what the given files load (ldd lists the whole closure).
+bundle_libraries() {
+  for file in "$@"; do
+    ldd "$file" | awk '/=> \// {print $1, $3}' | while read -r name path; do
+      is_system "$name" && continue
+      [[ -e "$B/lib/$name" ]] || cp -L "$path" "$B/lib/$name"
+    done
   done
-done
-# OpenBLAS and the libraries the bundled ones load in turn.
-for lib in "$B"/lib/*; do
-  ldd "$lib" | awk '/=> \// {print $1, $3}' | while read -r name path; do
-    is_system "$name" && continue
-    [[ -e "$B/lib/$name" ]] || cp -L "$path" "$B/lib/$name"
-  done
-done
+}
+bundle_libraries "$B"/bin/*
+# And what the bundled libraries load in turn (OpenBLAS -> gfortran), as a check: ldd already listed it.
+bundle_libraries "$B"/lib/*
 
 # What the checks run: the conformance suite and its runner, the tensor benchmark programs, the
 # harness scripts that turn the benchmarks' JSON into the tables of experiments/results/.

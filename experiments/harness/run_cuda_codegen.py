@@ -20,8 +20,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_bench import REPO, cpu_model, git_out  # noqa: E402
-from run_kernel_tiers import bench_arguments, collect, run, write_report  # noqa: E402
+from run_bench import cpu_model  # noqa: E402
+from run_kernel_tiers import bench_arguments, built_from, collect, command_line, run, write_report  # noqa: E402
 
 
 def main():
@@ -49,16 +49,13 @@ def main():
                     f"| {statistics.median(ptx['times']):.0f} | {regs.group(1) if regs else '?'} "
                     f"| {lines.group(1) if lines else '?'} |")
     ctx = data["context"]
-    commit = git_out(REPO, "rev-parse", "--short=12", "HEAD") or "unknown"
-    dirty = bool(git_out(REPO, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!experiments/results"))
     today = datetime.date.today().isoformat()
     lines = [
         f"# CUDA code generation without a GPU, {today}",
         "",
         f"- machine: {cpu_model()}, {ctx.get('num_cpus')} CPUs, no GPU; NVRTC {ctx.get('nvrtc', '?')}",
-        f"- command: `python3 experiments/harness/run_cuda_codegen.py` (ran `{os.path.relpath(command.split()[0], REPO)} "
-        + " ".join(command.split()[1:]) + "`)",
-        f"- built from commit {commit}{' plus uncommitted changes' if dirty else ''}; "
+        f"- command: {command_line('run_cuda_codegen.py', command)}",
+        f"- built from {built_from()}; "
         f"cells: median of {args.repetitions} repetitions (minimum in brackets)",
         "",
         "| kernel (K2) | emit µs | NVRTC → sm_90a cubin ms | NVRTC → compute_90 PTX ms | registers (sm_90a) | lines of CUDA C++ |",

@@ -22,8 +22,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_bench import REPO, git_out  # noqa: E402
-from run_kernel_tiers import bench_arguments, collect, log, run, write_report  # noqa: E402
+from run_kernel_tiers import bench_arguments, built_from, collect, command_line, log, run, write_report  # noqa: E402
 
 
 def main():
@@ -71,19 +70,14 @@ def main():
         rows.append(f"| {cases[i]} | {t2:.3f} | {t3:.3f} | `{k3['label']}` | {t2 / t3:.2f}x | {g2:.0f} | {g3:.0f} "
                     f"| {100 * max(g2, g3) / copy_gbps:.0f}% | "
                     + (f"{eager:.3f} | {eager / best:.2f}x |" if eager else "– | – |"))
-    commit = git_out(REPO, "rev-parse", "--short=12", "HEAD")
-    if not commit:  # inside the device bundle: no git, the commit it was built from
-        bundled = os.path.join(REPO, "COMMIT")
-        commit = open(bundled).read().strip() if os.path.exists(bundled) else "unknown"
     today = datetime.date.today().isoformat()
     lines = [
         f"# Fused kernels on the GPU, {today}",
         "",
         f"- device: {device}",
         f"- device-to-device copy: {copy_gbps:.0f} GB/s (bytes read plus written; the bandwidth ceiling of the table)",
-        f"- command: `python3 experiments/harness/run_gpu_kernels.py` (ran `{os.path.basename(command.split()[0])} "
-        + " ".join(command.split()[1:]) + "`)",
-        f"- built from commit {commit}; cells: median of {args.repetitions} repetitions; PyTorch "
+        f"- command: {command_line('run_gpu_kernels.py', command)}",
+        f"- built from {built_from()}; cells: median of {args.repetitions} repetitions; PyTorch "
         + (torch_version or "not measured"),
         "",
         "| case | K2 ms | K3 ms | K3 variant | K3 speed-up | K2 GB/s | K3 GB/s | best / copy | PyTorch eager ms | fused speed-up over eager |",

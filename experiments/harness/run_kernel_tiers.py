@@ -38,6 +38,23 @@ def bench_arguments(ap, bench, report, repetitions, dated_name):
     ap.add_argument("--dated", action="store_true", help=f"also write {dated_name} beside it")
 
 
+def built_from():
+    """'commit X', with ' plus uncommitted changes' where the tree differs (the results a run
+    replaces do not count); inside the device bundle, which has no git, the commit it was built from."""
+    commit = git_out(REPO, "rev-parse", "--short=12", "HEAD")
+    if not commit:
+        bundled = os.path.join(REPO, "COMMIT")
+        return "commit " + (open(bundled).read().strip() if os.path.exists(bundled) else "unknown")
+    dirty = bool(git_out(REPO, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!experiments/results"))
+    return f"commit {commit}{' plus uncommitted changes' if dirty else ''}"
+
+
+def command_line(script, command):
+    """How a report was made: the harness script, and the benchmark command it ran."""
+    words = command.split()
+    return f"`python3 experiments/harness/{script}` (ran `{os.path.relpath(words[0], REPO)} {' '.join(words[1:])}`)"
+
+
 def write_report(text, out, dated_name=None):
     """Writes the report to `out` and, given a name, a dated copy beside it."""
     os.makedirs(os.path.dirname(out), exist_ok=True)
@@ -106,18 +123,14 @@ def main():
         return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
     geo, geo_min = geomean(speedups), geomean(min_speedups)
     ctx = data["context"]
-    commit = git_out(REPO, "rev-parse", "--short=12", "HEAD") or "unknown"
-    # The results this run replaces do not make the build dirty.
-    dirty = bool(git_out(REPO, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!experiments/results"))
     today = datetime.date.today().isoformat()
     lines = [
         f"# K2 against K3 CPU kernels, {today}",
         "",
         f"- machine: {cpu_model()}, {ctx.get('num_cpus')} CPUs, load average at start "
         f"{', '.join(f'{x:.2f}' for x in ctx.get('load_avg', []))}",
-        f"- command: `python3 experiments/harness/run_kernel_tiers.py` (ran `{os.path.relpath(command.split()[0], REPO)} "
-        + " ".join(command.split()[1:]) + "`)",
-        f"- built from commit {commit}{' plus uncommitted changes' if dirty else ''}; "
+        f"- command: {command_line('run_kernel_tiers.py', command)}",
+        f"- built from {built_from()}; "
         f"cells: median of {args.repetitions} repetitions (minimum in brackets)",
         "",
         "| case | K2 µs / run | K3 µs / run | K3 speed-up (K2 / K3) | K3 variant (tuner's choice) | K2 compile ms |",

@@ -25,15 +25,13 @@ std::atomic<uint64_t> builds{0};
 
 class EmulatedKernel : public LaunchableKernel {
  public:
-  EmulatedKernel(kir::CudaKernelSource src, void* handle, HostEntry fn)
-      : LaunchableKernel(std::move(src)), handle_(handle), fn_(fn) {}
-  // The library stays loaded: a tensor's kernels may be launched until the process ends.
+  // The library stays loaded (never dlclosed): a site may launch its kernel until the process ends.
+  EmulatedKernel(kir::CudaKernelSource src, HostEntry fn) : LaunchableKernel(std::move(src)), fn_(fn) {}
   void launch(int64_t blocks, std::vector<void*>& args) override {
     if (blocks > 0) fn_(args.data(), blocks, source().threads, source().shared_bytes);
   }
 
  private:
-  void* handle_;
   HostEntry fn_;
 };
 
@@ -104,7 +102,7 @@ std::shared_ptr<LaunchableKernel> EmulatedBackend::build(const kir::CudaKernelSo
     ++built_;
     build_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
-  return std::make_shared<EmulatedKernel>(src, handle, fn);
+  return std::make_shared<EmulatedKernel>(src, fn);
 }
 
 void EmulatedBackend::matmul_f32(int64_t, int64_t, int64_t, int64_t, DevicePtr, int64_t, DevicePtr, int64_t, DevicePtr,

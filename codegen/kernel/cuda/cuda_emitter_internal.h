@@ -63,7 +63,6 @@ class CudaEmitter {
   // Writes tile v to shared memory at byte offset `at` as `as` elements;
   // returns the typed pointer's name.
   std::string stage(ValueId v, int64_t at, Elem as);
-  int64_t reserve(int64_t bytes);  // notes a staging area's size, returns it rounded up
   void reduce(const Inst& in);
   void reduce_to_scalar(const Inst& in, Elem acc);
   void broadcast(const Inst& in);

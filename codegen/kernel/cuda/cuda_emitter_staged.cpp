@@ -11,6 +11,9 @@
 namespace tessera::kir::detail {
 namespace {
 
+// Staging areas start on 16-byte boundaries of the shared memory.
+int64_t aligned16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+
 int64_t elem_bytes(Elem e) {
   static constexpr int64_t kBytes[] = {1, 4, 8, 2, 2, 4, 8};
   return kBytes[static_cast<size_t>(e)];
@@ -40,15 +43,10 @@ std::string fold_update(ReduceKind kind, Elem acc, const std::string& v, const s
 
 }  // namespace
 
-int64_t CudaEmitter::reserve(int64_t bytes) {
-  const int64_t rounded = (bytes + 15) / 16 * 16;
-  return rounded;
-}
-
 std::string CudaEmitter::stage(ValueId v, int64_t at, Elem as) {
   const Type& t = type(v);
   const std::string p = "tsr_s" + std::to_string(tmp_++);
-  shared_bytes_ = std::max(shared_bytes_, at + reserve(t.numel() * elem_bytes(as)));
+  shared_bytes_ = std::max(shared_bytes_, at + aligned16(t.numel() * elem_bytes(as)));
   line() << reg_type(as) << "* " << p << " = (" << reg_type(as) << "*)(tsr_sm + " << at << ");";
   open_lanes(t.numel(), true);
   line() << p << "[tsr_e] = " << cast_expr(name(v) + "[tsr_j]", t.elem, as) << ";";
@@ -135,8 +133,8 @@ void CudaEmitter::reduce_to_scalar(const Inst& in, Elem acc) {
   if (arg) line() << "const tsr_i64 tsr_ib = tsr_shfl_xor(" << idx << ", tsr_m);";
   line() << merge_with("tsr_b", arg ? "tsr_ib" : "0");
   close();
-  const int64_t idx_at = reserve(static_cast<int64_t>(warps) * 8);
-  shared_bytes_ = std::max(shared_bytes_, idx_at + reserve(static_cast<int64_t>(warps) * 8));
+  const int64_t idx_at = aligned16(static_cast<int64_t>(warps) * 8);
+  shared_bytes_ = std::max(shared_bytes_, idx_at + aligned16(static_cast<int64_t>(warps) * 8));
   line() << T << "* tsr_pa" << sfx << " = (" << T << "*)tsr_sm;";
   line() << "tsr_i64* tsr_pi" << sfx << " = (tsr_i64*)(tsr_sm + " << idx_at << ");";
   line() << "if (tsr_t % 32 == 0) { tsr_pa" << sfx << "[tsr_t / 32] = " << a << "; tsr_pi" << sfx << "[tsr_t / 32] = " << idx
@@ -190,7 +188,7 @@ void CudaEmitter::dot(const Inst& in) {
   const Type& c = type(in.operands[2]);
   const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
   const std::string sa = stage(in.operands[0], 0, Elem::F32);
-  const std::string sb = stage(in.operands[1], reserve(M * K * 4), Elem::F32);
+  const std::string sb = stage(in.operands[1], aligned16(M * K * 4), Elem::F32);
   barrier();
   declare(in.results[0]);
   open_lanes(c.numel(), false);
