@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "codegen/kernel/cuda/cuda_region.h"
 #include "codegen/kernel/lower_region.h"
 #include "runtime/device/device_error.h"
@@ -29,15 +31,18 @@ constexpr int64_t kAttentionValueTile = 64;
 
 }  // namespace
 
-// A kernel output's elements, left in the device's block until the host reads them.
+// A tensor's elements in one of the device's blocks: a kernel output's,
+// left there until the host reads them, or a mirror of a host tensor a
+// kernel read (host_current), kept until the host touches it.
 class GpuBlockCopy : public DeviceCopy {
  public:
-  GpuBlockCopy(std::shared_ptr<GpuKernelDevice> owner, DeviceBackend& backend, DevicePtr block)
-      : owner_(std::move(owner)), backend_(backend), block_(block) {}
+  GpuBlockCopy(std::shared_ptr<GpuKernelDevice> owner, DeviceBackend& backend, DevicePtr block, bool host_current)
+      : owner_(std::move(owner)), backend_(backend), block_(block), host_current_(host_current) {}
   ~GpuBlockCopy() override { backend_.allocator().free(block_); }
   // A device that fails here (a lost GPU, a kernel that faulted) fails the
   // script's operation that needed the elements, as a runtime error.
   void to_host(void* host, size_t bytes) override {
+    if (host_current_) return;
     try {
       backend_.download(host, block_, bytes);
     } catch (const DeviceError& e) {
@@ -52,6 +57,7 @@ class GpuBlockCopy : public DeviceCopy {
   std::shared_ptr<GpuKernelDevice> owner_;  // keeps the device (and its memory) alive
   DeviceBackend& backend_;
   DevicePtr block_;
+  bool host_current_;
 };
 
 // One kernel of a site: K2 (dims are parameters) or K3 (the settled dims
@@ -219,6 +225,8 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
   DeviceAllocator& alloc = backend_->allocator();
   std::vector<DevicePtr> temps;  // freed after the launch (stream-ordered)
   std::vector<DevicePtr> out_blocks;  // owned by the outputs once the launch is made
+  // Host tensors uploaded for the call, which keep their block as a mirror once the launch is made.
+  std::vector<std::pair<TensorObj*, DevicePtr>> mirrors;
   auto cleanup = [&] {
     for (DevicePtr p : temps) alloc.free(p);
     temps.clear();
@@ -245,13 +253,17 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
       }
       const TensorObj& t = *v.as_tensor();
       auto* held = dynamic_cast<const GpuBlockCopy*>(t.device_copy);
+      auto same = std::find_if(mirrors.begin(), mirrors.end(), [&](const auto& m) { return m.first == &t; });
       if (held && held->owner() == this) {
         ptrs[i] = reinterpret_cast<void*>(held->block());
         ++resident;
+      } else if (same != mirrors.end()) {
+        ptrs[i] = reinterpret_cast<void*>(same->second);  // an input passed twice: uploaded once
       } else {
+        const void* host = t.data();  // another device's copy comes back first
         const DevicePtr p = alloc.allocate(t.nbytes());
-        temps.push_back(p);
-        backend_->upload(p, t.data(), t.nbytes());
+        mirrors.emplace_back(const_cast<TensorObj*>(&t), p);  // the elements do not change: only who holds them
+        backend_->upload(p, host, t.nbytes());
         ptrs[i] = reinterpret_cast<void*>(p);
         ++up;
         up_bytes += t.nbytes();
@@ -307,8 +319,11 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
     std::vector<void*> args = kir::cuda_kernel_args(v->main_src, params, *sym, grid);
     v->built->main->launch(grid[0] * grid[1] * grid[2], args);
     for (size_t o = 0; o < outs.size(); ++o)
-      outs[o].as_tensor()->attach_device_copy(std::make_unique<GpuBlockCopy>(shared_from_this(), *backend_, out_blocks[o]));
+      outs[o].as_tensor()->attach_device_copy(
+          std::make_unique<GpuBlockCopy>(shared_from_this(), *backend_, out_blocks[o], false));
     out_blocks.clear();
+    for (auto& [t, p] : mirrors) t->attach_device_copy(std::make_unique<GpuBlockCopy>(shared_from_this(), *backend_, p, true));
+    mirrors.clear();
     cleanup();
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.launches;
@@ -319,6 +334,7 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
     return outs.at(0);
   } catch (const DeviceError& e) {
     for (DevicePtr p : out_blocks) alloc.free(p);
+    for (auto& m : mirrors) alloc.free(m.second);
     cleanup();
     refuse(s, e.what());
     std::lock_guard<std::mutex> lock(mu_);

@@ -11,7 +11,10 @@
 // built the same way, and calls of those shapes run it. Every call runs on
 // the device:
 //   - tensor inputs whose elements the device holds (an earlier call's
-//     output) are passed as they are; others are uploaded for the call;
+//     output, or a host tensor uploaded by an earlier call that the host
+//     has not touched since) are passed as they are; others are uploaded,
+//     and keep the device's block as a mirror (device_copy.h) until the host
+//     touches them, so a weight made once is uploaded once;
 //   - a leading matrix product runs on cuBLASLt (f32), attention as
 //     lower_attention's kernel; then the region's kernel;
 //   - the output is a tensor whose elements stay on the device (a
@@ -56,7 +59,7 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
     std::string first_refusal;      // the first such region's reason
     uint64_t uploads = 0, upload_bytes = 0;      // inputs copied to the device (their elements were on the host)
     uint64_t downloads = 0, download_bytes = 0;  // outputs copied back (the host read them)
-    uint64_t resident_inputs = 0;   // inputs already on the device (an earlier call's output)
+    uint64_t resident_inputs = 0;   // inputs already on the device (an earlier call's output, or a mirror)
     DeviceAllocator::Stats memory;
     DeviceBackend::BuildStats builds;
   };

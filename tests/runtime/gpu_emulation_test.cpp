@@ -3,7 +3,8 @@
 // emulated_backend.h): the programs print what the interpreter prints, the
 // calls run on the device once their kernels are built, a chain of fused
 // calls keeps its tensors on the device (nothing uploaded but the host's
-// inputs), the host's reads copy elements back, and a region the device
+// inputs, each once until the host writes it), the host's reads copy
+// elements back, and a region the device
 // cannot run is counted with its reason and runs on the CPU; settled shapes
 // get a K3 kernel.
 #include <gtest/gtest.h>
@@ -70,6 +71,21 @@ TEST(GpuEmulation, AChainOfFusedCallsStaysOnTheDevice) {
   EXPECT_EQ(s.refused, 0u) << g.report();
   EXPECT_GE(s.builds.built, 1u);
   EXPECT_NE(g.report().find("fused calls on the device"), std::string::npos);
+}
+
+// A host tensor read by every call is uploaded once and kept as a mirror;
+// the host's writes to it (in the compiled loop) drop the mirror, and the
+// next call uploads what was written: the output is the interpreter's.
+TEST(GpuEmulation, AHostTensorIsUploadedOnceUntilTheHostWritesIt) {
+  const EmulatedGpu g(program("gpu_host_writes.tsb"));
+  const auto s = g.stats();
+  EXPECT_GT(s.launches, 100u) << g.report();
+  // x once, w once and again after each of its four writes (a call on the
+  // CPU while a kernel was built uploads nothing).
+  EXPECT_LE(s.uploads, 6u) << g.report();
+  EXPECT_GE(s.uploads, 2u) << g.report();
+  EXPECT_GE(s.resident_inputs, 2 * s.launches - s.uploads) << g.report();
+  EXPECT_EQ(s.refused, 0u) << g.report();
 }
 
 TEST(GpuEmulation, RowKernelsProductsAndAttentionAgreeWithTheInterpreter) {

@@ -55,9 +55,9 @@ struct TensorObj : Obj {
   template <typename T> T* ptr() { return static_cast<T*>(data()); }
   template <typename T> const T* ptr() const { return static_cast<const T*>(data()); }
 
-  // The device's copy of the elements while the host buffer is stale (owned;
-  // null: the host buffer is current). Set by the device backend, dropped by
-  // the first host access.
+  // The device's copy of the elements (owned; null: only the host has them;
+  // device_copy.h): while the host buffer is stale, or as a mirror of it.
+  // Set by the device backend, dropped by the first host access.
   mutable DeviceCopy* device_copy = nullptr;
   void attach_device_copy(std::unique_ptr<DeviceCopy> copy);
 

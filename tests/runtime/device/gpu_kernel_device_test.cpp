@@ -91,10 +91,33 @@ TEST(GpuKernelDevice, ACallRunsOnTheDeviceAndItsOutputStaysThereUntilRead) {
   ASSERT_TRUE(again.has_value());
   const auto s = dev->stats();
   EXPECT_EQ(s.launches, 3u);
-  EXPECT_EQ(s.resident_inputs, 1u);
-  EXPECT_EQ(s.uploads, 2u);
+  EXPECT_EQ(s.resident_inputs, 2u);  // the host's input, uploaded by the first call, and the fed-back output
+  EXPECT_EQ(s.uploads, 1u);
   EXPECT_EQ(s.downloads, 1u);
   EXPECT_EQ(backend->built, 1u);
+}
+
+// A host tensor a call uploaded keeps the device's block as a mirror: the
+// host reads it without a download, and its first access drops the mirror
+// (it may be a write), so the next call uploads it again.
+TEST(GpuKernelDevice, AnUploadedHostTensorIsMirroredUntilTheHostTouchesIt) {
+  auto backend = std::make_shared<FakeBackend>(1 << 20);
+  auto dev = std::make_shared<GpuKernelDevice>(backend, false);
+  const Region r = parse_region(kScale);
+  std::shared_ptr<void> site;
+  const Value w = ones(100);
+  ASSERT_TRUE(dev->run(r, site, std::vector<Value>{w, Value::number(2.0)}));
+  ASSERT_NE(w.as_tensor()->device_copy, nullptr);
+  const size_t in_use = backend->allocator().stats().in_use_bytes;
+  ASSERT_TRUE(dev->run(r, site, std::vector<Value>{w, Value::number(2.0)}));
+  EXPECT_EQ(dev->stats().uploads, 1u);
+  w.as_tensor()->set_f(5, 3.0);  // the host writes it
+  EXPECT_EQ(w.as_tensor()->device_copy, nullptr);
+  EXPECT_EQ(w.as_tensor()->get_f(5), 3.0);
+  EXPECT_EQ(dev->stats().downloads, 0u);  // the host's buffer was current
+  EXPECT_LT(backend->allocator().stats().in_use_bytes, in_use);  // the mirror's block went back
+  ASSERT_TRUE(dev->run(r, site, std::vector<Value>{w, Value::number(2.0)}));
+  EXPECT_EQ(dev->stats().uploads, 2u);
 }
 
 // Settled shapes get a K3 kernel (dims constant) after `specialize` calls;
