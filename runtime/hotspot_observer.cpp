@@ -32,8 +32,13 @@ void HotspotObserver::set_device(device::DeviceSelection selection) {
   else backend = std::make_shared<device::CudaBackend>(*device_, params_.kcache ? kir::KernelDiskCache::default_dir() : "");
 #endif
   if (!backend) return;
-  gpu_ = std::make_shared<device::GpuKernelDevice>(std::move(backend), params_.async != 0, params_.specialize,
-                                                   params_.recompiles);
+  device::GpuKernelDevice::Options opt;
+  opt.background = params_.async != 0;
+  opt.specialize = static_cast<int>(params_.specialize);
+  opt.recompiles = static_cast<int>(params_.recompiles);
+  opt.tune = params_.gputune != 0;
+  if (params_.kcache) opt.tune_cache_dir = kir::KernelDiskCache::default_dir();
+  gpu_ = std::make_shared<device::GpuKernelDevice>(std::move(backend), std::move(opt));
   kir::KernelCalls::process().set_device(gpu_);
 }
 

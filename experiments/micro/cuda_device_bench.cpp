@@ -176,11 +176,12 @@ void BM_Kernel(benchmark::State& state) {
     // K3: the GPU tuner's choice among its variants, each compiled and timed
     // with CUDA events (no cache: tuned in every run of the benchmark).
     const kir::KernelDiskCache no_cache;
-    const GpuTuneOutcome t = tune_gpu_region(r, c.symbols, g->sel.arch, no_cache, [&](const GpuVariant& v) {
-      Launchable l = make(*g, r, v.lowering(c.symbols), v.threads);
+    const DimSpec spec(c.symbols.begin(), c.symbols.end());
+    const GpuTuneOutcome t = tune_gpu_region(r, spec, g->sel.arch, no_cache, [&](const GpuVariant& v) {
+      Launchable l = make(*g, r, v.lowering(spec), v.threads);
       return l.time_ms(*g, c.symbols, p, 5);
     });
-    best = make(*g, r, t.best.lowering(c.symbols), t.best.threads);
+    best = make(*g, r, t.best.lowering(spec), t.best.threads);
     label = "K3 " + t.best.str();
   }
   for (auto _ : state) state.SetIterationTime(best.time_ms(*g, c.symbols, p, 1) / 1e3);

@@ -20,7 +20,7 @@ class CudaKernel : public LaunchableKernel {
 }  // namespace
 
 CudaBackend::CudaBackend(const DeviceSelection& selection, const std::string& cache_dir)
-    : device_(selection.gpu_device), describe_(selection.describe()) {
+    : device_(selection.gpu_device), describe_(selection.describe()), arch_(selection.arch) {
   if (!device_) throw DeviceError("the CUDA backend needs a selected GPU");
   stream_ = std::make_unique<GpuStream>(*device_);
   memory_ = std::make_unique<CudaMemory>(*stream_);

@@ -23,17 +23,19 @@ class CudaBackend : public DeviceBackend {
   ~CudaBackend() override;
 
   std::string describe() const override { return describe_; }
+  std::string arch() const override { return arch_; }
   DeviceAllocator& allocator() override { return *alloc_; }
   void upload(DevicePtr to, const void* from, size_t bytes) override { stream_->upload(to, from, bytes); }
   void download(void* to, DevicePtr from, size_t bytes) override { stream_->download(to, from, bytes); }
   std::shared_ptr<LaunchableKernel> build(const kir::CudaKernelSource& src) override;
   void matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
                   int64_t stride_b, DevicePtr c, int64_t stride_c) override;
+  double time_ms(const std::function<void()>& work) override { return stream_->time_ms(work); }
   BuildStats build_stats() const override;
 
  private:
   std::shared_ptr<GpuDevice> device_;
-  std::string describe_;
+  std::string describe_, arch_;
   std::unique_ptr<GpuStream> stream_;
   std::unique_ptr<CudaMemory> memory_;
   std::unique_ptr<DeviceAllocator> alloc_;

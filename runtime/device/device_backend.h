@@ -6,7 +6,9 @@
 // stands in for a GPU in the tests of machines without one.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +36,9 @@ class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
   virtual std::string describe() const = 0;
+  // What kernels are built for ("sm_90a"; the emulation's "host"): part of
+  // the key of the tuning choices kept (gpu_kernel_tuner.h).
+  virtual std::string arch() const = 0;
   virtual DeviceAllocator& allocator() = 0;
   virtual void upload(DevicePtr to, const void* from, size_t bytes) = 0;
   // Waits for the work enqueued before it.
@@ -51,6 +56,15 @@ class DeviceBackend {
   // refuses the region).
   virtual void matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
                           int64_t stride_b, DevicePtr c, int64_t stride_c) = 0;
+
+  // Milliseconds the device spends on `work` (launches on its stream):
+  // CUDA events around it on a GPU; by default the host's clock, for
+  // devices whose kernels run as they are launched (the emulation).
+  virtual double time_ms(const std::function<void()>& work) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
 
   struct BuildStats {
     uint64_t built = 0, from_cache = 0;

@@ -23,6 +23,7 @@ class EmulatedBackend : public DeviceBackend {
   ~EmulatedBackend() override;
 
   std::string describe() const override;
+  std::string arch() const override { return "host"; }
   DeviceAllocator& allocator() override { return *alloc_; }
   void upload(DevicePtr to, const void* from, size_t bytes) override;
   void download(void* to, DevicePtr from, size_t bytes) override;

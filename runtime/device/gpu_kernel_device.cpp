@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
 
 #include "codegen/kernel/cuda/cuda_region.h"
 #include "codegen/kernel/lower_region.h"
@@ -61,12 +63,14 @@ class GpuBlockCopy : public DeviceCopy {
 };
 
 // One kernel of a site: K2 (dims are parameters) or K3 (the settled dims
-// constants), with attention's kernel for a leading attention.
+// constants, one of the tuner's variants), with attention's kernel for a
+// leading attention.
 struct GpuKernelDevice::Variant {
-  std::vector<std::optional<int64_t>> spec;  // K3: the constant dims; empty: K2
-  kir::Kernel main;                           // the region's kernel (after its leading step, if any)
+  DimSpec spec;             // K3: the constant dims; empty: K2
+  GpuVariant choice;        // K3: its tile, layout and block size
+  kir::Kernel main;         // the region's kernel (after its leading step, if any)
   kir::CudaKernelSource main_src;
-  std::optional<kir::Kernel> step;            // attention's kernel
+  std::optional<kir::Kernel> step;  // attention's kernel
   std::optional<kir::CudaKernelSource> step_src;
   struct Built {
     std::atomic<bool> done{false};
@@ -76,9 +80,23 @@ struct GpuKernelDevice::Variant {
   std::shared_ptr<Built> built = std::make_shared<Built>();
 
   bool ready() const { return built->done.load(std::memory_order_acquire); }
+  bool usable() const { return ready() && built->error.empty(); }
   bool fits(const std::vector<int64_t>& sym) const {
     for (size_t d = 0; d < spec.size() && d < sym.size(); ++d)
       if (spec[d] && *spec[d] != sym[d]) return false;
+    return true;
+  }
+};
+
+// A K3 kernel being tuned: every variant is built in the background; the
+// first call of its shapes once all are built times them and keeps the
+// fastest. The first variant also builds the leading attention's kernel,
+// which the variants share.
+struct GpuKernelDevice::Tuning {
+  std::vector<std::unique_ptr<Variant>> candidates;
+  bool ready() const {
+    for (const auto& c : candidates)
+      if (!c->ready()) return false;
     return true;
   }
 };
@@ -90,24 +108,26 @@ struct GpuKernelDevice::Site {
   std::string why;
   Variant k2;
   std::vector<std::unique_ptr<Variant>> k3;
+  std::unique_ptr<Tuning> tuning;
+  int k3_asked = 0;  // tuned, kept or given up: at most `recompiles`
   std::vector<int64_t> last;
   std::vector<int> changes;
   std::vector<bool> dynamic;
   int streak = 0;
 };
 
-GpuKernelDevice::GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, bool background, int specialize,
-                                 int recompiles)
-    : backend_(std::move(backend)), background_(background), specialize_(specialize), recompiles_(recompiles) {}
+GpuKernelDevice::GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, Options options)
+    : backend_(std::move(backend)), opt_(std::move(options)), tune_notes_(opt_.tune_cache_dir) {}
 
-// Lowers, emits and builds (in the background, or now) one variant; throws
-// what lowering and emitting throw.
-void GpuKernelDevice::prepare(const Region& r, Variant& v) {
-  kir::RegionLowering opt;
-  opt.symbol_values = v.spec;
+// Lowers, emits and builds (in the background, or now) one variant, with
+// the leading attention's kernel when `with_step`; throws what lowering and
+// emitting throw.
+void GpuKernelDevice::prepare(const Region& r, Variant& v, bool with_step) {
+  const kir::RegionLowering opt = v.spec.empty() ? kir::RegionLowering{} : v.choice.lowering(v.spec);
+  const int threads = v.spec.empty() ? 0 : v.choice.threads;  // 0: from the kernel's tile (untuned)
   v.main = kir::lower_region(r, "region", opt);
-  v.main_src = kir::emit_cuda_kernel(v.main, "tsr_region", kir::cuda_target_for(r));
-  if (r.leading_step() && r.ops.front().op == OpId::Attention) {
+  v.main_src = kir::emit_cuda_kernel(v.main, "tsr_region", kir::cuda_target_for(r, threads));
+  if (with_step && r.leading_step() && r.ops.front().op == OpId::Attention) {
     v.step = kir::lower_attention(r, "attention", opt, kAttentionValueTile);
     v.step_src = kir::emit_cuda_kernel(*v.step, "tsr_attention", kir::cuda_target_for(r));
   }
@@ -120,13 +140,15 @@ void GpuKernelDevice::prepare(const Region& r, Variant& v) {
     }
     built->done.store(true, std::memory_order_release);
   };
-  if (background_) queue_.post(std::move(job));
+  if (opt_.background) queue_.post(std::move(job));
   else job();
 }
 
 // The CPU site's policy: a symbol whose value changed twice is dynamic;
 // `specialize` calls in a row with the other symbols unchanged ask for a K3
-// kernel with those as constants, at most `recompiles` of them per site.
+// kernel with those as constants, at most `recompiles` of them per site. The
+// variant an earlier run's tuning kept for these dims is built alone;
+// otherwise every variant is built, to be timed (tune).
 void GpuKernelDevice::observe(const Region& r, Site& s, const std::vector<int64_t>& sym) {
   if (s.last.empty()) {
     s.last = sym;
@@ -143,23 +165,91 @@ void GpuKernelDevice::observe(const Region& r, Site& s, const std::vector<int64_
     }
     s.streak = settled ? s.streak + 1 : 1;
   }
-  if (specialize_ <= 0 || s.streak < specialize_ || static_cast<int>(s.k3.size()) >= recompiles_) return;
+  if (opt_.specialize <= 0 || s.streak < opt_.specialize || s.k3_asked >= opt_.recompiles || s.tuning) return;
   for (const auto& k : s.k3)
     if (!k->ready()) return;  // one at a time
-  std::vector<std::optional<int64_t>> spec(sym.size());
+  DimSpec spec(sym.size());
   bool any = false;
   for (size_t d = 0; d < sym.size(); ++d)
     if (!s.dynamic[d]) spec[d] = sym[d], any = true;
   if (!any) return;  // every dim is dynamic: K2 it is
-  auto v = std::make_unique<Variant>();
-  v->spec = std::move(spec);
-  try {
-    prepare(r, *v);
-  } catch (const std::exception&) {
-    return;  // the K2 kernel goes on serving
-  }
-  s.k3.push_back(std::move(v));
+  ++s.k3_asked;
   s.streak = 0;
+  auto variant = [&](const GpuVariant& choice, bool with_step) -> std::unique_ptr<Variant> {
+    auto v = std::make_unique<Variant>();
+    v->spec = spec;
+    v->choice = choice;
+    try {
+      prepare(r, *v, with_step);
+    } catch (const std::exception&) {
+      return nullptr;  // the K2 kernel goes on serving
+    }
+    return v;
+  };
+  if (!opt_.tune) {
+    if (auto v = variant(GpuVariant{kir::RegionLowering{}.tile, 0, false}, true)) s.k3.push_back(std::move(v));
+    return;
+  }
+  if (std::optional<GpuVariant> kept = kept_gpu_variant(r, spec, backend_->arch(), tune_notes_)) {
+    if (auto v = variant(*kept, true)) {
+      s.k3.push_back(std::move(v));
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.k3_kept;
+    }
+    return;
+  }
+  auto t = std::make_unique<Tuning>();
+  for (const GpuVariant& choice : gpu_variants(r, spec))
+    if (auto v = variant(choice, t->candidates.empty())) t->candidates.push_back(std::move(v));
+  if (!t->candidates.empty()) s.tuning = std::move(t);
+}
+
+// Times each built variant of the site's tuning on this call's buffers
+// (`params`, as the region's kernel takes them), keeps the fastest as the
+// site's K3 kernel for these dims and notes it for later runs. Returns it,
+// or the K2 kernel when no variant could run.
+const GpuKernelDevice::Variant* GpuKernelDevice::tune(const Region& r, Site& s, const std::vector<int64_t>& sym,
+                                                      const std::vector<void*>& params) {
+  std::unique_ptr<Tuning> t = std::move(s.tuning);
+  const auto start = std::chrono::steady_clock::now();
+  constexpr int kLaunches = 3;  // timed, after one that loads the module
+  double best_ms = std::numeric_limits<double>::infinity();
+  size_t best = t->candidates.size();
+  uint64_t timed = 0;
+  for (size_t i = 0; i < t->candidates.size(); ++i) {
+    const Variant& c = *t->candidates[i];
+    if (!c.usable()) continue;
+    try {
+      const std::vector<int64_t> grid = c.main.grid_extents(sym);
+      std::vector<void*> args = kir::cuda_kernel_args(c.main_src, params, sym, grid);
+      auto launch = [&] { c.built->main->launch(grid[0] * grid[1] * grid[2], args); };
+      launch();
+      const double ms = backend_->time_ms([&] {
+        for (int k = 0; k < kLaunches; ++k) launch();
+      }) / kLaunches;
+      ++timed;
+      if (ms < best_ms) best_ms = ms, best = i;
+    } catch (const DeviceError&) {
+      continue;  // a variant the device cannot launch (too many registers for its block)
+    }
+  }
+  const double spent = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.variants_timed += timed;
+    stats_.tune_ms += spent;
+    if (best < t->candidates.size()) ++stats_.k3_tuned;
+  }
+  if (best == t->candidates.size()) return &s.k2;
+  std::unique_ptr<Variant> won = std::move(t->candidates[best]);
+  if (best != 0 && t->candidates.front()->step) {
+    won->step = std::move(t->candidates.front()->step);  // the other variants go
+    won->step_src = std::move(t->candidates.front()->step_src);
+    won->built->step = t->candidates.front()->built->step;
+  }
+  keep_gpu_variant(r, won->spec, backend_->arch(), tune_notes_, won->choice);
+  s.k3.push_back(std::move(won));
+  return s.k3.back().get();
 }
 
 GpuKernelDevice::~GpuKernelDevice() { queue_.cancel(); }
@@ -194,7 +284,7 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
           if (r.type(a).dtype != DType::F32)
             throw DeviceError(std::string("a matrix product of ") + dtype_name(r.type(a).dtype) +
                               " on the GPU is not built (f32 products run on cuBLASLt)");
-      prepare(r, s->k2);
+      prepare(r, s->k2, true);
     } catch (const std::exception& e) {
       refuse(*s, e.what());
     }
@@ -211,11 +301,18 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
     ++stats_.cpu_while_building;
     return std::nullopt;
   }
-  // A K3 kernel made for these shapes, else K2 (which notes the shapes).
+  // A K3 kernel made for these shapes, else K2 (which notes the shapes);
+  // variants being tuned for these shapes, once all are built, are timed at
+  // the launch (their first has the leading step's kernel).
   const Variant* v = nullptr;
+  bool tuning = false;
+  if (s.tuning && s.tuning->ready() && s.tuning->candidates.front()->fits(*sym)) {
+    tuning = s.tuning->candidates.front()->usable();
+    if (tuning) v = s.tuning->candidates.front().get();
+    else s.tuning.reset();  // the shared step's kernel could not be built: K2 goes on
+  }
   for (const auto& k : s.k3)
-    if (k->ready() && k->built->error.empty() && k->fits(*sym)) v = k.get();
-  const bool k3 = v != nullptr;
+    if (!v && k->usable() && k->fits(*sym)) v = k.get();
   if (!v) {
     v = &s.k2;
     observe(r, s, *sym);
@@ -315,6 +412,8 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
       ptrs[n_in + 1 + o] = reinterpret_cast<void*>(out_blocks.back());
       params.push_back(&ptrs[n_in + 1 + o]);
     }
+    if (tuning) v = tune(r, s, *sym, params);
+    const bool k3 = v != &s.k2;
     const std::vector<int64_t> grid = v->main.grid_extents(*sym);
     std::vector<void*> args = kir::cuda_kernel_args(v->main_src, params, *sym, grid);
     v->built->main->launch(grid[0] * grid[1] * grid[2], args);
@@ -359,6 +458,10 @@ std::string GpuKernelDevice::report() const {
       s.launches, s.sites, s.k2_launches, s.k3_launches, s.cpu_while_building, s.refused,
       s.first_refusal.empty() ? "" : ", the first because: " + s.first_refusal.substr(0, s.first_refusal.find('\n')),
       s.builds.built, s.builds.compiler, s.builds.build_ms, s.builds.from_cache);
+  if (s.k3_tuned || s.k3_kept || s.variants_timed)
+    out += fmt::format("  gpu tuning: {} K3 kernels tuned ({} variants timed on the device in {:.1f} ms), {} as an earlier "
+                       "run's tuning chose\n",
+                       s.k3_tuned, s.variants_timed, s.tune_ms, s.k3_kept);
   out += fmt::format(
       "  gpu memory: {} inputs uploaded ({:.1f} MiB: their elements were on the host), {} inputs already on the device, "
       "{} outputs read back by the host ({:.1f} MiB); allocator high-water {:.1f} MiB, {} of {} blocks reused\n",

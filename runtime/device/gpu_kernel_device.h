@@ -8,8 +8,11 @@
 // is compiled). Once its shapes settle (the CPU site's policy, kernel_site.h:
 // `specialize` calls in a row, dims that keep changing stay parameters, at
 // most `recompiles` per site) a K3 kernel with those dims as constants is
-// built the same way, and calls of those shapes run it. Every call runs on
-// the device:
+// tuned (gpu_kernel_tuner.h): each variant is built the same way, and the
+// first call of those shapes once all are built times them with CUDA events
+// and keeps the fastest, noted in the kernel cache so that a later run
+// builds only it. Calls of those shapes run it. Every call runs on the
+// device:
 //   - tensor inputs whose elements the device holds (an earlier call's
 //     output, or a host tensor uploaded by an earlier call that the host
 //     has not touched since) are passed as they are; others are uploaded,
@@ -34,15 +37,25 @@
 #include "codegen/kernel/kernel_compile_queue.h"
 #include "codegen/kernel/kernel_device.h"
 #include "runtime/device/device_backend.h"
+#include "runtime/device/gpu_kernel_tuner.h"
 
 namespace tessera::device {
 
 class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from_this<GpuKernelDevice> {
  public:
-  // `background`: build kernels on the background thread (false: before
-  // the call goes on, as async=0 does for the CPU's K3 kernels).
-  // `specialize` and `recompiles`: the JIT parameters of the same names.
-  GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, bool background, int specialize = 16, int recompiles = 8);
+  struct Options {
+    // Build kernels on the background thread (false: before the call goes
+    // on, as async=0 does for the CPU's K3 kernels).
+    bool background = true;
+    int specialize = 16, recompiles = 8;  // the JIT parameters of the same names
+    // Tune K3 kernels by timing their variants (the JIT parameter gputune;
+    // false: one K3 kernel with K2's tile, the same kernels every run).
+    bool tune = true;
+    // Where tuning choices are kept (the kernel cache's directory; empty:
+    // not kept, every run tunes).
+    std::string tune_cache_dir;
+  };
+  GpuKernelDevice(std::shared_ptr<DeviceBackend> backend, Options options);
   ~GpuKernelDevice() override;
 
   std::optional<Value> run(const Region& r, std::shared_ptr<void>& site, std::span<const Value> inputs) override;
@@ -54,6 +67,10 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
     uint64_t sites = 0;             // call sites that asked the device
     uint64_t launches = 0;          // fused calls run on the device
     uint64_t k2_launches = 0, k3_launches = 0;
+    uint64_t k3_tuned = 0;          // K3 kernels chosen by timing their variants
+    uint64_t k3_kept = 0;           // K3 kernels built as an earlier run's tuning chose (nothing timed)
+    uint64_t variants_timed = 0;
+    double tune_ms = 0;             // the calls' time spent timing variants
     uint64_t cpu_while_building = 0;  // calls run on the CPU while their kernel was built
     uint64_t refused = 0;           // calls of regions the device cannot run (run on the CPU)
     std::string first_refusal;      // the first such region's reason
@@ -72,14 +89,16 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
 
  private:
   struct Variant;
+  struct Tuning;
   struct Site;
   void refuse(Site& s, const std::string& why);
-  void prepare(const Region& r, Variant& v);
+  void prepare(const Region& r, Variant& v, bool with_step);
   void observe(const Region& r, Site& s, const std::vector<int64_t>& sym);
+  const Variant* tune(const Region& r, Site& s, const std::vector<int64_t>& sym, const std::vector<void*>& params);
 
   std::shared_ptr<DeviceBackend> backend_;
-  bool background_;
-  int specialize_, recompiles_;
+  Options opt_;
+  kir::KernelDiskCache tune_notes_;
   kir::KernelCompileQueue queue_;
   mutable std::mutex mu_;  // stats_ (the background thread touches none of it but the build's)
   Stats stats_;

@@ -11,9 +11,9 @@ namespace {
 
 constexpr const char* kKind = "gpu-tune";
 
-std::string identity(const Region& r, const std::vector<int64_t>& symbols, const std::string& arch) {
+std::string identity(const Region& r, const DimSpec& spec, const std::string& arch) {
   std::string id = "arch " + arch + "\nsymbols";
-  for (int64_t s : symbols) id += " " + std::to_string(s);
+  for (const std::optional<int64_t>& s : spec) id += " " + (s ? std::to_string(*s) : std::string("?"));
   return id + "\n" + r.str();
 }
 
@@ -32,20 +32,20 @@ std::optional<GpuVariant> GpuVariant::parse(const std::string& s) {
   return GpuVariant{tile, threads, flat == 1};
 }
 
-kir::RegionLowering GpuVariant::lowering(const std::vector<int64_t>& symbols) const {
+kir::RegionLowering GpuVariant::lowering(const DimSpec& spec) const {
   kir::RegionLowering opt;
   opt.tile = tile;
   opt.flat = flat;
-  opt.symbol_values.assign(symbols.begin(), symbols.end());
+  opt.symbol_values = spec;
   return opt;
 }
 
-std::vector<GpuVariant> gpu_variants(const Region& r, const std::vector<int64_t>& symbols) {
+std::vector<GpuVariant> gpu_variants(const Region& r, const DimSpec& spec) {
   std::vector<GpuVariant> v;
   const bool rows = !r.row_dims().empty();
   size_t rank = 0;
   for (int o : r.outputs) rank = std::max(rank, r.type(o).dims.size());
-  (void)symbols;
+  (void)spec;
   for (int64_t tile : {256, 512, 1024, 2048, 4096}) {
     if (rows && tile != 1024) continue;
     for (int threads : {128, 256}) {
@@ -57,18 +57,27 @@ std::vector<GpuVariant> gpu_variants(const Region& r, const std::vector<int64_t>
   return v;
 }
 
-GpuTuneOutcome tune_gpu_region(const Region& r, const std::vector<int64_t>& symbols, const std::string& arch,
+std::optional<GpuVariant> kept_gpu_variant(const Region& r, const DimSpec& spec, const std::string& arch,
+                                           const kir::KernelDiskCache& cache) {
+  if (std::optional<std::string> kept = cache.load(kKind, identity(r, spec, arch))) return GpuVariant::parse(*kept);
+  return std::nullopt;
+}
+
+void keep_gpu_variant(const Region& r, const DimSpec& spec, const std::string& arch, const kir::KernelDiskCache& cache,
+                      const GpuVariant& v) {
+  cache.store(kKind, identity(r, spec, arch), v.str());
+}
+
+GpuTuneOutcome tune_gpu_region(const Region& r, const DimSpec& spec, const std::string& arch,
                                const kir::KernelDiskCache& cache,
                                const std::function<double(const GpuVariant&)>& time_ms) {
-  const std::string id = identity(r, symbols, arch);
   GpuTuneOutcome out;
-  if (std::optional<std::string> kept = cache.load(kKind, id))
-    if (std::optional<GpuVariant> v = GpuVariant::parse(*kept)) {
-      out.best = *v;
-      return out;
-    }
+  if (std::optional<GpuVariant> v = kept_gpu_variant(r, spec, arch, cache)) {
+    out.best = *v;
+    return out;
+  }
   double best = std::numeric_limits<double>::infinity();
-  for (const GpuVariant& v : gpu_variants(r, symbols)) {
+  for (const GpuVariant& v : gpu_variants(r, spec)) {
     try {
       const double ms = time_ms(v);
       out.timings_ms.emplace_back(v, ms);
@@ -80,7 +89,7 @@ GpuTuneOutcome tune_gpu_region(const Region& r, const std::vector<int64_t>& symb
   if (out.timings_ms.empty())
     throw std::runtime_error("GPU tuning: no variant of the region could be built" +
                              (out.refused.empty() ? std::string() : ": " + out.refused.front().second));
-  cache.store(kKind, id, out.best.str());
+  keep_gpu_variant(r, spec, arch, cache, out.best);
   return out;
 }
 

@@ -87,7 +87,7 @@ TEST(JitParams, UnknownNameListsKnownNames) {
   EXPECT_EQ(set_error(p, "foo=1"),
             "unknown JIT parameter 'foo' (known: hotloop, hotcall, hotexit, hotwork, maxrecord, maxtrace, "
             "maxside, maxsidetries, maxinline, blacklist, async, tier, tier2, opt, peel, predicate, sink, fuse, "
-            "specialize, recompiles, kcache, sinkmax, perfmap, verify)");
+            "specialize, recompiles, gputune, kcache, sinkmax, perfmap, verify)");
   EXPECT_NE(set_error(p, "=1").find("unknown JIT parameter ''"), std::string::npos);
   // Names are exact: no case folding, no prefixes.
   EXPECT_NE(set_error(p, "HOTLOOP=1").find("unknown JIT parameter 'HOTLOOP'"), std::string::npos);

@@ -1,11 +1,14 @@
 // GpuKernelDevice over a fake backend (memory with a capacity, kernels that
 // write a known value, copies that can fail): a call runs on the device once
 // its kernel is built, its output stays there until read, a device that
-// cannot give the elements back is a runtime error, and running out of
-// device memory refuses the region without leaking its blocks.
+// cannot give the elements back is a runtime error, running out of device
+// memory refuses the region without leaking its blocks, and settled shapes
+// get a K3 kernel, tuned by the fake's timings and kept for the next run.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 
 #include "runtime/device/gpu_kernel_device.h"
 #include "vm/core/error.h"
@@ -19,6 +22,7 @@ class FakeBackend : public DeviceBackend {
  public:
   explicit FakeBackend(size_t capacity) : memory_(capacity), alloc_(memory_) {}
   std::string describe() const override { return "fake"; }
+  std::string arch() const override { return "fake"; }
   DeviceAllocator& allocator() override { return alloc_; }
   void upload(DevicePtr to, const void* from, size_t bytes) override {
     std::memcpy(reinterpret_cast<void*>(to), from, bytes);
@@ -31,14 +35,21 @@ class FakeBackend : public DeviceBackend {
   std::shared_ptr<LaunchableKernel> build(const kir::CudaKernelSource& src) override {
     ++built;
     struct Fill : LaunchableKernel {
-      using LaunchableKernel::LaunchableKernel;
+      Fill(const kir::CudaKernelSource& src, FakeBackend& b) : LaunchableKernel(src), backend(b) {}
       void launch(int64_t, std::vector<void*>& args) override {
         float* out = *static_cast<float**>(args[2]);
         const int64_t n = *static_cast<int64_t*>(args[3]);
         for (int64_t i = 0; i < n; ++i) out[i] = 7.0f;
+        backend.last_threads = source().threads;
       }
+      FakeBackend& backend;
     };
-    return std::make_shared<Fill>(src);
+    return std::make_shared<Fill>(src, *this);
+  }
+  // The time of a kernel: `cost` of its block size (the last one launched).
+  double time_ms(const std::function<void()>& work) override {
+    work();
+    return cost ? cost(last_threads) : 1.0;
   }
   void matmul_f32(int64_t, int64_t, int64_t, int64_t, DevicePtr, int64_t, DevicePtr, int64_t, DevicePtr, int64_t) override {
     throw DeviceError("no products here");
@@ -67,7 +78,18 @@ class FakeBackend : public DeviceBackend {
   DeviceAllocator alloc_;
   uint64_t built = 0;
   bool fail_downloads = false;
+  int last_threads = 0;
+  std::function<double(int)> cost;
 };
+
+// Kernels built before the call goes on; K3 after `specialize` calls.
+GpuKernelDevice::Options now(int specialize = 16, std::string tune_cache_dir = {}) {
+  GpuKernelDevice::Options o;
+  o.background = false;
+  o.specialize = specialize;
+  o.tune_cache_dir = std::move(tune_cache_dir);
+  return o;
+}
 
 Value ones(int64_t n) {
   Value v = make_tensor(DType::F32, {n});
@@ -77,7 +99,7 @@ Value ones(int64_t n) {
 
 TEST(GpuKernelDevice, ACallRunsOnTheDeviceAndItsOutputStaysThereUntilRead) {
   auto backend = std::make_shared<FakeBackend>(1 << 20);
-  auto dev = std::make_shared<GpuKernelDevice>(backend, false);
+  auto dev = std::make_shared<GpuKernelDevice>(backend, now());
   const Region r = parse_region(kScale);
   std::shared_ptr<void> site;
   const std::vector<Value> in = {ones(100), Value::number(2.0)};
@@ -102,7 +124,7 @@ TEST(GpuKernelDevice, ACallRunsOnTheDeviceAndItsOutputStaysThereUntilRead) {
 // (it may be a write), so the next call uploads it again.
 TEST(GpuKernelDevice, AnUploadedHostTensorIsMirroredUntilTheHostTouchesIt) {
   auto backend = std::make_shared<FakeBackend>(1 << 20);
-  auto dev = std::make_shared<GpuKernelDevice>(backend, false);
+  auto dev = std::make_shared<GpuKernelDevice>(backend, now());
   const Region r = parse_region(kScale);
   std::shared_ptr<void> site;
   const Value w = ones(100);
@@ -124,12 +146,14 @@ TEST(GpuKernelDevice, AnUploadedHostTensorIsMirroredUntilTheHostTouchesIt) {
 // a dim that keeps changing stays a parameter of it; K2 serves other shapes.
 TEST(GpuKernelDevice, SettledShapesGetAK3Kernel) {
   auto backend = std::make_shared<FakeBackend>(1 << 20);
-  auto dev = std::make_shared<GpuKernelDevice>(backend, false, /*specialize=*/4, /*recompiles=*/8);
+  auto dev = std::make_shared<GpuKernelDevice>(backend, now(4));
   const Region r = parse_region(kScale);
   std::shared_ptr<void> site;
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(dev->run(r, site, std::vector<Value>{ones(100), Value::number(2.0)}));
   auto s = dev->stats();
-  EXPECT_EQ(backend->built, 2u);    // K2, then K3 for [100]
+  EXPECT_EQ(backend->built, 11u);   // K2, then K3 for [100]: the tuner's 10 variants (5 tiles x 2 block sizes)
+  EXPECT_EQ(s.k3_tuned, 1u);
+  EXPECT_EQ(s.variants_timed, 10u);
   EXPECT_EQ(s.k2_launches, 4u);     // the calls that settled the shape
   EXPECT_EQ(s.k3_launches, 6u);
   // Another length: K2 again (the K3 kernel's dim is a constant 100).
@@ -137,13 +161,51 @@ TEST(GpuKernelDevice, SettledShapesGetAK3Kernel) {
   EXPECT_EQ(dev->stats().k2_launches, 5u);
   // A length that changes every call is dynamic: no kernel for each of them.
   for (int n = 60; n < 80; ++n) ASSERT_TRUE(dev->run(r, site, std::vector<Value>{ones(n), Value::number(2.0)}));
-  EXPECT_EQ(backend->built, 2u);
+  EXPECT_EQ(backend->built, 11u);
   EXPECT_NE(dev->report().find("K2 25, K3 6"), std::string::npos) << dev->report();
+}
+
+// The variants of a K3 kernel are timed on the device (here: the fake's
+// cost of a block size); the fastest serves the calls and is kept in the
+// cache, so the next run with the same shapes builds only it, timing nothing.
+TEST(GpuKernelDevice, TheFastestVariantIsKeptAndALaterRunBuildsOnlyIt) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tessera-gpu-device-tune-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const Region r = parse_region(kScale);
+  for (int run = 0; run < 2; ++run) {
+    auto backend = std::make_shared<FakeBackend>(1 << 20);
+    backend->cost = [](int threads) { return threads == 128 ? 1.0 : 2.0; };
+    auto dev = std::make_shared<GpuKernelDevice>(backend, now(3, dir.string()));
+    std::shared_ptr<void> site;
+    for (int i = 0; i < 6; ++i) ASSERT_TRUE(dev->run(r, site, std::vector<Value>{ones(300), Value::number(2.0)}));
+    const auto s = dev->stats();
+    EXPECT_EQ(s.k3_launches, 3u);
+    EXPECT_EQ(backend->last_threads, 128);  // the calls after the tuning run the fastest
+    if (run == 0) {
+      EXPECT_EQ(s.k3_tuned, 1u);
+      EXPECT_EQ(s.variants_timed, 10u);
+      EXPECT_EQ(backend->built, 11u);
+      EXPECT_NE(dev->report().find("gpu tuning: 1 K3 kernels tuned (10 variants timed"), std::string::npos)
+          << dev->report();
+    } else {
+      EXPECT_EQ(s.k3_tuned, 0u);
+      EXPECT_EQ(s.k3_kept, 1u);
+      EXPECT_EQ(s.variants_timed, 0u);
+      EXPECT_EQ(backend->built, 2u);  // K2 and the kept variant
+    }
+  }
+  const kir::KernelDiskCache notes(dir.string());
+  const std::optional<GpuVariant> kept = kept_gpu_variant(r, {300}, "fake", notes);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->threads, 128);
+  EXPECT_FALSE(kept_gpu_variant(r, {301}, "fake", notes).has_value());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(GpuKernelDevice, ADeviceThatCannotGiveElementsBackIsARuntimeError) {
   auto backend = std::make_shared<FakeBackend>(1 << 20);
-  auto dev = std::make_shared<GpuKernelDevice>(backend, false);
+  auto dev = std::make_shared<GpuKernelDevice>(backend, now());
   const Region r = parse_region(kScale);
   std::shared_ptr<void> site;
   std::optional<Value> out = dev->run(r, site, std::vector<Value>{ones(10), Value::number(2.0)});
@@ -159,7 +221,7 @@ TEST(GpuKernelDevice, ADeviceThatCannotGiveElementsBackIsARuntimeError) {
 
 TEST(GpuKernelDevice, OutOfDeviceMemoryRefusesTheRegionWithoutLeaking) {
   auto backend = std::make_shared<FakeBackend>(3000);  // room for the input, not for the output too
-  auto dev = std::make_shared<GpuKernelDevice>(backend, false);
+  auto dev = std::make_shared<GpuKernelDevice>(backend, now());
   const Region r = parse_region(kScale);
   std::shared_ptr<void> site;
   EXPECT_FALSE(dev->run(r, site, std::vector<Value>{ones(500), Value::number(2.0)}).has_value());
