@@ -31,6 +31,7 @@ class CudaBackend : public DeviceBackend {
   void matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
                   int64_t stride_b, DevicePtr c, int64_t stride_c) override;
   double time_ms(const std::function<void()>& work) override { return stream_->time_ms(work); }
+  PinnedStaging::Stats staging() const override { return stream_->staging(); }
   BuildStats build_stats() const override;
 
  private:

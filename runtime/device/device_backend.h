@@ -15,6 +15,7 @@
 
 #include "codegen/kernel/cuda/cuda_emitter.h"
 #include "runtime/device/device_allocator.h"
+#include "runtime/device/pinned_staging.h"
 
 namespace tessera::device {
 
@@ -65,6 +66,10 @@ class DeviceBackend {
     work();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
+
+  // The copies' pinned staging (pinned_staging.h); none where device
+  // memory is host memory.
+  virtual PinnedStaging::Stats staging() const { return {}; }
 
   struct BuildStats {
     uint64_t built = 0, from_cache = 0;

@@ -446,6 +446,7 @@ GpuKernelDevice::Stats GpuKernelDevice::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   Stats s = stats_;
   s.memory = backend_->allocator().stats();
+  s.staging = backend_->staging();
   s.builds = backend_->build_stats();
   return s;
 }
@@ -468,6 +469,12 @@ std::string GpuKernelDevice::report() const {
       s.uploads, static_cast<double>(s.upload_bytes) / (1 << 20), s.resident_inputs, s.downloads,
       static_cast<double>(s.download_bytes) / (1 << 20), static_cast<double>(s.memory.high_water_bytes) / (1 << 20),
       s.memory.reuses, s.memory.allocations);
+  if (s.staging.pinned_bytes)
+    out += fmt::format("  gpu copies: {} uploads and {} downloads ({:.1f} MiB) staged through {:.0f} MiB of pinned host memory\n",
+                       s.staging.uploads, s.staging.downloads, static_cast<double>(s.staging.bytes) / (1 << 20),
+                       static_cast<double>(s.staging.pinned_bytes) / (1 << 20));
+  else if (!s.staging.unavailable.empty())
+    out += "  gpu copies: not staged: " + s.staging.unavailable + "\n";
   return out;
 }
 

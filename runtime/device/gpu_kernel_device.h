@@ -78,6 +78,7 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
     uint64_t downloads = 0, download_bytes = 0;  // outputs copied back (the host read them)
     uint64_t resident_inputs = 0;   // inputs already on the device (an earlier call's output, or a mirror)
     DeviceAllocator::Stats memory;
+    PinnedStaging::Stats staging;
     DeviceBackend::BuildStats builds;
   };
   Stats stats() const;

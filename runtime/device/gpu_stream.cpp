@@ -1,23 +1,64 @@
 #include "runtime/device/gpu_stream.h"
 
+#include <array>
+
 namespace tessera::device {
+
+// The stream's side of the staging: pinned memory from cuMemHostAlloc,
+// asynchronous copies on the stream, and an event per buffer.
+class GpuStream::Link : public StagingLink {
+ public:
+  explicit Link(GpuStream& s) : s_(s) {
+    for (CUevent& e : events_) d().check(d().cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  }
+  ~Link() override {
+    for (CUevent e : events_)
+      if (e) d().cuEventDestroy(e);
+  }
+  void* allocate_pinned(size_t bytes, std::string& why_not) override {
+    void* p = nullptr;
+    const CUresult r = d().cuMemHostAlloc(&p, bytes, 0);
+    if (r == CUDA_SUCCESS) return p;
+    why_not = "cuMemHostAlloc of " + std::to_string(bytes) + " bytes: " + d().error_text(r) +
+              " (the locked-memory limit, ulimit -l?): copies go directly from pageable memory";
+    return nullptr;
+  }
+  void free_pinned(void* p) override { d().cuMemFreeHost(p); }
+  void to_device(DevicePtr to, const void* pinned, size_t bytes) override {
+    d().check(d().cuMemcpyHtoDAsync(to, pinned, bytes, s_.stream_), "cuMemcpyHtoDAsync");
+  }
+  void to_host(void* pinned, DevicePtr from, size_t bytes) override {
+    d().check(d().cuMemcpyDtoHAsync(pinned, from, bytes, s_.stream_), "cuMemcpyDtoHAsync");
+  }
+  void mark(int slot) override { d().check(d().cuEventRecord(events_.at(slot), s_.stream_), "cuEventRecord"); }
+  void wait(int slot) override { d().check(d().cuEventSynchronize(events_.at(slot)), "cuEventSynchronize"); }
+
+ private:
+  const CudaDriver& d() const { return s_.device_.driver(); }
+  GpuStream& s_;
+  std::array<CUevent, PinnedStaging::kBuffers> events_{};
+};
 
 GpuStream::GpuStream(const GpuDevice& device) : device_(device) {
   device_.make_current();
   device_.driver().check(device_.driver().cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  link_ = std::make_unique<Link>(*this);
+  staging_ = std::make_unique<PinnedStaging>(*link_);
 }
 
 GpuStream::~GpuStream() {
+  staging_.reset();  // waits for its copies
+  link_.reset();
   if (stream_) device_.driver().cuStreamDestroy(stream_);
 }
 
 void GpuStream::upload(DevicePtr to, const void* from, size_t bytes) {
-  if (bytes == 0) return;
+  if (bytes == 0 || staging_->upload(to, from, bytes)) return;
   device_.driver().check(device_.driver().cuMemcpyHtoDAsync(to, from, bytes, stream_), "cuMemcpyHtoDAsync");
 }
 
 void GpuStream::download(void* to, DevicePtr from, size_t bytes) {
-  if (bytes == 0) return;
+  if (bytes == 0 || staging_->download(to, from, bytes)) return;
   device_.driver().check(device_.driver().cuMemcpyDtoHAsync(to, from, bytes, stream_), "cuMemcpyDtoHAsync");
   synchronize();
 }

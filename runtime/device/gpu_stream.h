@@ -1,16 +1,19 @@
 // GpuStream: the stream the runtime issues kernels and copies on (one per
 // device: the allocator's reuse of freed blocks relies on that order,
-// device_allocator.h), with the copies and the event timing the tuner uses.
+// device_allocator.h), with the copies (through pinned staging buffers:
+// pinned_staging.h) and the event timing the tuner uses.
 // GpuModule: a compiled kernel (cubin, or PTX the driver compiles at load)
 // loaded into the device's context, launched on a stream.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "runtime/device/device_allocator.h"
 #include "runtime/device/gpu_device.h"
+#include "runtime/device/pinned_staging.h"
 
 namespace tessera::device {
 
@@ -23,8 +26,11 @@ class GpuStream {
 
   CUstream get() const { return stream_; }
   const GpuDevice& device() const { return device_; }
+  // Through the pinned staging buffers (directly where none can be had):
+  // upload returns once `from` has been read; download waits for the bytes.
   void upload(DevicePtr to, const void* from, size_t bytes);
-  void download(void* to, DevicePtr from, size_t bytes);  // waits for it
+  void download(void* to, DevicePtr from, size_t bytes);
+  PinnedStaging::Stats staging() const { return staging_->stats(); }
   void zero(DevicePtr p, size_t bytes);
   void synchronize();
   // Milliseconds that `work` (which enqueues on this stream) takes on the
@@ -43,8 +49,11 @@ class GpuStream {
   void record(CUevent e);
   double elapsed_ms(CUevent start, CUevent stop);  // destroys both
 
+  class Link;
   const GpuDevice& device_;
   CUstream stream_ = nullptr;
+  std::unique_ptr<Link> link_;
+  std::unique_ptr<PinnedStaging> staging_;
 };
 
 // The driver's memory, for DeviceAllocator.

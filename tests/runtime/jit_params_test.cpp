@@ -57,7 +57,7 @@ TEST(JitParams, ListIsTableOrderWithCurrentValues) {
   JitParams p;
   p.set("maxside=7");
   auto l = p.list();
-  ASSERT_EQ(l.size(), 24u);
+  ASSERT_EQ(l.size(), 25u);
   EXPECT_EQ(l.front(), (std::pair<std::string, int64_t>{"hotloop", 56}));
   bool found = false;
   for (const auto& [name, value] : l) {
