@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -70,20 +72,30 @@ struct CaseLaunch {
   }
 };
 
+// Also records the comparison as a property of the test (gtest's XML and
+// JSON output): "dtype=f32 shape=[3, 5] worst=E tolerance=T", E the largest
+// |got - want| / (1 + |want|), which experiments/harness/run_cuda_emulation.py
+// tabulates.
 inline void expect_close(const Value& got, const Value& want, const std::string& what) {
   const TensorObj& g = *got.as_tensor();
   const TensorObj& w = *want.as_tensor();
   ASSERT_EQ(g.shape, w.shape) << what;
   ASSERT_EQ(g.dtype, w.dtype) << what;
   const bool exact = g.dtype == DType::I32 || g.dtype == DType::I64 || g.dtype == DType::Bool;
-  const double tol = g.dtype == DType::F32 ? 1e-5 : 1e-2;
+  const double tol = exact ? 0 : g.dtype == DType::F32 ? 1e-5 : 1e-2;
   int shown = 0;
+  double worst = 0;
   for (int64_t i = 0; i < g.numel; ++i) {
     const double a = g.get_f(i), b = w.get_f(i);
     const bool ok = exact ? g.get_i(i) == w.get_i(i)
                           : (std::isnan(a) && std::isnan(b)) || a == b || std::fabs(a - b) <= tol * (1 + std::fabs(b));
+    if (!exact && !(std::isnan(a) && std::isnan(b)) && a != b) worst = std::max(worst, std::fabs(a - b) / (1 + std::fabs(b)));
+    if (exact && !ok) worst = std::max(worst, 1.0);
     if (!ok && shown++ < 5) ADD_FAILURE() << what << ": element " << i << " is " << a << ", want " << b;
   }
+  char text[96];
+  std::snprintf(text, sizeof text, " worst=%.3g tolerance=%.0e", worst, tol);
+  ::testing::Test::RecordProperty(what, std::string("dtype=") + dtype_name(g.dtype) + " shape=" + shape_str(g.shape) + text);
 }
 
 }  // namespace tessera::kir::testing
