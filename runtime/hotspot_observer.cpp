@@ -21,6 +21,16 @@ HotspotObserver::~HotspotObserver() {
     gpu_->drain();
     calls.set_device(nullptr);
   }
+  if (events_ && calls.events() == events_) {
+    calls.drain_background();  // its compiles report to the log
+    calls.set_events(nullptr);
+  }
+}
+
+void HotspotObserver::set_event_log(std::shared_ptr<jit::JitEventLog> log) {
+  events_ = std::move(log);
+  kir::KernelCalls::process().set_events(events_);
+  if (gpu_) gpu_->set_events(events_);
 }
 
 void HotspotObserver::set_device(device::DeviceSelection selection) {
@@ -39,6 +49,7 @@ void HotspotObserver::set_device(device::DeviceSelection selection) {
   opt.tune = params_.gputune != 0;
   if (params_.kcache) opt.tune_cache_dir = kir::KernelDiskCache::default_dir();
   gpu_ = std::make_shared<device::GpuKernelDevice>(std::move(backend), std::move(opt));
+  if (events_) gpu_->set_events(events_);
   kir::KernelCalls::process().set_device(gpu_);
 }
 
@@ -67,7 +78,7 @@ bool HotspotObserver::on_hot_loop(FunctionProto& fn, uint32_t pc) {
 }
 
 void HotspotObserver::enable_tracing(VM& vm, const std::string& dump_dir) {
-  tracing_ = std::make_unique<jit::TraceJit>(vm, params_, script_name_, dump_dir);
+  tracing_ = std::make_unique<jit::TraceJit>(vm, params_, script_name_, dump_dir, events_);
 }
 
 bool HotspotObserver::record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,

@@ -44,6 +44,10 @@ class HotspotObserver : public JitHooks {
   void set_device(device::DeviceSelection selection);
   const std::optional<device::DeviceSelection>& device() const { return device_; }
 
+  // The event log (--jit-log, events.jsonl) the JIT and the fused calls'
+  // kernels report to, from now until this observer goes. Call before
+  // enable_tracing.
+  void set_event_log(std::shared_ptr<jit::JitEventLog> log);
   // Turns on the trace compiler (record, compile, enter traces). Without it
   // hot code is only observed. `dump_dir`: see TraceJit.
   void enable_tracing(VM& vm, const std::string& dump_dir = {});
@@ -95,6 +99,7 @@ class HotspotObserver : public JitHooks {
   std::unique_ptr<jit::TraceJit> tracing_;
   std::optional<device::DeviceSelection> device_;
   std::shared_ptr<device::GpuKernelDevice> gpu_;  // installed in kir::KernelCalls
+  std::shared_ptr<jit::JitEventLog> events_;      // installed in kir::KernelCalls
   std::vector<HotLoop> loops_;
   std::vector<HotFunction> functions_;
   // Keyed by content, not by FunctionProto*: a proto's address may be reused

@@ -37,6 +37,11 @@ void JitTelemetry::note_compiled(Trace& t, const CompiledTrace& code, int tier) 
   if (!code.object.empty()) t.code_object = code.object;
   t.code_size[k] = code.code_size;
   t.tier_compile_ms[k] = code.compile_ms;
+  if (logging())
+    event(JitEventKind::TraceCompiled, {{"trace", static_cast<int64_t>(t.id)},
+                                        {"tier", static_cast<int64_t>(tier)},
+                                        {"ms", code.compile_ms},
+                                        {"bytes", static_cast<int64_t>(code.code_size)}});
   t.compile_ms += code.compile_ms;  // after the optimizer's share
   stats_.compile_ms += code.compile_ms;
   ++stats_.tier_compiled[k];
@@ -191,6 +196,16 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
       if (t->exits[s])
         os << fmt::format("      exit #{} to line {}: {} times\n", s, t->exit_lines[s], t->exits[s]);
   }
+}
+
+void JitTelemetry::log_exit_counts(const std::vector<std::unique_ptr<Trace>>& traces) const {
+  if (!logging()) return;
+  for (const auto& t : traces)
+    for (size_t s = 0; s < t->exits.size(); ++s)
+      if (t->exits[s])
+        event(JitEventKind::ExitCount, {{"trace", static_cast<int64_t>(t->id)},
+                                        {"exit", static_cast<int64_t>(s)},
+                                        {"taken", static_cast<int64_t>(t->exits[s])}});
 }
 
 }  // namespace tessera::jit

@@ -1,8 +1,9 @@
 // JitTelemetry: what the trace JIT reports about itself. The counters and
 // times behind --stats (TraceStats, and the report), the sampled time per
 // host tier (TierProfile), the --dump directory (each trace's IR per pass,
-// snapshots and code), and the perf map (perfmap=1) that names compiled
-// code for Linux perf. Nothing here changes what the JIT does.
+// snapshots and code), the perf map (perfmap=1) that names compiled code
+// for Linux perf, and the event log (--jit-log, events.jsonl:
+// jit_event_log.h). Nothing here changes what the JIT does.
 #pragma once
 
 #include <array>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "codegen/host/compiled_trace.h"
+#include "runtime/jit_event_log.h"
 #include "runtime/tier_profile.h"
 #include "runtime/trace.h"
 #include "tracer/recorder.h"
@@ -67,6 +69,16 @@ class JitTelemetry {
   // --stats: samples where the CPU time goes, per tier.
   void enable_tier_profile();
 
+  // The event log (null: none). The JIT builds an event's fields only when
+  // logging() says someone reads them.
+  void set_events(std::shared_ptr<JitEventLog> log) { events_ = std::move(log); }
+  bool logging() const { return events_ && events_->on(); }
+  void event(JitEventKind k, EventFields fields) const { events_->emit(k, std::move(fields)); }
+  // "SCRIPT:LINE", the events' `at`.
+  std::string where(int line) const { return script_name_ + ":" + std::to_string(line); }
+  // At the end of the run: each trace's taken exits (exit.count events).
+  void log_exit_counts(const std::vector<std::unique_ptr<Trace>>& traces) const;
+
   // `t` got code for `tier` (1 or 2): its size and compile time, per trace
   // and per tier, its --dump text, and its code range for the tier profile
   // and the perf map.
@@ -84,6 +96,7 @@ class JitTelemetry {
   bool perf_map_enabled_;
   std::ofstream perf_map_;                 // opened with the first code
   std::unique_ptr<TierProfile> profile_;  // --stats only
+  std::shared_ptr<JitEventLog> events_;
   double created_ms_;
   TraceStats stats_;
 };

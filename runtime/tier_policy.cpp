@@ -127,6 +127,7 @@ void TierPolicy::tier_up(Trace& t) {
   t.tier_up_interval = t.tier_up_interval == 0 ? tier2_ : std::min<uint32_t>(t.tier_up_interval, 1u << 30) * 2;
   t.tier_up_counter = t.tier_up_interval;
   if (t.upgrade != Trace::Upgrade::None || t.dead) return;
+  if (telemetry_.logging()) telemetry_.event(JitEventKind::TierUp, {{"trace", static_cast<int64_t>(t.id)}});
   if (async_) {
     t.upgrade = Trace::Upgrade::Queued;
     worker().submit(t2_job(t));
@@ -153,6 +154,7 @@ void TierPolicy::finish_upgrade(Trace& t, CompileResult& r) {
   registry_.set_code(t, r.code, 2);
   registry_.retarget(t1_code, t.native);
   ++telemetry_.stats().upgrades;
+  if (telemetry_.logging()) telemetry_.event(JitEventKind::Upgraded, {{"trace", static_cast<int64_t>(t.id)}});
   telemetry_.dump(t);
 }
 

@@ -11,7 +11,8 @@
 
 namespace tessera::jit {
 
-TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir)
+TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir,
+                   std::shared_ptr<JitEventLog> events)
     : vm_(vm),
       params_(params),
       optimizer_(TracePipeline::Options(params)),
@@ -23,6 +24,7 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
                                    .hotcall = static_cast<uint32_t>(params.hotcall)}),
       telemetry_(std::move(script_name), std::move(dump_dir), params.perfmap != 0),
       tiers_(params, registry_, telemetry_) {
+  telemetry_.set_events(std::move(events));
   kir::KernelCallConfig k;
   k.specialize = params.specialize;
   k.recompiles = params.recompiles;
@@ -62,7 +64,15 @@ bool TraceJit::start_recording(FunctionProto& fn, uint32_t loop_pc) {
   if (op != Op::FORLOOP && op != Op::ITERLOOP && op != Op::LOOP) return false;
   recorder_ = std::make_unique<TraceRecorder>(&fn, loop_pc, limits());
   record_start_ms_ = now_ms();
+  if (telemetry_.logging()) log_record_start("loop", source_line(fn, loop_pc));
   return true;
+}
+
+void TraceJit::log_record_start(const char* kind, int line, EventFields more) {
+  record_at_ = telemetry_.where(line);
+  EventFields f{{"kind", std::string(kind)}, {"at", record_at_}};
+  for (auto& m : more) f.push_back(std::move(m));
+  telemetry_.event(JitEventKind::RecordStart, std::move(f));
 }
 
 bool TraceJit::start_function_recording(FunctionProto& fn) {
@@ -70,6 +80,7 @@ bool TraceJit::start_function_recording(FunctionProto& fn) {
   if (!may_record(RootKey::function(&fn)) || fn.entry_trace >= 0) return false;
   recorder_ = std::make_unique<TraceRecorder>(&fn, limits(), TraceRecorder::FunctionEntry{});
   record_start_ms_ = now_ms();
+  if (telemetry_.logging()) log_record_start("function", fn.line, {{"function", fn.name}});
   return true;
 }
 
@@ -77,10 +88,17 @@ void TraceJit::watch_globals(uint8_t* watch, const Value* globals, size_t n) {
   registry_.watch_globals(watch, globals, n);
 }
 
-void TraceJit::invalidate_global(uint32_t index) { telemetry_.stats().invalidated += registry_.invalidate_global(index); }
+void TraceJit::invalidate_global(uint32_t index) {
+  const uint64_t n = registry_.invalidate_global(index);
+  telemetry_.stats().invalidated += n;
+  if (n && telemetry_.logging())
+    telemetry_.event(JitEventKind::Invalidated,
+                     {{"global", static_cast<int64_t>(index)}, {"traces", static_cast<int64_t>(n)}});
+}
 
 void TraceJit::stop_compiling() {
   tiers_.stop();
+  telemetry_.log_exit_counts(registry_.all());
   kir::KernelCalls::process().cancel_background();
   registry_.forget_globals();  // the interpreter's, going away with it
 }
@@ -106,6 +124,9 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
   TraceStats& stats = telemetry_.stats();
   stats.count_abort(r, detail);
   stats.record_ms += now_ms() - record_start_ms_;
+  if (telemetry_.logging())
+    telemetry_.event(JitEventKind::TraceAbort,
+                     {{"reason", std::string(abort_reason_name(r))}, {"at", record_at_}, {"detail", detail}});
   // An inner loop whose trace is still being compiled: not a failure of
   // this loop or exit, just too early (no penalty; try again later).
   const bool too_early = r == AbortReason::InnerLoop && registry_.any_pending();
@@ -118,7 +139,12 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
   }
   const RootKey root{recorder_->root(), recorder_->loop_pc()};
   recorder_.reset();
-  if (!too_early && blacklist_.aborted(root)) ++(root.is_function() ? stats.blacklisted_functions : stats.blacklisted_loops);
+  if (!too_early && blacklist_.aborted(root)) {
+    ++(root.is_function() ? stats.blacklisted_functions : stats.blacklisted_loops);
+    if (telemetry_.logging())
+      telemetry_.event(JitEventKind::Blacklist,
+                       {{"kind", std::string(root.is_function() ? "function" : "loop")}, {"at", record_at_}});
+  }
 }
 
 std::unique_ptr<Trace> TraceJit::take_recording(double now) {
@@ -158,6 +184,21 @@ void TraceJit::finish_recording() {
   const double now = now_ms();
   stats.record_ms += now - record_start_ms_;
   Trace& t = registry_.add(take_recording(now));
+  if (telemetry_.logging()) {
+    static constexpr const char* kKinds[] = {"loop", "function", "side"};  // Trace::Kind
+    // Where the trace goes at its end: to itself, another trace, around its
+    // own loop, back to its caller, or to the interpreter.
+    const std::string link = t.link == static_cast<int32_t>(t.id) ? "self"
+                             : t.link >= 0                        ? "trace " + std::to_string(t.link)
+                             : t.kind == Trace::Kind::Loop        ? "loop"
+                             : t.kind == Trace::Kind::Function    ? "return"
+                                                                  : "interpreter";
+    telemetry_.event(JitEventKind::TraceStop, {{"trace", static_cast<int64_t>(t.id)},
+                                               {"kind", std::string(kKinds[static_cast<int>(t.kind)])},
+                                               {"at", telemetry_.where(t.line)},
+                                               {"ir", static_cast<int64_t>(t.ir.size())},
+                                               {"link", link}});
+  }
   auto exit_code_full = [&] {
     discard(t, AbortReason::ExitCodeFull,
             fmt::format("trace {}, {} snapshots", t.id, t.ir.snapshots().size()));
@@ -211,6 +252,10 @@ bool TraceJit::optimize(Trace& t) {
 void TraceJit::discard(Trace& t, AbortReason r, std::string why) {
   // The code stays interpreted.
   TraceRegistry::drop(t);
+  if (telemetry_.logging())
+    telemetry_.event(JitEventKind::TraceDropped, {{"trace", static_cast<int64_t>(t.id)},
+                                                  {"reason", std::string(abort_reason_name(r))},
+                                                  {"detail", why}});
   telemetry_.stats().count_abort(r, std::move(why));
   if (t.is_side) exit_policy_.failed(registry_[t.parent].exits, t.parent_snap);
 }
@@ -267,6 +312,11 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   side_snap_ = snap_no;
   record_start_ms_ = now_ms();
   exit.start_recording = true;
+  if (telemetry_.logging())
+    log_record_start("side", source_line(*(snap.base_proto ? snap.base_proto : t.proto), snap.pc),
+                     {{"parent", static_cast<int64_t>(t.id)},
+                      {"exit", static_cast<int64_t>(snap_no)},
+                      {"taken", static_cast<int64_t>(t.exits[snap_no])}});
 }
 
 }  // namespace tessera::jit

@@ -35,7 +35,9 @@ class TraceJit {
  public:
   // `dump_dir` non-empty: write each trace's IR, snapshots and code there
   // as it is compiled (file names say which loop: SCRIPT-LINE-traceN.ir/.ll).
-  TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir);
+  // `events`: the event log (--jit-log, events.jsonl), or null.
+  TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir,
+           std::shared_ptr<JitEventLog> events = nullptr);
 
   // JitHooks protocol (forwarded by HotspotObserver).
   bool start_recording(FunctionProto& fn, uint32_t loop_pc);
@@ -44,6 +46,7 @@ class TraceJit {
   void watch_globals(uint8_t* watch, const Value* globals, size_t n);
   // Async compilation: stops the worker (after the trace it is compiling)
   // and drops what it has not installed; the interpreter is going away.
+  // The event log gets the exits' counts.
   void stop_compiling();
   // A store into global `index`: invalidates the traces that assumed it.
   void invalidate_global(uint32_t index);
@@ -77,6 +80,8 @@ class TraceJit {
   RecorderLimits limits() const;
   void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit);
   void abort_recording(AbortReason r, const std::string& detail);
+  // The event log's record.start (only when it is read).
+  void log_record_start(const char* kind, int line, EventFields more = {});
 
   VM& vm_;
   JitParams params_;
@@ -88,6 +93,7 @@ class TraceJit {
   TierPolicy tiers_;  // after what it uses; its worker stops first
   std::unique_ptr<TraceRecorder> recorder_;
   double record_start_ms_ = 0;
+  std::string record_at_;  // the recording's FILE:LINE, for the event log
   // The exit a side-trace recording starts from (valid while recording one).
   uint32_t side_parent_ = 0, side_snap_ = 0;
 };

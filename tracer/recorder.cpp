@@ -35,6 +35,16 @@ const char* abort_reason_message(AbortReason r) {
   return kMessages[static_cast<int>(r)];
 }
 
+const char* abort_reason_name(AbortReason r) {
+  static constexpr const char* kNames[] = {
+#define ABORT_REASON(name, msg) #name,
+#include "tracer/abort_reasons.def"
+#undef ABORT_REASON
+  };
+  static_assert(std::size(kNames) == kNumAbortReasons);
+  return kNames[static_cast<int>(r)];
+}
+
 namespace {
 
 // The arithmetic opcodes by operand kind, indexed by BinOp.

@@ -44,6 +44,7 @@ enum class AbortReason : uint8_t {
 };
 constexpr int kNumAbortReasons = static_cast<int>(AbortReason::NumReasons);
 const char* abort_reason_message(AbortReason r);
+const char* abort_reason_name(AbortReason r);  // the table's NAME, e.g. "NYIBytecode" (the event log's)
 
 // The JIT parameters maxrecord and maxinline (runtime/jit_params.def has
 // their defaults); the runtime sets both.

@@ -7,11 +7,14 @@
 #include <limits>
 
 #include "codegen/kernel/cuda/cuda_region.h"
+#include "codegen/kernel/kernel_disk_cache.h"
 #include "codegen/kernel/lower_region.h"
 #include "runtime/device/device_error.h"
 #include "vm/core/error.h"
 
 namespace tessera::device {
+
+using kir::EventFields;
 
 namespace {
 
@@ -131,13 +134,22 @@ void GpuKernelDevice::prepare(const Region& r, Variant& v, bool with_step) {
     v.step = kir::lower_attention(r, "attention", opt, kAttentionValueTile);
     v.step_src = kir::emit_cuda_kernel(*v.step, "tsr_attention", kir::cuda_target_for(r));
   }
-  auto job = [backend = backend_, built = v.built, main = v.main_src, step = v.step_src] {
+  auto job = [this, backend = backend_, built = v.built, main = v.main_src, step = v.step_src, k3 = !v.spec.empty()] {
+    const auto start = std::chrono::steady_clock::now();
     try {
       built->main = backend->build(main);
       if (step) built->step = backend->build(*step);
     } catch (const std::exception& e) {
       built->error = e.what();
     }
+    if (built->error.empty())
+      event("kernel.compiled", [&] {
+        return EventFields{
+            {"kernel", "cuda-" + kir::KernelDiskCache::hash_hex(main.source)},
+            {"tier", std::string(k3 ? "K3" : "K2")},
+            {"device", std::string("gpu")},
+            {"ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()}};
+      });
     built->done.store(true, std::memory_order_release);
   };
   if (opt_.background) queue_.post(std::move(job));
@@ -159,8 +171,14 @@ void GpuKernelDevice::observe(const Region& r, Site& s, const std::vector<int64_
     bool settled = true;
     for (size_t d = 0; d < sym.size(); ++d) {
       if (sym[d] == s.last[d]) continue;
-      if (++s.changes[d] >= 2) s.dynamic[d] = true;
-      else if (!s.dynamic[d]) settled = false;
+      if (++s.changes[d] >= 2 && !s.dynamic[d]) {
+        s.dynamic[d] = true;
+        event("kernel.dynamic", [&] {
+          return EventFields{{"symbol", static_cast<int64_t>(d)}, {"device", std::string("gpu")}};
+        });
+      } else if (!s.dynamic[d]) {
+        settled = false;
+      }
       s.last[d] = sym[d];
     }
     s.streak = settled ? s.streak + 1 : 1;
@@ -173,6 +191,11 @@ void GpuKernelDevice::observe(const Region& r, Site& s, const std::vector<int64_
   for (size_t d = 0; d < sym.size(); ++d)
     if (!s.dynamic[d]) spec[d] = sym[d], any = true;
   if (!any) return;  // every dim is dynamic: K2 it is
+  event("kernel.k3", [&] {
+    std::string dims;
+    for (const auto& d : spec) dims += (dims.empty() ? "" : ",") + (d ? std::to_string(*d) : std::string("?"));
+    return EventFields{{"dims", dims}, {"device", std::string("gpu")}};
+  });
   ++s.k3_asked;
   s.streak = 0;
   auto variant = [&](const GpuVariant& choice, bool with_step) -> std::unique_ptr<Variant> {
@@ -241,6 +264,12 @@ const GpuKernelDevice::Variant* GpuKernelDevice::tune(const Region& r, Site& s, 
     if (best < t->candidates.size()) ++stats_.k3_tuned;
   }
   if (best == t->candidates.size()) return &s.k2;
+  event("kernel.tuned", [&] {
+    return EventFields{{"choice", t->candidates[best]->choice.str()},
+                       {"variants", static_cast<int64_t>(timed)},
+                       {"device", std::string("gpu")},
+                       {"ms", spent}};
+  });
   std::unique_ptr<Variant> won = std::move(t->candidates[best]);
   if (best != 0 && t->candidates.front()->step) {
     won->step = std::move(t->candidates.front()->step);  // the other variants go
@@ -257,8 +286,16 @@ GpuKernelDevice::~GpuKernelDevice() { queue_.cancel(); }
 void GpuKernelDevice::refuse(Site& s, const std::string& why) {
   s.refused = true;
   s.why = why;
+  event("kernel.refused", [&] {
+    return EventFields{{"device", std::string("gpu")}, {"reason", why}};
+  });
   std::lock_guard<std::mutex> lock(mu_);
   if (stats_.first_refusal.empty()) stats_.first_refusal = why;
+}
+
+void GpuKernelDevice::set_events(std::shared_ptr<kir::KernelEventSink> e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  events_ = std::move(e);
 }
 
 void GpuKernelDevice::note_download(size_t bytes) {

@@ -36,6 +36,7 @@
 
 #include "codegen/kernel/kernel_compile_queue.h"
 #include "codegen/kernel/kernel_device.h"
+#include "codegen/kernel/kernel_events.h"
 #include "runtime/device/device_backend.h"
 #include "runtime/device/gpu_kernel_tuner.h"
 
@@ -88,6 +89,10 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
   // Counted by the DeviceCopy of outputs when the host reads them.
   void note_download(size_t bytes);
 
+  // Where the kernel events go (kernel.compiled, kernel.k3, kernel.dynamic,
+  // kernel.tuned, kernel.refused with device=gpu); null: nowhere.
+  void set_events(std::shared_ptr<kir::KernelEventSink> e);
+
  private:
   struct Variant;
   struct Tuning;
@@ -96,13 +101,24 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
   void prepare(const Region& r, Variant& v, bool with_step);
   void observe(const Region& r, Site& s, const std::vector<int64_t>& sym);
   const Variant* tune(const Region& r, Site& s, const std::vector<int64_t>& sym, const std::vector<void*>& params);
+  // Reports an event if someone listens; `fields` is called only then.
+  template <class Fields>
+  void event(std::string_view name, Fields&& fields) {
+    std::shared_ptr<kir::KernelEventSink> e;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      e = events_;
+    }
+    if (e) e->kernel_event(name, fields());
+  }
 
   std::shared_ptr<DeviceBackend> backend_;
   Options opt_;
   kir::KernelDiskCache tune_notes_;
   kir::KernelCompileQueue queue_;
-  mutable std::mutex mu_;  // stats_ (the background thread touches none of it but the build's)
+  mutable std::mutex mu_;  // stats_ (the background thread touches none of it but the build's), events_
   Stats stats_;
+  std::shared_ptr<kir::KernelEventSink> events_;
 };
 
 }  // namespace tessera::device

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -12,6 +14,7 @@
 #include "runtime/device/device_selection.h"
 #include "runtime/jit_params.h"
 #include "runtime/hotspot_observer.h"
+#include "runtime/jit_event_log.h"
 #include "vm/interp/vm.h"
 
 namespace {
@@ -75,10 +78,17 @@ int main(int argc, char** argv) {
   run->add_option("--dump", dump_dir,
                   "Write each compiled trace's IR (as recorded, after each pass, as compiled), "
                   "T1 assembly and T2 LLVM IR and object code to DIR "
-                  "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o), and each fused "
+                  "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o), each fused "
                   "tensor kernel's kernel IR, LLVM IR, CUDA C++ and its PTX for compute_90 where NVRTC is installed "
-                  "(kernel-region-HASH.kir / .ll / .cu / .ptx)")
+                  "(kernel-region-HASH.kir / .ll / .cu / .ptx), and the JIT's events, one JSON object per line "
+                  "(events.jsonl). DIR is made if missing; one that cannot be written is an error before the run")
       ->type_name("DIR");
+  std::string jit_log;
+  run->add_flag("--jit-log{-}", jit_log,
+                "Print a line per JIT event as it happens (recording started, trace stopped or aborted, compiled, "
+                "blacklisted, tier-up, invalidated, kernels compiled, K3, dynamic dims, tuned, refused) to stderr, "
+                "or with --jit-log=FILE to FILE; docs/observability.md lists the events and their fields")
+      ->type_name("[=FILE]");
   run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all() +
               "\nEnvironment:\n"
               "  TESSERA_CACHE_DIR      the persistent kernel cache (default $XDG_CACHE_HOME/tessera, else\n"
@@ -139,10 +149,35 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // The event log's files are opened before the script runs, so that a
+  // dump directory or log file that cannot be written fails at once (exit 2).
+  std::shared_ptr<tessera::jit::JitEventLog> events;
+  try {
+    if (!dump_dir.empty()) {
+      namespace fs = std::filesystem;
+      std::error_code ec;
+      fs::create_directories(dump_dir, ec);
+      if (!fs::is_directory(dump_dir))
+        throw std::runtime_error("--dump " + dump_dir + ": not a directory" +
+                                 (ec ? " (" + ec.message() + ")" : std::string(" (a file of that name exists)")));
+      events = std::make_shared<tessera::jit::JitEventLog>();
+      events->write_jsonl((fs::path(dump_dir) / "events.jsonl").string());
+    }
+    if (!jit_log.empty()) {
+      if (!events) events = std::make_shared<tessera::jit::JitEventLog>();
+      if (jit_log == "-") events->log_to(std::cerr);
+      else events->log_to_file(jit_log);
+    }
+  } catch (const std::runtime_error& e) {
+    std::cerr << "tessera-vm: " << e.what() << "\n";
+    return 2;
+  }
+
   // The runtime is built even with --jit=off, so that --stats can say so;
   // it is only installed (the interpreter only calls it) when the JIT is on.
   tessera::HotspotObserver runtime(jit_params);
   runtime.set_script_name(run_file);
+  if (events) runtime.set_event_log(events);
   try {
     runtime.set_device(std::move(device));
   } catch (const tessera::device::DeviceError& e) {

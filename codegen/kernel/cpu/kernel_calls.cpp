@@ -29,6 +29,16 @@ std::shared_ptr<KernelDevice> KernelCalls::device() const {
   return device_;
 }
 
+void KernelCalls::set_events(std::shared_ptr<KernelEventSink> e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  events_ = std::move(e);
+}
+
+std::shared_ptr<KernelEventSink> KernelCalls::events() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return events_;
+}
+
 KernelCallConfig KernelCalls::config() const {
   std::lock_guard<std::mutex> lock(mu_);
   return config_;

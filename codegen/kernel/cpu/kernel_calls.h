@@ -23,6 +23,7 @@
 #include "codegen/kernel/kernel_compile_queue.h"
 #include "codegen/kernel/cpu/kernel_store.h"
 #include "codegen/kernel/kernel_device.h"
+#include "codegen/kernel/kernel_events.h"
 #include "vm/graph/region.h"
 
 namespace tessera::kir {
@@ -69,6 +70,15 @@ class KernelCalls {
   // Installed by the runtime for a run (--device); the last VM's holds.
   void set_device(std::shared_ptr<KernelDevice> d);
   std::shared_ptr<KernelDevice> device() const;
+  // Where kernel events go (kernel_events.h; null: nowhere). Installed by
+  // the runtime for a run with an event log; the last VM's holds.
+  void set_events(std::shared_ptr<KernelEventSink> e);
+  std::shared_ptr<KernelEventSink> events() const;
+  // Reports an event to the sink, if there is one; `fields` is called only then.
+  template <class Fields>
+  void event(std::string_view name, Fields&& fields) const {
+    if (std::shared_ptr<KernelEventSink> e = events()) e->kernel_event(name, fields());
+  }
 
   KernelStore& store() { return store_; }
   KernelCompileQueue& queue() { return queue_; }
@@ -93,6 +103,7 @@ class KernelCalls {
   KernelCompileQueue queue_;
   Counters counters_;
   std::shared_ptr<KernelDevice> device_;
+  std::shared_ptr<KernelEventSink> events_;
 };
 
 // The region's single output for these inputs; throws what the

@@ -12,6 +12,14 @@ namespace {
 // A symbol is dynamic once its value has changed this many times.
 constexpr int kChangesToDynamic = 2;
 
+EventFields compiled_event(const StoredKernel& k, const char* tier) {
+  return {{"kernel", k.name},
+          {"tier", std::string(tier)},
+          {"device", std::string("cpu")},
+          {"ms", k.ms},
+          {"source", std::string(k.from_disk ? "disk" : "compiled")}};
+}
+
 }  // namespace
 
 KernelSite::KernelSite(const Region& r, KernelCalls& calls)
@@ -26,9 +34,13 @@ const CpuRegionKernel* KernelSite::k2() {
     auto stored = calls_.store().get(std::move(k), region_.str());
     k2_ = std::make_shared<const CpuRegionKernel>(region_, stored->kernel, stored->fn);
     calls_.counters().k2.fetch_add(1, std::memory_order_relaxed);
+    calls_.event("kernel.compiled", [&] { return compiled_event(*stored, "K2"); });
   } catch (const std::exception& e) {
     k2_refused_ = true;
     calls_.note_failure(e.what());
+    calls_.event("kernel.refused", [&] {
+      return EventFields{{"device", std::string("cpu")}, {"reason", std::string(e.what())}};
+    });
   }
   return k2_.get();
 }
@@ -87,6 +99,9 @@ void KernelSite::observe(const std::vector<int64_t>& sym) {
       if (++changes_[s] >= kChangesToDynamic && !dynamic_[s]) {
         dynamic_[s] = true;
         calls_.counters().dynamic_dims.fetch_add(1, std::memory_order_relaxed);
+        calls_.event("kernel.dynamic", [&] {
+          return EventFields{{"symbol", static_cast<int64_t>(s)}, {"device", std::string("cpu")}};
+        });
       } else if (!dynamic_[s]) {
         settled = false;
       }
@@ -114,6 +129,11 @@ void KernelSite::request_k3(const std::vector<int64_t>& sym) {
   std::vector<std::optional<int64_t>> spec(sym.size());
   for (size_t s = 0; s < sym.size(); ++s)
     if (!dynamic_[s]) spec[s] = sym[s];
+  calls_.event("kernel.k3", [&] {
+    std::string dims;
+    for (const auto& d : spec) dims += (dims.empty() ? "" : ",") + (d ? std::to_string(*d) : std::string("?"));
+    return EventFields{{"dims", dims}, {"device", std::string("cpu")}};
+  });
   pending_ = std::make_shared<Pending>();
   auto job = [pending = pending_, region = region_, spec, sym, &calls = calls_] {
     const auto t0 = std::chrono::steady_clock::now();
@@ -126,6 +146,12 @@ void KernelSite::request_k3(const std::vector<int64_t>& sym) {
       auto stored = calls.store().get(lower_region(region, "region", opt), region.str());
       pending->kernel = std::make_shared<const CpuRegionKernel>(region, stored->kernel, stored->fn, t.best.threads);
       calls.counters().k3.fetch_add(1, std::memory_order_relaxed);
+      calls.event("kernel.tuned", [&] {
+        return EventFields{{"choice", t.best.str()},
+                           {"variants", static_cast<int64_t>(t.timings_us.size())},
+                           {"device", std::string("cpu")}};
+      });
+      calls.event("kernel.compiled", [&] { return compiled_event(*stored, "K3"); });
     } catch (const std::exception& e) {
       calls.note_failure(e.what());
     }

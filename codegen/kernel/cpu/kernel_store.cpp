@@ -53,6 +53,7 @@ std::shared_ptr<const StoredKernel> KernelStore::get(Kernel kernel, const std::s
   const std::string symbol = "tessera_kernel_" + KernelDiskCache::hash_hex(id);
   auto made = std::make_shared<StoredKernel>();
   made->kernel = std::move(kp);
+  made->name = k.name + "-" + KernelDiskCache::hash_hex(id);
   const auto t0 = std::chrono::steady_clock::now();
   std::string llvm_ir;
   if (std::optional<std::string> obj = disk->load("kernel", id)) {

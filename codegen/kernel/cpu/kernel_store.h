@@ -32,6 +32,7 @@ struct StoredKernel {
   KernelFn fn = nullptr;
   bool from_disk = false;  // linked from the disk cache, not compiled
   double ms = 0;           // compiling (or loading) it
+  std::string name;        // "region-HASH": its --dump files' and the event log's name
 };
 
 class KernelStore {

@@ -1,0 +1,30 @@
+// What the fused calls' kernels report as they happen (a kernel compiled,
+// promoted to K3, a dim marked dynamic, a region refused), for the
+// runtime's event log (--jit-log, events.jsonl: runtime/jit_event_log.h).
+// Declared here so that codegen reports upward without knowing the runtime
+// (architecture §2); the runtime installs a sink in KernelCalls.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace tessera::kir {
+
+// An event's fields, in order: a name and an integer, a number or a text.
+using EventValue = std::variant<int64_t, double, std::string>;
+using EventFields = std::vector<std::pair<std::string, EventValue>>;
+
+class KernelEventSink {
+ public:
+  virtual ~KernelEventSink() = default;
+  // `name` is one of the event table's (runtime/jit_events.def), e.g.
+  // "kernel.compiled". Called from the VM's thread and from the background
+  // compiler's.
+  virtual void kernel_event(std::string_view name, EventFields fields) = 0;
+};
+
+}  // namespace tessera::kir

@@ -1,0 +1,85 @@
+// JitEventLog: the JIT's events as they happen (the table in
+// jit_events.def), for people and for programs:
+//   - --jit-log[=FILE]: one line per event, in LuaJIT -jv's spirit:
+//       [jit 12.345] trace.stop trace=3 kind=loop at=loop.tsb:4 ir=41 link=self
+//     the milliseconds since the run began, the event's name, then its
+//     fields as key=value (a text with spaces or quotes is quoted);
+//   - --dump DIR: events.jsonl, one JSON object per event (nlohmann-json):
+//       {"time_ms":12.345,"event":"trace.stop","thread":"vm","trace":3,...}
+//     and, at the end, each trace's taken exits (exit.count).
+// With neither, on() is false and the JIT does not build the events at all.
+// Thread-safe: the background compilers report kernels too.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <iosfwd>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "codegen/kernel/kernel_events.h"
+
+namespace tessera::jit {
+
+using kir::EventFields;
+using kir::EventValue;
+
+enum class JitEventKind : uint8_t {
+#define JIT_EVENT(id, name, description) id,
+#include "runtime/jit_events.def"
+#undef JIT_EVENT
+};
+constexpr size_t kNumJitEvents = 0
+#define JIT_EVENT(id, name, description) +1
+#include "runtime/jit_events.def"
+#undef JIT_EVENT
+    ;
+
+struct JitEventInfo {
+  const char* name;
+  const char* description;
+};
+const JitEventInfo& jit_event_info(JitEventKind k);
+std::optional<JitEventKind> jit_event_by_name(std::string_view name);
+
+class JitEventLog : public kir::KernelEventSink {
+ public:
+  JitEventLog();  // the clock starts
+  ~JitEventLog() override;
+
+  // Lines go to `os` (not owned; stderr for --jit-log).
+  void log_to(std::ostream& os);
+  // Lines go to a file (--jit-log=FILE); throws std::runtime_error with the
+  // reason when it cannot be written.
+  void log_to_file(const std::string& path);
+  // JSON lines go to `path` (DIR/events.jsonl); throws as log_to_file.
+  void write_jsonl(const std::string& path);
+
+  bool on() const { return text_ != nullptr || jsonl_.is_open(); }
+  void emit(JitEventKind k, EventFields fields);
+  // From codegen (kir::KernelCalls): `name` must be one of the table's.
+  void kernel_event(std::string_view name, EventFields fields) override;
+  // Events emitted so far, by kind (what tests compare with --stats).
+  uint64_t count(JitEventKind k) const;
+  void flush();
+
+  // The --jit-log line of an event (without the newline).
+  static std::string line(double ms, JitEventKind k, const EventFields& fields);
+
+ private:
+  mutable std::mutex mu_;
+  std::chrono::steady_clock::time_point start_;
+  std::thread::id vm_thread_;
+  std::ostream* text_ = nullptr;
+  std::unique_ptr<std::ofstream> text_file_;
+  std::ofstream jsonl_;
+  std::array<uint64_t, kNumJitEvents> counts_{};
+};
+
+}  // namespace tessera::jit

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""--jit-log and events.jsonl end to end (docs/observability.md), on a program
+with a known trace shape (tests/runtime/programs/jit_log_shapes.tsb: a loop,
+a side trace linked back to it, a loop whose recordings abort until it is
+blacklisted):
+
+  - the log's lines come in the order the JIT works, with their fields (a
+    fused call site's kernels too: K2, K3 asked for, tuned, compiled);
+  - --dump DIR/events.jsonl parses line by line, and its counts agree with
+    --stats (traces recorded, side traces, aborts, blacklisted loops, T1
+    compiles, each trace's exits);
+  - the program's output is the same with and without the log and dumps;
+  - a dump path that is a file, or a log file that cannot be written, is an
+    error before the program runs (exit 2); a program that ends in a runtime
+    error still leaves its events.
+Usage: jit_log_test.py --vm build/tessera-vm --source-dir .
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ARGS = ["--jit-param", "async=0", "--jit-param", "blacklist=2"]
+
+
+def run(vm, script, *args):
+    return subprocess.run([vm, "run", script, *args], capture_output=True, text=True, timeout=120)
+
+
+def check(cond, what, p=None):
+    if not cond:
+        detail = f"\nexit {p.returncode}\nstdout: {p.stdout!r}\nstderr: {p.stderr}" if p is not None else ""
+        sys.exit(f"FAIL: {what}{detail}")
+    print(f"ok: {what}")
+
+
+def stat(pattern, text):
+    m = re.search(pattern, text, re.M)
+    if not m:
+        sys.exit(f"FAIL: --stats has no match for {pattern!r}:\n{text}")
+    return int(m.group(1))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vm", required=True)
+    ap.add_argument("--source-dir", required=True)
+    a = ap.parse_args()
+    script = os.path.join(a.source_dir, "tests/runtime/programs/jit_log_shapes.tsb")
+    at = os.path.basename(script)
+
+    plain = run(a.vm, script, *ARGS)
+    check(plain.returncode == 0 and plain.stdout == "4000\n6000\n", "the program runs", plain)
+
+    # The log, in the order the JIT works.
+    p = run(a.vm, script, *ARGS, "--jit-log")
+    check(p.returncode == 0 and p.stdout == plain.stdout, "--jit-log leaves the output alone", p)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("[jit ")]
+    check(all(re.fullmatch(r"\[jit \d+\.\d{3}\] [a-z0-9.]+( [a-z_]+=(\"([^\"\\]|\\.)*\"|\S+))*", l) for l in lines),
+          "every line is [jit MS] EVENT key=value...", p)
+    want = [
+        rf"record\.start kind=loop at=\S*{at}:6$",
+        rf"trace\.stop trace=0 kind=loop at=\S*{at}:6 ir=\d+ link=loop$",
+        r"trace\.compiled trace=0 tier=1 ms=\d+\.\d+ bytes=\d+$",
+        rf"record\.start kind=side at=\S*{at}:7 parent=0 exit=\d+ taken=\d+$",
+        rf"trace\.stop trace=1 kind=side at=\S*{at}:7 ir=\d+ link=\"trace 0\"$",
+        r"trace\.compiled trace=1 tier=1 ",
+        rf"record\.start kind=loop at=\S*{at}:12$",
+        rf"trace\.abort reason=NYIBytecode at=\S*{at}:12 detail=\"in <main> at line 13 .*mixed types\"$",
+        rf"blacklist kind=loop at=\S*{at}:12$",
+        r"exit\.count trace=0 exit=\d+ taken=\d+$",
+    ]
+    pos = 0
+    for w in want:
+        found = next((i for i in range(pos, len(lines)) if re.search(w, lines[i])), None)
+        check(found is not None, f"a line matching {w!r} follows", p)
+        pos = found + 1
+
+    # A fused call site's kernels: K2, then (shapes settled after two calls) K3, tuned.
+    with tempfile.TemporaryDirectory() as tmp:
+        tensors = os.path.join(tmp, "tensors.tsb")
+        with open(tensors, "w") as f:
+            f.write("let x = arange(300, dtype=f32) * 0.01\nlet acc = 0.0\n"
+                    "for i in range(200) { acc = acc + item(sum(tanh(x * 1.5 + x) * 2.0)) }\nprint(acc > 0)\n")
+        p = run(a.vm, tensors, "--jit-log", "--jit-param", "async=0", "--jit-param", "kcache=0",
+                "--jit-param", "specialize=2", "--device=cpu")
+        check(p.returncode == 0 and p.stdout == "true\n", "the tensor program runs", p)
+        pos = 0
+        for w in [r"kernel\.compiled kernel=region-[0-9a-f]{16} tier=K2 device=cpu ms=\d+\.\d+ source=compiled$",
+                  r"kernel\.k3 dims=\d+ device=cpu$",
+                  r"kernel\.tuned choice=\"tile=\d+ threads=\d+ flat=[01]\" variants=[1-9]\d* device=cpu$",
+                  r"kernel\.compiled kernel=region-[0-9a-f]{16} tier=K3 device=cpu "]:
+            lines = p.stderr.splitlines()
+            found = next((i for i in range(pos, len(lines)) if re.search(w, lines[i])), None)
+            check(found is not None, f"a line matching {w!r} follows", p)
+            pos = found + 1
+
+    # events.jsonl against --stats, the log to a file meanwhile.
+    with tempfile.TemporaryDirectory() as tmp:
+        dump, log = os.path.join(tmp, "dump"), os.path.join(tmp, "jit.log")
+        p = run(a.vm, script, *ARGS, "--dump", dump, f"--jit-log={log}", "--stats")
+        check(p.returncode == 0 and p.stdout == plain.stdout, "--dump and --jit-log=FILE leave the output alone", p)
+        check("[jit " not in p.stderr, "--jit-log=FILE writes nothing to stderr", p)
+        with open(log) as f:
+            check(sum(1 for l in f if l.startswith("[jit ")) > 5, "the log file has the lines")
+        with open(os.path.join(dump, "events.jsonl")) as f:
+            events = [json.loads(l) for l in f]
+        check(all({"time_ms", "event", "thread"} <= e.keys() for e in events), "each event has time_ms, event and thread")
+        check(all(a["time_ms"] <= b["time_ms"] for a, b in zip(events, events[1:])), "the events' times do not go back")
+        count = lambda name, **kv: sum(1 for e in events if e["event"] == name and all(e.get(k) == v for k, v in kv.items()))
+        st = p.stderr
+        check(count("trace.stop") == stat(r"traces: (\d+) recorded", st), "trace.stop events = traces recorded", p)
+        check(count("trace.stop", kind="side") == stat(r"traces: .*\((\d+) side trace", st), "side traces agree", p)
+        check(count("trace.abort") == stat(r"traces: .*, (\d+) aborted", st), "trace.abort events = aborts", p)
+        check(count("blacklist", kind="loop") == stat(r"(\d+) loops? and \d+ functions? blacklisted", st),
+              "blacklist events = loops blacklisted", p)
+        check(count("blacklist") == 1, "the aborting loop is blacklisted once", p)
+        check(count("trace.compiled", tier=1) == stat(r"T1 \(asmjit\): (\d+) traces? compiled", st),
+              "tier-1 trace.compiled events = T1 compiles", p)
+        for m in re.finditer(r"^    trace (\d+) .*entered \d+ times, (\d+) exits$", st, re.M):
+            taken = sum(e["taken"] for e in events if e["event"] == "exit.count" and e["trace"] == int(m.group(1)))
+            check(taken == int(m.group(2)), f"exit.count of trace {m.group(1)} sums to its {m.group(2)} exits", p)
+
+        # Bad paths fail before the program runs.
+        p = run(a.vm, script, "--dump", os.path.join(log, "sub"))
+        check(p.returncode == 2 and p.stdout == "" and "--dump" in p.stderr and "not a directory" in p.stderr,
+              "--dump under a file is an error, exit 2, before the run", p)
+        p = run(a.vm, script, "--dump", log)
+        check(p.returncode == 2 and p.stdout == "" and "not a directory" in p.stderr, "--dump FILE is exit 2", p)
+        p = run(a.vm, script, f"--jit-log={os.path.join(tmp, 'missing', 'x.log')}")
+        check(p.returncode == 2 and p.stdout == "" and "--jit-log" in p.stderr and "cannot be written" in p.stderr,
+              "a --jit-log file that cannot be written is exit 2, before the run", p)
+
+        # A runtime error still leaves the events.
+        bad = os.path.join(tmp, "bad.tsb")
+        with open(bad, "w") as f:
+            f.write("let s = 0\nfor i in range(500) { s = s + i }\nprint(s)\nprint([1][5])\n")
+        dump2 = os.path.join(tmp, "dump2")
+        p = run(a.vm, bad, "--dump", dump2, "--jit-param", "async=0")
+        check(p.returncode != 0 and p.stdout == "124750\n", "the program ends in a runtime error", p)
+        with open(os.path.join(dump2, "events.jsonl")) as f:
+            names = [json.loads(l)["event"] for l in f]
+        check("trace.stop" in names and "trace.compiled" in names, "its events.jsonl was written", p)
+    print("all ok")
+
+
+if __name__ == "__main__":
+    main()
