@@ -66,6 +66,7 @@ class JitTelemetry {
   // are kept as text (which costs compile time otherwise).
   bool dumping() const { return !dump_dir_.empty(); }
   const std::string& dump_dir() const { return dump_dir_; }
+  const std::string& script_name() const { return script_name_; }
   // --stats: samples where the CPU time goes, per tier.
   void enable_tier_profile();
 

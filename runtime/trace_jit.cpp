@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iostream>
 
 #include "codegen/kernel/cpu/kernel_calls.h"
 #include "runtime/device/cuda_kernel_compiler.h"
@@ -99,6 +100,15 @@ void TraceJit::invalidate_global(uint32_t index) {
 void TraceJit::stop_compiling() {
   tiers_.stop();
   telemetry_.log_exit_counts(registry_.all());
+  if (telemetry_.dumping()) {
+    try {
+      const std::string no_svg = write_trace_tree(
+          telemetry_.dump_dir(), trace_tree_dot(registry_.all(), blacklisted_, telemetry_.script_name()));
+      if (!no_svg.empty()) std::cerr << "tessera-vm: --dump: no traces.svg: " << no_svg << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "tessera-vm: " << e.what() << "\n";  // the run's output stands; the dump is short of a file
+    }
+  }
   kir::KernelCalls::process().cancel_background();
   registry_.forget_globals();  // the interpreter's, going away with it
 }
@@ -138,9 +148,12 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
     return;
   }
   const RootKey root{recorder_->root(), recorder_->loop_pc()};
+  const int root_line =
+      recorder_->loop_pc() ? source_line(*recorder_->root(), *recorder_->loop_pc()) : recorder_->root()->line;
   recorder_.reset();
   if (!too_early && blacklist_.aborted(root)) {
     ++(root.is_function() ? stats.blacklisted_functions : stats.blacklisted_loops);
+    blacklisted_.push_back({root.is_function() ? "function" : "loop", root_line});
     if (telemetry_.logging())
       telemetry_.event(JitEventKind::Blacklist,
                        {{"kind", std::string(root.is_function() ? "function" : "loop")}, {"at", record_at_}});

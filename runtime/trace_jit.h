@@ -27,6 +27,7 @@
 #include "runtime/trace_registry.h"
 #include "tracer/blacklist.h"
 #include "tracer/recorder.h"
+#include "runtime/trace_graph.h"
 #include "vm/interp/jit_hooks.h"
 
 namespace tessera::jit {
@@ -46,7 +47,8 @@ class TraceJit {
   void watch_globals(uint8_t* watch, const Value* globals, size_t n);
   // Async compilation: stops the worker (after the trace it is compiling)
   // and drops what it has not installed; the interpreter is going away.
-  // The event log gets the exits' counts.
+  // The event log gets the exits' counts; --dump gets the trace tree
+  // (traces.dot, traces.svg: trace_graph.h).
   void stop_compiling();
   // A store into global `index`: invalidates the traces that assumed it.
   void invalidate_global(uint32_t index);
@@ -94,6 +96,7 @@ class TraceJit {
   std::unique_ptr<TraceRecorder> recorder_;
   double record_start_ms_ = 0;
   std::string record_at_;  // the recording's FILE:LINE, for the event log
+  std::vector<BlacklistedRoot> blacklisted_;  // for the trace tree
   // The exit a side-trace recording starts from (valid while recording one).
   uint32_t side_parent_ = 0, side_snap_ = 0;
 };

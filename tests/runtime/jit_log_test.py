@@ -9,6 +9,9 @@ blacklisted):
   - --dump DIR/events.jsonl parses line by line, and its counts agree with
     --stats (traces recorded, side traces, aborts, blacklisted loops, T1
     compiles, each trace's exits);
+  - --dump DIR/traces.dot is the trace tree (the loop, its side trace at
+    the exit with the count, the link back, the blacklisted loop, a fused
+    kernel), and Graphviz's dot accepts it (traces.svg where dot is);
   - the program's output is the same with and without the log and dumps;
   - a dump path that is a file, or a log file that cannot be written, is an
     error before the program runs (exit 2); a program that ends in a runtime
@@ -19,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,23 +84,23 @@ def main():
         pos = found + 1
 
     # A fused call site's kernels: K2, then (shapes settled after two calls) K3, tuned.
-    with tempfile.TemporaryDirectory() as tmp:
-        tensors = os.path.join(tmp, "tensors.tsb")
-        with open(tensors, "w") as f:
-            f.write("let x = arange(300, dtype=f32) * 0.01\nlet acc = 0.0\n"
-                    "for i in range(200) { acc = acc + item(sum(tanh(x * 1.5 + x) * 2.0)) }\nprint(acc > 0)\n")
-        p = run(a.vm, tensors, "--jit-log", "--jit-param", "async=0", "--jit-param", "kcache=0",
-                "--jit-param", "specialize=2", "--device=cpu")
-        check(p.returncode == 0 and p.stdout == "true\n", "the tensor program runs", p)
-        pos = 0
-        for w in [r"kernel\.compiled kernel=region-[0-9a-f]{16} tier=K2 device=cpu ms=\d+\.\d+ source=compiled$",
-                  r"kernel\.k3 dims=\d+ device=cpu$",
-                  r"kernel\.tuned choice=\"tile=\d+ threads=\d+ flat=[01]\" variants=[1-9]\d* device=cpu$",
-                  r"kernel\.compiled kernel=region-[0-9a-f]{16} tier=K3 device=cpu "]:
-            lines = p.stderr.splitlines()
-            found = next((i for i in range(pos, len(lines)) if re.search(w, lines[i])), None)
-            check(found is not None, f"a line matching {w!r} follows", p)
-            pos = found + 1
+    work = tempfile.TemporaryDirectory()  # the tensor program, for the later checks too
+    tensors = os.path.join(work.name, "tensors.tsb")
+    with open(tensors, "w") as f:
+        f.write("let x = arange(300, dtype=f32) * 0.01\nlet acc = 0.0\n"
+                "for i in range(200) { acc = acc + item(sum(tanh(x * 1.5 + x) * 2.0)) }\nprint(acc > 0)\n")
+    p = run(a.vm, tensors, "--jit-log", "--jit-param", "async=0", "--jit-param", "kcache=0",
+            "--jit-param", "specialize=2", "--device=cpu")
+    check(p.returncode == 0 and p.stdout == "true\n", "the tensor program runs", p)
+    pos = 0
+    for w in [r"kernel\.compiled kernel=region-[0-9a-f]{16} tier=K2 device=cpu ms=\d+\.\d+ source=compiled$",
+              r"kernel\.k3 dims=\d+ device=cpu$",
+              r"kernel\.tuned choice=\"tile=\d+ threads=\d+ flat=[01]\" variants=[1-9]\d* device=cpu$",
+              r"kernel\.compiled kernel=region-[0-9a-f]{16} tier=K3 device=cpu "]:
+        lines = p.stderr.splitlines()
+        found = next((i for i in range(pos, len(lines)) if re.search(w, lines[i])), None)
+        check(found is not None, f"a line matching {w!r} follows", p)
+        pos = found + 1
 
     # events.jsonl against --stats, the log to a file meanwhile.
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,6 +128,27 @@ def main():
             taken = sum(e["taken"] for e in events if e["event"] == "exit.count" and e["trace"] == int(m.group(1)))
             check(taken == int(m.group(2)), f"exit.count of trace {m.group(1)} sums to its {m.group(2)} exits", p)
 
+        # The trace tree: traces, the side trace at its exit, the link back, the blacklisted loop.
+        with open(os.path.join(dump, "traces.dot")) as f:
+            dot = f.read()
+        check(dot.startswith("digraph traces {") and dot.rstrip().endswith("}"), "traces.dot is a digraph")
+        check(re.search(rf't0 \[label="trace 0\\nloop at {re.escape(at)}:6\\n', dot) is not None, "trace 0 is the loop")
+        check(re.search(rf't1 \[label="trace 1\\nside trace at {re.escape(at)}:7', dot) is not None,
+              "trace 1 is a side trace")
+        check(re.search(r't0 -> t1 \[label="exit \d+ \(line 7\)\\ntaken \d+"\]', dot) is not None,
+              "the side trace hangs off trace 0's exit, with its count")
+        check('t1 -> t0 [style=dashed, label="link"]' in dot, "the side trace links back to trace 0")
+        check('t0 -> t0 [style=dashed, label="loop"]' in dot, "trace 0 loops")
+        check(re.search(rf'b0 \[label="blacklisted loop\\nat {re.escape(at)}:12"', dot) is not None,
+              "the blacklisted loop is there")
+        if shutil.which("dot"):
+            d = subprocess.run(["dot", "-Tsvg"], input=dot, capture_output=True, text=True)
+            check(d.returncode == 0 and "<svg" in d.stdout, "Graphviz's dot accepts traces.dot", d)
+            with open(os.path.join(dump, "traces.svg")) as f:
+                check("<svg" in f.read(), "traces.svg was written")
+        else:
+            print("skip: Graphviz's dot is not installed (the graph is not checked by dot, and there is no traces.svg)")
+
         # Bad paths fail before the program runs.
         p = run(a.vm, script, "--dump", os.path.join(log, "sub"))
         check(p.returncode == 2 and p.stdout == "" and "--dump" in p.stderr and "not a directory" in p.stderr,
@@ -144,6 +169,16 @@ def main():
         with open(os.path.join(dump2, "events.jsonl")) as f:
             names = [json.loads(l)["event"] for l in f]
         check("trace.stop" in names and "trace.compiled" in names, "its events.jsonl was written", p)
+        check(os.path.exists(os.path.join(dump2, "traces.dot")), "and its traces.dot", p)
+
+        # The fused kernel a trace calls is in the tree.
+        dump3 = os.path.join(tmp, "dump3")
+        p = run(a.vm, tensors, "--dump", dump3, "--device=cpu")
+        with open(os.path.join(dump3, "traces.dot")) as f:
+            dot = f.read()
+        check(re.search(r'k[0-9a-f]{12} \[shape=component.*label="kernel \(\d+ ops\)\\nmul add tanh', dot) is not None
+              and re.search(r"t0 -> k[0-9a-f]{12} \[style=dotted", dot) is not None,
+              "the trace's fused kernel is a node, called by trace 0", p)
     print("all ok")
 
 

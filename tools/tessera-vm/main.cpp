@@ -80,8 +80,9 @@ int main(int argc, char** argv) {
                   "T1 assembly and T2 LLVM IR and object code to DIR "
                   "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o), each fused "
                   "tensor kernel's kernel IR, LLVM IR, CUDA C++ and its PTX for compute_90 where NVRTC is installed "
-                  "(kernel-region-HASH.kir / .ll / .cu / .ptx), and the JIT's events, one JSON object per line "
-                  "(events.jsonl). DIR is made if missing; one that cannot be written is an error before the run")
+                  "(kernel-region-HASH.kir / .ll / .cu / .ptx), the JIT's events, one JSON object per line "
+                  "(events.jsonl), and the trace tree as Graphviz (traces.dot, and traces.svg where dot is installed). "
+                  "DIR is made if missing; one that cannot be written is an error before the run")
       ->type_name("DIR");
   std::string jit_log;
   run->add_flag("--jit-log{-}", jit_log,

@@ -1,0 +1,148 @@
+#include "runtime/trace_graph.h"
+
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "codegen/kernel/kernel_disk_cache.h"
+#include "vm/graph/op_table.h"
+#include "vm/graph/region.h"
+
+extern char** environ;
+
+namespace tessera::jit {
+
+namespace {
+
+// A DOT string: quotes and backslashes escaped, lines broken with \n.
+std::string dot_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+const char* kind_name(Trace::Kind k) {
+  switch (k) {
+    case Trace::Kind::Loop: return "loop";
+    case Trace::Kind::Function: return "function";
+    case Trace::Kind::Side: return "side trace";
+  }
+  return "?";
+}
+
+// A kernel's label: its operations in order, e.g. "mul add tanh".
+std::string kernel_label(const Region& r) {
+  std::string ops;
+  for (const RegionOp& op : r.ops) ops += (ops.empty() ? "" : " ") + std::string(op_def(op.op).name);
+  return fmt::format("kernel ({} ops)\n{}", r.ops.size(), ops.size() > 60 ? ops.substr(0, 57) + "..." : ops);
+}
+
+}  // namespace
+
+std::string trace_tree_dot(const std::vector<std::unique_ptr<Trace>>& traces,
+                           const std::vector<BlacklistedRoot>& blacklisted, const std::string& script) {
+  const std::string file = std::filesystem::path(script).filename().string();
+  std::string out = "digraph traces {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n"
+                    "  edge [fontname=\"monospace\", fontsize=9];\n";
+  bool interpreter = false;
+  std::map<std::string, std::string> kernels;  // node id -> label
+  std::string edges;
+  for (const auto& tp : traces) {
+    const Trace& t = *tp;
+    const std::string id = fmt::format("t{}", t.id);
+    std::string label = fmt::format("trace {}\n{} at {}:{}", t.id, kind_name(t.kind), file, t.line);
+    if (t.kind == Trace::Kind::Function) label += "\nfn " + t.function;
+    label += fmt::format("\n{} IR ({} recorded)", t.ir.size(), t.recorded_size);
+    label += t.tier ? fmt::format(", T{}", t.tier) : std::string(", no code");
+    if (t.kind != Trace::Kind::Side) label += fmt::format("\nentered {} times", t.entries);  // sides: by their exit
+    std::string style;
+    if (t.dead || !t.tier) {
+      label += t.dead && t.tier ? "\ninvalidated" : "\ndropped";
+      style = ", style=\"dashed,filled\", fillcolor=\"#eeeeee\", fontcolor=\"#666666\"";
+    } else if (t.kind != Trace::Kind::Side) {
+      style = ", style=filled, fillcolor=\"#dbe9f6\"";
+    }
+    out += fmt::format("  {} [label={}{}];\n", id, dot_string(label), style);
+    if (t.kind == Trace::Kind::Loop && t.link < 0 && t.tier)
+      edges += fmt::format("  {} -> {} [style=dashed, label=\"loop\"];\n", id, id);
+    if (t.link >= 0)
+      edges += fmt::format("  {} -> t{} [style=dashed, label={}];\n", id, t.link,
+                           dot_string(t.link == static_cast<int32_t>(t.id) ? "loop" : "link"));
+    // Exits: to the side trace attached there, else to the interpreter.
+    for (size_t s = 0; s < t.exits.size(); ++s) {
+      const Trace* side = nullptr;
+      for (const auto& o : traces)
+        if (o->is_side && o->parent == t.id && o->parent_snap == s) side = o.get();
+      const int line = s < t.exit_lines.size() ? t.exit_lines[s] : 0;
+      if (side) {
+        edges += fmt::format("  {} -> t{} [label={}];\n", id, side->id,
+                             dot_string(fmt::format("exit {} (line {})\ntaken {}", s, line, t.exits[s])));
+      } else if (t.exits[s]) {
+        interpreter = true;
+        edges += fmt::format("  {} -> interpreter [color=\"#999999\", label={}];\n", id,
+                             dot_string(fmt::format("exit {} (line {})\ntaken {}", s, line, t.exits[s])));
+      }
+    }
+    // The fused kernels it calls.
+    std::map<std::string, int> calls;
+    for (const CallTarget& c : t.ir.calls()) {
+      if (c.kind != CallTarget::Kind::Kernel || !c.region) continue;
+      const std::string k = "k" + kir::KernelDiskCache::hash_hex(c.region->str()).substr(0, 12);
+      kernels.emplace(k, kernel_label(*c.region));
+      ++calls[k];
+    }
+    for (const auto& [k, n] : calls)
+      edges += fmt::format("  {} -> {} [style=dotted, arrowhead=none{}];\n", id, k,
+                           n > 1 ? fmt::format(", label=\"{} calls\"", n) : std::string());
+  }
+  for (size_t b = 0; b < blacklisted.size(); ++b)
+    out += fmt::format("  b{} [label={}, style=filled, fillcolor=\"#cccccc\"];\n", b,
+                       dot_string(fmt::format("blacklisted {}\nat {}:{}", blacklisted[b].kind, file, blacklisted[b].line)));
+  for (const auto& [k, label] : kernels)
+    out += fmt::format("  {} [shape=component, style=filled, fillcolor=\"#fde7c8\", label={}];\n", k, dot_string(label));
+  if (interpreter) out += "  interpreter [shape=ellipse, style=filled, fillcolor=\"#f0f0f0\"];\n";
+  return out + edges + "}\n";
+}
+
+std::string write_trace_tree(const std::string& dir, const std::string& dot_text) {
+  namespace fs = std::filesystem;
+  const std::string dot_path = (fs::path(dir) / "traces.dot").string();
+  {
+    std::ofstream f(dot_path, std::ios::trunc);
+    if (!(f << dot_text)) throw std::runtime_error(fmt::format("--dump: {} cannot be written", dot_path));
+  }
+  // `dot -Tsvg -o traces.svg traces.dot`, without a shell.
+  const std::string svg_path = (fs::path(dir) / "traces.svg").string();
+  std::vector<std::string> args = {"dot", "-Tsvg", "-o", svg_path, dot_path};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (const int err = posix_spawnp(&pid, "dot", nullptr, nullptr, argv.data(), environ); err != 0)
+    return fmt::format("Graphviz's dot could not be started ({}): install graphviz for traces.svg", std::strerror(err));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+      return "Graphviz's dot is not installed: install graphviz for traces.svg";
+    return "dot failed on traces.dot";
+  }
+  return {};
+}
+
+}  // namespace tessera::jit
