@@ -7,6 +7,8 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "runtime/quoted_text.h"
+
 namespace tessera::jit {
 
 namespace {
@@ -29,16 +31,7 @@ void append_value(std::string& out, const EventValue& v) {
       out += s;
       return;
     }
-    out += '"';
-    for (char c : s) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
-    }
-    out += '"';
+    out += quoted_text(s);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel/kernel_disk_cache.h"
+#include "runtime/quoted_text.h"
 #include "vm/graph/op_table.h"
 #include "vm/graph/region.h"
 
@@ -20,20 +21,6 @@ extern char** environ;
 namespace tessera::jit {
 
 namespace {
-
-// A DOT string: quotes and backslashes escaped, lines broken with \n.
-std::string dot_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 const char* kind_name(Trace::Kind k) {
   switch (k) {
@@ -76,12 +63,12 @@ std::string trace_tree_dot(const std::vector<std::unique_ptr<Trace>>& traces,
     } else if (t.kind != Trace::Kind::Side) {
       style = ", style=filled, fillcolor=\"#dbe9f6\"";
     }
-    out += fmt::format("  {} [label={}{}];\n", id, dot_string(label), style);
+    out += fmt::format("  {} [label={}{}];\n", id, quoted_text(label), style);
     if (t.kind == Trace::Kind::Loop && t.link < 0 && t.tier)
       edges += fmt::format("  {} -> {} [style=dashed, label=\"loop\"];\n", id, id);
     if (t.link >= 0)
       edges += fmt::format("  {} -> t{} [style=dashed, label={}];\n", id, t.link,
-                           dot_string(t.link == static_cast<int32_t>(t.id) ? "loop" : "link"));
+                           quoted_text(t.link == static_cast<int32_t>(t.id) ? "loop" : "link"));
     // Exits: to the side trace attached there, else to the interpreter.
     for (size_t s = 0; s < t.exits.size(); ++s) {
       const Trace* side = nullptr;
@@ -90,11 +77,11 @@ std::string trace_tree_dot(const std::vector<std::unique_ptr<Trace>>& traces,
       const int line = s < t.exit_lines.size() ? t.exit_lines[s] : 0;
       if (side) {
         edges += fmt::format("  {} -> t{} [label={}];\n", id, side->id,
-                             dot_string(fmt::format("exit {} (line {})\ntaken {}", s, line, t.exits[s])));
+                             quoted_text(fmt::format("exit {} (line {})\ntaken {}", s, line, t.exits[s])));
       } else if (t.exits[s]) {
         interpreter = true;
         edges += fmt::format("  {} -> interpreter [color=\"#999999\", label={}];\n", id,
-                             dot_string(fmt::format("exit {} (line {})\ntaken {}", s, line, t.exits[s])));
+                             quoted_text(fmt::format("exit {} (line {})\ntaken {}", s, line, t.exits[s])));
       }
     }
     // The fused kernels it calls.
@@ -111,9 +98,9 @@ std::string trace_tree_dot(const std::vector<std::unique_ptr<Trace>>& traces,
   }
   for (size_t b = 0; b < blacklisted.size(); ++b)
     out += fmt::format("  b{} [label={}, style=filled, fillcolor=\"#cccccc\"];\n", b,
-                       dot_string(fmt::format("blacklisted {}\nat {}:{}", blacklisted[b].kind, file, blacklisted[b].line)));
+                       quoted_text(fmt::format("blacklisted {}\nat {}:{}", blacklisted[b].kind, file, blacklisted[b].line)));
   for (const auto& [k, label] : kernels)
-    out += fmt::format("  {} [shape=component, style=filled, fillcolor=\"#fde7c8\", label={}];\n", k, dot_string(label));
+    out += fmt::format("  {} [shape=component, style=filled, fillcolor=\"#fde7c8\", label={}];\n", k, quoted_text(label));
   if (interpreter) out += "  interpreter [shape=ellipse, style=filled, fillcolor=\"#f0f0f0\"];\n";
   return out + edges + "}\n";
 }
