@@ -41,6 +41,7 @@ void CompileWorker::run() {
       if (!t2_backend_) t2_backend_ = std::make_unique<LlvmBackend>(2);
       return job.compile_with(*t2_backend_);
     });
+    r.background = true;
     lock.lock();
     done_.push_back(std::move(r));
   }

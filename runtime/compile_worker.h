@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "codegen/host/llvm/llvm_backend.h"
+#include "runtime/jit_clock.h"
 
 namespace tessera::jit {
 
@@ -28,6 +29,8 @@ struct CompileResult {
   uint32_t trace_id;
   CompiledTrace code;
   std::string error;  // non-empty: the backend could not compile the trace
+  double started_ms = 0, finished_ms = 0;  // now_ms() around the compile (the timeline's span)
+  bool background = false;                 // compiled by the worker's thread
 };
 
 // Runs `compile` (which returns the CompiledTrace of trace `trace_id`): a
@@ -36,11 +39,13 @@ struct CompileResult {
 template <class Compile>
 CompileResult try_compile(uint32_t trace_id, Compile&& compile) {
   CompileResult r{trace_id, {}, {}};
+  r.started_ms = now_ms();
   try {
     r.code = compile();
   } catch (const std::exception& e) {
     r.error = e.what();
   }
+  r.finished_ms = now_ms();
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "runtime/jit_clock.h"
 #include "runtime/quoted_text.h"
 
 namespace tessera::jit {
@@ -53,7 +54,33 @@ std::optional<JitEventKind> jit_event_by_name(std::string_view name) {
 
 JitEventLog::JitEventLog() : start_(std::chrono::steady_clock::now()), vm_thread_(std::this_thread::get_id()) {}
 
-JitEventLog::~JitEventLog() { flush(); }
+JitEventLog::~JitEventLog() {
+  try {
+    finish();
+  } catch (const std::exception&) {
+    // finish() was the place to report it
+  }
+}
+
+void JitEventLog::keep_timeline(const std::string& path, std::string process_name) {
+  open_or_throw(path, "--dump:");  // fails now rather than at the end of the run
+  timeline_ = std::make_unique<JitTimeline>(std::chrono::duration<double, std::milli>(start_.time_since_epoch()).count());
+  timeline_path_ = path;
+  process_name_ = std::move(process_name);
+}
+
+void JitEventLog::finish() {
+  flush();
+  if (!timeline_ || finished_) return;
+  finished_ = true;
+  timeline_->write(timeline_path_, process_name_, now_ms());
+}
+
+void JitEventLog::kernel_span(std::string_view name, double start_ms, double end_ms, EventFields args) {
+  if (timeline_)
+    timeline_->span(std::this_thread::get_id() == vm_thread_ ? JitTimeline::Track::VM : JitTimeline::Track::KernelCompiler,
+                    std::string(name), "kernel", start_ms, end_ms, std::move(args));
+}
 
 void JitEventLog::log_to(std::ostream& os) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -99,6 +126,32 @@ void JitEventLog::emit(JitEventKind k, EventFields fields) {
     for (auto& [key, value] : fields) std::visit([&j, &key](auto& v) { j[key] = v; }, value);
     jsonl_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   }
+  if (timeline_) to_timeline(k, vm, fields);
+}
+
+// An event on the timeline: a kernel compile as the span it took, on the
+// track of the thread that did it; anything else as an instant.
+void JitEventLog::to_timeline(JitEventKind k, bool vm, const EventFields& fields) {
+  const double end = now_ms();
+  auto field = [&](const char* key) -> const EventValue* {
+    for (const auto& [name, value] : fields)
+      if (name == key) return &value;
+    return nullptr;
+  };
+  const EventValue* device = field("device");
+  const bool gpu = device && std::holds_alternative<std::string>(*device) && std::get<std::string>(*device) == "gpu";
+  const JitTimeline::Track track = vm ? JitTimeline::Track::VM
+                                   : gpu ? JitTimeline::Track::Gpu
+                                         : JitTimeline::Track::KernelCompiler;
+  const EventValue* ms = field("ms");
+  if (k == JitEventKind::KernelCompiled && ms && std::holds_alternative<double>(*ms)) {
+    const EventValue* tier = field("tier");
+    timeline_->span(track, "kernel compile " + (tier ? std::get<std::string>(*tier) : std::string()), "kernel",
+                    end - std::get<double>(*ms), end, fields);
+    return;
+  }
+  if (k == JitEventKind::TraceCompiled) return;  // the telemetry's span has it
+  timeline_->instant(track, jit_event_info(k).name, "jit", end, fields);
 }
 
 void JitEventLog::kernel_event(std::string_view name, EventFields fields) {

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "codegen/kernel/kernel_events.h"
+#include "runtime/jit_timeline.h"
 
 namespace tessera::jit {
 
@@ -60,11 +61,20 @@ class JitEventLog : public kir::KernelEventSink {
   void log_to_file(const std::string& path);
   // JSON lines go to `path` (DIR/events.jsonl); throws as log_to_file.
   void write_jsonl(const std::string& path);
+  // Keeps a timeline (jit_timeline.h), written to `path` by finish(); throws
+  // as log_to_file when `path` cannot be written.
+  void keep_timeline(const std::string& path, std::string process_name);
+  JitTimeline* timeline() { return timeline_.get(); }
+  // The end of the run: writes the timeline (once; the destructor does it
+  // if nobody did) and flushes. Throws std::runtime_error on a write error.
+  void finish();
 
-  bool on() const { return text_ != nullptr || jsonl_.is_open(); }
+  bool on() const { return text_ != nullptr || jsonl_.is_open() || timeline_ != nullptr; }
   void emit(JitEventKind k, EventFields fields);
   // From codegen (kir::KernelCalls): `name` must be one of the table's.
   void kernel_event(std::string_view name, EventFields fields) override;
+  bool wants_spans() const override { return timeline_ != nullptr; }
+  void kernel_span(std::string_view name, double start_ms, double end_ms, EventFields args) override;
   // Events emitted so far, by kind (what tests compare with --stats).
   uint64_t count(JitEventKind k) const;
   void flush();
@@ -73,12 +83,17 @@ class JitEventLog : public kir::KernelEventSink {
   static std::string line(double ms, JitEventKind k, const EventFields& fields);
 
  private:
+  void to_timeline(JitEventKind k, bool vm, const EventFields& fields);  // under mu_
+
   mutable std::mutex mu_;
   std::chrono::steady_clock::time_point start_;
   std::thread::id vm_thread_;
   std::ostream* text_ = nullptr;
   std::unique_ptr<std::ofstream> text_file_;
   std::ofstream jsonl_;
+  std::unique_ptr<JitTimeline> timeline_;
+  std::string timeline_path_, process_name_;
+  bool finished_ = false;
   std::array<uint64_t, kNumJitEvents> counts_{};
 };
 

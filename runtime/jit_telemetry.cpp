@@ -14,11 +14,6 @@
 
 namespace tessera::jit {
 
-double now_ms() {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
 JitTelemetry::JitTelemetry(std::string script_name, std::string dump_dir, bool perf_map)
     : script_name_(std::move(script_name)),
       dump_dir_(std::move(dump_dir)),
@@ -31,7 +26,12 @@ void JitTelemetry::enable_tier_profile() {
   if (!profile_->start()) profile_.reset();  // another VM profiles, or no timer: no tier times
 }
 
-void JitTelemetry::note_compiled(Trace& t, const CompiledTrace& code, int tier) {
+void JitTelemetry::note_compiled(Trace& t, const CompiledTrace& code, int tier, double started_ms, double finished_ms,
+                                 bool background) {
+  if (JitTimeline* tl = timeline())
+    tl->span(background ? JitTimeline::Track::Compiler : JitTimeline::Track::VM, fmt::format("T{} compile", tier),
+             "compile", started_ms, finished_ms,
+             {{"trace", static_cast<int64_t>(t.id)}, {"bytes", static_cast<int64_t>(code.code_size)}});
   const size_t k = static_cast<size_t>(tier - 1);
   t.code_text[k] = code.text;
   if (!code.object.empty()) t.code_object = code.object;

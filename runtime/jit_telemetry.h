@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codegen/host/compiled_trace.h"
+#include "runtime/jit_clock.h"
 #include "runtime/jit_event_log.h"
 #include "runtime/tier_profile.h"
 #include "runtime/trace.h"
@@ -22,8 +23,6 @@
 
 namespace tessera::jit {
 
-// Milliseconds on a steady clock: the JIT's timings.
-double now_ms();
 
 struct TraceStats {
   uint64_t hot_loops = 0, hot_functions = 0;
@@ -74,6 +73,8 @@ class JitTelemetry {
   // logging() says someone reads them.
   void set_events(std::shared_ptr<JitEventLog> log) { events_ = std::move(log); }
   bool logging() const { return events_ && events_->on(); }
+  // The timeline (--dump), or null.
+  JitTimeline* timeline() const { return events_ ? events_->timeline() : nullptr; }
   void event(JitEventKind k, EventFields fields) const { events_->emit(k, std::move(fields)); }
   // "SCRIPT:LINE", the events' `at`.
   std::string where(int line) const { return script_name_ + ":" + std::to_string(line); }
@@ -82,8 +83,10 @@ class JitTelemetry {
 
   // `t` got code for `tier` (1 or 2): its size and compile time, per trace
   // and per tier, its --dump text, and its code range for the tier profile
-  // and the perf map.
-  void note_compiled(Trace& t, const CompiledTrace& code, int tier);
+  // and the perf map; on the timeline, the compile from `started_ms` to
+  // `finished_ms` (now_ms()), on the compiler's track when `background`.
+  void note_compiled(Trace& t, const CompiledTrace& code, int tier, double started_ms, double finished_ms,
+                     bool background);
   // A trace was installed: it counts as compiled, and for the warm-up times.
   void note_installed();
   // --dump: writes `t` as it is now (nothing without a dump directory).

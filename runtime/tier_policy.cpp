@@ -94,7 +94,7 @@ std::optional<CompileFailure> TierPolicy::install(Trace& t, CompileResult& r, in
   }
   t.pending = false;
   registry_.set_code(t, r.code, tier);
-  telemetry_.note_compiled(t, r.code, tier);
+  telemetry_.note_compiled(t, r.code, tier, r.started_ms, r.finished_ms, r.background);
   if (registry_.stale(t)) {
     if (!t.dead) ++telemetry_.stats().invalidated;
     t.dead = true;
@@ -145,7 +145,7 @@ void TierPolicy::finish_upgrade(Trace& t, CompileResult& r) {
     telemetry_.stats().count_abort(AbortReason::TierUpFailed, std::move(r.error));
     return;
   }
-  telemetry_.note_compiled(t, r.code, 2);
+  telemetry_.note_compiled(t, r.code, 2, r.started_ms, r.finished_ms, r.background);
   t.upgrade = Trace::Upgrade::Done;
   if (t.dead) return;  // invalidated while LLVM worked
   // Safe point: no trace runs. Everything that entered or linked to the T1

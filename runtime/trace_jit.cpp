@@ -134,6 +134,9 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
   TraceStats& stats = telemetry_.stats();
   stats.count_abort(r, detail);
   stats.record_ms += now_ms() - record_start_ms_;
+  if (JitTimeline* tl = telemetry_.timeline())
+    tl->span(JitTimeline::Track::VM, "record (aborted)", "record", record_start_ms_, now_ms(),
+             {{"reason", std::string(abort_reason_name(r))}});
   if (telemetry_.logging())
     telemetry_.event(JitEventKind::TraceAbort,
                      {{"reason", std::string(abort_reason_name(r))}, {"at", record_at_}, {"detail", detail}});
@@ -197,6 +200,8 @@ void TraceJit::finish_recording() {
   const double now = now_ms();
   stats.record_ms += now - record_start_ms_;
   Trace& t = registry_.add(take_recording(now));
+  if (JitTimeline* tl = telemetry_.timeline())
+    tl->span(JitTimeline::Track::VM, "record", "record", now - t.record_ms, now, {{"trace", static_cast<int64_t>(t.id)}});
   if (telemetry_.logging()) {
     static constexpr const char* kKinds[] = {"loop", "function", "side"};  // Trace::Kind
     // Where the trace goes at its end: to itself, another trace, around its
@@ -291,7 +296,10 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
   ++registry_[id].entries;
   // Linked exits go from trace to trace natively (tail calls); what comes
   // back is the exit that has no link, with the registers already written.
+  JitTimeline* tl = telemetry_.timeline();
+  const double entered = tl ? now_ms() : 0;
   const uint32_t code = registry_[id].fn(base, globals, registry_.exit_buffer(), &ctx);
+  if (tl) timeline_trace_run(*tl, id, code, entered);
   frames.top = ctx.frames.top;  // pushed and popped by compiled code
   auto [t, snap_no] = registry_.exit_of(code);
   exit.frames.clear();
@@ -309,6 +317,19 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
   exit.pcs = plan.resume_pcs;
   for (const ExitFrame& f : plan.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
   maybe_start_side_trace(t, snap_no, exit);
+}
+
+// The timeline: the time in compiled code from entering trace `id` to the
+// exit it left by (maybe from a trace it linked to), and the exit (deopt).
+void TraceJit::timeline_trace_run(JitTimeline& tl, uint32_t id, uint32_t code, double entered) {
+  const double left = now_ms();
+  auto [t, snap_no] = registry_.exit_of(code);
+  const bool tier_up = snap_no == kTierUpExit;
+  const int64_t line = !tier_up && snap_no < t.exit_lines.size() ? t.exit_lines[snap_no] : 0;
+  tl.span(JitTimeline::Track::VM, fmt::format("trace {}", id), "trace", entered, left,
+          {{"exit_trace", static_cast<int64_t>(t.id)}, {"exit", tier_up ? std::string("tier-up") : std::to_string(snap_no)}});
+  tl.instant(JitTimeline::Track::VM, tier_up ? "tier-up exit" : "exit", "deopt", left,
+             {{"trace", static_cast<int64_t>(t.id)}, {"exit", static_cast<int64_t>(tier_up ? -1 : snap_no)}, {"line", line}});
 }
 
 void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exit) {

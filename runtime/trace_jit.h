@@ -82,6 +82,7 @@ class TraceJit {
   RecorderLimits limits() const;
   void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit);
   void abort_recording(AbortReason r, const std::string& detail);
+  void timeline_trace_run(JitTimeline& tl, uint32_t id, uint32_t code, double entered);
   // The event log's record.start (only when it is read).
   void log_record_start(const char* kind, int line, EventFields more = {});
 

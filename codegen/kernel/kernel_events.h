@@ -25,6 +25,10 @@ class KernelEventSink {
   // "kernel.compiled". Called from the VM's thread and from the background
   // compiler's.
   virtual void kernel_event(std::string_view name, EventFields fields) = 0;
+  // Whether it wants a span per fused call as it runs (the timeline), and
+  // the span: steady-clock milliseconds (runtime/jit_clock.h's epoch).
+  virtual bool wants_spans() const { return false; }
+  virtual void kernel_span(std::string_view /*name*/, double /*start_ms*/, double /*end_ms*/, EventFields /*args*/) {}
 };
 
 }  // namespace tessera::kir

@@ -12,6 +12,9 @@ blacklisted):
   - --dump DIR/traces.dot is the trace tree (the loop, its side trace at
     the exit with the count, the link back, the blacklisted loop, a fused
     kernel), and Graphviz's dot accepts it (traces.svg where dot is);
+  - --dump DIR/timeline.json is Chrome trace-event JSON (every event with
+    its fields, each track's times never go back, spans nest) with the run,
+    recordings, compiles, trace runs, exits and kernels;
   - the program's output is the same with and without the log and dumps;
   - a dump path that is a file, or a log file that cannot be written, is an
     error before the program runs (exit 2); a program that ends in a runtime
@@ -46,6 +49,43 @@ def stat(pattern, text):
     if not m:
         sys.exit(f"FAIL: --stats has no match for {pattern!r}:\n{text}")
     return int(m.group(1))
+
+
+def check_timeline(path, categories, names=()):
+    """timeline.json is Chrome trace-event JSON that Perfetto opens: every event
+    has its fields, each track's times never go back, spans on one track nest
+    or follow each other, and the expected kinds of span are there."""
+    with open(path) as f:
+        data = json.load(f)
+    events = data["traceEvents"]
+    check(isinstance(events, list) and len(events) > 0, f"{os.path.basename(path)} has traceEvents")
+    for e in events:
+        ok = {"ph", "pid", "tid", "name", "ts"} <= e.keys() and e["ph"] in "XiM" and e["ts"] >= 0
+        ok = ok and (e["ph"] != "X" or e.get("dur", -1) >= 0)
+        if not ok:
+            sys.exit(f"FAIL: a trace event without its fields: {e}")
+    check(any(e["ph"] == "M" and e["name"] == "process_name" for e in events), "the process is named")
+    tracks = {}
+    for e in events:
+        if e["ph"] != "M":
+            tracks.setdefault(e["tid"], []).append(e)
+    for tid, evs in tracks.items():
+        check(all(a["ts"] <= b["ts"] for a, b in zip(evs, evs[1:])), f"track {tid}: the times never go back")
+        open_spans = []  # ends of the enclosing spans
+        for e in evs:
+            if e["ph"] != "X":
+                continue
+            while open_spans and open_spans[-1] <= e["ts"] + 1e-3:
+                open_spans.pop()
+            end = e["ts"] + e["dur"]
+            if open_spans and end > open_spans[-1] + 1e-3:
+                sys.exit(f"FAIL: track {tid}: span {e} overlaps its enclosing span, which ends at {open_spans[-1]}")
+            open_spans.append(end)
+    check(True, f"spans nest on each of {len(tracks)} tracks")
+    cats = {e.get("cat") for e in events}
+    check(categories <= cats, f"the timeline has {sorted(categories)} (has {sorted(c for c in cats if c)})")
+    got = {e["name"] for e in events}
+    check(set(names) <= got, f"the timeline has {sorted(names)}")
 
 
 def main():
@@ -149,6 +189,9 @@ def main():
         else:
             print("skip: Graphviz's dot is not installed (the graph is not checked by dot, and there is no traces.svg)")
 
+        # The timeline: the trace-event format, times per track that never go back, spans that nest.
+        check_timeline(os.path.join(dump, "timeline.json"), {"record", "trace", "compile", "deopt", "run"})
+
         # Bad paths fail before the program runs.
         p = run(a.vm, script, "--dump", os.path.join(log, "sub"))
         check(p.returncode == 2 and p.stdout == "" and "--dump" in p.stderr and "not a directory" in p.stderr,
@@ -179,6 +222,8 @@ def main():
         check(re.search(r'k[0-9a-f]{12} \[shape=component.*label="kernel \(\d+ ops\)\\nmul add tanh', dot) is not None
               and re.search(r"t0 -> k[0-9a-f]{12} \[style=dotted", dot) is not None,
               "the trace's fused kernel is a node, called by trace 0", p)
+        check_timeline(os.path.join(dump3, "timeline.json"), {"kernel", "trace", "compile"},
+                       names={"kernel call", "kernel compile K2"})
     print("all ok")
 
 

@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
                   "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o), each fused "
                   "tensor kernel's kernel IR, LLVM IR, CUDA C++ and its PTX for compute_90 where NVRTC is installed "
                   "(kernel-region-HASH.kir / .ll / .cu / .ptx), the JIT's events, one JSON object per line "
-                  "(events.jsonl), and the trace tree as Graphviz (traces.dot, and traces.svg where dot is installed). "
+                  "(events.jsonl), the trace tree as Graphviz (traces.dot, and traces.svg where dot is installed), and a "
+                  "timeline of the run for Perfetto or chrome://tracing (timeline.json). "
                   "DIR is made if missing; one that cannot be written is an error before the run")
       ->type_name("DIR");
   std::string jit_log;
@@ -163,6 +164,7 @@ int main(int argc, char** argv) {
                                  (ec ? " (" + ec.message() + ")" : std::string(" (a file of that name exists)")));
       events = std::make_shared<tessera::jit::JitEventLog>();
       events->write_jsonl((fs::path(dump_dir) / "events.jsonl").string());
+      events->keep_timeline((fs::path(dump_dir) / "timeline.json").string(), "tessera-vm run " + run_file);
     }
     if (!jit_log.empty()) {
       if (!events) events = std::make_shared<tessera::jit::JitEventLog>();
@@ -197,6 +199,13 @@ int main(int argc, char** argv) {
   if (want_stats) {
     runtime.print_stats(std::cerr, wall.count());
     std::cerr.flush();
+  }
+  if (events) {
+    try {
+      events->finish();  // the timeline (the exits' counts and the trace tree came as the interpreter ended)
+    } catch (const std::runtime_error& e) {
+      std::cerr << "tessera-vm: " << e.what() << "\n";
+    }
   }
   return static_cast<int>(status);
 }

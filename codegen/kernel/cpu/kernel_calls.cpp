@@ -31,6 +31,7 @@ std::shared_ptr<KernelDevice> KernelCalls::device() const {
 
 void KernelCalls::set_events(std::shared_ptr<KernelEventSink> e) {
   std::lock_guard<std::mutex> lock(mu_);
+  spans_.store(e && e->wants_spans(), std::memory_order_relaxed);
   events_ = std::move(e);
 }
 

@@ -74,6 +74,8 @@ class KernelCalls {
   // the runtime for a run with an event log; the last VM's holds.
   void set_events(std::shared_ptr<KernelEventSink> e);
   std::shared_ptr<KernelEventSink> events() const;
+  // Whether the sink wants a span per call (one relaxed load per call).
+  bool spans() const { return spans_.load(std::memory_order_relaxed); }
   // Reports an event to the sink, if there is one; `fields` is called only then.
   template <class Fields>
   void event(std::string_view name, Fields&& fields) const {
@@ -104,6 +106,7 @@ class KernelCalls {
   Counters counters_;
   std::shared_ptr<KernelDevice> device_;
   std::shared_ptr<KernelEventSink> events_;
+  std::atomic<bool> spans_{false};
 };
 
 // The region's single output for these inputs; throws what the

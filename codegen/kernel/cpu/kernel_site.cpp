@@ -34,7 +34,7 @@ const CpuRegionKernel* KernelSite::k2() {
     auto stored = calls_.store().get(std::move(k), region_.str());
     k2_ = std::make_shared<const CpuRegionKernel>(region_, stored->kernel, stored->fn);
     calls_.counters().k2.fetch_add(1, std::memory_order_relaxed);
-    calls_.event("kernel.compiled", [&] { return compiled_event(*stored, "K2"); });
+    if (!stored->reported.exchange(true)) calls_.event("kernel.compiled", [&] { return compiled_event(*stored, "K2"); });
   } catch (const std::exception& e) {
     k2_refused_ = true;
     calls_.note_failure(e.what());
@@ -56,6 +56,19 @@ void KernelSite::collect() {
 }
 
 Value KernelSite::run(std::span<const Value> inputs) {
+  if (!calls_.spans()) return run_kernels(inputs);
+  // The timeline: a span per call, on the thread's track.
+  using namespace std::chrono;
+  const double start = duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+  Value out = run_kernels(inputs);
+  const double end = duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+  if (std::shared_ptr<KernelEventSink> e = calls_.events())
+    e->kernel_span("kernel call", start, end,
+                   {{"ops", static_cast<int64_t>(region_.ops.size())}, {"device", std::string(device_ ? "gpu" : "cpu")}});
+  return out;
+}
+
+Value KernelSite::run_kernels(std::span<const Value> inputs) {
   if (device_)
     if (std::optional<Value> out = device_->run(region_, device_site_, inputs)) return std::move(*out);
   KernelCalls::Counters& c = calls_.counters();
@@ -151,7 +164,7 @@ void KernelSite::request_k3(const std::vector<int64_t>& sym) {
                            {"variants", static_cast<int64_t>(t.timings_us.size())},
                            {"device", std::string("cpu")}};
       });
-      calls.event("kernel.compiled", [&] { return compiled_event(*stored, "K3"); });
+      if (!stored->reported.exchange(true)) calls.event("kernel.compiled", [&] { return compiled_event(*stored, "K3"); });
     } catch (const std::exception& e) {
       calls.note_failure(e.what());
     }

@@ -44,6 +44,7 @@ class KernelSite {
   const std::vector<bool>& dynamic() const { return dynamic_; }
 
  private:
+  Value run_kernels(std::span<const Value> inputs);  // run() without the timeline's span
   struct Pending {
     std::atomic<bool> done{false};
     std::shared_ptr<const CpuRegionKernel> kernel;  // null: the compile failed

@@ -8,6 +8,7 @@
 // VM's thread and the background compiler (kernel_compile_queue.h) share it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,6 +34,9 @@ struct StoredKernel {
   bool from_disk = false;  // linked from the disk cache, not compiled
   double ms = 0;           // compiling (or loading) it
   std::string name;        // "region-HASH": its --dump files' and the event log's name
+  // Whether a site has reported it (kernel.compiled): once per kernel,
+  // though several sites share it.
+  mutable std::atomic<bool> reported{false};
 };
 
 class KernelStore {
