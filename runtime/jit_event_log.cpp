@@ -76,7 +76,19 @@ void JitEventLog::finish() {
   timeline_->write(timeline_path_, process_name_, now_ms());
 }
 
+void JitEventLog::keep_tally() { tally_ = std::make_unique<KernelCallTally>(); }
+
 void JitEventLog::kernel_span(std::string_view name, double start_ms, double end_ms, EventFields args) {
+  if (tally_) {
+    int64_t bytes = 0, flops = 0;
+    std::string device;
+    for (const auto& [key, value] : args) {
+      if (key == "bytes" && std::holds_alternative<int64_t>(value)) bytes = std::get<int64_t>(value);
+      if (key == "flops" && std::holds_alternative<int64_t>(value)) flops = std::get<int64_t>(value);
+      if (key == "device" && std::holds_alternative<std::string>(value)) device = std::get<std::string>(value);
+    }
+    tally_->add(std::string(name), device, end_ms - start_ms, static_cast<uint64_t>(bytes), static_cast<uint64_t>(flops));
+  }
   if (timeline_)
     timeline_->span(std::this_thread::get_id() == vm_thread_ ? JitTimeline::Track::VM : JitTimeline::Track::KernelCompiler,
                     std::string(name), "kernel", start_ms, end_ms, std::move(args));

@@ -25,6 +25,7 @@
 
 #include "codegen/kernel/kernel_events.h"
 #include "runtime/jit_timeline.h"
+#include "runtime/kernel_call_tally.h"
 
 namespace tessera::jit {
 
@@ -65,15 +66,21 @@ class JitEventLog : public kir::KernelEventSink {
   // as log_to_file when `path` cannot be written.
   void keep_timeline(const std::string& path, std::string process_name);
   JitTimeline* timeline() { return timeline_.get(); }
+  // Sums the fused calls per kernel (--metrics); the JIT times each call
+  // and each entry into compiled code from then on.
+  void keep_tally();
+  const KernelCallTally* tally() const { return tally_.get(); }
+  // Whether calls and trace runs are timed (a timeline or a tally is kept).
+  bool timing() const { return timeline_ != nullptr || tally_ != nullptr; }
   // The end of the run: writes the timeline (once; the destructor does it
   // if nobody did) and flushes. Throws std::runtime_error on a write error.
   void finish();
 
-  bool on() const { return text_ != nullptr || jsonl_.is_open() || timeline_ != nullptr; }
+  bool on() const { return text_ != nullptr || jsonl_.is_open() || timing(); }
   void emit(JitEventKind k, EventFields fields);
   // From codegen (kir::KernelCalls): `name` must be one of the table's.
   void kernel_event(std::string_view name, EventFields fields) override;
-  bool wants_spans() const override { return timeline_ != nullptr; }
+  bool wants_spans() const override { return timing(); }
   void kernel_span(std::string_view name, double start_ms, double end_ms, EventFields args) override;
   // Events emitted so far, by kind (what tests compare with --stats).
   uint64_t count(JitEventKind k) const;
@@ -92,6 +99,7 @@ class JitEventLog : public kir::KernelEventSink {
   std::unique_ptr<std::ofstream> text_file_;
   std::ofstream jsonl_;
   std::unique_ptr<JitTimeline> timeline_;
+  std::unique_ptr<KernelCallTally> tally_;
   std::string timeline_path_, process_name_;
   bool finished_ = false;
   std::array<uint64_t, kNumJitEvents> counts_{};

@@ -20,6 +20,11 @@ JitTelemetry::JitTelemetry(std::string script_name, std::string dump_dir, bool p
       perf_map_enabled_(perf_map),
       created_ms_(now_ms()) {}
 
+std::optional<std::array<uint64_t, 3>> JitTelemetry::tier_samples() const {
+  if (!profile_) return std::nullopt;
+  return profile_->samples();
+}
+
 void JitTelemetry::enable_tier_profile() {
   if (profile_) return;
   profile_ = std::make_unique<TierProfile>();

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,11 @@ class JitTelemetry {
   // logging() says someone reads them.
   void set_events(std::shared_ptr<JitEventLog> log) { events_ = std::move(log); }
   bool logging() const { return events_ && events_->on(); }
+  // Whether trace runs and fused calls are timed (--dump, --metrics).
+  bool timing() const { return events_ && events_->timing(); }
+  // Samples of the tier profile ([0] elsewhere, [1] T1, [2] T2; each
+  // TierProfile::kIntervalMs of CPU time), or none when it is off.
+  std::optional<std::array<uint64_t, 3>> tier_samples() const;
   // The timeline (--dump), or null.
   JitTimeline* timeline() const { return events_ ? events_->timeline() : nullptr; }
   void event(JitEventKind k, EventFields fields) const { events_->emit(k, std::move(fields)); }

@@ -56,6 +56,9 @@ struct Trace {
   uint32_t tier_up_interval = 0;  // what the counter restarts from (doubles while LLVM works)
   double record_ms = 0, compile_ms = 0;
   uint64_t entries = 0;
+  // Time in compiled code from entries into this trace (through links, to
+  // whichever exit came back), measured only for --dump and --metrics.
+  double native_ms = 0;
   ExitCounters exits;  // per snapshot: exits taken, failed side-trace tries
   // The native code's exit links (trace_abi.h ExitLinking), one per snapshot:
   // an attached side trace, or for a side trace's final EXIT the trace it

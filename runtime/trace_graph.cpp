@@ -11,10 +11,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "codegen/kernel/kernel_disk_cache.h"
+#include "codegen/kernel/kernel_events.h"
 #include "runtime/quoted_text.h"
-#include "vm/graph/op_table.h"
-#include "vm/graph/region.h"
 
 extern char** environ;
 
@@ -33,8 +31,7 @@ const char* kind_name(Trace::Kind k) {
 
 // A kernel's label: its operations in order, e.g. "mul add tanh".
 std::string kernel_label(const Region& r) {
-  std::string ops;
-  for (const RegionOp& op : r.ops) ops += (ops.empty() ? "" : " ") + std::string(op_def(op.op).name);
+  const std::string ops = kir::region_ops_text(r);
   return fmt::format("kernel ({} ops)\n{}", r.ops.size(), ops.size() > 60 ? ops.substr(0, 57) + "..." : ops);
 }
 
@@ -88,7 +85,7 @@ std::string trace_tree_dot(const std::vector<std::unique_ptr<Trace>>& traces,
     std::map<std::string, int> calls;
     for (const CallTarget& c : t.ir.calls()) {
       if (c.kind != CallTarget::Kind::Kernel || !c.region) continue;
-      const std::string k = "k" + kir::KernelDiskCache::hash_hex(c.region->str()).substr(0, 12);
+      const std::string k = kir::region_report_id(*c.region);
       kernels.emplace(k, kernel_label(*c.region));
       ++calls[k];
     }

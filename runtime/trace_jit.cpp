@@ -296,10 +296,13 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
   ++registry_[id].entries;
   // Linked exits go from trace to trace natively (tail calls); what comes
   // back is the exit that has no link, with the registers already written.
-  JitTimeline* tl = telemetry_.timeline();
-  const double entered = tl ? now_ms() : 0;
+  const bool timed = telemetry_.timing();
+  const double entered = timed ? now_ms() : 0;
   const uint32_t code = registry_[id].fn(base, globals, registry_.exit_buffer(), &ctx);
-  if (tl) timeline_trace_run(*tl, id, code, entered);
+  if (timed) {
+    registry_[id].native_ms += now_ms() - entered;
+    if (JitTimeline* tl = telemetry_.timeline()) timeline_trace_run(*tl, id, code, entered);
+  }
   frames.top = ctx.frames.top;  // pushed and popped by compiled code
   auto [t, snap_no] = registry_.exit_of(code);
   exit.frames.clear();

@@ -63,6 +63,7 @@ class TraceJit {
   const TraceStats& stats() const { return telemetry_.stats(); }
   const std::vector<std::unique_ptr<Trace>>& traces() const { return registry_.all(); }
   void print_stats(std::ostream& os) const { telemetry_.print_stats(os, registry_.all()); }
+  const JitTelemetry& telemetry() const { return telemetry_; }
 
  private:
   // The checks every root recording passes first; installs finished code.

@@ -12,7 +12,21 @@
 #include <variant>
 #include <vector>
 
+#include "codegen/kernel/kernel_disk_cache.h"
+#include "vm/graph/op_table.h"
+#include "vm/graph/region.h"
+
 namespace tessera::kir {
+
+// How reports name a fused region: "k" and 12 hex digits of its text's hash
+// (the trace tree's node, the timeline's and --metrics' kernel), and its
+// operations in order ("mul add tanh").
+inline std::string region_report_id(const Region& r) { return "k" + KernelDiskCache::hash_hex(r.str()).substr(0, 12); }
+inline std::string region_ops_text(const Region& r) {
+  std::string ops;
+  for (const RegionOp& op : r.ops) ops += (ops.empty() ? "" : " ") + std::string(op_def(op.op).name);
+  return ops;
+}
 
 // An event's fields, in order: a name and an integer, a number or a text.
 using EventValue = std::variant<int64_t, double, std::string>;

@@ -15,6 +15,7 @@
 #include "runtime/jit_params.h"
 #include "runtime/hotspot_observer.h"
 #include "runtime/jit_event_log.h"
+#include "runtime/run_metrics.h"
 #include "vm/interp/vm.h"
 
 namespace {
@@ -91,6 +92,12 @@ int main(int argc, char** argv) {
                 "blacklisted, tier-up, invalidated, kernels compiled, K3, dynamic dims, tuned, refused) to stderr, "
                 "or with --jit-log=FILE to FILE; docs/observability.md lists the events and their fields")
       ->type_name("[=FILE]");
+  std::string metrics_file;
+  run->add_option("--metrics", metrics_file,
+                  "Append what the run did to FILE as JSON lines: one for the run (wall time, traces, compile times "
+                  "per tier, CPU time per tier, time in compiled code, each fused kernel's calls, time and GB/s) and "
+                  "one per hot loop; docs/observability.md lists the fields")
+      ->type_name("FILE.jsonl");
   run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all() +
               "\nEnvironment:\n"
               "  TESSERA_CACHE_DIR      the persistent kernel cache (default $XDG_CACHE_HOME/tessera, else\n"
@@ -166,6 +173,12 @@ int main(int argc, char** argv) {
       events->write_jsonl((fs::path(dump_dir) / "events.jsonl").string());
       events->keep_timeline((fs::path(dump_dir) / "timeline.json").string(), "tessera-vm run " + run_file);
     }
+    if (!metrics_file.empty()) {
+      std::ofstream probe(metrics_file, std::ios::app);  // fails now rather than after the run
+      if (!probe) throw std::runtime_error("--metrics " + metrics_file + ": cannot be written");
+      if (!events) events = std::make_shared<tessera::jit::JitEventLog>();
+      events->keep_tally();
+    }
     if (!jit_log.empty()) {
       if (!events) events = std::make_shared<tessera::jit::JitEventLog>();
       if (jit_log == "-") events->log_to(std::cerr);
@@ -189,7 +202,7 @@ int main(int argc, char** argv) {
   }
   if (jit_params.enabled) {
     runtime.enable_tracing(vm, dump_dir);
-    if (want_stats) runtime.enable_tier_profile();
+    if (want_stats || !metrics_file.empty()) runtime.enable_tier_profile();
     vm.set_jit_hooks(&runtime);
   }
   const auto start = std::chrono::steady_clock::now();
@@ -203,6 +216,10 @@ int main(int argc, char** argv) {
   if (events) {
     try {
       events->finish();  // the timeline (the exits' counts and the trace tree came as the interpreter ended)
+      if (!metrics_file.empty())
+        tessera::append_run_metrics(metrics_file, runtime,
+                                    {run_file, static_cast<int>(status), std::chrono::duration<double, std::milli>(wall).count()},
+                                    events->tally());
     } catch (const std::runtime_error& e) {
       std::cerr << "tessera-vm: " << e.what() << "\n";
     }

@@ -12,6 +12,10 @@ namespace {
 // A symbol is dynamic once its value has changed this many times.
 constexpr int kChangesToDynamic = 2;
 
+// "kernel k1a2b3c4d5e6 (mul add tanh)": the trace tree's node for the
+// region (runtime/trace_graph.h) and its operations.
+std::string kernel_span_name(const Region& r) { return "kernel " + region_report_id(r) + " (" + region_ops_text(r) + ")"; }
+
 EventFields compiled_event(const StoredKernel& k, const char* tier) {
   return {{"kernel", k.name},
           {"tier", std::string(tier)},
@@ -62,9 +66,26 @@ Value KernelSite::run(std::span<const Value> inputs) {
   const double start = duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
   Value out = run_kernels(inputs);
   const double end = duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-  if (std::shared_ptr<KernelEventSink> e = calls_.events())
-    e->kernel_span("kernel call", start, end,
-                   {{"ops", static_cast<int64_t>(region_.ops.size())}, {"device", std::string(device_ ? "gpu" : "cpu")}});
+  if (std::shared_ptr<KernelEventSink> e = calls_.events()) {
+    if (span_name_.empty()) span_name_ = kernel_span_name(region_);
+    // What the call moved (its tensor inputs and its output) and, for a
+    // leading matrix product, its multiply-adds: the achieved GB/s and GFLOP/s.
+    int64_t bytes = static_cast<int64_t>(out.is_tensor() ? out.as_tensor()->nbytes() : 0);
+    for (const Value& v : inputs)
+      if (v.is_tensor()) bytes += static_cast<int64_t>(v.as_tensor()->nbytes());
+    int64_t flops = 0;
+    if (region_.leading_step() && region_.ops.front().op == OpId::MatMul) {
+      const RegionOp& mm = region_.ops.front();
+      const TensorObj& a = *inputs[static_cast<size_t>(region_.index_of(mm.args[0]))].as_tensor();
+      const TensorObj& b = *inputs[static_cast<size_t>(region_.index_of(mm.args[1]))].as_tensor();
+      if (a.rank() >= 1 && b.rank() >= 1) flops = 2 * a.numel * b.shape.back();
+    }
+    e->kernel_span(span_name_, start, end,
+                   {{"ops", static_cast<int64_t>(region_.ops.size())},
+                    {"device", std::string(device_ ? "gpu" : "cpu")},
+                    {"bytes", bytes},
+                    {"flops", flops}});
+  }
   return out;
 }
 

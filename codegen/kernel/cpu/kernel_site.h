@@ -45,6 +45,7 @@ class KernelSite {
 
  private:
   Value run_kernels(std::span<const Value> inputs);  // run() without the timeline's span
+  std::string span_name_;  // the timeline's name of its calls (made on the first timed call)
   struct Pending {
     std::atomic<bool> done{false};
     std::shared_ptr<const CpuRegionKernel> kernel;  // null: the compile failed

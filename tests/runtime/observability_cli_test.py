@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--jit-log and events.jsonl end to end (docs/observability.md), on a program
+"""--jit-log, --dump's events.jsonl, traces.dot and timeline.json, and --metrics end to end (docs/observability.md), on a program
 with a known trace shape (tests/runtime/programs/jit_log_shapes.tsb: a loop,
 a side trace linked back to it, a loop whose recordings abort until it is
 blacklisted):
@@ -15,11 +15,14 @@ blacklisted):
   - --dump DIR/timeline.json is Chrome trace-event JSON (every event with
     its fields, each track's times never go back, spans nest) with the run,
     recordings, compiles, trace runs, exits and kernels;
+  - --metrics FILE appends a run line (its counts are --stats') and a line
+    per hot loop; a fused kernel has its calls, bytes and GB/s (GFLOP/s for
+    a matrix product);
   - the program's output is the same with and without the log and dumps;
   - a dump path that is a file, or a log file that cannot be written, is an
     error before the program runs (exit 2); a program that ends in a runtime
     error still leaves its events.
-Usage: jit_log_test.py --vm build/tessera-vm --source-dir .
+Usage: observability_cli_test.py --vm build/tessera-vm --source-dir .
 """
 import argparse
 import json
@@ -51,7 +54,7 @@ def stat(pattern, text):
     return int(m.group(1))
 
 
-def check_timeline(path, categories, names=()):
+def check_timeline(path, categories, names=(), prefixes=()):
     """timeline.json is Chrome trace-event JSON that Perfetto opens: every event
     has its fields, each track's times never go back, spans on one track nest
     or follow each other, and the expected kinds of span are there."""
@@ -86,6 +89,8 @@ def check_timeline(path, categories, names=()):
     check(categories <= cats, f"the timeline has {sorted(categories)} (has {sorted(c for c in cats if c)})")
     got = {e["name"] for e in events}
     check(set(names) <= got, f"the timeline has {sorted(names)}")
+    for pre in prefixes:
+        check(any(n.startswith(pre) for n in got), f"the timeline has spans named {pre}...")
 
 
 def main():
@@ -192,12 +197,49 @@ def main():
         # The timeline: the trace-event format, times per track that never go back, spans that nest.
         check_timeline(os.path.join(dump, "timeline.json"), {"record", "trace", "compile", "deopt", "run"})
 
+        # --metrics: a run line and a line per hot loop, appended run after run.
+        metrics = os.path.join(tmp, "runs.jsonl")
+        p = run(a.vm, script, *ARGS, "--metrics", metrics, "--stats")
+        check(p.returncode == 0 and p.stdout == plain.stdout, "--metrics leaves the output alone", p)
+        p2 = run(a.vm, tensors, "--metrics", metrics, "--device=cpu")
+        with open(metrics) as f:
+            lines = [json.loads(l) for l in f]
+        runs = [l for l in lines if l["record"] == "run"]
+        loops = [l for l in lines if l["record"] == "loop"]
+        check(len(runs) == 2 and runs[0]["script"] == script and runs[1]["script"] == tensors, "a run line per run, appended")
+        r0 = runs[0]
+        check({"status", "wall_ms", "device", "params", "traces", "compile_ms", "native_ms", "kernels"} <= r0.keys(),
+              "the run line has its fields")
+        check(r0["traces"]["recorded"] == stat(r"traces: (\d+) recorded", p.stderr)
+              and r0["traces"]["side"] == stat(r"traces: .*\((\d+) side trace", p.stderr)
+              and r0["traces"]["aborted"] == stat(r"traces: .*, (\d+) aborted", p.stderr), "its trace counts are --stats'", p)
+        first = [l for l in loops if l["script"] == script]
+        check(len(first) == stat(r"^  hot loops: (\d+)", p.stderr), "a loop line per hot loop", p)
+        side_loop = next(l for l in first if l["at"].endswith(":6"))
+        check([t["kind"] for t in side_loop["traces"]] == ["loop", "side"] and side_loop["entries"] > 0,
+              "the loop at line 6 has its root and side trace", p)
+        k = runs[1]["kernels"]
+        check(len(k) == 1 and k[0]["calls"] > 0 and k[0]["bytes"] > 0 and k[0]["gb_per_s"] > 0
+              and k[0]["kernel"].startswith("kernel k") and "tanh" in k[0]["kernel"],
+              "the tensor program's fused kernel: calls, bytes, GB/s", p2)
+        mm = os.path.join(tmp, "mm.tsb")
+        with open(mm, "w") as f:
+            f.write("let x = ones([32, 64])\nlet w = ones([64, 48]) * 0.01\nlet acc = 0.0\n"
+                    "for i in range(200) { acc = acc + item(sum(relu(x @ w + 1.0))) }\nprint(acc > 0)\n")
+        p = run(a.vm, mm, "--metrics", metrics, "--device=cpu")
+        with open(metrics) as f:
+            last = [json.loads(l) for l in f if '"record":"run"' in l][-1]
+        check(p.returncode == 0 and any(kk.get("gflop_per_s", 0) > 0 for kk in last["kernels"]),
+              "a fused matrix product has its GFLOP/s", p)
+
         # Bad paths fail before the program runs.
         p = run(a.vm, script, "--dump", os.path.join(log, "sub"))
         check(p.returncode == 2 and p.stdout == "" and "--dump" in p.stderr and "not a directory" in p.stderr,
               "--dump under a file is an error, exit 2, before the run", p)
         p = run(a.vm, script, "--dump", log)
         check(p.returncode == 2 and p.stdout == "" and "not a directory" in p.stderr, "--dump FILE is exit 2", p)
+        p = run(a.vm, script, "--metrics", os.path.join(tmp, "missing", "m.jsonl"))
+        check(p.returncode == 2 and p.stdout == "" and "--metrics" in p.stderr, "--metrics that cannot be written is exit 2", p)
         p = run(a.vm, script, f"--jit-log={os.path.join(tmp, 'missing', 'x.log')}")
         check(p.returncode == 2 and p.stdout == "" and "--jit-log" in p.stderr and "cannot be written" in p.stderr,
               "a --jit-log file that cannot be written is exit 2, before the run", p)
@@ -223,7 +265,7 @@ def main():
               and re.search(r"t0 -> k[0-9a-f]{12} \[style=dotted", dot) is not None,
               "the trace's fused kernel is a node, called by trace 0", p)
         check_timeline(os.path.join(dump3, "timeline.json"), {"kernel", "trace", "compile"},
-                       names={"kernel call", "kernel compile K2"})
+                       names={"kernel compile K2"}, prefixes={"kernel k"})
     print("all ok")
 
 

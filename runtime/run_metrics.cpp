@@ -1,0 +1,116 @@
+#include "runtime/run_metrics.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "codegen/kernel/cpu/kernel_calls.h"
+#include "runtime/tier_profile.h"
+
+namespace tessera {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+double round3(double v) { return std::round(v * 1000) / 1000; }
+
+const char* kind_name(jit::Trace::Kind k) {
+  return k == jit::Trace::Kind::Loop ? "loop" : k == jit::Trace::Kind::Function ? "function" : "side";
+}
+
+}  // namespace
+
+std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, const jit::KernelCallTally* tally) {
+  std::string out;
+  json r;
+  r["record"] = "run";
+  r["script"] = run.script;
+  r["status"] = run.status;
+  r["wall_ms"] = round3(run.wall_ms);
+  r["jit"] = rt.params().enabled;
+  r["device"] = rt.device() ? rt.device()->name : "cpu";
+  json params = json::object();
+  for (const auto& [name, value] : rt.params().list()) params[name] = value;
+  r["params"] = params;
+  const jit::TraceJit* tj = rt.tracing();
+  if (tj) {
+    const jit::TraceStats& s = tj->stats();
+    uint64_t aborted = 0;
+    for (uint64_t a : s.aborts) aborted += a;
+    r["traces"] = {{"recorded", s.recorded},          {"compiled", s.compiled},
+                   {"side", s.side_traces},           {"aborted", aborted},
+                   {"blacklisted_loops", s.blacklisted_loops}, {"blacklisted_functions", s.blacklisted_functions},
+                   {"invalidated", s.invalidated},    {"upgraded_to_t2", s.upgrades}};
+    r["compile_ms"] = {{"record", round3(s.record_ms)},
+                       {"optimize", round3(s.optimize_ms)},
+                       {"t1", round3(s.tier_compile_ms[0])},
+                       {"t2", round3(s.tier_compile_ms[1])}};
+    if (auto samples = tj->telemetry().tier_samples())
+      r["cpu_ms"] = {{"t1", (*samples)[1] * jit::TierProfile::kIntervalMs},
+                     {"t2", (*samples)[2] * jit::TierProfile::kIntervalMs},
+                     {"elsewhere", (*samples)[0] * jit::TierProfile::kIntervalMs}};
+    double native = 0;
+    for (const auto& t : tj->traces()) native += t->native_ms;
+    r["native_ms"] = round3(native);
+  }
+  const kir::KernelCallStats k = kir::KernelCalls::process().stats();
+  r["kernel_compile_ms"] = round3(k.compile_ms + k.load_ms);
+  r["kernel_tune_ms"] = round3(k.tune_ms);
+  json kernels = json::array();
+  if (tally)
+    for (const auto& [name, kt] : tally->kernels()) {
+      json j = {{"kernel", name}, {"device", kt.device}, {"calls", kt.calls}, {"ms", round3(kt.ms)},
+                {"bytes", kt.bytes}, {"gb_per_s", kt.ms > 0 ? round3(static_cast<double>(kt.bytes) / kt.ms / 1e6) : 0.0}};
+      if (kt.flops) j["gflop_per_s"] = kt.ms > 0 ? round3(static_cast<double>(kt.flops) / kt.ms / 1e6) : 0.0;
+      kernels.push_back(std::move(j));
+    }
+  r["kernels"] = kernels;
+  out += r.dump() + "\n";
+
+  // One line per hot loop, with the traces rooted there.
+  for (const HotspotObserver::HotLoop& l : rt.hot_loops()) {
+    json j;
+    j["record"] = "loop";
+    j["script"] = run.script;
+    j["at"] = fmt::format("{}:{}", run.script, l.line);
+    j["function"] = l.function;
+    j["hot"] = l.times;
+    json traces = json::array();
+    uint64_t entries = 0, exits = 0;
+    double compile = 0, native = 0;
+    if (tj) {
+      for (const auto& root : tj->traces()) {
+        if (root->kind != jit::Trace::Kind::Loop || root->line != l.line || root->function != l.function) continue;
+        for (const auto& t : tj->traces()) {
+          if (t->root != root->id) continue;
+          traces.push_back({{"trace", t->id}, {"kind", kind_name(t->kind)}, {"tier", t->tier}, {"dead", t->dead}});
+          entries += t->entries;
+          exits += t->exits.total();
+          compile += t->compile_ms;
+          native += t->native_ms;
+        }
+      }
+    }
+    j["traces"] = traces;
+    j["entries"] = entries;
+    j["exits"] = exits;
+    j["compile_ms"] = round3(compile);
+    j["native_ms"] = round3(native);
+    out += j.dump() + "\n";
+  }
+  return out;
+}
+
+void append_run_metrics(const std::string& path, const HotspotObserver& rt, const RunOutcome& run,
+                        const jit::KernelCallTally* tally) {
+  std::ofstream f(path, std::ios::app);
+  if (!f || !(f << run_metrics_lines(rt, run, tally)))
+    throw std::runtime_error(fmt::format("--metrics {}: cannot be written ({})", path, std::strerror(errno)));
+}
+
+}  // namespace tessera

@@ -1,0 +1,34 @@
+// --metrics FILE.jsonl: what a run did, as JSON lines appended to FILE, so
+// that experiment harnesses collect runs without parsing --stats:
+//   - one "run" line: the script, its exit status, wall time, the device,
+//     the JIT's parameters, traces (recorded, compiled, side, aborted,
+//     blacklisted, invalidated), compile times per tier, CPU time per tier
+//     (sampled), time in compiled code, and each fused kernel with its
+//     calls, time, and achieved GB/s (and GFLOP/s for a matrix product);
+//   - one "loop" line per hot loop: where, how often it got hot, its traces
+//     (root and side) with their tiers, entries, exits, compile time and
+//     time in compiled code.
+// docs/observability.md lists the fields.
+#pragma once
+
+#include <string>
+
+#include "runtime/hotspot_observer.h"
+#include "runtime/kernel_call_tally.h"
+
+namespace tessera {
+
+struct RunOutcome {
+  std::string script;
+  int status = 0;
+  double wall_ms = 0;
+};
+
+// The lines (each ending in a newline).
+std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, const jit::KernelCallTally* tally);
+
+// Appends them to `path`; throws std::runtime_error when it cannot.
+void append_run_metrics(const std::string& path, const HotspotObserver& rt, const RunOutcome& run,
+                        const jit::KernelCallTally* tally);
+
+}  // namespace tessera
