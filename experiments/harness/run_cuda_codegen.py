@@ -28,8 +28,6 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_arguments(ap, "cuda_codegen_bench", "cuda-codegen-latest.md", 3, "cuda-codegen-DATE.md")
     args = ap.parse_args()
-    if not os.path.exists(args.bench):
-        sys.exit(f"{args.bench} not found: cmake --build build --target cuda_codegen_bench")
     data, command = run(args.bench, args.repetitions, 0.1)
     res = collect(data)
     rows, cubin_ms = [], []

@@ -30,8 +30,6 @@ def main():
     bench_arguments(ap, "cuda_device_bench", "gpu-kernels-latest.md", 5, "gpu-kernels-DATE-DEVICE.md")
     ap.add_argument("--no-torch", action="store_true", help="leave out the PyTorch eager column")
     args = ap.parse_args()
-    if not os.path.exists(args.bench):
-        sys.exit(f"{args.bench} not found: cmake --build build --target cuda_device_bench")
     data, command = run(args.bench, args.repetitions, 0.2)
     ctx = data["context"]
     device = ctx.get("device", "?")

@@ -43,8 +43,6 @@ def main():
     bench_arguments(ap, "jit_bench", "jit-costs-latest.md", 5, "jit-costs-DATE.md")
     ap.add_argument("--min-time", type=float, default=0.2, help="seconds per benchmark run (default 0.2)")
     args = ap.parse_args()
-    if not os.path.exists(args.bench):
-        sys.exit(f"{args.bench} not found: cmake --build build --target jit_bench")
     data, command = run(args.bench, args.repetitions, args.min_time)
     m = medians(data)
     get = lambda name: m.get(name) or sys.exit(f"{name} is missing from the benchmark's output")

@@ -66,6 +66,9 @@ def write_report(text, out, dated_name=None):
 
 
 def run(bench, repetitions, min_time):
+    """Runs the Google Benchmark binary `bench` (JSON output): (the data, the command line)."""
+    if not os.path.exists(bench):
+        sys.exit(f"{bench} not found: cmake --build build --target {os.path.basename(bench)}")
     # Repetitions of all benchmarks in a random order, so that a slow moment of
     # the machine (a VM's other vCPU taken away) hits K2 and K3 alike instead of
     # the one benchmark that ran then.
@@ -98,8 +101,6 @@ def main():
     bench_arguments(ap, "kernel_tier_bench", "kernel-tiers-latest.md", 5, "kernel-tiers-DATE.md")
     ap.add_argument("--min-time", type=float, default=0.2, help="seconds per benchmark run (default 0.2)")
     args = ap.parse_args()
-    if not os.path.exists(args.bench):
-        sys.exit(f"{args.bench} not found: cmake --build build --target kernel_tier_bench")
     data, command = run(args.bench, args.repetitions, args.min_time)
     cases = {int(k[4:]): v for k, v in data["context"].items() if k.startswith("case") and k[4:].isdigit()}
     res = collect(data)
