@@ -64,6 +64,7 @@ class TraceJit {
   const std::vector<std::unique_ptr<Trace>>& traces() const { return registry_.all(); }
   void print_stats(std::ostream& os) const { telemetry_.print_stats(os, registry_.all()); }
   const JitTelemetry& telemetry() const { return telemetry_; }
+  const std::vector<BlacklistedRoot>& blacklisted() const { return blacklisted_; }
 
  private:
   // The checks every root recording passes first; installs finished code.

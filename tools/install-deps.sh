@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(build-essential cmake ninja-build pkg-config python3 libgtest-dev libgmock-dev
           libbenchmark-dev libcli11-dev libfmt-dev nlohmann-json3-dev libopenblas-dev
           llvm-19-dev libasmjit-dev libsleef-dev libtbb-dev lua5.4 luajit pypy3
-          python3-numpy python3-scipy python3-torch libboost-context-dev graphviz)
+          python3-numpy python3-scipy python3-torch libboost-context-dev graphviz chromium)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

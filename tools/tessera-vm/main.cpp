@@ -16,6 +16,7 @@
 #include "runtime/hotspot_observer.h"
 #include "runtime/jit_event_log.h"
 #include "runtime/run_metrics.h"
+#include "runtime/trace_viewer.h"
 #include "vm/interp/vm.h"
 
 namespace {
@@ -82,8 +83,9 @@ int main(int argc, char** argv) {
                   "(files SCRIPT-LINE-traceN.ir / .K-PASS.ir / .s / .ll / .o), each fused "
                   "tensor kernel's kernel IR, LLVM IR, CUDA C++ and its PTX for compute_90 where NVRTC is installed "
                   "(kernel-region-HASH.kir / .ll / .cu / .ptx), the JIT's events, one JSON object per line "
-                  "(events.jsonl), the trace tree as Graphviz (traces.dot, and traces.svg where dot is installed), and a "
-                  "timeline of the run for Perfetto or chrome://tracing (timeline.json). "
+                  "(events.jsonl), the trace tree as Graphviz (traces.dot, and traces.svg where dot is installed), a "
+                  "timeline of the run for Perfetto or chrome://tracing (timeline.json), and a page that shows all "
+                  "of it in a browser (index.html). "
                   "DIR is made if missing; one that cannot be written is an error before the run")
       ->type_name("DIR");
   std::string jit_log;
@@ -216,6 +218,7 @@ int main(int argc, char** argv) {
   if (events) {
     try {
       events->finish();  // the timeline (the exits' counts and the trace tree came as the interpreter ended)
+      if (!dump_dir.empty()) tessera::write_trace_viewer(runtime, run_file, wall.count(), dump_dir);
       if (!metrics_file.empty())
         tessera::append_run_metrics(metrics_file, runtime,
                                     {run_file, static_cast<int>(status), std::chrono::duration<double, std::milli>(wall).count()},

@@ -1,0 +1,184 @@
+#include "runtime/trace_viewer.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "codegen/kernel/kernel_events.h"
+#include "tracer/trace_ir.h"
+
+namespace tessera {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The note a kernel file of the dump opens with (the region's text, as `//`
+// lines: codegen/kernel/cpu/kernel_store.cpp), which names its region.
+std::string leading_note(const std::string& text) {
+  std::string note;
+  size_t pos = 0;
+  while (pos < text.size() && text.compare(pos, 3, "// ") == 0) {
+    const size_t nl = text.find('\n', pos);
+    note += text.substr(pos + 3, (nl == std::string::npos ? text.size() : nl) - pos - 3) + "\n";
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+  }
+  return note;
+}
+
+const char* kind_name(jit::Trace::Kind k) {
+  return k == jit::Trace::Kind::Loop ? "loop" : k == jit::Trace::Kind::Function ? "function" : "side";
+}
+
+}  // namespace
+
+std::string trace_viewer_html(const HotspotObserver& rt, const std::string& script_path, double wall_seconds,
+                              const std::string& dump_dir) {
+  json d;
+  d["script"] = script_path;
+  d["script_name"] = fs::path(script_path).filename().string();
+  json source = json::array();
+  {
+    std::istringstream in(read_text(script_path));
+    for (std::string line; std::getline(in, line);) source.push_back(line);
+  }
+  d["source"] = source;
+  std::ostringstream stats;
+  rt.print_stats(stats, wall_seconds);
+  d["stats"] = stats.str();
+
+  // Per line: heat (times its loop got hot, entries of traces starting there), traces, exits.
+  std::map<int, json> lines;
+  auto line = [&](int n) -> json& {
+    json& l = lines[n];
+    if (l.is_null()) l = {{"heat", 0}, {"traces", json::array()}, {"exits", json::array()}};
+    return l;
+  };
+  for (const HotspotObserver::HotLoop& l : rt.hot_loops()) line(l.line)["heat"] = line(l.line)["heat"].get<uint64_t>() + l.times;
+  for (const HotspotObserver::HotFunction& f : rt.hot_functions())
+    line(f.line)["heat"] = line(f.line)["heat"].get<uint64_t>() + f.times;
+
+  json traces = json::array(), blacklisted = json::array();
+  std::map<std::string, json> kernels;  // by region_report_id
+  std::map<std::string, std::string> kernel_region;
+  if (const jit::TraceJit* tj = rt.tracing()) {
+    for (const auto& tp : tj->traces()) {
+      const jit::Trace& t = *tp;
+      json j;
+      j["id"] = t.id;
+      j["kind"] = kind_name(t.kind);
+      j["line"] = t.line;
+      j["function"] = t.function;
+      j["tier"] = t.tier;
+      j["dead"] = t.dead || !t.tier;
+      j["entries"] = t.entries;
+      j["ir_size"] = t.ir.size();
+      j["recorded_size"] = t.recorded_size;
+      j["parent"] = t.is_side ? json(t.parent) : json(nullptr);
+      j["parent_exit"] = t.is_side ? json(t.parent_snap) : json(nullptr);
+      j["link"] = t.link == static_cast<int32_t>(t.id) ? std::string("its own start")
+                  : t.link >= 0                        ? "trace " + std::to_string(t.link)
+                  : t.kind == jit::Trace::Kind::Loop   ? std::string("loops")
+                  : t.kind == jit::Trace::Kind::Function ? std::string("returns")
+                                                         : std::string("the interpreter");
+      json passes = json::array();
+      for (const auto& [name, ir] : t.pass_ir) passes.push_back({{"name", name}, {"ir", ir}});
+      j["passes"] = passes;
+      j["compiled_ir"] = jit::print_ir(t.ir);
+      j["t1_asm"] = t.code_text[0];
+      j["t2_llvm"] = t.code_text[1];
+      json exits = json::array();
+      for (size_t s = 0; s < t.exits.size(); ++s) {
+        json side = nullptr;
+        for (const auto& o : tj->traces())
+          if (o->is_side && o->parent == t.id && o->parent_snap == s) side = o->id;
+        if (!t.exits[s] && side.is_null()) continue;
+        const int at = s < t.exit_lines.size() ? t.exit_lines[s] : 0;
+        exits.push_back({{"exit", s}, {"line", at}, {"taken", t.exits[s]}, {"side", side}});
+        if (t.exits[s]) line(at)["exits"].push_back({{"trace", t.id}, {"exit", s}, {"taken", t.exits[s]}});
+      }
+      j["exits"] = exits;
+      std::set<std::string> called;
+      for (const jit::CallTarget& c : t.ir.calls()) {
+        if (c.kind != jit::CallTarget::Kind::Kernel || !c.region) continue;
+        const std::string id = kir::region_report_id(*c.region);
+        called.insert(id);
+        json& k = kernels[id];
+        if (k.is_null()) {
+          k = {{"id", id}, {"ops", kir::region_ops_text(*c.region)}, {"region", c.region->str()}, {"traces", json::array()},
+               {"files", json::array()}};
+          kernel_region[id] = c.region->str();
+        }
+        k["traces"].push_back(t.id);
+      }
+      j["kernels"] = json(called);
+      json& l = line(t.line);
+      l["traces"].push_back(t.id);
+      l["heat"] = l["heat"].get<uint64_t>() + t.entries;
+      traces.push_back(std::move(j));
+    }
+    for (const jit::BlacklistedRoot& b : tj->blacklisted()) blacklisted.push_back({{"kind", b.kind}, {"line", b.line}});
+  }
+  // The kernels' generated code: the dump's kernel-*.kir files whose note is
+  // the region, and the files of the same name beside them.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dump_dir, ec)) {
+    const fs::path p = entry.path();
+    if (p.extension() != ".kir" || p.filename().string().rfind("kernel-", 0) != 0) continue;
+    const std::string note = leading_note(read_text(p));
+    for (const auto& [id, region] : kernel_region) {
+      if (note != region) continue;
+      for (const char* ext : {".kir", ".ll", ".cu", ".ptx"}) {
+        fs::path f = p;
+        f.replace_extension(ext);
+        if (fs::exists(f))
+          kernels[id]["files"].push_back({{"ext", std::string(ext + 1)}, {"name", f.filename().string()}, {"text", read_text(f)}});
+      }
+    }
+  }
+  json kernel_list = json::array();
+  for (auto& [id, k] : kernels) kernel_list.push_back(std::move(k));
+  json line_map = json::object();
+  for (auto& [n, l] : lines) line_map[std::to_string(n)] = std::move(l);
+  d["lines"] = line_map;
+  d["traces"] = traces;
+  d["kernels"] = kernel_list;
+  d["blacklisted"] = blacklisted;
+  const fs::path svg = fs::path(dump_dir) / "traces.svg", dot = fs::path(dump_dir) / "traces.dot";
+  d["tree_svg"] = fs::exists(svg) ? json(read_text(svg)) : json(nullptr);
+  d["tree_dot"] = fs::exists(dot) ? read_text(dot) : std::string();
+
+  // Inside <script>, "</" would end it: JSON allows "<\/" for the same text.
+  std::string text = d.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+  for (size_t pos = 0; (pos = text.find("</", pos)) != std::string::npos; pos += 3) text.replace(pos, 2, "<\\/");
+  std::string page = trace_viewer_page();
+  const std::string mark = "/*TESSERA_DATA*/";
+  const size_t at = page.find(mark);
+  if (at == std::string::npos) throw std::logic_error("the trace viewer's template has no /*TESSERA_DATA*/");
+  page.replace(at, mark.size(), text);
+  return page;
+}
+
+void write_trace_viewer(const HotspotObserver& rt, const std::string& script_path, double wall_seconds,
+                        const std::string& dump_dir) {
+  const std::string path = (fs::path(dump_dir) / "index.html").string();
+  std::ofstream f(path, std::ios::trunc);
+  if (!(f << trace_viewer_html(rt, script_path, wall_seconds, dump_dir)))
+    throw std::runtime_error(fmt::format("--dump: {} cannot be written", path));
+}
+
+}  // namespace tessera

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""--dump DIR/index.html, the trace viewer (docs/observability.md), loaded in
+headless Chromium: for each view (#summary, #source, #trace=0, #trace=1, #tree,
+and a fused kernel's #kernel=ID) the page runs without a JavaScript error and
+its DOM holds what that view must show: the --stats text, the source with its
+trace markers, the traces' IR per pass and as compiled, their exits and side
+traces, the trace tree's SVG, the kernel's region and generated code. The
+page is self-contained (no external script, style, font or image). Skips
+(exit 77) where Chromium is not installed.
+Usage: trace_viewer_test.py --vm build/tessera-vm --source-dir .
+"""
+import argparse
+import html
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def check(cond, what, detail=""):
+    if not cond:
+        sys.exit(f"FAIL: {what}\n{detail[-3000:]}")
+    print(f"ok: {what}")
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def dom(browser, page, view):
+    """The page's DOM after its script ran, at #view (without the embedded data)."""
+    p = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                        "--virtual-time-budget=5000", "--dump-dom", f"file://{page}#{view}"],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        sys.exit(f"FAIL: chromium could not load {page}#{view}:\n{p.stderr[-2000:]}")
+    text = re.sub(r'<script type="application/json" id="tessera-data">.*?</script>', "", p.stdout, flags=re.S)
+    check('data-ready="1"' in text, f"#{view}: the page's script ran to its end", text)
+    errors = re.search(r'<div id="errors">(.*?)</div>', text, re.S)
+    check(errors is not None and errors.group(1) == "", f"#{view}: no JavaScript error", errors.group(1) if errors else text)
+    return html.unescape(text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vm", required=True)
+    ap.add_argument("--source-dir", required=True)
+    a = ap.parse_args()
+    browser = chromium()
+    if not browser:
+        print("SKIP: Chromium is not installed (Debian's chromium; tools/install-deps.sh installs it)")
+        sys.exit(SKIP)
+    script = os.path.join(a.source_dir, "tests/runtime/programs/jit_log_shapes.tsb")
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = os.path.join(tmp, "dump")
+        p = subprocess.run([a.vm, "run", script, "--jit-param", "async=0", "--jit-param", "blacklist=2", "--dump", dump],
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0 and p.stdout == "4000\n6000\n", "the program runs with --dump", p.stderr)
+        page = os.path.join(dump, "index.html")
+        with open(page) as f:
+            raw = f.read()
+        check(not re.search(r'<(script|img|iframe)[^>]*\ssrc=|<link[^>]*\shref=|@import|url\(', raw),
+              "the page loads nothing from elsewhere (no src, link, @import or url())")
+
+        d = dom(browser, page, "summary")
+        check("tessera-vm stats" in d and "traces: 2 recorded" in d, "#summary shows --stats", d)
+        check('href="#trace=0"' in d and 'href="#trace=1"' in d, "the navigation lists both traces", d)
+        d = dom(browser, page, "source")
+        check("▶ trace 0" in d and "↩ exit" in d and "for j in range(3000)" in d,
+              "#source: the source with trace markers and exits", d)
+        d = dom(browser, page, "trace=0")
+        check("Trace 0 — loop at jit_log_shapes.tsb:6" in d, "#trace=0: its title", d)
+        check(">recorded<" in d and ">fold<" in d and ">dce<" in d, "#trace=0: a button per pass", d)
+        check(re.search(r"\d{4} [> ] +none LOOP", d) is not None and "SNAP #0" in d,
+              "#trace=0: the IR with its snapshots", d)
+        check("T1 assembly (asmjit)" in d and "T2 LLVM IR" in d, "#trace=0: its T1 assembly and T2 LLVM IR", d)
+        check(re.search(r'<a href="#trace=1">trace 1</a>', d) is not None, "#trace=0: its exit's side trace", d)
+        d = dom(browser, page, "trace=1")
+        check("Trace 1 — side at jit_log_shapes.tsb:7" in d and "side trace of" in d, "#trace=1: the side trace", d)
+        d = dom(browser, page, "tree")
+        if shutil.which("dot"):
+            check("<svg" in d and "trace 0" in d, "#tree: the trace tree's SVG", d)
+        else:
+            check("traces.dot is:" in d, "#tree: the trace tree's dot text (no Graphviz)", d)
+
+        tensors = os.path.join(tmp, "tensors.tsb")
+        with open(tensors, "w") as f:
+            f.write("let x = arange(300, dtype=f32) * 0.01\nlet acc = 0.0\n"
+                    "for i in range(200) { acc = acc + item(sum(tanh(x * 1.5 + x) * 2.0)) }\nprint(acc > 0)\n")
+        dump2 = os.path.join(tmp, "dump2")
+        p = subprocess.run([a.vm, "run", tensors, "--device=cpu", "--dump", dump2], capture_output=True, text=True,
+                           timeout=120)
+        check(p.returncode == 0, "the tensor program runs with --dump", p.stderr)
+        page2 = os.path.join(dump2, "index.html")
+        d = dom(browser, page2, "summary")
+        kernel = re.search(r'href="#kernel=(k[0-9a-f]{12})"', d)
+        check(kernel is not None, "the navigation lists the fused kernel", d)
+        d = dom(browser, page2, "kernel=" + kernel.group(1))
+        check("Region (Graph IR)" in d and "tanh" in d and "Kernel IR" in d and "CUDA C++" in d,
+              "#kernel: its region, kernel IR and CUDA C++", d)
+        check("called by trace 0" in d, "#kernel: the trace that calls it", d)
+    print("all ok")
+
+
+if __name__ == "__main__":
+    main()
