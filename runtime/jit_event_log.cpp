@@ -89,9 +89,14 @@ void JitEventLog::kernel_span(std::string_view name, double start_ms, double end
     }
     tally_->add(std::string(name), device, end_ms - start_ms, static_cast<uint64_t>(bytes), static_cast<uint64_t>(flops));
   }
-  if (timeline_)
-    timeline_->span(std::this_thread::get_id() == vm_thread_ ? JitTimeline::Track::VM : JitTimeline::Track::KernelCompiler,
-                    std::string(name), "kernel", start_ms, end_ms, std::move(args));
+  if (!timeline_) return;
+  bool device = false;  // a GPU kernel's time on the device
+  for (const auto& [key, value] : args)
+    device |= key == "track" && std::holds_alternative<std::string>(value) && std::get<std::string>(value) == "device";
+  const JitTimeline::Track track = device                                     ? JitTimeline::Track::Device
+                                   : std::this_thread::get_id() == vm_thread_ ? JitTimeline::Track::VM
+                                                                              : JitTimeline::Track::KernelCompiler;
+  timeline_->span(track, std::string(name), device ? "gpu" : "kernel", start_ms, end_ms, std::move(args));
 }
 
 void JitEventLog::log_to(std::ostream& os) {

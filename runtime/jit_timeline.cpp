@@ -17,6 +17,7 @@ const char* track_name(JitTimeline::Track t) {
     case JitTimeline::Track::Compiler: return "LLVM compiler (T2, background)";
     case JitTimeline::Track::KernelCompiler: return "kernel compiler (K3, background)";
     case JitTimeline::Track::Gpu: return "GPU kernel builds (background)";
+    case JitTimeline::Track::Device: return "GPU device (kernels as they ran)";
   }
   return "?";
 }
@@ -58,7 +59,7 @@ std::string JitTimeline::json(const std::string& process_name, double end_ms) co
     list.push_back({{"ph", "M"}, {"name", what}, {"pid", 1}, {"tid", tid}, {"ts", 0}, {"args", {{"name", name}}}});
   };
   meta("process_name", 1, process_name);
-  for (Track t : {Track::VM, Track::Compiler, Track::KernelCompiler, Track::Gpu})
+  for (Track t : {Track::VM, Track::Compiler, Track::KernelCompiler, Track::Gpu, Track::Device})
     meta("thread_name", static_cast<int>(t), track_name(t));
   list.push_back({{"ph", "X"}, {"name", "run"}, {"cat", "run"}, {"pid", 1}, {"tid", static_cast<int>(Track::VM)},
                   {"ts", 0}, {"dur", std::max(0.0, (end_ms - origin_ms_) * 1000)}});

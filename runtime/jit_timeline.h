@@ -7,7 +7,9 @@
 //     the fused calls' kernels as they run and their K2 compiles;
 //   - LLVM (T2): the background compiles of T2 code, from start to end;
 //   - kernel compiler: K3 compiles and tuning on the background thread;
-//   - GPU: the GPU's kernel builds (the background thread).
+//   - GPU kernel builds: the GPU's kernel builds (the background thread);
+//   - GPU device: each GPU kernel as it ran on the device (timed with CUDA
+//     events, so these launches wait for the device).
 // Every other JIT event is an instant on the VM track. Spans and instants
 // are kept in memory and written once, sorted by time (so the times of
 // each track never go back), at the end of the run.
@@ -24,7 +26,7 @@ namespace tessera::jit {
 
 class JitTimeline {
  public:
-  enum class Track : int { VM = 1, Compiler = 2, KernelCompiler = 3, Gpu = 4 };
+  enum class Track : int { VM = 1, Compiler = 2, KernelCompiler = 3, Gpu = 4, Device = 5 };
 
   // `origin_ms`: the steady-clock time (now_ms()) the timeline starts at.
   explicit JitTimeline(double origin_ms) : origin_ms_(origin_ms) {}

@@ -453,7 +453,11 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
     const bool k3 = v != &s.k2;
     const std::vector<int64_t> grid = v->main.grid_extents(*sym);
     std::vector<void*> args = kir::cuda_kernel_args(v->main_src, params, *sym, grid);
-    v->built->main->launch(grid[0] * grid[1] * grid[2], args);
+    int64_t moved = 0;  // what the kernel reads and writes (its tensor inputs and outputs), for the timeline's GB/s
+    for (const Value& in : inputs)
+      if (in.is_tensor()) moved += static_cast<int64_t>(in.as_tensor()->nbytes());
+    for (const Value& o : outs) moved += static_cast<int64_t>(o.as_tensor()->nbytes());
+    launch_timed(r, *v, grid, args, moved);
     for (size_t o = 0; o < outs.size(); ++o)
       outs[o].as_tensor()->attach_device_copy(
           std::make_unique<GpuBlockCopy>(shared_from_this(), *backend_, out_blocks[o], false));
@@ -477,6 +481,30 @@ std::optional<Value> GpuKernelDevice::run(const Region& r, std::shared_ptr<void>
     ++stats_.refused;
     return std::nullopt;
   }
+}
+
+// Launches the region's kernel; when the event sink keeps a timeline, the
+// launch is timed on the device (CUDA events; the emulation's clock) and
+// reported as a span on the GPU's track, ending when the device finished.
+// That waits for the device, so it happens only for --dump and --metrics.
+void GpuKernelDevice::launch_timed(const Region& r, const Variant& v, const std::vector<int64_t>& grid,
+                                   std::vector<void*>& args, int64_t bytes) {
+  std::shared_ptr<kir::KernelEventSink> e;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    e = events_;
+  }
+  auto launch = [&] { v.built->main->launch(grid[0] * grid[1] * grid[2], args); };
+  if (!e || !e->wants_spans()) {
+    launch();
+    return;
+  }
+  const double ms = backend_->time_ms(launch);
+  const double end = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  e->kernel_span("gpu " + kir::region_report_id(r) + " (" + kir::region_ops_text(r) + ")", end - ms, end,
+                 {{"track", std::string("device")}, {"device", std::string("gpu")},
+                  {"tier", std::string(v.spec.empty() ? "K2" : "K3")}, {"blocks", grid[0] * grid[1] * grid[2]},
+                  {"bytes", bytes}});
 }
 
 GpuKernelDevice::Stats GpuKernelDevice::stats() const {

@@ -101,6 +101,8 @@ class GpuKernelDevice : public kir::KernelDevice, public std::enable_shared_from
   void prepare(const Region& r, Variant& v, bool with_step);
   void observe(const Region& r, Site& s, const std::vector<int64_t>& sym);
   const Variant* tune(const Region& r, Site& s, const std::vector<int64_t>& sym, const std::vector<void*>& params);
+  void launch_timed(const Region& r, const Variant& v, const std::vector<int64_t>& grid, std::vector<void*>& args,
+                    int64_t bytes);
   // Reports an event if someone listens; `fields` is called only then.
   template <class Fields>
   void event(std::string_view name, Fields&& fields) {

@@ -14,7 +14,8 @@ blacklisted):
     kernel), and Graphviz's dot accepts it (traces.svg where dot is);
   - --dump DIR/timeline.json is Chrome trace-event JSON (every event with
     its fields, each track's times never go back, spans nest) with the run,
-    recordings, compiles, trace runs, exits and kernels;
+    recordings, compiles, trace runs, exits and kernels (a GPU's kernels, on
+    the host emulation of one, on the device track);
   - --metrics FILE appends a run line (its counts are --stats') and a line
     per hot loop; a fused kernel has its calls, bytes and GB/s (GFLOP/s for
     a matrix product);
@@ -232,6 +233,19 @@ def main():
         check(p.returncode == 0 and any(kk.get("gflop_per_s", 0) > 0 for kk in last["kernels"]),
               "a fused matrix product has its GFLOP/s", p)
 
+        # A GPU's kernels (the host emulation of one) on the timeline's device track and in --metrics.
+        gpu_dump, gpu_metrics = os.path.join(tmp, "gpu"), os.path.join(tmp, "gpu.jsonl")
+        p = subprocess.run([a.vm, "run", os.path.join(a.source_dir, "tests/runtime/programs/gpu_chain.tsb"), "--device=gpu",
+                            "--jit-param", "async=0", "--jit-param", "kcache=0", "--jit-param", "gputune=0",
+                            "--dump", gpu_dump, "--metrics", gpu_metrics],
+                           capture_output=True, text=True, timeout=300, env=dict(os.environ, TESSERA_GPU_EMULATION="1"))
+        check(p.returncode == 0, "the GPU chain runs on the emulated GPU with --dump and --metrics", p)
+        check_timeline(os.path.join(gpu_dump, "timeline.json"), {"gpu", "kernel"}, prefixes={"gpu k"})
+        with open(gpu_metrics) as f:
+            kernels = json.loads(f.readline())["kernels"]
+        check(any(k["kernel"].startswith("gpu k") and k["device"] == "gpu" and k["calls"] > 0 and k["bytes"] > 0
+                  for k in kernels), "--metrics has the GPU kernel's device time and bytes", p)
+
         # Bad paths fail before the program runs.
         p = run(a.vm, script, "--dump", os.path.join(log, "sub"))
         check(p.returncode == 2 and p.stdout == "" and "--dump" in p.stderr and "not a directory" in p.stderr,
@@ -254,7 +268,9 @@ def main():
         with open(os.path.join(dump2, "events.jsonl")) as f:
             names = [json.loads(l)["event"] for l in f]
         check("trace.stop" in names and "trace.compiled" in names, "its events.jsonl was written", p)
-        check(os.path.exists(os.path.join(dump2, "traces.dot")), "and its traces.dot", p)
+        check(all(os.path.exists(os.path.join(dump2, f)) for f in ("traces.dot", "timeline.json", "index.html")),
+              "and its traces.dot, timeline.json and index.html", p)
+        check_timeline(os.path.join(dump2, "timeline.json"), {"record", "trace", "compile", "run"})
 
         # The fused kernel a trace calls is in the tree.
         dump3 = os.path.join(tmp, "dump3")
