@@ -34,8 +34,11 @@ struct Trace {
   uint32_t start_pc;  // first bytecode it runs
   TraceIR ir;                // as compiled (after the optimizer)
   uint32_t recorded_size = 0;  // IR instructions as recorded
-  // --dump only: the IR as recorded and after each optimizer pass.
+  // --dump only: the IR as recorded and after each optimizer pass, and as
+  // compiled (printed when the interpreter ends: the IR names functions and
+  // constants its module owns, which go with it).
   std::vector<std::pair<std::string, std::string>> pass_ir;
+  std::string compiled_ir;
   TraceFn fn = nullptr;        // C++ enters here
   // The exit plans of the code installed now (CompiledTrace::exit_plans).
   const std::vector<ExitPlan>* exit_plans = nullptr;

@@ -101,6 +101,7 @@ void TraceJit::stop_compiling() {
   tiers_.stop();
   telemetry_.log_exit_counts(registry_.all());
   if (telemetry_.dumping()) {
+    for (const auto& t : registry_.all()) t->compiled_ir = print_ir(t->ir);  // while the module lives
     try {
       const std::string no_svg = write_trace_tree(
           telemetry_.dump_dir(), trace_tree_dot(registry_.all(), blacklisted_, telemetry_.script_name()));

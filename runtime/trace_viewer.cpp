@@ -98,7 +98,7 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       json passes = json::array();
       for (const auto& [name, ir] : t.pass_ir) passes.push_back({{"name", name}, {"ir", ir}});
       j["passes"] = passes;
-      j["compiled_ir"] = jit::print_ir(t.ir);
+      j["compiled_ir"] = t.compiled_ir;  // printed while the module lived (trace.h)
       j["t1_asm"] = t.code_text[0];
       j["t2_llvm"] = t.code_text[1];
       json exits = json::array();

@@ -246,6 +246,15 @@ def main():
         check(any(k["kernel"].startswith("gpu k") and k["device"] == "gpu" and k["calls"] > 0 and k["bytes"] > 0
                   for k in kernels), "--metrics has the GPU kernel's device time and bytes", p)
 
+        # A trace whose IR names an inlined function and module constants: the page is written after
+        # the module is gone, from the IR text printed while it lived.
+        dump4 = os.path.join(tmp, "dump4")
+        p = run(a.vm, os.path.join(a.source_dir, "tests/runtime/programs/jit_dump_inlined_calls.tsb"), "--dump", dump4,
+                "--jit-param", "async=0")
+        check(p.returncode == 0 and p.stdout == "true\n", "a trace with an inlined call dumps without a crash", p)
+        with open(os.path.join(dump4, "index.html")) as f:
+            check("scaled" in f.read(), "its page names the inlined function", p)
+
         # Bad paths fail before the program runs.
         p = run(a.vm, script, "--dump", os.path.join(log, "sub"))
         check(p.returncode == 2 and p.stdout == "" and "--dump" in p.stderr and "not a directory" in p.stderr,
