@@ -75,6 +75,7 @@ struct Trace {
   uint16_t link_snap = 0;
   uint32_t sides = 0;  // root traces: side traces attached so far
   std::vector<int> exit_lines;  // source line each snapshot resumes at
+  int exit_line(size_t snap) const { return snap < exit_lines.size() ? exit_lines[snap] : 0; }
   uint32_t max_slot = 0;
   // Invalidated (a global it assumed constant was stored into), or its
   // compilation failed: nothing enters it or links to it.
@@ -82,6 +83,15 @@ struct Trace {
   // Recorded, waiting for its native code (async compilation).
   bool pending = false;
 };
+
+// The side trace attached at exit `snap` of trace `parent` (the last one
+// recorded there), or null: what the trace tree and the viewer draw.
+inline const Trace* side_trace_at(const std::vector<std::unique_ptr<Trace>>& traces, uint32_t parent, size_t snap) {
+  const Trace* side = nullptr;
+  for (const auto& o : traces)
+    if (o->is_side && o->parent == parent && o->parent_snap == snap) side = o.get();
+  return side;
+}
 
 // The source line of instruction `pc` of `p` (the function's line past its code).
 inline int source_line(const FunctionProto& p, uint32_t pc) { return pc < p.lines.size() ? p.lines[pc] : p.line; }

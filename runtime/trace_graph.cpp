@@ -68,10 +68,8 @@ std::string trace_tree_dot(const std::vector<std::unique_ptr<Trace>>& traces,
                            quoted_text(t.link == static_cast<int32_t>(t.id) ? "loop" : "link"));
     // Exits: to the side trace attached there, else to the interpreter.
     for (size_t s = 0; s < t.exits.size(); ++s) {
-      const Trace* side = nullptr;
-      for (const auto& o : traces)
-        if (o->is_side && o->parent == t.id && o->parent_snap == s) side = o.get();
-      const int line = s < t.exit_lines.size() ? t.exit_lines[s] : 0;
+      const Trace* side = side_trace_at(traces, t.id, s);
+      const int line = t.exit_line(s);
       if (side) {
         edges += fmt::format("  {} -> t{} [label={}];\n", id, side->id,
                              quoted_text(fmt::format("exit {} (line {})\ntaken {}", s, line, t.exits[s])));

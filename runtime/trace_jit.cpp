@@ -329,7 +329,7 @@ void TraceJit::timeline_trace_run(JitTimeline& tl, uint32_t id, uint32_t code, d
   const double left = now_ms();
   auto [t, snap_no] = registry_.exit_of(code);
   const bool tier_up = snap_no == kTierUpExit;
-  const int64_t line = !tier_up && snap_no < t.exit_lines.size() ? t.exit_lines[snap_no] : 0;
+  const int64_t line = tier_up ? 0 : t.exit_line(snap_no);
   tl.span(JitTimeline::Track::VM, fmt::format("trace {}", id), "trace", entered, left,
           {{"exit_trace", static_cast<int64_t>(t.id)}, {"exit", tier_up ? std::string("tier-up") : std::to_string(snap_no)}});
   tl.instant(JitTimeline::Track::VM, tier_up ? "tier-up exit" : "exit", "deopt", left,

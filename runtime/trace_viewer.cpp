@@ -103,11 +103,10 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       j["t2_llvm"] = t.code_text[1];
       json exits = json::array();
       for (size_t s = 0; s < t.exits.size(); ++s) {
-        json side = nullptr;
-        for (const auto& o : tj->traces())
-          if (o->is_side && o->parent == t.id && o->parent_snap == s) side = o->id;
-        if (!t.exits[s] && side.is_null()) continue;
-        const int at = s < t.exit_lines.size() ? t.exit_lines[s] : 0;
+        const jit::Trace* attached = jit::side_trace_at(tj->traces(), t.id, s);
+        const json side = attached ? json(attached->id) : json(nullptr);
+        if (!t.exits[s] && !attached) continue;
+        const int at = t.exit_line(s);
         exits.push_back({{"exit", s}, {"line", at}, {"taken", t.exits[s]}, {"side", side}});
         if (t.exits[s]) line(at)["exits"].push_back({{"trace", t.id}, {"exit", s}, {"taken", t.exits[s]}});
       }
