@@ -90,6 +90,10 @@ void HotspotObserver::recording_failed() {
   if (tracing_) tracing_->recording_failed();
 }
 
+void HotspotObserver::recording_returned_to_host() {
+  if (tracing_) tracing_->recording_failed(jit::AbortReason::ReturnedToHost);
+}
+
 uint32_t HotspotObserver::trace_stack_need(uint32_t id) const { return tracing_->trace_stack_need(id); }
 
 void HotspotObserver::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {

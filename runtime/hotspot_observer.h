@@ -61,6 +61,7 @@ class HotspotObserver : public JitHooks {
   bool record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
               const Value* globals) override;
   void recording_failed() override;
+  void recording_returned_to_host() override;
   uint32_t trace_stack_need(uint32_t id) const override;
   void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) override;
   bool on_hot_function(FunctionProto& fn) override;

@@ -127,8 +127,8 @@ bool TraceJit::record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t
   return false;
 }
 
-void TraceJit::recording_failed() {
-  if (recorder_) abort_recording(AbortReason::ErrorRaised, "");
+void TraceJit::recording_failed(AbortReason why) {
+  if (recorder_) abort_recording(why, "");
 }
 
 void TraceJit::abort_recording(AbortReason r, const std::string& detail) {

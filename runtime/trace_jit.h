@@ -54,7 +54,9 @@ class TraceJit {
   void invalidate_global(uint32_t index);
   bool record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
               const Value* globals);
-  void recording_failed();
+  // The interpreter stopped the recording: an error (ErrorRaised), or a
+  // host's call returned (ReturnedToHost).
+  void recording_failed(AbortReason why = AbortReason::ErrorRaised);
   uint32_t trace_stack_need(uint32_t id) const;
   void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit);
 

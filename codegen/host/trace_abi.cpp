@@ -61,16 +61,37 @@ Value make_value(uint8_t tag, uint64_t payload) {
   return Value::nil();
 }
 
+// A built-in's call from a trace. A host function that raises leaves its
+// error for the interpreter to take over when it redoes the call after the
+// exit (CallReplay), instead of calling the host twice.
+Value call_builtin(JitContext* ctx, const BuiltinDef* bd, const CallArgs& ca) {
+  if (!bd->host) return bd->fn(*ctx->vm, ca);
+  try {
+    return bd->fn(*ctx->vm, ca);
+  } catch (...) {
+    ctx->vm->replay = CallReplay{bd, Value(), std::current_exception()};
+    throw;
+  }
+}
+
+// The host function a call target calls, or null.
+const BuiltinDef* host_callee(const CallTarget& t) {
+  if (t.kind != CallTarget::Kind::Builtin && t.kind != CallTarget::Kind::BuiltinKw) return nullptr;
+  const auto* bd = static_cast<const BuiltinDef*>(t.ptr);
+  return bd->host ? bd : nullptr;
+}
+
 Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> args) {
   switch (t.kind) {
     case CallTarget::Kind::Builtin: {
       const auto* bd = static_cast<const BuiltinDef*>(t.ptr);
       CallArgs ca;
+      ca.callee = bd;
       ca.pos = args;
       // The interpreter checks arity before calling a built-in; do the same
       // so that a bad call fails (and exits) instead of reading past `args`.
       check_arity(bd->name, ca, bd->min_args, bd->max_args, bd->accepts_kwargs);
-      return bd->fn(*ctx->vm, ca);
+      return call_builtin(ctx, bd, ca);
     }
     case CallTarget::Kind::Arith:
       if (args.size() != 2) throw RuntimeError("jit: arith call needs 2 arguments");
@@ -87,11 +108,12 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
       if (t.sub > args.size() || names == nullptr || names->items.size() != t.sub)
         throw RuntimeError("jit: malformed keyword call");
       CallArgs ca;
+      ca.callee = bd;
       ca.pos = args.first(args.size() - t.sub);
       ca.kw_values = args.last(t.sub);
       ca.kw_names = &names->items;
       check_arity(bd->name, ca, bd->min_args, bd->max_args, bd->accepts_kwargs);
-      return bd->fn(*ctx->vm, ca);
+      return call_builtin(ctx, bd, ca);
     }
     case CallTarget::Kind::NewList: return make_list(std::vector<Value>(args.begin(), args.end()));
     case CallTarget::Kind::Negate:
@@ -140,15 +162,22 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
     args.reserve(n);
     for (uint32_t i = 0; i < n; ++i) args.push_back(tessera::jit::make_value(tags[i], payloads[i]));
     Value r = tessera::jit::call_target(ctx, *target, args);
-    if (expect_tag != tessera::jit::kJitAnyTag && static_cast<uint8_t>(r.tag()) != expect_tag)
+    // A result the trace cannot use: the interpreter redoes the call, and
+    // takes a host function's result over instead of calling it again.
+    auto give_up = [&] {
+      if (const auto* host = tessera::jit::host_callee(*target))
+        ctx->vm->replay = tessera::CallReplay{host, std::move(r), nullptr};
       return false;
+    };
+    if (expect_tag != tessera::jit::kJitAnyTag && static_cast<uint8_t>(r.tag()) != expect_tag)
+      return give_up();
     if (target->dest_slot >= 0) {
       *result = r.raw_bits();
       ctx->base[target->dest_slot] = std::move(r);
     } else {
       // An object result needs an owner, else the trace would hold a
       // dangling pointer as soon as `r` dies.
-      if (r.is_obj() && expect_tag != tessera::jit::kJitAnyTag) return false;
+      if (r.is_obj() && expect_tag != tessera::jit::kJitAnyTag) return give_up();
       *result = r.raw_bits();
     }
     return true;

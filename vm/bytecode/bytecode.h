@@ -249,12 +249,18 @@ struct Module {
   std::vector<std::unique_ptr<FunctionProto>> functions;  // functions[0] is <main>
   std::vector<std::string> global_names;
   // Initial value of each global slot before <main> runs: a user function
-  // (FunctionProto*), a built-in (looked up by name at load time), or
-  // undefined (a top-level let that has not run yet).
-  enum class GlobalInit : uint8_t { Undefined, Function, Builtin };
+  // (FunctionProto*), a built-in (looked up by name at load time),
+  // undefined (a top-level let that has not run yet), or, for a module
+  // compiled into a session's namespace (CompileOptions::session), the
+  // value the session already holds.
+  enum class GlobalInit : uint8_t { Undefined, Function, Builtin, Kept };
   struct GlobalSlot {
     GlobalInit init = GlobalInit::Undefined;
     FunctionProto* function = nullptr;  // for Function
+    // A real global (declared by let or fn, a built-in, or defined by the
+    // host), not just an unknown name read somewhere: only these may be
+    // assigned.
+    bool declared = false;
   };
   std::vector<GlobalSlot> global_slots;  // same size as global_names
 

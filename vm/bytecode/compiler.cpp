@@ -12,6 +12,7 @@ std::unique_ptr<Module> compile(const ast::Program& prog, const CompileOptions& 
   auto module = std::make_unique<Module>();
   module->filename = prog.filename;
   GlobalTable globals(*module, opts.is_builtin);
+  if (opts.session) globals.continue_session(*opts.session);
 
   auto main = std::make_unique<FunctionProto>();
   main->name = "<main>";

@@ -19,6 +19,11 @@ struct CompileOptions {
   // Names of the built-in globals (print, len, f32, zeros, ...). May be empty
   // (no built-ins).
   std::function<bool(std::string_view)> is_builtin;
+  // A session's module so far (an embedding VM runs many sources in one
+  // namespace): its global slots keep their numbers, names and declared
+  // flags, start as GlobalInit::Kept, and the new module's globals are
+  // numbered after them. Null: a fresh namespace.
+  const Module* session = nullptr;
 };
 
 // Compiles a whole file. functions[0] is <main>; then one function per `fn`

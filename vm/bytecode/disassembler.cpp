@@ -121,6 +121,7 @@ const char* init_name(Module::GlobalInit init) {
     case Module::GlobalInit::Function: return "fn";
     case Module::GlobalInit::Builtin: return "builtin";
     case Module::GlobalInit::Undefined: return "";
+    case Module::GlobalInit::Kept: return "kept";
   }
   return "";
 }

@@ -24,6 +24,10 @@ class GlobalTable {
   GlobalTable(Module& module, std::function<bool(std::string_view)> is_builtin)
       : module_(module), is_builtin_(std::move(is_builtin)) {}
 
+  // Takes over the global slots of a session's earlier module, in order, as
+  // GlobalInit::Kept (CompileOptions::session). Call before anything else.
+  void continue_session(const Module& session);
+
   // Registers a top-level `fn`: the slot starts out holding the function.
   // A later `fn` of the same name wins (as rebinding would).
   void declare_function(const std::string& name, FunctionProto* proto);
@@ -44,7 +48,6 @@ class GlobalTable {
   Module& module_;
   std::function<bool(std::string_view)> is_builtin_;
   std::unordered_map<std::string, uint32_t> slots_;
-  std::vector<bool> declared_;  // per slot: a real global (not just an unknown name)
 };
 
 }  // namespace tessera

@@ -9,6 +9,7 @@
 // interpreter. The registry of all built-ins is vm/builtins/builtin.h.
 #pragma once
 
+#include <exception>
 #include <iosfwd>
 #include <span>
 #include <string>
@@ -19,12 +20,31 @@
 
 namespace tessera {
 
+struct BuiltinDef;
+struct CallArgs;
+class BuiltinContext;
+
+// The outcome of a host function's call that a compiled trace made just
+// before it exited (its result was not of the type the trace expected, or
+// the function raised): the interpreter redoes the trace's last operation,
+// and takes this outcome over instead of calling the host function twice.
+// Only host functions (BuiltinDef::host) are replayed; the VM's own
+// built-ins have no effects a second call would repeat.
+struct CallReplay {
+  const BuiltinDef* def = nullptr;  // null: nothing pending
+  Value result;
+  std::exception_ptr error;
+  // The pending outcome if it is `bd`'s, else (dropping a stale one) a call.
+  Value take_or_call(const BuiltinDef* bd, BuiltinContext& ctx, const CallArgs& args);
+};
+
 // What built-ins need from the VM running them (print's output stream,
 // args()'s script arguments). Implemented by VM (vm/interp/vm.h).
 class BuiltinContext {
  public:
   virtual std::ostream& out() = 0;
   virtual const std::vector<std::string>& script_args() const = 0;
+  CallReplay replay;
 
  protected:
   ~BuiltinContext() = default;
@@ -34,6 +54,7 @@ class BuiltinContext {
 // parallel name/value arrays (names are the callee's keyword names as
 // written by the script; unknown names are the built-in's error to raise).
 struct CallArgs {
+  const BuiltinDef* callee = nullptr;  // set by the callers; a host function finds its binding here
   std::span<const Value> pos;
   std::span<const Value> kw_values;
   const std::vector<Value>* kw_names = nullptr;  // list of str values, or null
@@ -55,6 +76,26 @@ struct BuiltinDef {
   int min_args;     // positional
   int max_args;     // positional; -1 = variadic
   bool accepts_kwargs;
+  // A host function's binding (the embedding API), null for the VM's own
+  // built-ins. Its effects are the host's: a trace's call of it is never
+  // repeated (CallReplay).
+  void* host = nullptr;
 };
+
+inline Value CallReplay::take_or_call(const BuiltinDef* bd, BuiltinContext& ctx, const CallArgs& args) {
+  if (def != bd) {
+    def = nullptr;
+    error = nullptr;
+    result = Value();
+    return bd->fn(ctx, args);
+  }
+  def = nullptr;
+  if (error) {
+    std::exception_ptr e = std::move(error);
+    error = nullptr;
+    std::rethrow_exception(e);
+  }
+  return std::move(result);
+}
 
 }  // namespace tessera

@@ -12,6 +12,9 @@ namespace tessera {
 class RuntimeError : public std::runtime_error {
  public:
   explicit RuntimeError(const std::string& msg) : std::runtime_error(msg) {}
+  // Raised by a host function (the embedding API): its name, which the
+  // traceback shows as the innermost frame. Empty for the VM's own errors.
+  std::string native_function;
 };
 
 // A compile-time error (exit code 2): lexing, parsing, or name resolution.

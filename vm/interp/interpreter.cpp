@@ -53,29 +53,78 @@ uint64_t range_count(int64_t start, int64_t stop, int64_t step) {
 
 Interpreter::Interpreter(VM& vm, std::unique_ptr<Module> module)
     : vm_(vm),
-      module_(std::move(module)),
       // Trace exits may rebuild up to maxinline (<= 100) inlined frames
       // above the depth limit; calls never go past it.
       frames_(static_cast<size_t>(vm.options().max_depth), 128) {
-  const size_t n = module_->global_names.size();
-  globals_.resize(n);
-  global_watch_.assign(n, 0);
-  for (size_t i = 0; i < n; ++i) {
-    const auto& slot = module_->global_slots[i];
-    switch (slot.init) {
-      case Module::GlobalInit::Undefined: globals_[i] = Value::undef(); break;
-      case Module::GlobalInit::Function: globals_[i] = Value::function(slot.function); break;
-      case Module::GlobalInit::Builtin:
-        globals_[i] = builtin_global_value(module_->global_names[i]);
-        break;
-    }
-  }
-  for (auto& fn : module_->functions) fn->hotcounts.assign(fn->code.size(), 0);
   stack_.resize(1024);
   frames_.region().stack = stack_.data();
   frames_.region().stack_end = stack_.data() + stack_.size();
   frames_.region().update_push_limit();
   max_depth_ = static_cast<size_t>(vm_.options().max_depth);
+  load(std::move(module));
+}
+
+void Interpreter::load(std::unique_ptr<Module> module) {
+  const size_t old_n = globals_.size();
+  const size_t n = module->global_names.size();
+  // Growing the vectors moves them: the JIT's view of them is renewed below.
+  globals_.resize(n);
+  global_watch_.resize(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const auto& slot = module->global_slots[i];
+    switch (slot.init) {
+      case Module::GlobalInit::Kept: break;
+      case Module::GlobalInit::Undefined:
+        if (i >= old_n) globals_[i] = Value::undef();
+        break;
+      case Module::GlobalInit::Function:
+        if (i < old_n) store_global(static_cast<uint32_t>(i), Value::function(slot.function));
+        else globals_[i] = Value::function(slot.function);
+        break;
+      case Module::GlobalInit::Builtin:
+        globals_[i] = builtin_global_value(module->global_names[i]);
+        break;
+    }
+  }
+  for (auto& fn : module->functions) {
+    fn->hotcounts.assign(fn->code.size(), hooks_ ? hooks_->hotloop_threshold() : 0);
+    if (hooks_) fn->entry_hotcount = hooks_->hotcall_threshold();
+  }
+  if (hooks_) hooks_->watch_globals(global_watch_.data(), globals_.data(), global_watch_.size());
+  // An earlier module's functions may still be referenced (by globals, by
+  // traces): it lives as long as the interpreter.
+  if (module_) earlier_modules_.push_back(std::move(module_));
+  module_ = std::move(module);
+  if (!earlier_modules_.empty())
+    for (auto& fn : module_->functions) function_files_[fn.get()] = &module_->filename;
+}
+
+std::optional<uint32_t> Interpreter::find_global(std::string_view name) const {
+  const auto& names = module_->global_names;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == name && !globals_[i].is_undef()) return static_cast<uint32_t>(i);
+  return std::nullopt;
+}
+
+void Interpreter::store_global(uint32_t index, Value v) {
+  globals_[index] = std::move(v);
+  if (global_watch_[index] && hooks_) hooks_->on_global_store(index);
+}
+
+uint32_t Interpreter::define_global(const std::string& name, Value v) {
+  auto& names = module_->global_names;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] != name) continue;
+    module_->global_slots[i].declared = true;
+    store_global(static_cast<uint32_t>(i), std::move(v));
+    return static_cast<uint32_t>(i);
+  }
+  names.push_back(name);
+  module_->global_slots.push_back({Module::GlobalInit::Kept, nullptr, true});
+  globals_.push_back(std::move(v));
+  global_watch_.push_back(0);
+  if (hooks_) hooks_->watch_globals(global_watch_.data(), globals_.data(), global_watch_.size());
+  return static_cast<uint32_t>(names.size() - 1);
 }
 
 Interpreter::~Interpreter() {
@@ -94,10 +143,14 @@ void Interpreter::set_jit_hooks(JitHooks* hooks) {
   const uint32_t call = hooks_->hotcall_threshold();
   hotwork_ = hooks_->hotwork_elements();
   tensor_work = 0;  // work done before this program (another VM on this thread) is not its loops
-  for (auto& fn : module_->functions) {
-    fn->hotcounts.assign(fn->code.size(), loop);
-    fn->entry_hotcount = call;
-  }
+  auto reset = [&](Module& m) {
+    for (auto& fn : m.functions) {
+      fn->hotcounts.assign(fn->code.size(), loop);
+      fn->entry_hotcount = call;
+    }
+  };
+  for (auto& m : earlier_modules_) reset(*m);
+  reset(*module_);
 }
 
 void Interpreter::ensure_stack(size_t needed) {
@@ -114,25 +167,82 @@ bool Interpreter::run_main(ScriptError& err) {
   FunctionProto* main = module_->main();
   ensure_stack(static_cast<size_t>(main->nregs) + 1);
   frames_.push_back(CallFrame{main, main->code.data(), 0});
-  try {
-    execute(0);
-  } catch (const RuntimeError& e) {
-    if (recording_ && hooks_) hooks_->recording_failed();
-    recording_ = false;
-    err = make_error(e.what());
-    // Drop the dead frames' registers so their objects are freed now.
-    for (auto& v : stack_) v = Value();
-    frames_.clear();
-    return false;
-  } catch (const std::bad_alloc&) {
-    if (recording_ && hooks_) hooks_->recording_failed();
-    recording_ = false;
-    err = make_error("out of memory");
-    for (auto& v : stack_) v = Value();
-    frames_.clear();
+  return run_frames(err, false);
+}
+
+bool Interpreter::call(const Value& callee, std::span<const Value> args, Value& result, ScriptError& err) {
+  if (callee.is_builtin()) {
+    const BuiltinDef* bd = callee.as_builtin();
+    return trap_errors(err, [&] {
+      CallArgs ca;
+      ca.pos = args;
+      ca.callee = bd;
+      check_arity(bd->name, ca, bd->min_args, bd->max_args, bd->accepts_kwargs);
+      result = bd->fn(vm_, ca);
+    });
+  }
+  if (!callee.is_func()) {
+    err = make_error(fmt::format("value is not a function (got {})", type_name(callee)));
     return false;
   }
+  FunctionProto* fn = callee.as_func();
+  if (fn->nparams != static_cast<int>(args.size())) {
+    err = make_error(arity_message(fn->name.c_str(), fn->nparams, fn->nparams, static_cast<int>(args.size())));
+    return false;
+  }
+  // The callee sits where a CALL instruction's callee would, its arguments
+  // after it; RET leaves the result in its place.
+  ensure_stack(static_cast<size_t>(fn->nregs) + 2);
+  stack_[0] = callee;
+  for (size_t i = 0; i < args.size(); ++i) stack_[1 + i] = args[i];
+  frames_.push_back(CallFrame{fn, fn->code.data(), 1});
+  if (hooks_) {
+    if (--fn->entry_hotcount == 0) {
+      if (!recording_ && hooks_->on_hot_function(*fn)) recording_ = true;
+      fn->entry_hotcount = hooks_->hotcall_threshold();
+    }
+    if (fn->entry_trace >= 0 && !recording_) {
+      enter_trace(static_cast<uint32_t>(fn->entry_trace));
+      if (exit_.start_recording) recording_ = true;
+    }
+  }
+  if (!run_frames(err, true)) return false;
+  result = std::move(stack_[0]);
+  stack_[0] = Value();
   return true;
+}
+
+template <class F>
+bool Interpreter::trap_errors(ScriptError& err, F&& body) {
+  try {
+    body();
+    return true;
+  } catch (const RuntimeError& e) {
+    err = make_error(e.what());
+    // Raised by a host function: the innermost frame is the host's.
+    if (!e.native_function.empty()) err.traceback.push_back({e.native_function, 0, true, {}});
+  } catch (const std::bad_alloc&) {
+    err = make_error("out of memory");
+  }
+  return false;
+}
+
+bool Interpreter::run_frames(ScriptError& err, bool host_call) {
+  running_ = true;
+  const bool ok = trap_errors(err, [&] { execute(0); });
+  running_ = false;
+  if (recording_ && hooks_) {
+    // A runtime error, or control back at a host's call with a recording
+    // under way (a side trace following a host-called function's return).
+    if (!ok) hooks_->recording_failed();
+    else if (host_call) hooks_->recording_returned_to_host();
+  }
+  recording_ = false;
+  if (ok) return true;
+  // Drop the dead frames' registers so their objects are freed now.
+  for (auto& v : stack_) v = Value();
+  frames_.clear();
+  return false;
 }
 
 ScriptError Interpreter::make_error(const std::string& message) const {
@@ -144,7 +254,8 @@ ScriptError Interpreter::make_error(const std::string& message) const {
     size_t idx = static_cast<size_t>(f.pc - f.proto->code.data());
     if (idx > 0) --idx;
     int line = idx < f.proto->lines.size() ? f.proto->lines[idx] : f.proto->line;
-    err.traceback.push_back({f.proto->name, line});
+    auto file = function_files_.find(f.proto);
+    err.traceback.push_back({f.proto->name, line, false, file == function_files_.end() ? std::string() : *file->second});
   }
   return err;
 }
@@ -614,7 +725,10 @@ L_CALLKW: {
     }
     if (UNLIKELY(nargs < bd->min_args || (bd->max_args >= 0 && nargs > bd->max_args)))
       throw RuntimeError(arity_message(bd->name, bd->min_args, bd->max_args, nargs));
-    Value result = bd->fn(vm_, args);
+    args.callee = bd;
+    // A host function a trace called just before it exited is not called
+    // again: its outcome is taken over (CallReplay).
+    Value result = UNLIKELY(vm_.replay.def != nullptr) ? vm_.replay.take_or_call(bd, vm_, args) : bd->fn(vm_, args);
     R[ins.a] = std::move(result);
     DISPATCH();
   }
@@ -631,9 +745,11 @@ L_RETNIL: {
   for (int i = 0, n = proto->nregs; i < n; ++i)
     if (R[i].is_obj()) R[i] = Value();
   const uint32_t ret_slot = frame->base - 1;  // the caller's CALL register
+  // <main> (base 0) has no CALL register; a host's call (base 1) has one.
+  const bool has_call_register = frame->base != 0;
   frames_.pop_back();
   if (frames_.size() <= stop_depth) {
-    if (!frames_.empty()) stack_[ret_slot] = std::move(result);
+    if (has_call_register) stack_[ret_slot] = std::move(result);
     return;
   }
   frame = &frames_.back();

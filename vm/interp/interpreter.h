@@ -10,7 +10,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "vm/bytecode/bytecode.h"
@@ -29,17 +33,42 @@ struct ScriptError {
   struct Frame {
     std::string function;
     int line;
+    bool host = false;  // a host function (embedding API): no source line
+    std::string file;   // a session's source the function came from (empty: the run's file)
   };
   std::vector<Frame> traceback;  // outermost first; back() is where it was raised
 };
+
+class RuntimeError;
 
 class Interpreter {
  public:
   Interpreter(VM& vm, std::unique_ptr<Module> module);
   ~Interpreter();
 
-  // Runs <main>. Returns false and fills `err` on a runtime error.
+  // Runs <main> of the module loaded last. Returns false and fills `err` on
+  // a runtime error.
   bool run_main(ScriptError& err);
+
+  // A session (the embedding API) runs many sources in one namespace: each
+  // is compiled against module() (CompileOptions::session) and loaded here,
+  // which keeps the globals' values, initialises the new ones, rebinds the
+  // functions it declares, and keeps the earlier modules alive (their
+  // functions may still be referenced). Then run_main runs it.
+  void load(std::unique_ptr<Module> module);
+
+  // Calls a function or built-in value with `args` (from the host, between
+  // runs: not while the interpreter is running). Hot functions are
+  // recorded and their traces entered as for a CALL instruction.
+  bool call(const Value& callee, std::span<const Value> args, Value& result, ScriptError& err);
+  bool running() const { return running_; }
+
+  // The slot of a defined global (not an unknown or not-yet-assigned name).
+  std::optional<uint32_t> find_global(std::string_view name) const;
+  const Value& global(uint32_t index) const { return globals_[index]; }
+  // Binds `name` (declaring it when new) as the host's global; traces that
+  // assumed its old value are invalidated.
+  uint32_t define_global(const std::string& name, Value v);
 
   // Installs (or, with null, removes) the JIT hooks and restarts every
   // function's hot counters at the hooks' thresholds.
@@ -49,7 +78,14 @@ class Interpreter {
  private:
   // The dispatch loop; runs until the frame at depth `stop_depth` returns.
   void execute(size_t stop_depth);
+  // Runs the pushed frames to completion; on an error fills `err` and
+  // clears the frames. `host_call`: they are a host's call (Interpreter::call).
+  bool run_frames(ScriptError& err, bool host_call);
   ScriptError make_error(const std::string& message) const;
+  // Runs body(); a RuntimeError or bad_alloc it raises becomes `err` (false).
+  template <class F>
+  bool trap_errors(ScriptError& err, F&& body);
+  void store_global(uint32_t index, Value v);
   // Runs compiled trace `id` from the current frame and rebuilds the frames
   // of its exit (the caller reloads its registers from frames_.back()).
   void enter_trace(uint32_t id);
@@ -60,6 +96,10 @@ class Interpreter {
 
   VM& vm_;
   std::unique_ptr<Module> module_;
+  std::vector<std::unique_ptr<Module>> earlier_modules_;  // load(): a session's earlier sources
+  // With more than one module loaded: each function's source, for tracebacks.
+  std::unordered_map<const FunctionProto*, const std::string*> function_files_;
+  bool running_ = false;
   std::vector<Value> globals_;
   std::vector<uint8_t> global_watch_;  // JitHooks::watch_globals
   std::vector<Value> stack_;

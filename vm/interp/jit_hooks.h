@@ -101,6 +101,9 @@ class JitHooks {
   }
   // The interpreter raised a runtime error while recording.
   virtual void recording_failed() {}
+  // A host's call (the embedding API) returned while recording: the
+  // recording cannot follow the return.
+  virtual void recording_returned_to_host() { recording_failed(); }
   // Registers (from the entering frame's register 0) trace `id` may touch,
   // and any trace it may run into (links, recursion) from its base frame.
   virtual uint32_t trace_stack_need(uint32_t /*id*/) const { return 0; }

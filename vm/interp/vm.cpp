@@ -34,27 +34,49 @@ std::string_view source_line(std::string_view source, int line) {
   return s;
 }
 
+}  // namespace
+
 // Traceback lines as the spec (§1) fixes them: innermost last; past 20
 // frames the outermost 10 and the innermost 10 around an "omitted" line.
-void print_traceback(std::ostream& os, const std::string& file, const ScriptError& e) {
+std::string format_traceback(const std::string& file, const ScriptError& e) {
+  std::ostringstream os;
   const auto& tb = e.traceback;
   const size_t n = tb.size();
   auto frame_line = [&](const ScriptError::Frame& f) {
-    os << "  at " << f.function << " (" << file << ":" << f.line << ")\n";
+    if (f.host) os << "  at " << f.function << " (host function)\n";
+    else os << "  at " << f.function << " (" << (f.file.empty() ? file : f.file) << ":" << f.line << ")\n";
   };
   if (n <= 20) {
     for (const auto& f : tb) frame_line(f);
-    return;
+    return std::move(os).str();
   }
   for (size_t i = 0; i < 10; ++i) frame_line(tb[i]);
   os << "  ... " << (n - 20) << " frames omitted\n";
   for (size_t i = n - 10; i < n; ++i) frame_line(tb[i]);
+  return std::move(os).str();
 }
 
-}  // namespace
-
 VM::VM(VMOptions opts) : opts_(std::move(opts)) {}
-VM::~VM() = default;
+VM::~VM() { end_session(); }
+
+void VM::SessionDeleter::operator()(Interpreter* interp) const { delete interp; }
+
+void VM::end_session() { session_.reset(); }
+
+Interpreter* VM::session() {
+  if (!opts_.keep_session) return nullptr;
+  if (!session_) {
+    auto empty = std::make_unique<Module>();
+    empty->filename = "<session>";
+    auto main = std::make_unique<FunctionProto>();
+    main->name = "<main>";
+    main->code.push_back(Instr{});  // never run: a module's functions[0] must exist
+    empty->functions.push_back(std::move(main));
+    session_.reset(new Interpreter(*this, std::move(empty)));
+    if (jit_hooks_) session_->set_jit_hooks(jit_hooks_);
+  }
+  return session_.get();
+}
 
 std::ostream& VM::out() { return opts_.out ? *opts_.out : std::cout; }
 std::ostream& VM::err() { return opts_.err ? *opts_.err : std::cerr; }
@@ -65,10 +87,11 @@ std::unique_ptr<Module> VM::compile_source(const std::string& filename,
     ast::Program program = parse(filename, source);
     CompileOptions copts;
     copts.is_builtin = [](std::string_view name) { return is_builtin_global(name); };
+    if (Interpreter* s = session()) copts.session = &s->module();
     return compile(program, copts);
   } catch (const SyntaxError& e) {
     out().flush();
-    std::ostream& os = err();
+    std::ostringstream os;
     os << filename << ":" << e.line << ":" << e.col << ": syntax error: " << e.what() << "\n";
     std::string_view line = source_line(source, e.line);
     if (!line.empty() && e.col >= 1 && static_cast<size_t>(e.col) <= line.size() + 1) {
@@ -77,25 +100,74 @@ std::unique_ptr<Module> VM::compile_source(const std::string& filename,
       for (int i = 0; i + 1 < e.col; ++i) os << (line[static_cast<size_t>(i)] == '\t' ? '\t' : ' ');
       os << "^\n";
     }
+    last_error_ = VMError{RunStatus::CompileError, e.what(), os.str(), {}};
+    if (opts_.report_errors) err() << last_error_.report;
     return nullptr;
   }
 }
 
+RunStatus VM::report_runtime_error(const std::string& filename, const ScriptError& error) {
+  out().flush();
+  int line = 0;
+  std::string where = filename;
+  for (auto it = error.traceback.rbegin(); it != error.traceback.rend(); ++it)
+    if (!it->host) {
+      line = it->line;
+      if (!it->file.empty()) where = it->file;
+      break;
+    }
+  last_error_.kind = RunStatus::RuntimeError;
+  last_error_.message = error.message;
+  last_error_.traceback = format_traceback(filename, error);
+  last_error_.report = where + ":" + std::to_string(line) + ": runtime error: " + error.message + "\n" +
+                       last_error_.traceback;
+  if (opts_.report_errors) {
+    err() << last_error_.report;
+    err().flush();
+  }
+  return RunStatus::RuntimeError;
+}
+
 RunStatus VM::run_source(const std::string& filename, const std::string& source) {
+  last_error_ = {};
+  if (Interpreter* s = session(); s && s->running()) {
+    last_error_ = VMError{RunStatus::RuntimeError, "the VM is already running a script", {}, {}};
+    last_error_.report = "runtime error: " + last_error_.message + "\n";
+    return RunStatus::RuntimeError;
+  }
   std::unique_ptr<Module> module = compile_source(filename, source);
   if (!module) return RunStatus::CompileError;
-  Interpreter interp(*this, std::move(module));
-  if (jit_hooks_) interp.set_jit_hooks(jit_hooks_);
   ScriptError error;
-  bool ok = interp.run_main(error);
+  bool ok;
+  if (Interpreter* s = session()) {
+    s->load(std::move(module));
+    ok = s->run_main(error);
+  } else {
+    Interpreter interp(*this, std::move(module));
+    if (jit_hooks_) interp.set_jit_hooks(jit_hooks_);
+    ok = interp.run_main(error);
+  }
   out().flush();
   if (ok) return RunStatus::Ok;
-  std::ostream& os = err();
-  int line = error.traceback.empty() ? 0 : error.traceback.back().line;
-  os << filename << ":" << line << ": runtime error: " << error.message << "\n";
-  print_traceback(os, filename, error);
-  os.flush();
-  return RunStatus::RuntimeError;
+  return report_runtime_error(filename, error);
+}
+
+RunStatus VM::call(const Value& callee, std::span<const Value> args, Value& result) {
+  last_error_ = {};
+  Interpreter* s = session();
+  if (!s || s->running()) {
+    last_error_ = VMError{RunStatus::RuntimeError,
+                          s ? "the VM is already running a script (a host function cannot call back into it)"
+                            : "calls need a session (VMOptions::keep_session)",
+                          {}, {}};
+    last_error_.report = "runtime error: " + last_error_.message + "\n";
+    return RunStatus::RuntimeError;
+  }
+  ScriptError error;
+  const bool ok = s->call(callee, args, result, error);
+  out().flush();
+  if (ok) return RunStatus::Ok;
+  return report_runtime_error(s->module().filename, error);
 }
 
 bool VM::read_file(const std::string& path, std::string& source) {

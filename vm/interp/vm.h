@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,15 +17,38 @@ namespace tessera {
 
 class JitHooks;
 
+// Outcome of running a script, mapped to the CLI's exit codes 0/1/2.
+enum class RunStatus : int { Ok = 0, RuntimeError = 1, CompileError = 2 };
+using RunStatusKind = RunStatus;
+
 struct VMOptions {
   std::vector<std::string> script_args;  // what args() returns
   int max_depth = 10000;                 // call frames before "stack overflow"
   std::ostream* out = nullptr;           // print() target; null = std::cout
   std::ostream* err = nullptr;           // error reports; null = std::cerr
+  // A session (the embedding API): every run_source runs in one persistent
+  // interpreter, so that a later source, call() and the host see the
+  // globals of earlier ones. Off (the CLI): each run has its own.
+  bool keep_session = false;
+  // Write error reports to `err` (the CLI). Off: they are only kept
+  // (last_error()).
+  bool report_errors = true;
 };
 
-// Outcome of running a script, mapped to the CLI's exit codes 0/1/2.
-enum class RunStatus : int { Ok = 0, RuntimeError = 1, CompileError = 2 };
+// The last error of a run or call, as the CLI would print it.
+struct VMError {
+  RunStatusKind kind = RunStatusKind::Ok;
+  std::string message;    // the text after "runtime error: " / "syntax error: "
+  std::string report;     // the whole report: "FILE:LINE: runtime error: ...\n  at ...\n"
+  std::string traceback;  // the "  at ..." lines alone
+};
+
+
+class Interpreter;
+struct ScriptError;
+
+// The traceback lines of a runtime error as the spec (§1) fixes them.
+std::string format_traceback(const std::string& file, const ScriptError& e);
 
 // A VM is the BuiltinContext of the built-ins it calls (print writes to
 // out(), args() returns script_args()).
@@ -45,8 +69,21 @@ class VM final : public BuiltinContext {
   RunStatus disassemble_file(const std::string& path);
 
   // Hooks installed into the interpreter of every later run (null = none,
-  // pure interpreter). Not owned; must outlive the runs.
+  // pure interpreter). Not owned; must outlive the runs (and, with
+  // keep_session, the VM's session or the VM).
   void set_jit_hooks(JitHooks* hooks) { jit_hooks_ = hooks; }
+
+  // keep_session: the persistent interpreter (made by the first run or by
+  // this call; null without keep_session). Calls and global lookups go to it.
+  Interpreter* session();
+  // Calls `callee` in the session; a runtime error is kept (last_error) and
+  // reported like a run's. The session must not be running.
+  RunStatus call(const Value& callee, std::span<const Value> args, Value& result);
+  // Ends the session: its interpreter (globals, modules) goes; the next run
+  // starts a new one.
+  void end_session();
+
+  const VMError& last_error() const { return last_error_; }
 
   // For built-ins (BuiltinContext).
   std::ostream& out() override;
@@ -59,8 +96,16 @@ class VM final : public BuiltinContext {
   bool read_file(const std::string& path, std::string& source);
   std::ostream& err();
 
+  RunStatus report_runtime_error(const std::string& filename, const ScriptError& error);
+
   VMOptions opts_;
   JitHooks* jit_hooks_ = nullptr;
+  // Deleted in vm.cpp, where Interpreter is complete.
+  struct SessionDeleter {
+    void operator()(Interpreter* interp) const;
+  };
+  std::unique_ptr<Interpreter, SessionDeleter> session_;
+  VMError last_error_;
 };
 
 }  // namespace tessera

@@ -39,6 +39,13 @@ TensorObj::TensorObj(DType dt, Shape s) : Obj(ObjKind::Tensor), dtype(dt), shape
   }
 }
 
+TensorObj::TensorObj(DType dt, Shape s, void* data, std::unique_ptr<ExternalStorage> owner)
+    : Obj(ObjKind::Tensor), dtype(dt), shape(std::move(s)), data_(data), external_(std::move(owner)) {
+  if (shape.size() > kMaxRank)
+    throw RuntimeError("tensor rank must be at most 8, got " + std::to_string(shape.size()));
+  numel = shape_numel(shape, dtype);
+}
+
 // Whole 64-byte lines, and a valid pointer even for empty tensors.
 size_t TensorObj::buffer_bytes() const {
   const size_t bytes = (nbytes() + 63) & ~size_t{63};
@@ -47,7 +54,8 @@ size_t TensorObj::buffer_bytes() const {
 
 TensorObj::~TensorObj() {
   delete device_copy;
-  tensor_buffer_free(data_, buffer_bytes());
+  if (external_) external_.reset();  // gives the memory back to its owner
+  else tensor_buffer_free(data_, buffer_bytes());
 }
 
 void TensorObj::attach_device_copy(std::unique_ptr<DeviceCopy> copy) {

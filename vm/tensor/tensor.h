@@ -25,12 +25,22 @@ constexpr size_t kMaxRank = 8;
 // letting the OS overcommit and kill the process later.
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 34;  // 16 GiB
 
+// Who owns the elements of a tensor over memory the VM did not allocate (the
+// embedding API's wrapped host buffers and DLPack imports): destroyed, it
+// gives the memory back to its owner.
+struct ExternalStorage {
+  virtual ~ExternalStorage() = default;
+};
+
 struct TensorObj : Obj {
   DType dtype;
   Shape shape;
   int64_t numel = 0;
 
   TensorObj(DType dt, Shape s);  // allocates; throws RuntimeError on failure
+  // Over `data` (numel elements of `dt`, element-aligned), which `owner`
+  // keeps valid until it is destroyed with the tensor. Not copied.
+  TensorObj(DType dt, Shape s, void* data, std::unique_ptr<ExternalStorage> owner);
   ~TensorObj() override;
   TensorObj(const TensorObj&) = delete;
   TensorObj& operator=(const TensorObj&) = delete;
@@ -72,6 +82,7 @@ struct TensorObj : Obj {
  private:
   void fetch() const;  // device copy -> host buffer, then the copy is dropped
   void* data_ = nullptr;
+  std::unique_ptr<ExternalStorage> external_;  // null: data_ is the VM's (buffer_pool.h)
 };
 
 // A new tensor; zero-filled when `zero` (kernels that write every element pass false).

@@ -13,6 +13,7 @@ namespace tessera {
 
 VM::VM(VMOptions opts) : opts_(std::move(opts)) {}
 VM::~VM() = default;
+void VM::SessionDeleter::operator()(Interpreter*) const {}  // no sessions here
 std::ostream& VM::out() { return opts_.out != nullptr ? *opts_.out : std::cout; }
 
 std::span<const BuiltinDef> tensor_builtins() { return {}; }

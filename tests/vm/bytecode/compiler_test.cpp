@@ -596,3 +596,53 @@ TEST(CompilerLines, ConditionJumpsCarryTheConditionsLine) {
 
 }  // namespace
 }  // namespace tessera
+
+// ---------------------------------------------------------------- sessions
+
+namespace tessera {
+namespace {
+
+std::unique_ptr<Module> compile_in(const std::string& src, const Module* session) {
+  CompileOptions copts;
+  copts.is_builtin = [](std::string_view n) { return n == "print"; };
+  copts.session = session;
+  return compile(parse("s.tsb", src), copts);
+}
+
+TEST(CompilerSession, ALaterSourceKeepsTheEarlierGlobalsSlots) {
+  auto first = compile_in("let x = 1\nfn f() { return y }\nprint(x)\n", nullptr);
+  auto second = compile_in("x = 2\nlet y = 3\nfn g() { return f() }\nlet z = 4\n", first.get());
+  // The earlier names first, in their slots, kept as the session holds them.
+  ASSERT_GE(second->global_names.size(), first->global_names.size());
+  for (size_t i = 0; i < first->global_names.size(); ++i) {
+    EXPECT_EQ(second->global_names[i], first->global_names[i]);
+    EXPECT_EQ(second->global_slots[i].init, Module::GlobalInit::Kept) << first->global_names[i];
+  }
+  // `y` was only read by the first source; the second declares it.
+  const int y = global_slot(*second, "y");
+  ASSERT_GE(y, 0);
+  EXPECT_LT(static_cast<size_t>(y), first->global_names.size());
+  EXPECT_FALSE(first->global_slots[static_cast<size_t>(y)].declared);
+  EXPECT_TRUE(second->global_slots[static_cast<size_t>(y)].declared);
+  // New names come after; `g` starts out holding its function.
+  const int g = global_slot(*second, "g");
+  EXPECT_GE(static_cast<size_t>(g), first->global_names.size());
+  EXPECT_EQ(second->global_slots[static_cast<size_t>(g)].init, Module::GlobalInit::Function);
+}
+
+TEST(CompilerSession, AssigningANameNoSourceDeclaredIsStillAnError) {
+  auto first = compile_in("print(w)\n", nullptr);  // reads w: an undeclared slot
+  EXPECT_THROW(compile_in("w = 1\n", first.get()), SyntaxError);
+}
+
+TEST(CompilerSession, AFunctionOfTheSameNameRebindsTheSlot) {
+  auto first = compile_in("fn f() { return 1 }\n", nullptr);
+  auto second = compile_in("fn f() { return 2 }\n", first.get());
+  const int f = global_slot(*second, "f");
+  EXPECT_EQ(f, global_slot(*first, "f"));
+  EXPECT_EQ(second->global_slots[static_cast<size_t>(f)].init, Module::GlobalInit::Function);
+  EXPECT_EQ(second->global_slots[static_cast<size_t>(f)].function, second->functions[1].get());
+}
+
+}  // namespace
+}  // namespace tessera
