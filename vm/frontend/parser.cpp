@@ -94,7 +94,7 @@ class Parser {
       if (at(TokenKind::Eof)) break;
       if (at(TokenKind::RBrace)) error("unmatched '}'", peek().loc);
       stmts.push_back(parse_stmt());
-      end_stmt();
+      end_stmt(*stmts.back());
     }
     return stmts;
   }
@@ -391,11 +391,23 @@ class Parser {
     while (at(TokenKind::Newline) || at(TokenKind::Semicolon)) take();
   }
 
-  // A statement ends at a newline or ';', or just before '}' or end of file.
-  void end_stmt() {
+  // A statement ends at a newline or ';', just before '}' or end of file,
+  // or, for one that ends in a block (if, while, for, fn), at the block's
+  // '}': `if c { return a } return b` (as in Rust, JavaScript and Lua).
+  void end_stmt(const ast::Stmt& s) {
     if (accept(TokenKind::Newline) || accept(TokenKind::Semicolon)) return;
     if (at(TokenKind::RBrace) || at(TokenKind::Eof)) return;
+    if (ends_in_block(s)) return;
     error_expected("newline or ';'");
+  }
+  static bool ends_in_block(const ast::Stmt& s) {
+    switch (s.kind) {
+      case ast::StmtKind::If: case ast::StmtKind::While: case ast::StmtKind::ForRange: case ast::StmtKind::ForIn:
+      case ast::StmtKind::FnDecl:
+        return true;
+      default:
+        return false;
+    }
   }
 
   bool at_stmt_end() {
@@ -579,7 +591,7 @@ class Parser {
       if (at(TokenKind::RBrace)) break;
       if (at(TokenKind::Eof)) error_expected("'}'");
       block->stmts.push_back(parse_stmt());
-      end_stmt();
+      end_stmt(*block->stmts.back());
     }
     take();
     --block_depth_;

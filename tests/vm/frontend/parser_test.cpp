@@ -214,7 +214,6 @@ TEST(Parser, IfErrors) {
   EXPECT_TRUE(ParseError("if { }", "expected expression but found '{'", 1, 4));
   EXPECT_TRUE(ParseError("if a { } else if b { }", "expected '{' but found 'if'", 1, 15));
   EXPECT_TRUE(ParseError("else { }", "expected expression but found 'else'", 1, 1));
-  EXPECT_TRUE(ParseError("if a { } x", "expected newline or ';' but found 'x'", 1, 10));
   EXPECT_TRUE(ParseError("if a { x y }", "expected newline or ';' but found 'y'", 1, 10));
   EXPECT_TRUE(ParseError("x }", "unmatched '}'", 1, 3));
   EXPECT_TRUE(ParseError("}", "unmatched '}'", 1, 1));
@@ -322,6 +321,22 @@ TEST(Parser, StatementSeparators) {
   EXPECT_EQ(P("x\n-1"), "x\n(neg 1)");
   EXPECT_TRUE(ParseError("x = 1\n+ 2", "expected expression but found '+'", 2, 1));
   EXPECT_TRUE(ParseError("x = 1\n  * 2", "expected expression but found '*'", 2, 3));
+}
+
+// A statement may follow the '}' that ends an if, while, for or fn on the
+// same line; other statements still need a newline or ';' after them.
+TEST(Parser, StatementAfterABlocksBrace) {
+  EXPECT_EQ(P("if a { x } y"), P("if a { x }\ny"));
+  EXPECT_EQ(P("if a { x } else { y } z"), P("if a { x } else { y }\nz"));
+  EXPECT_EQ(P("while c { x += 1 } print(x)"), P("while c { x += 1 }\nprint(x)"));
+  EXPECT_EQ(P("for i in range(3) { a } for x in l { b } c"), P("for i in range(3) { a }\nfor x in l { b }\nc"));
+  EXPECT_EQ(P("fn f() { return 1 } fn g() { return 2 } f()"), P("fn f() { return 1 }\nfn g() { return 2 }\nf()"));
+  EXPECT_EQ(P("fn fib(n) { if n < 2 { return n } return fib(n - 1) + fib(n - 2) }"),
+            P("fn fib(n) {\n  if n < 2 { return n }\n  return fib(n - 1) + fib(n - 2)\n}"));
+  EXPECT_EQ(P("if a { if b { x } y } z"), P("if a {\n  if b { x }\n  y\n}\nz"));
+  EXPECT_TRUE(ParseError("if a { } x y", "expected newline or ';' but found 'y'", 1, 12));
+  EXPECT_TRUE(ParseError("x = [1] y", "expected newline or ';' but found 'y'", 1, 9));
+  EXPECT_TRUE(ParseError("return_value = f(a) g", "expected newline or ';' but found 'g'", 1, 21));
 }
 
 TEST(Parser, Locations) {
