@@ -72,11 +72,17 @@ void JitTelemetry::note_installed() {
   if (stats_.first_trace_ms < 0) stats_.first_trace_ms = stats_.last_trace_ms;
 }
 
+namespace {
+constexpr size_t kMaxDumpStem = 64;
+}  // namespace
+
 void JitTelemetry::dump(const Trace& t) const {
   if (!dumping()) return;
   std::error_code ec;
   std::filesystem::create_directories(dump_dir_, ec);
   std::string stem = std::filesystem::path(script_name_).stem().string();
+  // File names stay well under NAME_MAX (255) whatever the script is called.
+  if (stem.size() > kMaxDumpStem) stem.resize(kMaxDumpStem);
   std::string base = fmt::format("{}/{}-{}-trace{}", dump_dir_, stem, t.line, t.id);
   std::ofstream(base + ".ir") << fmt::format("-- trace {} of {}:{} ({})\n", t.id, script_name_, t.line,
                                              t.function)

@@ -245,11 +245,11 @@ ValueId RegionLowerer::elementwise_op(const RegionOp& o) {
     }
     case FusionKind::Where: r = b_.select(operand(0, Elem::I1), operand(1, ce), operand(2, ce)); break;
     case FusionKind::Cast: {
-      // Through the target dtype (rounding or wrapping as the interpreter's cast_kernel),
+      // Through the target dtype (rounding, or for floats to ints saturating at
+      // its range with nan -> 0, as the interpreter's cast_kernel),
       // then back to the compute type.
       ValueId x = xs[0];
       const Elem target = elem_of(o.attrs.cast_to);
-      if (target == Elem::I32 && k_.value(x).type.elem == Elem::F32) x = b_.cast(x, Elem::I64);  // saturate to i64, then wrap
       // i64 to a float type through f64, rounding twice as the interpreter does
       // (2**60 + 2**36 + 1 is 2**60 in f32 so, not 2**60 + 2**37).
       if (elem_is_float(target) && k_.value(x).type.elem == Elem::I64) x = b_.cast(x, Elem::F64);

@@ -2,7 +2,15 @@
 // everything else is the VM's.
 #include <CLI/CLI.hpp>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,9 +35,77 @@ constexpr const char* kDescription =
     "Exit status: 0 success; 1 runtime error or failed assert; 2 usage error,\n"
     "unreadable file, syntax error, or --device=gpu without a usable GPU.";
 
+// Output that could not be written (a full disk, a closed stdout) is an
+// error, as coreutils make it: reported, exit status 1.
+int check_output(int status) {
+  std::cout.flush();
+  if (std::cout) return status;
+  // The failed write was earlier (the stream stops writing after it); a
+  // closed stdout at least can still be told apart.
+  const bool closed = ::fcntl(STDOUT_FILENO, F_GETFD) < 0;
+  std::cerr << "tessera-vm: error writing to standard output" << (closed ? ": it is closed" : "") << "\n";
+  return status == 0 ? 1 : status;
+}
+
+// `--dump DIR` must be a directory that can be written, made if missing;
+// checked before the run, so that a bad one fails at once (exit 2).
+void check_dump_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir))
+    throw std::runtime_error("--dump " + dir + ": not a directory" +
+                             (ec ? " (" + ec.message() + ")" : std::string(" (a file of that name exists)")));
+  const std::string probe = (fs::path(dir) / ".tessera-vm-write-test").string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("--dump " + dir + ": cannot write there (" + std::strerror(errno) + ")");
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+std::string fmt_fixed(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", x);
+  return buf;
+}
+
+// Below this the VM itself (its JIT, compile threads, kernel cache) may not start.
+constexpr uint64_t kMinMemoryLimit = uint64_t{256} << 20;
+
+// --max-memory: "4G", "512M", "65536K", a number of bytes, or 0 (no limit).
+std::optional<uint64_t> parse_memory_size(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || end == text.c_str() || errno == ERANGE || text[0] == '-') return std::nullopt;
+  const std::string unit = end;
+  int shift = 0;
+  if (unit == "K" || unit == "k") shift = 10;
+  else if (unit == "M" || unit == "m") shift = 20;
+  else if (unit == "G" || unit == "g") shift = 30;
+  else if (unit == "T" || unit == "t") shift = 40;
+  else if (!unit.empty()) return std::nullopt;
+  if (shift && n > (UINT64_MAX >> shift)) return std::nullopt;
+  return static_cast<uint64_t>(n) << shift;
+}
+
+// The default limit: a quarter of the machine's memory (a runaway loop
+// fails in seconds rather than after swapping; --max-memory raises it).
+uint64_t default_memory_limit() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  const uint64_t quarter = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 4 : 0;
+  return quarter == 0 ? 0 : std::max(quarter, kMinMemoryLimit);
+}
+
+std::string memory_size_text(uint64_t bytes) {
+  if (bytes % (uint64_t{1} << 30) == 0) return std::to_string(bytes >> 30) + " GiB";
+  if (bytes >= (uint64_t{1} << 30)) return fmt_fixed(static_cast<double>(bytes) / double(uint64_t{1} << 30)) + " GiB";
+  return std::to_string(bytes >> 20) + " MiB";
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_cli(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
 
   // Everything after the first "--" belongs to the script (args()); CLI11
@@ -44,6 +120,13 @@ int main(int argc, char** argv) {
     }
   }
 
+  // A first word that is neither an option nor a command is a mistyped
+  // command (CLI11 alone would say "A subcommand is required").
+  if (cli_argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" && std::string(argv[1]) != "dis") {
+    std::cerr << "tessera-vm: unknown command '" << argv[1] << "' (the commands are run and dis; see tessera-vm --help)\n";
+    return 2;
+  }
+
   CLI::App app{kDescription, "tessera-vm"};
   app.set_version_flag("--version", std::string("tessera-vm ") + TESSERA_VERSION);
   app.require_subcommand(1);
@@ -54,7 +137,31 @@ int main(int argc, char** argv) {
   int max_depth = 10000;
   run->add_option("--max-depth", max_depth, "Call depth at which `stack overflow` is raised")
       ->default_val(10000)
-      ->check(CLI::Range(1, 1000000));
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            char* end = nullptr;
+            errno = 0;
+            const long long n = std::strtoll(v.c_str(), &end, 10);
+            if (v.empty() || *end != '\0' || errno == ERANGE) return "'" + v + "' is not an integer";
+            if (n < 1 || n > 1000000) return "must be 1 to 1000000, got " + v;
+            return {};
+          },
+          "INT in [1, 1000000]"));
+  std::string max_memory = "default";
+  run->add_option("--max-memory", max_memory,
+                  "Memory the script may allocate before `out of memory` is raised: SIZE with K, M, G or T, or 0 for "
+                  "no limit; the default is a quarter of the machine's memory. Enforced as the process's data limit "
+                  "(RLIMIT_DATA; not in sanitizer builds)")
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            if (v == "default") return {};
+            auto n = parse_memory_size(v);
+            if (!n) return "'" + v + "' is not a size (a number with K, M, G or T, e.g. 4G; 0: no limit)";
+            if (*n != 0 && *n < kMinMemoryLimit) return "must be at least 256M (or 0: no limit), got " + v;
+            return {};
+          },
+          "SIZE"));
   std::string jit_mode = "on";
   run->add_option("--jit", jit_mode,
                   "on: hot loops are recorded as traces and compiled to native code "
@@ -143,11 +250,21 @@ int main(int argc, char** argv) {
   tessera::VMOptions opts;
   opts.script_args = std::move(script_args);
   opts.max_depth = max_depth;
+  if (run->parsed()) {
+    const uint64_t limit = max_memory == "default" ? default_memory_limit() : *parse_memory_size(max_memory);
+#if !defined(__SANITIZE_ADDRESS__)
+    // The sanitizers' shadow memory counts as data: no limit under them.
+    if (limit != 0) {
+      const struct rlimit rl{limit, limit};
+      if (::setrlimit(RLIMIT_DATA, &rl) == 0)
+        opts.out_of_memory_note = "the memory limit is " + memory_size_text(limit) + "; see --max-memory";
+    }
+#endif
+  }
   tessera::VM vm(opts);
   if (!run->parsed()) {
     tessera::RunStatus status = vm.disassemble_file(dis_file);
-    std::cout.flush();
-    return static_cast<int>(status);
+    return check_output(static_cast<int>(status));
   }
 
   // The device is chosen before the script runs, so that --device=gpu
@@ -166,11 +283,7 @@ int main(int argc, char** argv) {
   try {
     if (!dump_dir.empty()) {
       namespace fs = std::filesystem;
-      std::error_code ec;
-      fs::create_directories(dump_dir, ec);
-      if (!fs::is_directory(dump_dir))
-        throw std::runtime_error("--dump " + dump_dir + ": not a directory" +
-                                 (ec ? " (" + ec.message() + ")" : std::string(" (a file of that name exists)")));
+      check_dump_dir(dump_dir);
       events = std::make_shared<tessera::jit::JitEventLog>();
       events->write_jsonl((fs::path(dump_dir) / "events.jsonl").string());
       events->keep_timeline((fs::path(dump_dir) / "timeline.json").string(), "tessera-vm run " + run_file);
@@ -227,5 +340,16 @@ int main(int argc, char** argv) {
       std::cerr << "tessera-vm: " << e.what() << "\n";
     }
   }
-  return static_cast<int>(status);
+  return check_output(static_cast<int>(status));
+}
+
+int main(int argc, char** argv) {
+  // The VM raises "out of memory" as a script error; memory that runs out
+  // outside the script (starting the JIT, a compile) ends the run here.
+  try {
+    return run_cli(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tessera-vm: out of memory outside the script (a --max-memory limit too low?)\n";
+    return 1;
+  }
 }

@@ -247,6 +247,9 @@ Value bi_fmt(BuiltinContext&, const CallArgs& a) {
   int64_t digits = arg_int("fmt", a.pos[1]);
   if (digits < 0 || digits > 100)
     throw RuntimeError("fmt: digits must be between 0 and 100, got " + std::to_string(digits));
+  // Non-finite values print as print() prints them ("nan", "inf", "-inf"),
+  // not as printf's sign-carrying "-nan".
+  if (!std::isfinite(x)) return make_str(std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
   int d = static_cast<int>(digits);
   int n = std::snprintf(nullptr, 0, "%.*f", d, x);
   std::vector<char> buf(static_cast<size_t>(n) + 1);

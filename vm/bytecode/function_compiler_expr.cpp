@@ -36,6 +36,10 @@ constexpr Op kCompareValue[] = {Op::EQ, Op::NE, Op::LT, Op::LE, Op::GT, Op::GE};
 // elements, so that a literal of any length fits the register file.
 constexpr size_t kListChunk = 1024;
 
+// Left spines of arithmetic longer than this are compiled in a loop
+// (binary_to): the parser does not limit their length.
+constexpr size_t kLongSpine = 64;
+
 // The value of a numeric literal, looking through unary minus (so `-5` is
 // the constant -5). Int negation wraps, as the language's ints do.
 std::optional<Value> numeric_literal(const ast::Expr& e) {
@@ -201,6 +205,25 @@ void FunctionCompiler::binary_to(const ast::Binary& e, Reg dst) {
     }
   }
   int saved_top = regs_.top();
+  // A long left spine (`a + b + c + ...`, which the parser lets grow past
+  // the nesting limit) is compiled in a loop into one temporary; a short
+  // one recursively, as any operand.
+  std::vector<const ast::Binary*> spine;
+  for (const ast::Expr* l = e.lhs.get(); l->kind == ast::ExprKind::Binary && spine.size() <= kLongSpine;
+       l = as<ast::Binary>(*l).lhs.get())
+    spine.push_back(&as<ast::Binary>(*l));
+  if (spine.size() > kLongSpine) {
+    while (spine.back()->lhs->kind == ast::ExprKind::Binary) spine.push_back(&as<ast::Binary>(*spine.back()->lhs));
+    const Reg acc = alloc();
+    binary_to(*spine.back(), acc);  // the innermost: its left operand is no Binary
+    for (size_t i = spine.size() - 1; i-- > 0;) {
+      AtNode at(*this, spine[i]->loc);
+      emit_arith(spine[i]->op, acc, acc, *spine[i]->rhs);
+    }
+    emit_arith(e.op, dst, acc, *e.rhs);
+    regs_.free_to(saved_top);
+    return;
+  }
   Reg lhs = expr_any(*e.lhs);
   emit_arith(e.op, dst, lhs, *e.rhs);
   regs_.free_to(saved_top);

@@ -7,6 +7,15 @@
 
 namespace tessera::ast {
 
+Binary::~Binary() {
+  // Detach each left operand that is a Binary before it is destroyed, so
+  // that no destructor recurses into the next one.
+  while (lhs && lhs->kind == ExprKind::Binary) {
+    ExprPtr next = std::move(static_cast<Binary&>(*lhs).lhs);
+    lhs = std::move(next);
+  }
+}
+
 namespace {
 
 // Shortest text that reads back as the same double, always recognisable as a

@@ -76,6 +76,9 @@ struct Binary : Expr {
   ExprPtr lhs, rhs;
   Binary(Loc l, BinOp o, ExprPtr a, ExprPtr b)
       : Expr(ExprKind::Binary, l), op(o), lhs(std::move(a)), rhs(std::move(b)) {}
+  // Frees a left spine of Binary nodes (`a + b + c + ...`) in a loop: the
+  // parser lets such chains grow without a depth limit.
+  ~Binary() override;
 };
 
 struct Compare : Expr {

@@ -1,5 +1,7 @@
 #include "vm/frontend/parser.h"
 
+#include <type_traits>
+
 #include <algorithm>
 #include <deque>
 #include <string>
@@ -163,7 +165,11 @@ class Parser {
 
   template <class Node, class Op>
   Parsed combine(Loc loc, Op op, Parsed lhs, Parsed rhs) {
-    int depth = checked_depth(std::max(lhs.depth, rhs.depth) + 1, loc);
+    // An arithmetic operator's left operand that is itself one is no
+    // deeper: the compiler and the AST's destructor walk such left spines
+    // (`a + b + c + ...`, 10,000 terms) in a loop, not by recursion.
+    const bool spine = std::is_same_v<Node, ast::Binary> && lhs.expr->kind == ast::ExprKind::Binary;
+    int depth = checked_depth(std::max(spine ? lhs.depth : lhs.depth + 1, rhs.depth + 1), loc);
     return {std::make_unique<Node>(loc, op, std::move(lhs.expr), std::move(rhs.expr)), depth};
   }
 

@@ -41,6 +41,15 @@ std::string arity_message(const char* name, int min, int max, int given) {
   return fmt::format("{}() takes {} to {} arguments ({} given)", name, min, max, given);
 }
 
+// The error of reading a global that is not defined, with a hint where a
+// name is commonly misused.
+std::string undefined_global_message(const std::string& name) {
+  if (name == "range")
+    return "name 'range' is not defined: range(...) is only valid as the iterable of a for loop "
+           "(for i in range(n) { ... })";
+  return fmt::format("name '{}' is not defined", name);
+}
+
 // Trip count of range(start, stop, step), step != 0, without overflow.
 uint64_t range_count(int64_t start, int64_t stop, int64_t step) {
   __int128 span = step > 0 ? (__int128)stop - start : (__int128)start - stop;
@@ -412,7 +421,7 @@ L_GETGLOBAL: {
   const Value& g = G[ins.bx];
   if (UNLIKELY(g.is_undef())) {
     SAVEPC();
-    throw RuntimeError(fmt::format("name '{}' is not defined", module_->global_names[ins.bx]));
+    throw RuntimeError(undefined_global_message(module_->global_names[ins.bx]));
   }
   RA = g;
   DISPATCH();
@@ -649,7 +658,9 @@ L_JITERLOOP: {
     const auto& items = r[0].as_list()->items;
     if (UNLIKELY(static_cast<size_t>(i) >= items.size())) {
       SAVEPC();
-      throw RuntimeError("index out of range");
+      throw RuntimeError(fmt::format(
+          "index out of range: the list shrank to {} items while the for loop iterated over it ({} when the loop began)",
+          items.size(), r[1].as_int()));
     }
     r[2].set_int(i);
     r[3] = items[static_cast<size_t>(i)];

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -19,6 +22,9 @@
 namespace tessera {
 
 namespace {
+
+// Columns echoed on each side of a syntax error's caret in a long line.
+constexpr size_t kEchoWindow = 80;
 
 // The source line `line` (1-based) of `source`, without its newline.
 std::string_view source_line(std::string_view source, int line) {
@@ -95,9 +101,18 @@ std::unique_ptr<Module> VM::compile_source(const std::string& filename,
     os << filename << ":" << e.line << ":" << e.col << ": syntax error: " << e.what() << "\n";
     std::string_view line = source_line(source, e.line);
     if (!line.empty() && e.col >= 1 && static_cast<size_t>(e.col) <= line.size() + 1) {
-      os << "  " << line << "\n  ";
+      // A long line is cut to a window around the caret (a syntax error at
+      // the end of a 10 MB line must not echo 10 MB).
+      const size_t caret = static_cast<size_t>(e.col - 1);
+      size_t from = 0, to = line.size();
+      if (line.size() > 2 * kEchoWindow) {
+        from = caret > kEchoWindow ? caret - kEchoWindow : 0;
+        to = std::min(line.size(), caret + kEchoWindow);
+      }
+      const char* lead = from > 0 ? "..." : "";
+      os << "  " << lead << line.substr(from, to - from) << (to < line.size() ? "..." : "") << "\n  " << lead;
       // Keep tabs so the caret lines up under the offending column.
-      for (int i = 0; i + 1 < e.col; ++i) os << (line[static_cast<size_t>(i)] == '\t' ? '\t' : ' ');
+      for (size_t i = from; i < caret; ++i) os << (line[i] == '\t' ? '\t' : ' ');
       os << "^\n";
     }
     last_error_ = VMError{RunStatus::CompileError, e.what(), os.str(), {}};
@@ -118,8 +133,10 @@ RunStatus VM::report_runtime_error(const std::string& filename, const ScriptErro
     }
   last_error_.kind = RunStatus::RuntimeError;
   last_error_.message = error.message;
+  if (error.message == "out of memory" && !opts_.out_of_memory_note.empty())
+    last_error_.message += " (" + opts_.out_of_memory_note + ")";
   last_error_.traceback = format_traceback(filename, error);
-  last_error_.report = where + ":" + std::to_string(line) + ": runtime error: " + error.message + "\n" +
+  last_error_.report = where + ":" + std::to_string(line) + ": runtime error: " + last_error_.message + "\n" +
                        last_error_.traceback;
   if (opts_.report_errors) {
     err() << last_error_.report;
@@ -171,23 +188,39 @@ RunStatus VM::call(const Value& callee, std::span<const Value> args, Value& resu
 }
 
 bool VM::read_file(const std::string& path, std::string& source) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    err() << "tessera-vm: cannot open '" << path << "': Is a directory\n";
+  auto fail = [&](const std::string& why) {
+    last_error_ = VMError{RunStatus::CompileError, {}, "tessera-vm: cannot " + why + "\n", {}};
+    if (opts_.report_errors) err() << last_error_.report;
     return false;
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail("open '" + path + "': " + std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return fail("open '" + path + "': Is a directory");
+    if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxSourceBytes)
+      return fail("run '" + path + "': the source is " + std::to_string(st.st_size) + " bytes, more than the limit of " +
+                  std::to_string(kMaxSourceBytes >> 20) + " MiB");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    err() << "tessera-vm: cannot open '" << path << "': " << std::strerror(errno) << "\n";
-    return false;
+  // A pipe, a device or a file that grows is read up to the limit, no further.
+  source.clear();
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("read '" + path + "': " + std::strerror(errno));
+    }
+    if (n == 0) break;
+    if (source.size() + static_cast<size_t>(n) > kMaxSourceBytes)
+      return fail("run '" + path + "': the source is more than the limit of " + std::to_string(kMaxSourceBytes >> 20) +
+                  " MiB");
+    source.append(buf, static_cast<size_t>(n));
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    err() << "tessera-vm: cannot read '" << path << "'\n";
-    return false;
-  }
-  source = std::move(ss).str();
   return true;
 }
 

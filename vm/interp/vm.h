@@ -33,6 +33,8 @@ struct VMOptions {
   // Write error reports to `err` (the CLI). Off: they are only kept
   // (last_error()).
   bool report_errors = true;
+  // Appended to an "out of memory" error (the CLI: which --max-memory limit).
+  std::string out_of_memory_note;
 };
 
 // The last error of a run or call, as the CLI would print it.
@@ -46,6 +48,9 @@ struct VMError {
 
 class Interpreter;
 struct ScriptError;
+
+// The largest source file run_file reads (a device or pipe is read up to it).
+constexpr uint64_t kMaxSourceBytes = uint64_t{64} << 20;
 
 // The traceback lines of a runtime error as the spec (§1) fixes them.
 std::string format_traceback(const std::string& file, const ScriptError& e);

@@ -119,6 +119,14 @@ int64_t saturating_i64(double v) {
   if (v <= -9223372036854775808.0) return INT64_MIN;
   return static_cast<int64_t>(v);
 }
+// The same at the int32 range (LLVM's fptosi.sat and CUDA's conversions
+// saturate at the target type, so the interpreter does too).
+int32_t saturating_i32(double v) {
+  if (std::isnan(v)) return 0;
+  if (v >= 2147483647.0) return INT32_MAX;
+  if (v <= -2147483648.0) return INT32_MIN;
+  return static_cast<int32_t>(v);
+}
 }  // namespace
 
 int64_t TensorObj::get_i(int64_t i) const {
@@ -135,7 +143,7 @@ void TensorObj::set_f(int64_t i, double v) {
     case DType::F32: ptr<float>()[i] = static_cast<float>(v); break;
     case DType::F16: ptr<uint16_t>()[i] = f32_to_f16(static_cast<float>(v)); break;
     case DType::BF16: ptr<uint16_t>()[i] = f32_to_bf16(static_cast<float>(v)); break;
-    case DType::I32: ptr<int32_t>()[i] = static_cast<int32_t>(static_cast<uint32_t>(saturating_i64(v))); break;
+    case DType::I32: ptr<int32_t>()[i] = saturating_i32(v); break;
     case DType::I64: ptr<int64_t>()[i] = saturating_i64(v); break;
     case DType::Bool: ptr<uint8_t>()[i] = v != 0.0; break;
   }
