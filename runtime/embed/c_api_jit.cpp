@@ -80,6 +80,8 @@ tsr_status tsr_stats(tsr_vm* vm, tsr_stats_format format, tsr_value* out) {
          << " host function calls, " << c.tensors_wrapped << " tensors shared without a copy, "
          << c.tensors_exported << " exported, " << c.tensor_bytes_copied << " tensor bytes copied, "
          << m.handles.live() << " live handles\n";
+      const ListHeap::Stats& gc = m.vm->list_heap().stats();
+      os << "  cycle collector: " << gc.collections << " collections, " << gc.lists_freed << " lists in cycles freed\n";
       text = std::move(os).str();
     } else {
       // run_metrics' lines: the run, then one per hot loop.

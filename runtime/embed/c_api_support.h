@@ -30,6 +30,8 @@ tsr_status with_vm(tsr_vm* vm, F&& body) {
     return TSR_EINVAL;
   }
   try {
+    // Lists the host makes join the VM's heap (its cycle collector).
+    ListHeapScope lists(&vm->vm->list_heap());
     return body(*vm);
   } catch (const std::bad_alloc&) {
     return vm->fail(TSR_EOOM, "out of memory");

@@ -20,8 +20,6 @@ Directives in the first lines of the `.tsb` (comment lines, so the program stays
                          --vm-args are not added
   # @stdout: any | nonempty   do not compare stdout (nonempty: it must not be empty)
   # @timeout: SECONDS
-  # @leaks: expected     the program leaks by design (a reference cycle, which reference
-                         counting does not collect): LeakSanitizer is switched off for it
 
 Convention for paths: every test runs with the working directory set to this directory
 (tests/conformance) and is passed to the VM by its path relative to it, e.g.
@@ -108,9 +106,6 @@ def run_test(path, vm, vm_args, default_timeout):
             cmd += ["--"] + shlex.split(d["args"])
     timeout = float(d.get("timeout", default_timeout))
     env = None
-    if d.get("leaks") == "expected":
-        env = dict(os.environ)
-        env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS", ""), "detect_leaks=0"]))
 
     try:
         p = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

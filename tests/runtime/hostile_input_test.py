@@ -12,6 +12,8 @@
     before the run (exit 2); a 240-character script name still gets every
     dump file;
   - an unknown command and a bad --max-depth say what is wrong;
+  - 300 000 lists that contain themselves are freed by the cycle collector
+    while the loop runs (--stats counts them);
   - a runaway allocation ends in "out of memory" naming the --max-memory
     limit (not in sanitizer builds, where no limit is set).
 
@@ -19,6 +21,7 @@ Usage: hostile_input_test.py --vm build/tessera-vm [--sanitized]
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -109,6 +112,14 @@ def main():
         check(rc == 2 and "'abc' is not an integer" in err, "--max-depth abc says it is not an integer", err)
         rc, _, err = run(vm, "run", "--max-memory", "12Q", hello)
         check(rc == 2 and "is not a size" in err, "--max-memory 12Q says it is not a size", err)
+
+        cycles = os.path.join(work, "cycles.tsb")
+        with open(cycles, "w") as f:
+            f.write("for i in range(300000) {\n  let l = [i]\n  push(l, l)\n}\nprint(\"done\")\n")
+        rc, out, err = run(vm, "run", cycles, "--stats")
+        m = re.search(r"cycle collector: (\d+) collections, (\d+) lists in cycles freed", err)
+        check(rc == 0 and out == "done\n" and m and int(m.group(1)) >= 10 and int(m.group(2)) >= 280000,
+              "lists that contain themselves are freed as the loop goes", err[-500:])
 
         if not args.sanitized:
             runaway = os.path.join(work, "runaway.tsb")

@@ -326,6 +326,9 @@ int run_cli(int argc, char** argv) {
   std::cout.flush();
   if (want_stats) {
     runtime.print_stats(std::cerr, wall.count());
+    const tessera::ListHeap& lists = vm.list_heap();
+    std::cerr << "  cycle collector: " << lists.stats().collections << " collections, " << lists.stats().lists_freed
+              << " lists in cycles freed, " << fmt_fixed(lists.stats().ms) << " ms\n";
     std::cerr.flush();
   }
   if (events) {

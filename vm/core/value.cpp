@@ -1,5 +1,7 @@
 #include "vm/core/value.h"
 
+#include "vm/core/list_heap.h"
+
 #include <new>
 
 
@@ -37,9 +39,17 @@ Value make_str(std::string_view s) {
 }
 
 Value make_list(std::vector<Value> items) {
+  ListHeap* heap = ListHeap::current();
+  // A collection first (every live list is held by some Value here).
+  if (heap && heap->due()) heap->collect();
   auto* l = new ListObj();
   l->items = std::move(items);
+  if (heap) heap->add(l);
   return Value::adopt(l);
+}
+
+ListObj::~ListObj() {
+  if (heap) heap->remove(this);
 }
 
 namespace {

@@ -177,10 +177,20 @@ struct StrObj : Obj {
 };
 Value make_str(std::string_view s);
 
+class ListHeap;
+
 // Mutable heterogeneous list with reference semantics.
 struct ListObj : Obj {
   std::vector<Value> items;
   ListObj() : Obj(ObjKind::List) {}
+  ~ListObj() override;
+  // The cycle collector's bookkeeping (vm/core/list_heap.h): the heap the
+  // list joined (null: none), its neighbours there, and the count that a
+  // collection works with.
+  ListHeap* heap = nullptr;
+  ListObj* gc_prev = nullptr;
+  ListObj* gc_next = nullptr;
+  int64_t gc_refs = 0;
 };
 Value make_list(std::vector<Value> items = {});
 

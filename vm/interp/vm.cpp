@@ -63,7 +63,12 @@ std::string format_traceback(const std::string& file, const ScriptError& e) {
 }
 
 VM::VM(VMOptions opts) : opts_(std::move(opts)) {}
-VM::~VM() { end_session(); }
+VM::~VM() {
+  ListHeapScope lists(&list_heap_);
+  end_session();
+  // Cycles the program left behind go with the VM, not with the process.
+  list_heap_.collect();
+}
 
 void VM::SessionDeleter::operator()(Interpreter* interp) const { delete interp; }
 
@@ -146,6 +151,7 @@ RunStatus VM::report_runtime_error(const std::string& filename, const ScriptErro
 }
 
 RunStatus VM::run_source(const std::string& filename, const std::string& source) {
+  ListHeapScope lists(&list_heap_);
   last_error_ = {};
   if (Interpreter* s = session(); s && s->running()) {
     last_error_ = VMError{RunStatus::RuntimeError, "the VM is already running a script", {}, {}};
@@ -170,6 +176,7 @@ RunStatus VM::run_source(const std::string& filename, const std::string& source)
 }
 
 RunStatus VM::call(const Value& callee, std::span<const Value> args, Value& result) {
+  ListHeapScope lists(&list_heap_);
   last_error_ = {};
   Interpreter* s = session();
   if (!s || s->running()) {

@@ -11,6 +11,7 @@
 
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/builtin_def.h"
+#include "vm/core/list_heap.h"
 #include "vm/core/value.h"
 
 namespace tessera {
@@ -90,6 +91,11 @@ class VM final : public BuiltinContext {
 
   const VMError& last_error() const { return last_error_; }
 
+  // The lists this VM's runs and calls made, and the cycle collector over
+  // them (vm/core/list_heap.h). Current on the thread while a run or call
+  // is under way.
+  ListHeap& list_heap() { return list_heap_; }
+
   // For built-ins (BuiltinContext).
   std::ostream& out() override;
   const std::vector<std::string>& script_args() const override { return opts_.script_args; }
@@ -105,6 +111,7 @@ class VM final : public BuiltinContext {
 
   VMOptions opts_;
   JitHooks* jit_hooks_ = nullptr;
+  ListHeap list_heap_;  // declared before the session: its lists go first
   // Deleted in vm.cpp, where Interpreter is complete.
   struct SessionDeleter {
     void operator()(Interpreter* interp) const;

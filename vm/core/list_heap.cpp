@@ -1,0 +1,93 @@
+#include "vm/core/list_heap.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "vm/core/value.h"
+
+namespace tessera {
+
+ListHeap*& ListHeap::current() {
+  thread_local ListHeap* heap = nullptr;
+  return heap;
+}
+
+ListHeap::~ListHeap() {
+  for (ListObj* l = head_; l;) {
+    ListObj* next = l->gc_next;
+    l->heap = nullptr;
+    l->gc_prev = l->gc_next = nullptr;
+    l = next;
+  }
+}
+
+void ListHeap::add(ListObj* l) {
+  l->heap = this;
+  l->gc_prev = nullptr;
+  l->gc_next = head_;
+  if (head_) head_->gc_prev = l;
+  head_ = l;
+  ++live_;
+  ++made_since_;
+}
+
+void ListHeap::remove(ListObj* l) {
+  if (l->gc_prev) l->gc_prev->gc_next = l->gc_next;
+  else head_ = l->gc_next;
+  if (l->gc_next) l->gc_next->gc_prev = l->gc_prev;
+  l->heap = nullptr;
+  --live_;
+}
+
+size_t ListHeap::collect() {
+  if (collecting_) return 0;
+  collecting_ = true;
+  const auto start = std::chrono::steady_clock::now();
+  // 1. gc_refs: the references from outside the heap's lists.
+  for (ListObj* l = head_; l; l = l->gc_next) l->gc_refs = l->refcount;
+  for (ListObj* l = head_; l; l = l->gc_next)
+    for (const Value& v : l->items)
+      if (v.is_list() && v.as_list()->heap == this) --v.as_list()->gc_refs;
+  // 2. What is referenced from outside, and all it reaches, is alive
+  //    (gc_refs < 0 marks it).
+  std::vector<ListObj*> work;
+  for (ListObj* l = head_; l; l = l->gc_next)
+    if (l->gc_refs > 0) {
+      l->gc_refs = -1;
+      work.push_back(l);
+    }
+  while (!work.empty()) {
+    ListObj* l = work.back();
+    work.pop_back();
+    for (const Value& v : l->items) {
+      if (!v.is_list()) continue;
+      ListObj* c = v.as_list();
+      if (c->heap == this && c->gc_refs >= 0) {
+        c->gc_refs = -1;
+        work.push_back(c);
+      }
+    }
+  }
+  // 3. The rest is garbage: hold each, clear their items (which drops the
+  //    references among them), then let them go.
+  std::vector<Value> garbage;
+  for (ListObj* l = head_; l; l = l->gc_next)
+    if (l->gc_refs >= 0) garbage.push_back(Value::borrow(l));
+  for (Value& g : garbage) {
+    std::vector<Value> items = std::move(g.as_list()->items);
+    g.as_list()->items.clear();
+    items.clear();  // strings, tensors and lists outside the garbage go their usual way
+  }
+  const size_t freed = garbage.size();
+  garbage.clear();
+  stats_.collections += 1;
+  stats_.lists_freed += freed;
+  stats_.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  made_since_ = 0;
+  threshold_ = std::max(kMinThreshold, live_);
+  collecting_ = false;
+  return freed;
+}
+
+}  // namespace tessera
