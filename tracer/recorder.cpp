@@ -567,6 +567,20 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     const Value& vb = konst ? K[rhs_index] : R[rhs_index];
     IRRef a = read(lhs_reg, R);
     IRRef b = konst ? constant(vb) : read(rhs_index, R);
+    // An int against a float compares as two floats while the int is
+    // exactly a double (|i| <= 2^53, guarded), as the interpreter's exact
+    // comparison does: no helper call for `i < x` in a counting loop.
+    auto exact_int_as_float = [&](IRRef& r, const Value& v) {
+      constexpr int64_t kExact = int64_t{1} << 53;
+      if (type_of(r) != IRType::Int || ir_[r].op == IROp::KINT || !v.is_int() || v.as_int() > kExact ||
+          v.as_int() < -kExact)
+        return;
+      guard(true, ir_.emit(IROp::LE, IRType::Bool, r, ir_.kint(kExact)));
+      guard(true, ir_.emit(IROp::GE, IRType::Bool, r, ir_.kint(-kExact)));
+      r = ir_.emit(IROp::CONV, IRType::Float, r);
+    };
+    if (type_of(a) == IRType::Int && type_of(b) == IRType::Float) exact_int_as_float(a, va);
+    if (type_of(a) == IRType::Float && type_of(b) == IRType::Int) exact_int_as_float(b, vb);
     IRRef out;
     compare(c.cmp, a, b, out);
     if (out == kNoRef) {
@@ -576,7 +590,20 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
                     {a, b}, ins.a, {&va, &vb});
         return Status::Continue;
       }
-      return abort(AbortReason::NYIBytecode, "compare-and-branch on mixed types");
+      // Mixed types (int against float, strings, values of different
+      // types under == and !=): the generic comparison in a helper whose
+      // bool result the guard tests; its snapshot redoes the compare in the
+      // interpreter if the helper fails.
+      Value observed = tessera::compare(c.cmp, va, vb);
+      if (!observed.is_bool()) return abort(AbortReason::NonBoolCond);
+      CallTarget t{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,
+                   std::string("compare") + cmpop_symbol(c.cmp)};
+      const uint16_t snap = snapshot(cur_pc_);
+      const IRRef chain = arg_chain({a, b});
+      ir_.calls().push_back(std::move(t));
+      const IRRef result = ir_.emit(IROp::CALL, IRType::Bool, chain, static_cast<uint32_t>(ir_.calls().size() - 1), snap);
+      guard(observed.as_bool(), result);
+      return Status::Continue;
     }
     if (!branch) {
       write(ins.a, out);

@@ -158,10 +158,18 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
   // worth trusting): every failure becomes `false`, the trace exits, and the
   // interpreter redoes the operation and reports the error itself.
   try {
-    std::vector<Value> args;
-    args.reserve(n);
-    for (uint32_t i = 0; i < n; ++i) args.push_back(tessera::jit::make_value(tags[i], payloads[i]));
-    Value r = tessera::jit::call_target(ctx, *target, args);
+    // Up to 8 arguments on the stack: a helper call in a hot loop (a
+    // comparison of strings, generic arithmetic) allocates nothing here.
+    constexpr uint32_t kInlineArgs = 8;
+    Value inline_args[kInlineArgs];
+    std::vector<Value> more;
+    Value* args = inline_args;
+    if (n > kInlineArgs) {
+      more.resize(n);
+      args = more.data();
+    }
+    for (uint32_t i = 0; i < n; ++i) args[i] = tessera::jit::make_value(tags[i], payloads[i]);
+    Value r = tessera::jit::call_target(ctx, *target, std::span<const Value>(args, n));
     // A result the trace cannot use: the interpreter redoes the call, and
     // takes a host function's result over instead of calling it again.
     auto give_up = [&] {
