@@ -252,14 +252,17 @@ int run_cli(int argc, char** argv) {
   opts.max_depth = max_depth;
   if (run->parsed()) {
     const uint64_t limit = max_memory == "default" ? default_memory_limit() : *parse_memory_size(max_memory);
-#if !defined(__SANITIZE_ADDRESS__)
     // The sanitizers' shadow memory counts as data: no limit under them.
-    if (limit != 0) {
+#if defined(__SANITIZE_ADDRESS__)
+    constexpr bool kSanitized = true;
+#else
+    constexpr bool kSanitized = false;
+#endif
+    if (limit != 0 && !kSanitized) {
       const struct rlimit rl{limit, limit};
       if (::setrlimit(RLIMIT_DATA, &rl) == 0)
         opts.out_of_memory_note = "the memory limit is " + memory_size_text(limit) + "; see --max-memory";
     }
-#endif
   }
   tessera::VM vm(opts);
   if (!run->parsed()) {
