@@ -14,6 +14,8 @@ ListHeap*& ListHeap::current() {
 }
 
 ListHeap::~ListHeap() {
+  // Cycles left behind go with the heap (its VM), not with the process.
+  collect();
   for (ListObj* l = head_; l;) {
     ListObj* next = l->gc_next;
     l->heap = nullptr;

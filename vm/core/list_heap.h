@@ -23,7 +23,9 @@ struct ListObj;
 class ListHeap {
  public:
   ListHeap() = default;
-  ~ListHeap();  // lists still alive are detached (they outlive the VM untracked)
+  // Frees the cycles left; lists still alive are detached (they outlive
+  // the VM untracked).
+  ~ListHeap();
   ListHeap(const ListHeap&) = delete;
   ListHeap& operator=(const ListHeap&) = delete;
 

@@ -66,9 +66,7 @@ VM::VM(VMOptions opts) : opts_(std::move(opts)) {}
 VM::~VM() {
   ListHeapScope lists(&list_heap_);
   end_session();
-  // Cycles the program left behind go with the VM, not with the process.
-  list_heap_.collect();
-}
+}  // list_heap_ goes last, with the cycles the program left behind
 
 void VM::SessionDeleter::operator()(Interpreter* interp) const { delete interp; }
 

@@ -3,6 +3,8 @@
 // and a collection comes by itself once enough lists were made.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "vm/core/list_heap.h"
 #include "vm/core/value.h"
 
@@ -65,6 +67,17 @@ TEST(ListHeap, ListsOutsideAnyHeapAreNotTracked) {
   ASSERT_EQ(ListHeap::current(), nullptr);
   Value l = make_list();
   EXPECT_EQ(l.as_list()->heap, nullptr);
+}
+
+TEST(ListHeap, TheCyclesLeftGoWithTheHeap) {
+  auto heap = std::make_unique<ListHeap>();
+  {
+    ListHeapScope scope(heap.get());
+    Value l = make_list();
+    l.as_list()->items.push_back(l);
+  }
+  EXPECT_EQ(heap->live(), 1u);
+  heap.reset();  // LeakSanitizer would report the cycle otherwise
 }
 
 TEST(ListHeap, ListsThatOutliveTheirHeapAreDetached) {
