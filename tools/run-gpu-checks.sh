@@ -16,27 +16,35 @@ RES="${OUT:-$PWD/gpu-results}"
 mkdir -p "$RES"
 declare -A status
 
-run() {  # run NAME COMMAND...: output to $RES/NAME.log, status kept for the summary
-  local name="$1"; shift
-  echo "==> $name: $*"
-  "$@" > "$RES/$name.log" 2>&1
+# A step that hangs (a kernel that never ends, say) is stopped so that the others still run and
+# the results come back: each has a limit in seconds, TESSERA_GPU_CHECK_LIMIT times one (default 1).
+scale="${TESSERA_GPU_CHECK_LIMIT:-1}"
+run() {  # run NAME SECONDS COMMAND...: output to $RES/NAME.log, status kept for the summary
+  local name="$1" limit=$(( $2 * scale )); shift 2
+  echo "==> $name (at most ${limit} s): $*"
+  timeout -k 10 "$limit" "$@" > "$RES/$name.log" 2>&1
   status[$name]=$?
   tail -3 "$RES/$name.log"
 }
 
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; } > "$RES/device.txt" 2>&1
 echo 'print(1 + 1)' > "$RES/probe.tsb"
-run select "$HERE/bin/tessera-vm" run --device=gpu --stats "$RES/probe.tsb"
-run device_test "$HERE/bin/device_test" --gtest_output="json:$RES/device_test.json"
-run cuda_device_test "$HERE/bin/cuda_device_test" --gtest_output="json:$RES/cuda_device_test.json"
-run conformance_gpu python3 "$HERE/tests/conformance/run_conformance.py" --vm "$HERE/bin/tessera-vm" \
-  --vm-args="--device=gpu"
-run gpu_kernels python3 "$HERE/experiments/harness/run_gpu_kernels.py" --bench "$HERE/bin/cuda_device_bench" \
+run select 60 "$HERE/bin/tessera-vm" run --device=gpu --stats "$RES/probe.tsb"
+run device_test 120 "$HERE/bin/device_test" --gtest_output="json:$RES/device_test.json"
+run cuda_device_test 180 "$HERE/bin/cuda_device_test" --gtest_output="json:$RES/cuda_device_test.json"
+run conformance_gpu 240 python3 "$HERE/tests/conformance/run_conformance.py" --vm "$HERE/bin/tessera-vm" \
+  --vm-args="--device=gpu" --jobs "$(nproc)"
+run gpu_kernels 300 python3 "$HERE/experiments/harness/run_gpu_kernels.py" --bench "$HERE/bin/cuda_device_bench" \
   --out "$RES/gpu-kernels-latest.md" --dated
 
 echo
 echo "GPU checks of commit $(cat "$HERE/COMMIT") on $(head -1 "$RES/device.txt")"
 for name in select device_test cuda_device_test conformance_gpu gpu_kernels; do
-  printf '  %-24s %s\n' "$name" "$([[ ${status[$name]} -eq 0 ]] && echo ok || echo "FAILED (${status[$name]})")"
+  case "${status[$name]}" in
+    0) verdict=ok ;;
+    124|137) verdict="STOPPED at its limit" ;;
+    *) verdict="FAILED (${status[$name]})" ;;
+  esac
+  printf '  %-24s %s\n' "$name" "$verdict"
 done
 [[ -f "$RES/gpu-kernels-latest.md" ]] && cat "$RES/gpu-kernels-latest.md"

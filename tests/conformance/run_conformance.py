@@ -30,6 +30,7 @@ an error: the spec says no input may crash the VM.
 """
 
 import argparse
+import concurrent.futures
 import difflib
 import os
 import re
@@ -190,6 +191,8 @@ def main():
                          "shell-quoted string: --vm-args='--jit-param hotloop=1'")
     ap.add_argument("--filter", help="only tests whose path contains this substring")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per test (default 60)")
+    ap.add_argument("-j", "--jobs", type=int, default=1,
+                    help="tests run at once (default 1); the report keeps the tests' order")
     ap.add_argument("--one", help="run a single test (CTest mode)")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list passing tests")
     ap.add_argument("paths", nargs="*", help="test directories or .tsb files (default: all)")
@@ -208,12 +211,22 @@ def main():
         print("error: no tests found", file=sys.stderr)
         return 2
 
+    if a.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    vm_args = shlex.split(a.vm_args)
+    # Each test is its own VM process, so threads only wait on them; map() keeps the order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        outcomes = pool.map(lambda t: run_test(t, vm, vm_args, a.timeout), tests)
+        return report_outcomes(tests, outcomes, a.verbose or a.one)
+
+
+def report_outcomes(tests, outcomes, verbose):
     passed = failed = 0
-    for t in tests:
-        ok, report = run_test(t, vm, shlex.split(a.vm_args), a.timeout)
+    for t, (ok, report) in zip(tests, outcomes):
         if ok:
             passed += 1
-            if a.verbose or a.one:
+            if verbose:
                 print("PASS %s" % test_rel_path(t))
         else:
             failed += 1
