@@ -42,8 +42,8 @@ target_include_directories(tessera_static INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 # What the components link from outside the project (imported targets the
 # package config finds again, and plain library files).
-target_link_libraries(tessera_static INTERFACE ${TESSERA_LLVM_LIBS} asmjit::asmjit TBB::tbb fmt::fmt
-  Threads::Threads ${CMAKE_DL_LIBS} ${OPENBLAS_LIBRARY} ${SLEEF_LIBRARY})
+target_link_libraries(tessera_static INTERFACE ${TESSERA_LLVM_PACKAGE_LIBS} asmjit::asmjit TBB::tbb fmt::fmt
+  Threads::Threads ${CMAKE_DL_LIBS} ${SLEEF_LIBRARY})
 add_dependencies(tessera_static ${TESSERA_COMPONENT_LIBRARIES})
 
 install(FILES include/tessera/tessera.h include/tessera/tessera.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tessera)

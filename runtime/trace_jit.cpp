@@ -48,6 +48,7 @@ RecorderLimits TraceJit::limits() const {
   RecorderLimits limits;
   limits.maxrecord = static_cast<uint32_t>(params_.maxrecord);
   limits.maxinline = static_cast<uint32_t>(params_.maxinline);
+  limits.stored_globals = stored_globals_;
   return limits;
 }
 
@@ -142,8 +143,12 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
     telemetry_.event(JitEventKind::TraceAbort,
                      {{"reason", std::string(abort_reason_name(r))}, {"at", record_at_}, {"detail", detail}});
   // An inner loop whose trace is still being compiled: not a failure of
-  // this loop or exit, just too early (no penalty; try again later).
-  const bool too_early = r == AbortReason::InnerLoop && registry_.any_pending();
+  // this loop or exit, just too early (no penalty; try again later). Nor is
+  // a store into a global the trace assumed constant: the next recording
+  // loads it with a guard.
+  if (r == AbortReason::AssumedGlobalStored) stored_globals_.push_back(recorder_->stored_assumed_global());
+  const bool too_early =
+      (r == AbortReason::InnerLoop && registry_.any_pending()) || r == AbortReason::AssumedGlobalStored;
   if (recorder_->is_side()) {
     Trace& parent = registry_[side_parent_];
     if (too_early) exit_policy_.too_early(parent.exits, side_snap_);  // another `hotexit` exits first

@@ -102,6 +102,7 @@ class TraceJit {
   double record_start_ms_ = 0;
   std::string record_at_;  // the recording's FILE:LINE, for the event log
   std::vector<BlacklistedRoot> blacklisted_;  // for the trace tree
+  std::vector<uint32_t> stored_globals_;      // AssumedGlobalStored's: never assumed again
   // The exit a side-trace recording starts from (valid while recording one).
   uint32_t side_parent_ = 0, side_snap_ = 0;
 };

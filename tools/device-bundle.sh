@@ -55,6 +55,9 @@ bundle_libraries() {
   done
 }
 bundle_libraries "$B"/bin/*
+# OpenBLAS is loaded at the first matrix product (vm/tensor/blas_library.h), so ldd does not
+# list it: it goes in by its soname, which the binaries' RPATH finds.
+cp -L "$(ldconfig -p | awk '$1 == "libopenblas.so.0" {print $NF; exit}')" "$B/lib/libopenblas.so.0"
 # And what the bundled libraries load in turn (OpenBLAS -> gfortran), as a check: ldd already listed it.
 bundle_libraries "$B"/lib/*
 

@@ -41,7 +41,7 @@ namespace {
 constexpr uint64_t kCanonicalNaN = 0x7ff8000000000000ull;
 
 const char* const kCallKindNames[] = {"builtin",  "arith",     "compare", "indexget", "indexset",
-                                      "builtinkw", "newlist", "negate", "kernel"};
+                                      "builtinkw", "newlist", "negate", "listext", "kernel"};
 constexpr int kNumCallKinds = CallTarget::kNumKinds;
 static_assert(std::size(kCallKindNames) == kNumCallKinds, "a name per CallTarget::Kind");
 

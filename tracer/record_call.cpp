@@ -89,7 +89,7 @@ TraceRecorder::Status TraceRecorder::record_call_kw(const Instr& ins, const Valu
   // Built-ins with keyword arguments (zeros(..., dtype=i64)) run as a
   // helper call; a user function raises in the interpreter.
   const Value& callee = R[ins.a];
-  if (!callee.is_builtin()) return abort(AbortReason::KeywordCall);
+  if (!callee.is_builtin()) return abort(AbortReason::ErrorRaised, "keyword arguments in a call of a non-built-in");
   IRRef cref = read(ins.a, R);
   if (ir_[cref].op != IROp::KOBJ) guard(true, ir_.emit(IROp::EQ, IRType::Bool, cref, constant(callee)));
   const ListObj* names = K[ins.c].as_list();
@@ -103,7 +103,7 @@ TraceRecorder::Status TraceRecorder::record_call_kw(const Instr& ins, const Valu
   CallTarget t{CallTarget::Kind::BuiltinKw, static_cast<uint8_t>(names->items.size()), bd, bd->name};
   t.aux = names;
   for (const Value& n : names->items) t.kw.emplace_back(n.is_str() ? n.as_str()->view() : std::string_view{});
-  if (names->items.size() > 255) return abort(AbortReason::KeywordCall, "too many keyword arguments");
+  if (names->items.size() > 255) return abort(AbortReason::KeywordCall);
   call_helper(std::move(t), args, ins.a, values);
   return Status::Continue;
 }
@@ -171,6 +171,13 @@ void TraceRecorder::call_helper(CallTarget target, const std::vector<IRRef>& arg
   modified_[abs] = true;
   dirty_[abs] = false;
   pending_reload_ = abs;
+}
+
+void TraceRecorder::call_effect(CallTarget target, const std::vector<IRRef>& args) {
+  const uint16_t snap = snapshot(cur_pc_);
+  const IRRef chain = arg_chain(args);
+  ir_.calls().push_back(std::move(target));
+  ir_.emit(IROp::CALL, IRType::None, chain, static_cast<uint32_t>(ir_.calls().size() - 1), snap);
 }
 
 void TraceRecorder::switch_base_frame(FunctionProto* proto) {

@@ -83,8 +83,10 @@ TraceRecorder::Status TraceRecorder::record_index(uint32_t pc, const Instr& ins,
         ir_.emit(IROp::LSTORE, IRType::None, ref, v);
         return Status::Continue;
       }
-      // The helper returns nil; its result goes to a scratch slot above the frame.
-      return abort(AbortReason::NYIBytecode, "SETINDEX on a non-list");
+      // Anything else (a negative or out-of-range index, a value the tensor
+      // converts, an object that raises): the generic store.
+      call_effect(CallTarget{CallTarget::Kind::IndexSet, 1, nullptr, "index_set"}, {o, i, v});
+      return Status::Continue;
     }
     case Op::GETINDEXN: {
       if (R[ins.b].is_tensor()) {
@@ -114,7 +116,11 @@ TraceRecorder::Status TraceRecorder::record_index(uint32_t pc, const Instr& ins,
           return Status::Continue;
         }
       }
-      return abort(AbortReason::NYIBytecode, "SETINDEXN on a non-tensor or a value needing conversion");
+      std::vector<IRRef> args{read(ins.a, R)};
+      for (int k = 0; k < ins.c; ++k) args.push_back(read(ins.a + 1 + k, R));
+      args.push_back(read(ins.b, R));
+      call_effect(CallTarget{CallTarget::Kind::IndexSet, static_cast<uint8_t>(ins.c), nullptr, "index_set"}, args);
+      return Status::Continue;
     }
     default: break;
   }

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "tracer/ir_operands.h"
 #include "tracer/recorder_internal.h"
@@ -362,7 +363,9 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       const Value& g = G[ins.bx];
       if (g.is_undef()) return abort(AbortReason::ErrorRaised, "undefined global");
       IRType t = type_of_value(g);
-      const bool stored = std::find(stored_globals_.begin(), stored_globals_.end(), ins.bx) != stored_globals_.end();
+      const bool stored =
+          std::find(stored_globals_.begin(), stored_globals_.end(), ins.bx) != stored_globals_.end() ||
+          std::find(limits_.stored_globals.begin(), limits_.stored_globals.end(), ins.bx) != limits_.stored_globals.end();
       if ((t == IRType::Func || t == IRType::Builtin || t == IRType::DType) && !stored) {
         // Calls through this global (and dtypes passed from it: cast's, a
         // kernel's constant) are specialised to its current value, assumed
@@ -385,8 +388,12 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     case Op::SETGLOBAL:
     case Op::DEFGLOBAL: {
       const auto& assumed = ir_.assumed_globals();
-      if (std::any_of(assumed.begin(), assumed.end(), [&](const auto& a) { return a.index == ins.bx; }))
-        return abort(AbortReason::NYIBytecode, "store into a global the trace assumed constant");
+      if (std::any_of(assumed.begin(), assumed.end(), [&](const auto& a) { return a.index == ins.bx; })) {
+        // Calls before this store were specialised to the global's old
+        // value; the next recording loads it with a guard instead.
+        stored_assumed_global_ = ins.bx;
+        return abort(AbortReason::AssumedGlobalStored);
+      }
       if (std::find(stored_globals_.begin(), stored_globals_.end(), ins.bx) == stored_globals_.end())
         stored_globals_.push_back(ins.bx);
       IRRef v = read(ins.a, R);
@@ -437,17 +444,24 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     case Op::FORPREP: {
       // A trace may run into a loop whose back-edge has a trace (an outer
       // loop's root trace into its inner loop, a side trace back into a
-      // loop); only the common step-1 form is recorded.
+      // loop). The step is specialised to its value (guarded); the count of
+      // iterations left after the first is (distance - 1) // |step|.
       if (!at_root) return abort(AbortReason::InnerLoop);
-      if (!R[ins.a].is_int() || !R[ins.a + 1].is_int() || !R[ins.a + 2].is_int() ||
-          R[ins.a + 2].as_int() != 1)
-        return abort(AbortReason::NYIBytecode, "FORPREP with a step other than 1");
+      if (!R[ins.a].is_int() || !R[ins.a + 1].is_int() || !R[ins.a + 2].is_int() || R[ins.a + 2].as_int() == 0)
+        return abort(AbortReason::ErrorRaised, "range() of non-ints or with step 0");
+      const int64_t k = R[ins.a + 2].as_int();
       IRRef start = read(ins.a, R), stop = read(ins.a + 1, R), step = read(ins.a + 2, R);
-      guard(true, ir_.emit(IROp::EQ, IRType::Bool, step, ir_.kint(1)));
-      bool runs = R[ins.a].as_int() < R[ins.a + 1].as_int();
-      guard(runs, ir_.emit(IROp::LT, IRType::Bool, start, stop));
+      guard(true, ir_.emit(IROp::EQ, IRType::Bool, step, ir_.kint(k)));
+      const bool up = k > 0;
+      const bool runs = up ? R[ins.a].as_int() < R[ins.a + 1].as_int() : R[ins.a].as_int() > R[ins.a + 1].as_int();
+      guard(runs, up ? ir_.emit(IROp::LT, IRType::Bool, start, stop) : ir_.emit(IROp::GT, IRType::Bool, start, stop));
       if (runs) {
-        IRRef left = ir_.emit(IROp::SUB, IRType::Int, ir_.emit(IROp::SUB, IRType::Int, stop, start), ir_.kint(1));
+        IRRef distance = up ? ir_.emit(IROp::SUB, IRType::Int, stop, start) : ir_.emit(IROp::SUB, IRType::Int, start, stop);
+        IRRef left = ir_.emit(IROp::SUB, IRType::Int, distance, ir_.kint(1));
+        // A distance past 2^63 wraps: the interpreter counts such a range.
+        guard(true, ir_.emit(IROp::GE, IRType::Bool, left, ir_.kint(0)));
+        if (k == std::numeric_limits<int64_t>::min()) left = ir_.kint(0);  // |k| > every distance left
+        else if (k != 1 && k != -1) left = ir_.emit(IROp::IDIV, IRType::Int, left, ir_.kint(up ? k : -k));
         write(ins.a + 1, left);
         write(ins.a + 3, start);
       }
@@ -533,6 +547,13 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       std::vector<IRRef> args;
       for (int i = 0; i < ins.c; ++i) args.push_back(read(ins.b + i, R));
       call_helper(CallTarget{CallTarget::Kind::NewList, 0, nullptr, "newlist"}, args, ins.a);
+      return Status::Continue;
+    }
+    case Op::LISTEXT: {
+      // A long list literal's later chunk, appended to the list NEWLIST made.
+      std::vector<IRRef> args{read(ins.a, R)};
+      for (int i = 0; i < ins.c; ++i) args.push_back(read(ins.b + i, R));
+      call_effect(CallTarget{CallTarget::Kind::ListExtend, 0, nullptr, "listext"}, args);
       return Status::Continue;
     }
     case Op::RET:

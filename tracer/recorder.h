@@ -47,10 +47,13 @@ const char* abort_reason_message(AbortReason r);
 const char* abort_reason_name(AbortReason r);  // the table's NAME, e.g. "NYIBytecode" (the event log's)
 
 // The JIT parameters maxrecord and maxinline (runtime/jit_params.def has
-// their defaults); the runtime sets both.
+// their defaults); the runtime sets both. And what earlier recordings
+// learnt: the globals a trace stored after it had assumed them constant
+// (AssumedGlobalStored), which are loaded with a guard from the start.
 struct RecorderLimits {
   uint32_t maxrecord = 0;  // IR instructions
   uint32_t maxinline = 0;  // inlined call depth
+  std::vector<uint32_t> stored_globals = {};
 };
 
 class TraceRecorder {
@@ -105,6 +108,8 @@ class TraceRecorder {
   // Where the abort happened and its detail (e.g. which bytecode):
   // "in FUNCTION at line N: detail".
   const std::string& abort_detail() const { return abort_detail_; }
+  // After an AssumedGlobalStored abort: the global's index.
+  uint32_t stored_assumed_global() const { return stored_assumed_global_; }
   FunctionProto* root() const { return root_; }
   // The back-edge a loop trace closes at; none for function and side traces.
   std::optional<uint32_t> loop_pc() const { return loop_pc_; }
@@ -176,6 +181,10 @@ class TraceRecorder {
   void call_helper(CallTarget target, const std::vector<IRRef>& args, uint32_t dst,
                    const std::vector<const Value*>& values = {});
   IRRef arg_chain(const std::vector<IRRef>& args);
+  // A helper called for its effect alone (a generic element store, a list
+  // extension): nothing reads its result. Its snapshot is taken before it,
+  // so that a helper that raises makes the interpreter redo the instruction.
+  void call_effect(CallTarget target, const std::vector<IRRef>& args);
   // One step of a `range` loop's back-edge (FORLOOP/JFORLOOP semantics): the
   // guard that the loop goes on (`more`) or ends, and if it goes on, the
   // counter and the loop variable's next value.
@@ -233,6 +242,7 @@ class TraceRecorder {
   uint16_t link_snap_ = 0;
   AbortReason abort_ = AbortReason::NYIBytecode;
   std::string abort_detail_;
+  uint32_t stored_assumed_global_ = 0;
 };
 
 }  // namespace tessera::jit

@@ -116,6 +116,7 @@ struct CallTarget {
                   // arguments are their values, `aux` the list of their names
     NewList,      // a new list of the arguments
     Negate,       // generic -x (a tensor: elementwise)
+    ListExtend,   // append the arguments after the first to the first (a list)
     Kernel,       // the Graph IR operations of `region` as one kernel (optimizer/fusion.h):
                   // the arguments are the region's inputs, the result its output
   };

@@ -119,6 +119,12 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
     case CallTarget::Kind::Negate:
       if (args.size() != 1) throw RuntimeError("jit: negate call needs 1 argument");
       return negate(args[0]);
+    case CallTarget::Kind::ListExtend: {
+      if (args.empty() || !args[0].is_list()) throw RuntimeError("jit: listext call needs a list");
+      auto& items = args[0].as_list()->items;
+      items.insert(items.end(), args.begin() + 1, args.end());
+      return Value::nil();
+    }
     case CallTarget::Kind::Kernel:
       if (!t.region) throw RuntimeError("jit: kernel call without a region");
       return kir::run_kernel_call(*t.region, t.kernel, args);

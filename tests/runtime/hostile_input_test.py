@@ -14,6 +14,8 @@
   - an unknown command and a bad --max-depth say what is wrong;
   - 300 000 lists that contain themselves are freed by the cycle collector
     while the loop runs (--stats counts them);
+  - OpenBLAS is loaded by the first matrix product, not at start, and one
+    that cannot be loaded is an error naming it;
   - a runaway allocation ends in "out of memory" naming the --max-memory
     limit (not in sanitizer builds, where no limit is set).
 
@@ -39,8 +41,9 @@ def check(cond, what, detail=""):
         print("ok:", what)
 
 
-def run(vm, *args, stdout=subprocess.PIPE, timeout=120):
-    p = subprocess.run([vm, *args], stdout=stdout, stderr=subprocess.PIPE, timeout=timeout)
+def run(vm, *args, stdout=subprocess.PIPE, timeout=120, env=None):
+    p = subprocess.run([vm, *args], stdout=stdout, stderr=subprocess.PIPE, timeout=timeout,
+                       env=None if env is None else {**os.environ, **env})
     return p.returncode, (p.stdout or b"").decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
@@ -120,6 +123,21 @@ def main():
         m = re.search(r"cycle collector: (\d+) collections, (\d+) lists in cycles freed", err)
         check(rc == 0 and out == "done\n" and m and int(m.group(1)) >= 10 and int(m.group(2)) >= 280000,
               "lists that contain themselves are freed as the loop goes", err[-500:])
+
+        # OpenBLAS is loaded by the first f32 matrix product, not at start; one that
+        # cannot be loaded is an error naming it.
+        rc, _, err = run(vm, "run", hello, env={"LD_DEBUG": "files"})
+        check(rc == 0 and "libopenblas" not in err, "a run without a matrix product does not load OpenBLAS",
+              "\n".join(l for l in err.splitlines() if "openblas" in l)[:500])
+        product = os.path.join(work, "product.tsb")
+        with open(product, "w") as f:
+            f.write("print(ones([2, 3], f32) @ ones([3, 2], f32))\n")
+        rc, out, err = run(vm, "run", product)
+        check(rc == 0 and out.startswith("tensor(shape=[2, 2], dtype=f32) [[3, 3], [3, 3]]"),
+              "a matrix product loads OpenBLAS", f"rc={rc} {out} {err}")
+        rc, out, err = run(vm, "run", product, env={"TESSERA_OPENBLAS_LIBRARY": "/nonexistent/libopenblas.so"})
+        check(rc == 1 and "OpenBLAS could not be loaded" in err and "/nonexistent/libopenblas.so" in err,
+              "a missing OpenBLAS is a runtime error naming it", f"rc={rc} {out} {err}")
 
         if not args.sanitized:
             runaway = os.path.join(work, "runaway.tsb")

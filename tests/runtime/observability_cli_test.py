@@ -34,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 
-ARGS = ["--jit-param", "async=0", "--jit-param", "blacklist=2"]
+ARGS = ["--jit-param", "async=0", "--jit-param", "blacklist=2", "--jit-param", "maxrecord=100"]
 
 
 def run(vm, script, *args):
@@ -119,7 +119,7 @@ def main():
         rf"trace\.stop trace=1 kind=side at=\S*{at}:7 ir=\d+ link=\"trace 0\"$",
         r"trace\.compiled trace=1 tier=1 ",
         rf"record\.start kind=loop at=\S*{at}:12$",
-        rf"trace\.abort reason=NYIBytecode at=\S*{at}:12 detail=\"in <main> at line 13 .*needing conversion\"$",
+        rf"trace\.abort reason=TraceTooLong at=\S*{at}:12 detail=\"in <main> at line 13 .*\"$",
         rf"blacklist kind=loop at=\S*{at}:12$",
         r"exit\.count trace=0 exit=\d+ taken=\d+$",
     ]

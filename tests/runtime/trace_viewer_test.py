@@ -60,7 +60,8 @@ def main():
     script = os.path.join(a.source_dir, "tests/runtime/programs/jit_log_shapes.tsb")
     with tempfile.TemporaryDirectory() as tmp:
         dump = os.path.join(tmp, "dump")
-        p = subprocess.run([a.vm, "run", script, "--jit-param", "async=0", "--jit-param", "blacklist=2", "--dump", dump],
+        p = subprocess.run([a.vm, "run", script, "--jit-param", "async=0", "--jit-param", "blacklist=2", "--jit-param", "maxrecord=100",
+                            "--dump", dump],
                            capture_output=True, text=True, timeout=120)
         check(p.returncode == 0 and p.stdout == "4000\n6000\n", "the program runs with --dump", p.stderr)
         page = os.path.join(dump, "index.html")

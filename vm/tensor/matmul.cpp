@@ -1,7 +1,7 @@
 // Matrix multiplication with NumPy semantics: 1-D operands are promoted to a
 // row (left) or column (right) and the added dim is squeezed from the
 // result; leading batch dims broadcast. Float results go through OpenBLAS
-// sgemm (half and mixed inputs are widened to f32 first, so the
+// sgemm, loaded at the first such product (blas_library.h; half and mixed inputs are widened to f32 first, so the
 // accumulation is f32 and the result is rounded once); integer/bool results
 // use an int64 triple loop with wrap-around.
 #include <cblas.h>
@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "vm/core/error.h"
+#include "vm/tensor/blas_library.h"
 #include "vm/tensor/f32_view.h"
 #include "vm/tensor/kernels.h"
 
@@ -87,13 +88,14 @@ void matmul_kernel(const TensorObj& a, const TensorObj& b, TensorObj& out) {
     const float* pb = as_f32(b, sb);
     float* pc = out.dtype == DType::F32 ? out.ptr<float>()
                                         : (sc.resize(static_cast<size_t>(out.numel)), sc.data());
+    const BlasSgemm sgemm = k == 0 ? nullptr : blas_sgemm();
     for_each_broadcast<2>(d.batch, st, [&](int64_t bi, int64_t oa, int64_t ob) {
       float* c = pc + bi * m * n;
       if (k == 0) {
         std::memset(c, 0, sizeof(float) * static_cast<size_t>(m * n));
         return;
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+      sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
                   static_cast<int>(k), 1.0f, pa + oa * m * k, static_cast<int>(k), pb + ob * k * n,
                   static_cast<int>(n), 0.0f, c, static_cast<int>(n));
     });

@@ -25,6 +25,11 @@ void write_file(const std::string& path, const std::string& text) {
 
 KernelStore::KernelStore() : disk_(std::make_shared<const KernelDiskCache>()) {}
 
+CpuKernelCompiler& KernelStore::compiler() const {
+  std::call_once(compiler_made_, [this] { compiler_ = std::make_unique<CpuKernelCompiler>(); });
+  return *compiler_;
+}
+
 void KernelStore::configure(const std::string& cache_dir, const std::string& dump_dir, DumpPtx dump_ptx) {
   std::lock_guard<std::mutex> lock(mu_);
   if (cache_dir != disk_->dir()) disk_ = std::make_shared<const KernelDiskCache>(cache_dir);
@@ -33,7 +38,7 @@ void KernelStore::configure(const std::string& cache_dir, const std::string& dum
 }
 
 std::string KernelStore::identity(const Kernel& k) const {
-  return "emitter=" TESSERA_CPU_EMITTER_FINGERPRINT " " + compiler_.host_identity() + "\n" + print(k);
+  return "emitter=" TESSERA_CPU_EMITTER_FINGERPRINT " " + compiler().host_identity() + "\n" + print(k);
 }
 
 std::shared_ptr<const StoredKernel> KernelStore::get(Kernel kernel, const std::string& note) {
@@ -58,7 +63,7 @@ std::shared_ptr<const StoredKernel> KernelStore::get(Kernel kernel, const std::s
   std::string llvm_ir;
   if (std::optional<std::string> obj = disk->load("kernel", id)) {
     try {
-      made->fn = compiler_.load(*obj, symbol);
+      made->fn = compiler().load(*obj, symbol);
       made->from_disk = true;
     } catch (const std::exception&) {
       // An object LLVM will not link (a bad file that passed the checksum):
@@ -66,12 +71,12 @@ std::shared_ptr<const StoredKernel> KernelStore::get(Kernel kernel, const std::s
     }
   }
   if (!made->fn) {
-    KernelObject o = compiler_.compile_object(k, symbol, !dump_dir.empty());
-    made->fn = compiler_.load(o.bytes, symbol);
+    KernelObject o = compiler().compile_object(k, symbol, !dump_dir.empty());
+    made->fn = compiler().load(o.bytes, symbol);
     disk->store("kernel", id, o.bytes);
     llvm_ir = std::move(o.llvm_ir);
   } else if (!dump_dir.empty()) {
-    llvm_ir = compiler_.llvm_ir(k);
+    llvm_ir = compiler().llvm_ir(k);
   }
   made->ms = ms_since(t0);
   std::lock_guard<std::mutex> lock(mu_);
@@ -118,7 +123,7 @@ std::optional<std::string> KernelStore::load_note(const std::string& kind, const
     std::lock_guard<std::mutex> lock(mu_);
     disk = disk_;
   }
-  return disk->load(kind, compiler_.host_identity() + "\n" + identity);
+  return disk->load(kind, compiler().host_identity() + "\n" + identity);
 }
 
 void KernelStore::store_note(const std::string& kind, const std::string& identity, const std::string& text) {
@@ -127,7 +132,7 @@ void KernelStore::store_note(const std::string& kind, const std::string& identit
     std::lock_guard<std::mutex> lock(mu_);
     disk = disk_;
   }
-  disk->store(kind, compiler_.host_identity() + "\n" + identity, text);
+  disk->store(kind, compiler().host_identity() + "\n" + identity, text);
 }
 
 KernelStore::Stats KernelStore::stats() const {

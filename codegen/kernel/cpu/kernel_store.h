@@ -65,13 +65,16 @@ class KernelStore {
   };
   Stats stats() const;
 
-  CpuKernelCompiler& compiler() { return compiler_; }
+  // Made at its first use (thread-safe): LLVM's target machine and JIT took
+  // milliseconds of every run's start-up, programs without tensors too.
+  CpuKernelCompiler& compiler() const;
 
  private:
   std::string identity(const Kernel& k) const;
   void dump(const std::string& identity, const Kernel& k, const std::string& note, const std::string& llvm_ir);
 
-  CpuKernelCompiler compiler_;
+  mutable std::once_flag compiler_made_;
+  mutable std::unique_ptr<CpuKernelCompiler> compiler_;
   mutable std::mutex mu_;
   std::shared_ptr<const KernelDiskCache> disk_;  // replaced by configure, in use elsewhere
   std::string dump_dir_;
