@@ -199,7 +199,7 @@ IRRef TraceRecorder::read(uint32_t reg, const Value* R) {
   // SLOADs are hoisted before the loop; they exit through snapshot 0. A side
   // trace's parent may have proven the type already: no guard then.
   const IRType t = type_of_value(R[reg]);
-  if (auto known = parent_types_.find(abs); known != parent_types_.end() && known->second == t) {
+  if (auto known = parent_types_.find(abs); epoch_ == 0 && known != parent_types_.end() && known->second == t) {
     IRRef r = ir_.emit(IROp::SLOAD, t, abs, 2);
     slots_[abs] = r;
     sloads_[abs] = r;
@@ -319,6 +319,11 @@ TraceRecorder::Status TraceRecorder::record(FunctionProto* fn, uint32_t pc, cons
   if (linear_ && epoch_ > 0 && frames_.size() == 1 && fn == root_ && pc == start_pc_) {
     // Back where the trace started, in another frame of the same function:
     // down-recursion loops (each return runs the same code one frame lower).
+    // A side trace entered from itself has no parent that proved its entry
+    // slots' types (the value it carries round may have another: an int
+    // divided into a float): its parent-typed loads are guarded entry loads.
+    for (IRRef r = 0; r < ir_.size(); ++r)
+      if (ir_[r].op == IROp::SLOAD && ir_[r].op2 == 2) ir_[r].op2 = 0, ir_[r].snap = 0;
     cur_pc_ = pc;
     return link_to(kLinkSelf, pc);
   }
