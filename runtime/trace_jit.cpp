@@ -55,8 +55,14 @@ RecorderLimits TraceJit::limits() const {
 bool TraceJit::may_record(const RootKey& root) {
   if (recorder_) return false;  // already recording (a nested loop got hot)
   install_finished();           // may patch this very back-edge
-  return !registry_.pending_root(root) && registry_.size() < static_cast<size_t>(params_.maxtrace) &&
-         !blacklist_.contains(root);
+  if (blacklist_.contains(root)) {
+    // Refused; the cool-down that ends here lets the next hot report record.
+    if (blacklist_.refused(root) && telemetry_.logging())
+      telemetry_.event(JitEventKind::BlacklistRetry, {{"kind", std::string(root.is_function() ? "function" : "loop")},
+                                                      {"retry", static_cast<int64_t>(blacklist_.retries(root))}});
+    return false;
+  }
+  return !registry_.pending_root(root) && registry_.size() < static_cast<size_t>(params_.maxtrace);
 }
 
 bool TraceJit::start_recording(FunctionProto& fn, uint32_t loop_pc) {

@@ -65,5 +65,30 @@ TEST(Blacklist, APcPastTheCountersIsCountedButSetsNoCounter) {
   EXPECT_EQ(p.hotcounts, (std::vector<uint16_t>{0, 0}));
 }
 
+// A blacklisted root is retried after a cool-down of refused hot reports
+// that doubles each round; a retry that aborts blacklists it again without
+// reporting it again.
+TEST(Blacklist, ABlacklistedRootIsRetriedAfterACoolDownThatDoubles) {
+  FunctionProto p = proto_with_code(4);
+  Blacklist b(Blacklist::Params{.blacklist = 2, .hotloop = 10, .hotcall = 7});
+  const RootKey loop = RootKey::loop(&p, 1);
+  EXPECT_FALSE(b.refused(loop));  // not blacklisted: nothing to cool down
+  b.aborted(loop);
+  EXPECT_TRUE(b.aborted(loop));
+  for (uint32_t i = 1; i < Blacklist::kCooldownWaits; ++i) {
+    EXPECT_FALSE(b.refused(loop));
+    EXPECT_EQ(p.hotcounts[1], 65535);  // the longest wait the counter holds
+    EXPECT_TRUE(b.contains(loop));
+  }
+  EXPECT_TRUE(b.refused(loop));
+  EXPECT_FALSE(b.contains(loop));
+  EXPECT_EQ(b.retries(loop), 1u);
+  EXPECT_FALSE(b.aborted(loop));  // blacklisted again, not reported again
+  EXPECT_TRUE(b.contains(loop));
+  for (uint32_t i = 1; i < 2 * Blacklist::kCooldownWaits; ++i) EXPECT_FALSE(b.refused(loop));
+  EXPECT_TRUE(b.refused(loop));
+  EXPECT_EQ(b.retries(loop), 2u);
+}
+
 }  // namespace
 }  // namespace tessera::jit
