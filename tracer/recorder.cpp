@@ -449,15 +449,22 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     case Op::FORPREP: {
       // A trace may run into a loop whose back-edge has a trace (an outer
       // loop's root trace into its inner loop, a side trace back into a
-      // loop). The step is specialised to its value (guarded); the count of
-      // iterations left after the first is (distance - 1) // |step|.
+      // loop). The step's direction is guarded, not its value (a sieve's
+      // step is each prime in turn: a guard on the value made a side trace
+      // per prime); the iterations left after the first are
+      // (distance - 1) // |step|.
       if (!at_root) return abort(AbortReason::InnerLoop);
       if (!R[ins.a].is_int() || !R[ins.a + 1].is_int() || !R[ins.a + 2].is_int() || R[ins.a + 2].as_int() == 0)
         return abort(AbortReason::ErrorRaised, "range() of non-ints or with step 0");
       const int64_t k = R[ins.a + 2].as_int();
       IRRef start = read(ins.a, R), stop = read(ins.a + 1, R), step = read(ins.a + 2, R);
-      guard(true, ir_.emit(IROp::EQ, IRType::Bool, step, ir_.kint(k)));
       const bool up = k > 0;
+      const bool konst = ir_[step].op == IROp::KINT;
+      if (!konst) {
+        guard(up, ir_.emit(IROp::GT, IRType::Bool, step, ir_.kint(0)));
+        // -step below must not overflow.
+        if (!up) guard(true, ir_.emit(IROp::GT, IRType::Bool, step, ir_.kint(std::numeric_limits<int64_t>::min())));
+      }
       const bool runs = up ? R[ins.a].as_int() < R[ins.a + 1].as_int() : R[ins.a].as_int() > R[ins.a + 1].as_int();
       guard(runs, up ? ir_.emit(IROp::LT, IRType::Bool, start, stop) : ir_.emit(IROp::GT, IRType::Bool, start, stop));
       if (runs) {
@@ -465,8 +472,13 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
         IRRef left = ir_.emit(IROp::SUB, IRType::Int, distance, ir_.kint(1));
         // A distance past 2^63 wraps: the interpreter counts such a range.
         guard(true, ir_.emit(IROp::GE, IRType::Bool, left, ir_.kint(0)));
-        if (k == std::numeric_limits<int64_t>::min()) left = ir_.kint(0);  // |k| > every distance left
-        else if (k != 1 && k != -1) left = ir_.emit(IROp::IDIV, IRType::Int, left, ir_.kint(up ? k : -k));
+        if (!konst) {
+          left = ir_.emit(IROp::IDIV, IRType::Int, left, up ? step : ir_.emit(IROp::NEG, IRType::Int, step));
+        } else if (k == std::numeric_limits<int64_t>::min()) {
+          left = ir_.kint(0);  // |k| > every distance left
+        } else if (k != 1 && k != -1) {
+          left = ir_.emit(IROp::IDIV, IRType::Int, left, ir_.kint(up ? k : -k));
+        }
         write(ins.a + 1, left);
         write(ins.a + 3, start);
       }

@@ -197,8 +197,11 @@ class ExpressionsMixin:
             return self.pick(["true", "false"])
         if r < 0.95:
             vs = self.visible("dyn")
-            if vs:
+            if vs and self.chance(0.5):
                 return 'type(%s) == "%s"' % (self.pick(vs), self.pick(["int", "float", "str", "nil"]))
+            if vs:  # a value of any type against one of another: == and != only
+                return "%s %s (%s)" % (self.pick(vs), self.pick(["==", "!="]),
+                                     self.pick([self.gen_any(d + 1), "nil", '"s1"', "0", "0.0"]))
         return "%s == %s" % (self.gen_int(d + 1), self.gen_float(d + 1))
 
     def gen_str(self, d=0):

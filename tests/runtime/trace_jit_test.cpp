@@ -115,6 +115,21 @@ TEST(TraceJit, FormerlyNyiBytecodesAreRecorded) {
   EXPECT_GE(st.aborts[static_cast<int>(jit::AbortReason::AssumedGlobalStored)], 1u);
 }
 
+// A range whose step changes from run to run (a sieve strikes out the
+// multiples of each prime in turn) is one trace: its direction is guarded,
+// not its value (a guard on the value made a side trace per prime).
+TEST(TraceJit, ARangeWithAVariableStepIsNotASideTracePerStep) {
+  auto rt = expect_same(
+      "fn f(n) {\n  let flags = list(n, true)\n  let count = 0\n"
+      "  for p in range(2, n) {\n    if flags[p] {\n      count += 1\n"
+      "      for j in range(p * p, n, p) { flags[j] = false }\n    }\n  }\n"
+      "  for q in range(n - 1, 0, -(n // 50 + 1)) { count += q % 3 }\n  return count\n}\nprint(f(3000))\n");
+  const jit::TraceStats& st = rt->tracing()->stats();
+  EXPECT_GE(st.compiled, 1u);
+  EXPECT_LT(st.compiled, 12u);  // 430 primes below 3000: not one trace each
+  EXPECT_EQ(st.aborts[static_cast<int>(jit::AbortReason::NYIBytecode)], 0u);
+}
+
 // `-x` of a tensor is a helper call (it aborted the recording before), and
 // of a string the helper's error leaves the trace: the interpreter raises
 // it with its own message and traceback.
