@@ -207,8 +207,8 @@ bool Interpreter::call(const Value& callee, std::span<const Value> args, Value& 
   frames_.push_back(CallFrame{fn, fn->code.data(), 1});
   if (hooks_) {
     if (--fn->entry_hotcount == 0) {
+      fn->entry_hotcount = hooks_->hotcall_threshold();  // first: the hook may set a longer wait
       if (!recording_ && hooks_->on_hot_function(*fn)) recording_ = true;
-      fn->entry_hotcount = hooks_->hotcall_threshold();
     }
     if (fn->entry_trace >= 0 && !recording_) {
       enter_trace(static_cast<uint32_t>(fn->entry_trace));
@@ -352,11 +352,12 @@ void Interpreter::execute(size_t stop_depth) {
     uint16_t& count_ = proto->hotcounts[idx_];                     \
     if (UNLIKELY(count_ <= ticks_) && hooks_) {                    \
       SAVEPC();                                                    \
+      /* first: the hook may set a longer wait (a cool-down) */    \
+      count_ = hooks_->hotloop_threshold();                        \
       if (!recording_ && hooks_->on_hot_loop(*proto, idx_)) {      \
         recording_ = true;                                         \
         disp = kRecordDispatch;                                    \
       }                                                            \
-      count_ = hooks_->hotloop_threshold();                        \
     } else {                                                       \
       count_ = static_cast<uint16_t>(count_ - ticks_);             \
     }                                                              \
@@ -697,11 +698,11 @@ L_CALLKW: {
       ensure_stack(new_base + static_cast<size_t>(fn->nregs) + 1);
     }
     if (UNLIKELY(--fn->entry_hotcount == 0) && hooks_) {
+      fn->entry_hotcount = hooks_->hotcall_threshold();  // first: the hook may set a longer wait
       if (!recording_ && hooks_->on_hot_function(*fn)) {
         recording_ = true;
         disp = kRecordDispatch;
       }
-      fn->entry_hotcount = hooks_->hotcall_threshold();
     }
     frames_.push_back(CallFrame{fn, fn->code.data(), new_base});
     frame = &frames_.back();
