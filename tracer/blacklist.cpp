@@ -2,24 +2,27 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace tessera::jit {
 
-Blacklist::Entry* Blacklist::find(const RootKey& root) {
+const Blacklist::Entry* Blacklist::find(const RootKey& root) const {
   auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.root == root; });
   return it != entries_.end() ? &*it : nullptr;
 }
 
+Blacklist::Entry* Blacklist::find(const RootKey& root) {
+  return const_cast<Entry*>(std::as_const(*this).find(root));
+}
+
 uint32_t Blacklist::aborts(const RootKey& root) const {
-  for (const Entry& e : entries_)
-    if (e.root == root) return e.aborts;
-  return 0;
+  const Entry* e = find(root);
+  return e ? e->aborts : 0;
 }
 
 uint32_t Blacklist::retries(const RootKey& root) const {
-  for (const Entry& e : entries_)
-    if (e.root == root) return e.round;
-  return 0;
+  const Entry* e = find(root);
+  return e ? e->round : 0;
 }
 
 bool Blacklist::contains(const RootKey& root) const { return aborts(root) >= p_.blacklist; }

@@ -52,6 +52,7 @@ class Blacklist {
     uint32_t round = 0;    // cool-downs ended
     uint64_t waited = 0;   // refusals in the current cool-down
   };
+  const Entry* find(const RootKey& root) const;
   Entry* find(const RootKey& root);
   void set_counter(const RootKey& root, uint64_t wait) const;
 

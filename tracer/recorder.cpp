@@ -368,9 +368,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       const Value& g = G[ins.bx];
       if (g.is_undef()) return abort(AbortReason::ErrorRaised, "undefined global");
       IRType t = type_of_value(g);
-      const bool stored =
-          std::find(stored_globals_.begin(), stored_globals_.end(), ins.bx) != stored_globals_.end() ||
-          std::find(limits_.stored_globals.begin(), limits_.stored_globals.end(), ins.bx) != limits_.stored_globals.end();
+      const bool stored = std::find(stored_globals_.begin(), stored_globals_.end(), ins.bx) != stored_globals_.end();
       if ((t == IRType::Func || t == IRType::Builtin || t == IRType::DType) && !stored) {
         // Calls through this global (and dtypes passed from it: cast's, a
         // kernel's constant) are specialised to its current value, assumed

@@ -236,7 +236,9 @@ class TraceRecorder {
   IRRef pop_value_ = kNoRef;
   uint16_t pop_snap_ = 0;
   std::vector<uint32_t> visited_loops_;
-  std::vector<uint32_t> stored_globals_;  // globals the trace stores (never assumed constant)
+  // Globals never assumed constant: those the trace stores, and those
+  // earlier recordings stored after assuming them (RecorderLimits).
+  std::vector<uint32_t> stored_globals_ = limits_.stored_globals;
   bool linked_ = false;
   uint32_t link_target_ = 0;
   uint16_t link_snap_ = 0;

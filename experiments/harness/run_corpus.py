@@ -19,13 +19,10 @@ import math
 import os
 import re
 import shutil
-import statistics
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_bench import cpu_model, version_of  # noqa: E402
+from run_bench import cpu_model, measure, version_of  # noqa: E402
 from run_kernel_tiers import REPO, built_from, write_report  # noqa: E402
 
 CORPUS = os.path.join(REPO, "tests", "conformance", "corpus")
@@ -62,24 +59,6 @@ def command(peer, vm, prog, args):
     return cmd + extra
 
 
-def measure(cmd, runs, timeout):
-    """(median seconds or None, stdout of the first run, what went wrong or '')."""
-    env = dict(os.environ, PYPY_GC_NURSERY="4M")
-    times, out = [], None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=env)
-        except subprocess.TimeoutExpired:
-            return None, None, f"TIMEOUT ({timeout:g} s)"
-        times.append(time.perf_counter() - t0)
-        if p.returncode != 0:
-            return None, None, f"EXIT {p.returncode}: {p.stderr.decode(errors='replace').strip()[-200:]}"
-        if out is None:
-            out = p.stdout.decode(errors="replace")
-    return statistics.median(times), out, ""
-
-
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
@@ -110,6 +89,7 @@ def main():
     if "tessera" not in peers:
         peers.insert(0, "tessera")  # its output is the reference
 
+    env_pypy = dict(os.environ, PYPY_GC_NURSERY="4M")  # see shared/bench/README.md
     secs, cells, mismatches = {}, {}, 0
     for prog in programs:
         args = small_args(os.path.join(CORPUS, prog + ".tsb")) if a.size == "small" else []
@@ -120,11 +100,12 @@ def main():
                 cells[(prog, peer)] = "—"
                 continue
             print(f"{prog:18} {peer:15}", end=" ", file=sys.stderr, flush=True)
-            t, out, why = measure(cmd, a.runs, a.timeout)
-            if t is None:
-                cells[(prog, peer)] = why.split(":")[0]
-                print(why, file=sys.stderr)
+            r = measure(cmd, a.runs, a.timeout, env_pypy if peer == "pypy3" else None)
+            if r.status != "ok":
+                cells[(prog, peer)] = r.status.upper()
+                print(r.status.upper(), r.detail, file=sys.stderr)
                 continue
+            t, out = r.seconds, r.output
             if ref is None and peer == "tessera":
                 ref = out
             if out != ref:

@@ -1,9 +1,10 @@
 // Matrix multiplication with NumPy semantics: 1-D operands are promoted to a
 // row (left) or column (right) and the added dim is squeezed from the
 // result; leading batch dims broadcast. Float results go through OpenBLAS
-// sgemm, loaded at the first such product (blas_library.h; half and mixed inputs are widened to f32 first, so the
-// accumulation is f32 and the result is rounded once); integer/bool results
-// use an int64 triple loop with wrap-around.
+// sgemm, loaded at the first such product (blas_library.h); half and mixed
+// inputs are widened to f32 first, so the accumulation is f32 and the result
+// is rounded once. Integer/bool results use an int64 triple loop with
+// wrap-around.
 #include <cblas.h>
 
 #include <cstring>
