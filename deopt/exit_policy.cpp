@@ -9,7 +9,6 @@ uint64_t ExitCounters::total() const {
 }
 
 bool ExitPolicy::wants_side_trace(const ExitCounters& c, const ExitPlan& plan, uint32_t root_sides) const {
-  if (!plan.frames.empty()) return false;  // inside an inlined frame: no side traces yet
   // Each failed try doubles the exits needed for the next one (a recording
   // often fails only until some other loop has its trace).
   const uint32_t tries = c.side_tries[plan.snap];

@@ -1,8 +1,8 @@
 // ExitPolicy: counts a trace's exits and decides when an exit gets a side
 // trace (LuaJIT's policy: an exit taken `hotexit` times starts one; a failed
 // try doubles the exits the next try waits for, up to `maxsidetries` tries;
-// at most `maxside` side traces per root trace; exits inside inlined frames
-// are left to the interpreter).
+// at most `maxside` side traces per root trace; an exit inside frames the
+// trace inlined gets one too, which starts in those frames).
 #pragma once
 
 #include <cstdint>

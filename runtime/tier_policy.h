@@ -38,6 +38,11 @@ struct CompileFailure {
   std::string error;
 };
 
+// tier=auto: how many entries and iterations a T1 trace of `ir_size` IR
+// instructions runs before its tier-up exit: `tier2` for each 100
+// instructions (at least one `tier2`), as LLVM takes longer on larger traces.
+uint32_t tier_up_count(uint32_t tier2, size_t ir_size);
+
 class TierPolicy {
  public:
   TierPolicy(const JitParams& params, TraceRegistry& registry, JitTelemetry& telemetry);

@@ -198,7 +198,8 @@ std::unique_ptr<Trace> TraceJit::take_recording(double now) {
   trace->loop_pc = recorder_->loop_pc();
   trace->start_pc = recorder_->start_pc();
   trace->line = trace->kind == Trace::Kind::Function ? trace->proto->line
-                : source_line(*trace->proto, trace->loop_pc.value_or(trace->start_pc));
+                : source_line(recorder_->start_proto() ? *recorder_->start_proto() : *trace->proto,
+                              trace->loop_pc.value_or(trace->start_pc));
   trace->max_slot = recorder_->max_slot();
   trace->ir = recorder_->take_trace();
   trace->record_ms = now - record_start_ms_;
@@ -323,8 +324,11 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
     // A T1 trace ran `tier2` iterations: the interpreter resumes where
     // snapshot 0 does (the loop-carried values are written), and the trace
     // is entered again right there, in T2 once it is ready.
+    // (A side trace that starts inside inlined frames resumes inside them.)
     tiers_.tier_up(t);
-    exit.pcs = (*t.exit_plans)[0].resume_pcs;
+    const ExitPlan& entry = (*t.exit_plans)[0];
+    exit.pcs = entry.resume_pcs;
+    for (const ExitFrame& f : entry.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
     return;
   }
   const ExitPlan& plan = (*t.exit_plans)[snap_no];
@@ -355,7 +359,7 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   if (registry_.size() >= static_cast<size_t>(params_.maxtrace)) return;
   if (registry_.pending_side(t.id, snap_no)) return;
   recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),
-                                              TraceRecorder::SideTrace{});
+                                              TraceRecorder::SideTrace{}, snap.frames);
   recorder_->set_parent_types(exit_slot_types(t.ir, static_cast<uint16_t>(snap_no)));
   side_parent_ = t.id;
   side_snap_ = snap_no;

@@ -79,6 +79,12 @@ TraceRecorder::Status TraceRecorder::record_call(uint32_t pc, const Instr& ins, 
       write(ins.a, ir_.emit(IROp::FMATH, IRType::Float, x, static_cast<uint32_t>(fm)));
       return Status::Continue;
     }
+    // type(x) of a value whose type the trace knows (guarded where it was
+    // loaded): the name is a constant, and `type(v) == "int"` folds away.
+    if (!bd->host && std::string_view(bd->name) == "type" && args.size() == 1 && type_of(args[0]) != IRType::None) {
+      write(ins.a, constant(type_name_str(*values[0])));
+      return Status::Continue;
+    }
     call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a, values);
     return Status::Continue;
   }

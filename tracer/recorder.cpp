@@ -130,12 +130,22 @@ TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimi
   snaps_.start(ir_, start_pc_);
 }
 
-TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace)
+TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace,
+                             const std::vector<SnapshotFrame>& inlined)
     : root_(root), start_pc_(start_pc), limits_(limits), side_(true), linear_(true) {
   body_begin_ = 0;
   body_end_ = static_cast<uint32_t>(root->code.size());
   frames_.push_back(Frame{root, 0, 0, 0});
-  snaps_.start(ir_, start_pc_);
+  for (const SnapshotFrame& f : inlined) {
+    // The caller's CALL names the register that receives the result.
+    const FunctionProto* caller = frames_.back().proto;
+    frames_.push_back(Frame{f.proto, f.base, f.call_pc, static_cast<uint16_t>(caller->code[f.call_pc].a)});
+    ensure_slot(f.base + static_cast<uint32_t>(f.proto->nregs));
+  }
+  // Its start is then a pc of the innermost function, not of `root`.
+  started_inlined_ = !inlined.empty();
+  start_proto_ = frames_.back().proto;
+  snaps_.start(ir_, start_pc_, inlined);
 }
 
 TraceRecorder::TraceRecorder(FunctionProto* fn, RecorderLimits limits, FunctionEntry)
@@ -299,6 +309,13 @@ TraceRecorder::Status TraceRecorder::compare(CmpOp op, IRRef a, IRRef b, IRRef& 
     out = ir_.emit(kCompareIR[static_cast<int>(op)], IRType::Bool, a, b);
     return Status::Continue;
   }
+  // Two string constants (`type(v) == "int"` once type() is folded).
+  if (ta == IRType::Str && tb == IRType::Str && ir_[a].op == IROp::KOBJ && ir_[b].op == IROp::KOBJ) {
+    const auto* x = static_cast<const StrObj*>(ir_.const_ptr(a));
+    const auto* y = static_cast<const StrObj*>(ir_.const_ptr(b));
+    out = ir_.kbool(str_compare(op, x->view(), y->view()));
+    return Status::Continue;
+  }
   out = kNoRef;
   return Status::Continue;
 }
@@ -308,15 +325,17 @@ TraceRecorder::Status TraceRecorder::record(FunctionProto* fn, uint32_t pc, cons
   const Value* R = stack + frame_base;
   if (first_) {
     first_ = false;
-    if (fn != root_ || pc != start_pc_) return abort(AbortReason::LeftLoop, "did not start at the loop");
-    base_index_ = frame_base;
+    // (A side trace may start in a frame its parent inlined: the innermost.)
+    if (fn != frames_.back().proto || pc != start_pc_ || frame_base < frames_.back().base)
+      return abort(AbortReason::LeftLoop, "did not start at the loop");
+    base_index_ = frame_base - frames_.back().base;
   }
   if (pending_pop_) {
     pending_pop_ = false;
     if (ir_.size() > limits_.maxrecord) return abort(AbortReason::TraceTooLong);
     pop_frame(fn, pc, frame_base);
   }
-  if (linear_ && epoch_ > 0 && frames_.size() == 1 && fn == root_ && pc == start_pc_) {
+  if (linear_ && epoch_ > 0 && frames_.size() == 1 && !started_inlined_ && fn == root_ && pc == start_pc_) {
     // Back where the trace started, in another frame of the same function:
     // down-recursion loops (each return runs the same code one frame lower).
     // A side trace entered from itself has no parent that proved its entry
@@ -439,7 +458,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     }
 
     case Op::LOOP:
-      if (!linear_ && at_root && pc == loop_pc_) return close_trace();
+      if (!linear_ && at_root && pc == loop_pc_) return close_loop(pc + 1);
       // A trace may pass through another while loop's header (on its way to
       // the trace it links to); seeing it twice means it loops by itself.
       if (at_root && pc != loop_pc_ && visit_loop(pc)) return Status::Continue;
@@ -528,7 +547,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       // right for the next time the loop runs.)
       trip_hint_ = R[ins.a + 1].as_int();
       for_step(ins, R, true);
-      return close_trace();
+      return close_loop(static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
     }
     case Op::ITERLOOP: {
       if (linear_ && at_root && (visit_loop(pc) || R[ins.a + 2].as_int() + 1 >= R[ins.a + 1].as_int())) {
@@ -553,7 +572,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       IRRef elem = ir_.emit(IROp::LLOAD, type_of_value(items[i]), list, idx, snapshot(pc));
       write(ins.a + 2, idx);
       write(ins.a + 3, elem);
-      return close_trace();
+      return close_loop(static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
     }
 
     case Op::CALL: return record_call(pc, ins, R);
@@ -701,6 +720,20 @@ TraceRecorder::Status TraceRecorder::link_to(uint32_t target, uint32_t resume_pc
   ir_.emit(IROp::EXIT, IRType::None, 0, 0, snap);
   link_snap_ = snap;
   return close_trace();
+}
+
+bool TraceRecorder::loop_types_stable() const {
+  for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
+    if (sloads_[abs] == kNoRef || !modified_[abs]) continue;
+    // A slot a helper changed and nothing read back has no type here.
+    if (slots_[abs] == kNoRef || ir_[slots_[abs]].type != ir_[sloads_[abs]].type) return false;
+  }
+  return true;
+}
+
+TraceRecorder::Status TraceRecorder::close_loop(uint32_t resume_pc) {
+  if (loop_types_stable()) return close_trace();
+  return link_to(kLinkSelf, resume_pc);
 }
 
 TraceRecorder::Status TraceRecorder::close_trace() {

@@ -68,8 +68,12 @@ class TraceRecorder {
   // exit resumes the interpreter) and ends, without a LOOP, when execution
   // reaches the entry of a compiled trace in the same frame (a patched
   // back-edge); its final EXIT links to that trace (link_target()).
+  // `inlined`: the exit's frames of calls its parent inlined, outermost
+  // first (then `start_pc` is in the innermost): the side trace starts
+  // inside them, as the parent left them, and returns through them.
   struct SideTrace {};
-  TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace);
+  TraceRecorder(FunctionProto* root, uint32_t start_pc, RecorderLimits limits, SideTrace,
+                const std::vector<SnapshotFrame>& inlined = {});
   bool is_side() const { return side_; }
   // A side trace: the types its parent proved for registers of the start
   // frame at the exit (exit_slot_types.h). Their first loads are not
@@ -115,6 +119,9 @@ class TraceRecorder {
   std::optional<uint32_t> loop_pc() const { return loop_pc_; }
   // Where the compiled trace is entered: the loop body's first instruction.
   uint32_t start_pc() const { return start_pc_; }
+  // The function start_pc() is in: root(), or for a side trace that starts
+  // in frames its parent inlined, the innermost of them.
+  const FunctionProto* start_proto() const { return start_proto_; }
   // Highest absolute slot the trace touches (inlined frames included), so
   // the runtime can make room in the register stack before entering it.
   uint32_t max_slot() const { return max_slot_; }
@@ -130,6 +137,14 @@ class TraceRecorder {
   Status abort(AbortReason r, std::string detail = {});
   Status step(FunctionProto* fn, uint32_t pc, const Instr& ins, const Value* R, const Value* G);
   Status close_trace();
+  // At the root loop's back-edge: closes the loop (LOOP and PHIs) when each
+  // loop-carried slot ends the iteration with the type it started with;
+  // else links to the trace's own entry, resuming at `resume_pc` (the body's
+  // start). An accumulator that turns from int to float then fails the
+  // entry's type guard, and that exit grows a side trace for the new types:
+  // a trace tree per entry type instead of an abort.
+  Status close_loop(uint32_t resume_pc);
+  bool loop_types_stable() const;
 
   // Calls and returns (record_call.cpp): CALL at `pc` (inlined, through a
   // function trace, or a built-in), CALLKW (built-ins only) and RET/RETNIL.
@@ -201,6 +216,8 @@ class TraceRecorder {
   FunctionProto* root_;
   std::optional<uint32_t> loop_pc_;  // none for function and side traces
   uint32_t start_pc_;
+  bool started_inlined_ = false;  // a side trace that starts in frames its parent inlined
+  const FunctionProto* start_proto_ = nullptr;
   uint32_t body_begin_, body_end_;  // bytecode range of the loop in the root function
   RecorderLimits limits_;
 

@@ -7,9 +7,10 @@
 
 namespace tessera::jit {
 
-void SnapshotBuilder::start(TraceIR& ir, uint32_t start_pc) {
+void SnapshotBuilder::start(TraceIR& ir, uint32_t start_pc, std::vector<SnapshotFrame> inlined) {
   Snapshot s0;
   s0.pc = start_pc;
+  s0.frames = std::move(inlined);
   ir.snapshots().push_back(std::move(s0));
   modified_.emplace_back();
 }

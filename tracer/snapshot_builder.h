@@ -40,8 +40,9 @@ inline bool moved_to_front(const IRIns& in) {
 
 class SnapshotBuilder {
  public:
-  // Snapshot 0: the trace's entry state, resuming at `start_pc`.
-  void start(TraceIR& ir, uint32_t start_pc);
+  // Snapshot 0: the trace's entry state, resuming at `start_pc` (in the
+  // innermost of `inlined`, a side trace's frames inlined by its parent).
+  void start(TraceIR& ir, uint32_t start_pc, std::vector<SnapshotFrame> inlined = {});
 
   // A snapshot resuming at `pc` in the innermost of the `inlined` frames (or
   // in the base frame); `base` is the base frame's function once it has

@@ -136,6 +136,52 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
   throw RuntimeError("jit: unknown call target kind");
 }
 
+// The string operations that string loops are made of (`s[i]`, `a + b`, a
+// comparison of two strings), done on the raw arguments without building a
+// Value of each: the generic path costs more than the operation. Each gives
+// what the generic path gives; anything else (other types, an index out of
+// range) answers false and takes the generic path.
+bool string_fast_path(const CallTarget& t, const uint8_t* tags, const uint64_t* payloads, uint32_t n, Value& out) {
+  constexpr auto kStr = static_cast<uint8_t>(Tag::Str);
+  if (n != 2 || tags[0] != kStr) return false;
+  const std::string_view a = reinterpret_cast<const StrObj*>(payloads[0])->view();
+  switch (t.kind) {
+    case CallTarget::Kind::IndexGet: {
+      if (tags[1] != static_cast<uint8_t>(Tag::Int)) return false;
+      int64_t i = static_cast<int64_t>(payloads[1]);
+      if (i < 0) i += static_cast<int64_t>(a.size());
+      if (i < 0 || static_cast<uint64_t>(i) >= a.size()) return false;
+      out = make_str(a.substr(static_cast<size_t>(i), 1));
+      return true;
+    }
+    case CallTarget::Kind::Arith:
+      if (tags[1] != kStr || static_cast<BinOp>(t.sub) != BinOp::Add) return false;
+      out = concat_str(a, reinterpret_cast<const StrObj*>(payloads[1])->view());
+      return true;
+    case CallTarget::Kind::Compare:
+      if (tags[1] != kStr) return false;
+      out = Value::boolean(str_compare(static_cast<CmpOp>(t.sub), a, reinterpret_cast<const StrObj*>(payloads[1])->view()));
+      return true;
+    default: return false;
+  }
+}
+
+// The generic path: the arguments as Values, then the target's operation.
+Value call_generic(JitContext* ctx, const CallTarget& target, const uint8_t* tags, const uint64_t* payloads, uint32_t n) {
+  // Up to 8 arguments on the stack: a helper call in a hot loop allocates
+  // nothing here.
+  constexpr uint32_t kInlineArgs = 8;
+  Value inline_args[kInlineArgs];
+  std::vector<Value> more;
+  Value* args = inline_args;
+  if (n > kInlineArgs) {
+    more.resize(n);
+    args = more.data();
+  }
+  for (uint32_t i = 0; i < n; ++i) args[i] = make_value(tags[i], payloads[i]);
+  return call_target(ctx, target, std::span<const Value>(args, n));
+}
+
 }  // namespace
 
 }  // namespace tessera::jit
@@ -164,18 +210,9 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
   // worth trusting): every failure becomes `false`, the trace exits, and the
   // interpreter redoes the operation and reports the error itself.
   try {
-    // Up to 8 arguments on the stack: a helper call in a hot loop (a
-    // comparison of strings, generic arithmetic) allocates nothing here.
-    constexpr uint32_t kInlineArgs = 8;
-    Value inline_args[kInlineArgs];
-    std::vector<Value> more;
-    Value* args = inline_args;
-    if (n > kInlineArgs) {
-      more.resize(n);
-      args = more.data();
-    }
-    for (uint32_t i = 0; i < n; ++i) args[i] = tessera::jit::make_value(tags[i], payloads[i]);
-    Value r = tessera::jit::call_target(ctx, *target, std::span<const Value>(args, n));
+    Value r;
+    if (!tessera::jit::string_fast_path(*target, tags, payloads, n, r))
+      r = tessera::jit::call_generic(ctx, *target, tags, payloads, n);
     // A result the trace cannot use: the interpreter redoes the call, and
     // takes a host function's result over instead of calling it again.
     auto give_up = [&] {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "runtime/hotspot_observer.h"
+#include "runtime/tier_policy.h"
 #include "tests/runtime/script_runner.h"
 #include "vm/interp/vm.h"
 
@@ -151,6 +152,28 @@ TEST(Tiers, PollsWhileLlvmWorksComeAtDoublingIntervals) {
   // 200000 / 10 = 2^14.3: at most 16 polls per trace (the first included).
   EXPECT_LE(st.tier_up_exits, 16u * st.compiled);
   EXPECT_GT(st.tier_up_exits, 0u);
+}
+
+TEST(Tiers, LargerTracesRunLongerBeforeTheyTierUp) {
+  // `tier2` per 100 IR instructions, at least once, capped below overflow.
+  EXPECT_EQ(jit::tier_up_count(1000, 20), 1000u);
+  EXPECT_EQ(jit::tier_up_count(1000, 199), 1000u);
+  EXPECT_EQ(jit::tier_up_count(1000, 918), 9000u);
+  EXPECT_EQ(jit::tier_up_count(1000000, 10000000), 1u << 30);
+  // A loop trace of over 300 instructions with tier2=1000 is not upgraded
+  // within 1500 iterations (it would be at the flat count), but is within
+  // 6000.
+  std::string body = "let s = 0\nfor i in range(N) {\n";
+  for (int k = 0; k < 80; ++k) body += "  s = (s + i * " + std::to_string(k + 3) + ") % 1000003\n";
+  body += "}\nprint(s)\n";
+  auto run = [&](int n) {
+    std::string src = body;
+    src.replace(src.find('N'), 1, std::to_string(n));
+    auto rt = testing::expect_same_as_interpreter(src, params("auto", 1000));
+    return rt->tracing()->stats().upgrades;
+  };
+  EXPECT_EQ(run(1500), 0u);
+  EXPECT_EQ(run(6000), 1u);
 }
 
 TEST(Tiers, TracesBelowTheThresholdStayInT1) {

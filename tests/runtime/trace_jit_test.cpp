@@ -452,15 +452,60 @@ TEST(TraceRecorderIR, LocalsDeclaredInTheBodyAreNotWrittenBackEachIteration) {
   EXPECT_TRUE(stores_last) << jit::print_ir(ir);
 }
 
-// Where recording must not apply: a loop whose variable changes type every
-// iteration is type-unstable, and recording aborts with that reason.
-TEST(TraceRecorderIR, TypeUnstableLoopAborts) {
+// A loop whose variable changes type every iteration (issue 17's
+// polymorphic loops): the root trace cannot close as a loop (its PHI would
+// change type), so it links to its own entry; the entry's type guard fails
+// for the other type, and that exit grows a side trace that links back to
+// the root. The loop runs compiled in both types, with no abort.
+TEST(TraceRecorderIR, TypeUnstableLoopIsATraceTreeNotAnAbort) {
   HotspotObserver rt(hot_params(3));
-  Outcome o = run("fn f(n) {\n  let x = 0\n  for i in range(n) {\n    if x == 0 { x = 0.5 } else { x = 0 }\n  }\n"
-                  "  return x\n}\nprint(f(100))\n", &rt);
-  EXPECT_EQ(o.out, "0\n");
-  EXPECT_EQ(rt.tracing()->stats().compiled, 0u);
-  EXPECT_GT(rt.tracing()->stats().aborts[static_cast<int>(jit::AbortReason::TypeUnstable)], 0u);
+  Outcome o = run("fn f(n) {\n  let x = 0\n  let s = 0.0\n  for i in range(n) {\n"
+                  "    if x == 0 { x = 0.5 } else { x = 0 }\n    s = s + x\n  }\n"
+                  "  return [x, s]\n}\nprint(f(1000))\n", &rt);
+  EXPECT_EQ(o.out, "[0, 250.0]\n");
+  const jit::TraceStats& st = rt.tracing()->stats();
+  EXPECT_EQ(st.aborts[static_cast<int>(jit::AbortReason::TypeUnstable)], 0u);
+  EXPECT_GE(st.side_traces, 1u);
+  const auto& traces = rt.tracing()->traces();
+  ASSERT_FALSE(traces.empty());
+  const jit::Trace& root = *traces[0];
+  EXPECT_FALSE(root.is_side);
+  EXPECT_EQ(root.link, static_cast<int32_t>(root.id)) << "the root links to its own entry";
+  bool side_links_root = false;
+  for (const auto& t : traces)
+    if (t->is_side && t->parent == root.id && t->link == static_cast<int32_t>(root.id)) side_links_root = true;
+  EXPECT_TRUE(side_links_root) << "the other type's side trace goes back through the root's entry";
+  // Most iterations ran in compiled code: few exits to the interpreter.
+  uint64_t exits = 0;
+  for (const auto& t : traces) exits += t->exits.total();
+  EXPECT_LT(exits, 100u);
+}
+
+// Issue 17, item 4: an exit inside a frame the trace inlined gets a side
+// trace. It starts in that frame (its snapshot 0 pushes it back), returns
+// through it into the loop, and links to the root: the branch the recording
+// did not take runs compiled too.
+TEST(TraceJit, AnExitInsideAnInlinedFrameGetsASideTrace) {
+  auto rt = expect_same(
+      "fn f(x) {\n  if x % 3 == 0 { return x * 2 }\n  let y = x + 1\n  return y * y % 7\n}\n"
+      "let s = 0\nfor i in range(4000) { s = s + f(i) }\nprint(s)\n");
+  const auto& traces = rt->tracing()->traces();
+  bool inside = false;
+  for (const auto& t : traces) {
+    if (!t->is_side) continue;
+    // The parent's exit it hangs off is inside f (named, as the protos
+    // went with the interpreter).
+    const auto& frames = traces[t->parent]->ir.snapshots().at(t->parent_snap).frames;
+    if (frames.size() == 1 && frames[0].name == "f") {
+      inside = true;
+      EXPECT_EQ(t->line, 2) << "its line is f's, where it starts";
+      EXPECT_GE(t->link, 0) << "it returns through f and links to a loop trace";
+    }
+  }
+  EXPECT_TRUE(inside) << "a side trace that starts inside the inlined f";
+  // Without it every third iteration left for the interpreter (over 1000
+  // exits); now the tree covers both branches.
+  EXPECT_LT(total_exits(*rt), 100u);
 }
 
 // A loop and a function whose recordings always abort are blacklisted; the

@@ -183,7 +183,7 @@ Value bi_float(BuiltinContext&, const CallArgs& a) {
   }
 }
 
-Value bi_type(BuiltinContext&, const CallArgs& a) { return make_str(type_name(a.pos[0])); }
+Value bi_type(BuiltinContext&, const CallArgs& a) { return type_name_str(a.pos[0]); }
 
 Value bi_floor(BuiltinContext&, const CallArgs& a) {
   const Value& x = a.pos[0];

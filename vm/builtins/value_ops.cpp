@@ -97,11 +97,7 @@ Value arith(BinOp op, const Value& a, const Value& b) {
   }
   if (op == BinOp::Add) {
     if (a.is_str() && b.is_str()) {
-      std::string_view x = a.as_str()->view(), y = b.as_str()->view();
-      std::string s;
-      s.reserve(x.size() + y.size());
-      s.append(x).append(y);
-      return make_str(s);
+      return concat_str(a.as_str()->view(), b.as_str()->view());
     }
     if (a.is_list() && b.is_list()) {
       const auto& x = a.as_list()->items;
@@ -149,13 +145,14 @@ Value compare(CmpOp op, const Value& a, const Value& b) {
   if ((a.is_tensor() || b.is_tensor()) && tensor_partner(a) && tensor_partner(b))
     return tensor_compare(op, a, b);
   if (equality) return Value::boolean(values_equal(a, b) == (op == CmpOp::Eq));
-  if (a.is_str() && b.is_str()) {
-    // string_view compares like memcmp: bytewise, unsigned.
-    int c = a.as_str()->view().compare(b.as_str()->view());
-    return Value::boolean(cmp_holds(op, (c > 0) - (c < 0)));
-  }
+  if (a.is_str() && b.is_str()) return Value::boolean(str_compare(op, a.as_str()->view(), b.as_str()->view()));
   throw RuntimeError(std::string("'") + cmpop_symbol(op) + "' not supported between " +
                      type_name(a) + " and " + type_name(b));
+}
+
+bool str_compare(CmpOp op, std::string_view a, std::string_view b) {
+  const int c = a.compare(b);  // string_view compares like memcmp: bytewise, unsigned
+  return cmp_holds(op, (c > 0) - (c < 0));
 }
 
 }  // namespace tessera

@@ -4,6 +4,8 @@
 // vm/core/number_ops.h, which these functions are built on.
 #pragma once
 
+#include <string_view>
+
 #include "vm/core/operators.h"
 #include "vm/core/value.h"
 
@@ -27,6 +29,10 @@ Value compare(CmpOp op, const Value& a, const Value& b);
 // unequal to itself), strings bytewise, dtypes and bools by value, lists,
 // functions and tensors by identity, values of different types unequal.
 bool values_equal(const Value& a, const Value& b);
+
+// a OP b for two strings: bytewise and unsigned, as memcmp (what compare()
+// answers for two strings).
+bool str_compare(CmpOp op, std::string_view a, std::string_view b);
 
 
 }  // namespace tessera

@@ -29,13 +29,52 @@ const char* type_name(const Value& v) {
   return "?";
 }
 
-Value make_str(std::string_view s) {
-  void* mem = ::operator new(sizeof(StrObj) + s.size() + 1);
+namespace {
+
+// A new string of the bytes of `a` then `b`, in one allocation.
+Value alloc_str(std::string_view a, std::string_view b) {
+  const size_t n = a.size() + b.size();
+  void* mem = ::operator new(sizeof(StrObj) + n + 1);
   auto* o = new (mem) StrObj();
-  o->length = s.size();
-  if (!s.empty()) std::memcpy(o->data(), s.data(), s.size());
-  o->data()[s.size()] = '\0';
+  o->length = n;
+  if (!a.empty()) std::memcpy(o->data(), a.data(), a.size());
+  if (!b.empty()) std::memcpy(o->data() + a.size(), b.data(), b.size());
+  o->data()[n] = '\0';
   return Value::adopt(o);
+}
+
+// The empty string and the 256 strings of one byte, made once per thread
+// and shared: `s[i]` in a loop over a string allocates nothing, as in
+// CPython (its one-character cache) and LuaJIT (interned strings). Strings
+// are immutable, so sharing is invisible to scripts. Per thread, as the
+// counts are not atomic: a VM's objects live on the thread that runs it.
+struct ShortStrings {
+  Value empty;
+  Value byte[256];
+};
+thread_local ShortStrings short_strings;
+
+Value short_str(std::string_view s) {
+  Value& v = s.empty() ? short_strings.empty : short_strings.byte[static_cast<unsigned char>(s[0])];
+  if (v.is_nil()) v = alloc_str(s, {});
+  return v;
+}
+
+}  // namespace
+
+Value make_str(std::string_view s) { return s.size() <= 1 ? short_str(s) : alloc_str(s, {}); }
+
+const Value& type_name_str(const Value& v) {
+  // One string per tag, made once per thread (as the short strings above).
+  thread_local Value names[static_cast<size_t>(Tag::Tensor) + 1];
+  Value& name = names[static_cast<size_t>(v.tag())];
+  if (name.is_nil()) name = make_str(type_name(v));
+  return name;
+}
+
+Value concat_str(std::string_view a, std::string_view b) {
+  if (a.size() + b.size() <= 1) return short_str(a.empty() ? b : a);
+  return alloc_str(a, b);
 }
 
 Value make_list(std::vector<Value> items) {

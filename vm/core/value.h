@@ -175,7 +175,11 @@ struct StrObj : Obj {
   // Allocated with room for the bytes (make_str); freed unsized to match.
   static void operator delete(void* p) { ::operator delete(p); }
 };
+// A string of the bytes of `s`. Strings of at most one byte are shared
+// (made once per thread), so their count says nothing about who holds them.
 Value make_str(std::string_view s);
+// The string `a` followed by `b`, built in place (one allocation).
+Value concat_str(std::string_view a, std::string_view b);
 
 class ListHeap;
 
@@ -197,6 +201,9 @@ Value make_list(std::vector<Value> items = {});
 // The type name that `type(x)` returns: "nil", "bool", "int", "float", "str",
 // "list", "tensor", "fn", "dtype".
 const char* type_name(const Value& v);
+// The same name as a string Value (what `type(x)` returns), made once per
+// thread and shared: the JIT folds `type(x)` of a value of known type to it.
+const Value& type_name_str(const Value& v);
 
 inline Value Value::adopt(Obj* o) {
   Value v;
