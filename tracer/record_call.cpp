@@ -81,8 +81,15 @@ TraceRecorder::Status TraceRecorder::record_call(uint32_t pc, const Instr& ins, 
     }
     // type(x) of a value whose type the trace knows (guarded where it was
     // loaded): the name is a constant, and `type(v) == "int"` folds away.
-    if (!bd->host && std::string_view(bd->name) == "type" && args.size() == 1 && type_of(args[0]) != IRType::None) {
+    const std::string_view name = bd->host ? std::string_view() : std::string_view(bd->name);
+    if (name == "type" && args.size() == 1 && type_of(args[0]) != IRType::None) {
       write(ins.a, constant(type_name_str(*values[0])));
+      return Status::Continue;
+    }
+    // len(l) of a list is its length: an instruction (which the optimizer
+    // knows: CSE, LICM, allocation sinking), not a helper call.
+    if (name == "len" && args.size() == 1 && type_of(args[0]) == IRType::List) {
+      write(ins.a, ir_.emit(IROp::LLEN, IRType::Int, args[0]));
       return Status::Continue;
     }
     call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a, values);

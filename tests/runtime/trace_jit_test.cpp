@@ -97,6 +97,18 @@ TEST(TraceJit, RuntimeErrorInsideCompiledCodeHasTheInterpretersTraceback) {
 // loop's trace is counted by division, a long list literal's LISTEXT is a
 // helper call, and a loop that reassigns a global function it calls is
 // recorded again with the global loaded instead of assumed constant.
+// type(x) of a typed value and len(l) of a list are no helper calls: the
+// type's name is a constant (so `type(v) == "int"` folds away) and the
+// length an LLEN. The loops below then have no CALL at all.
+TEST(TraceJit, TypeOfATypedValueAndLenOfAListAreNotCalls) {
+  auto rt = expect_same(
+      "let l = list(200, 0)\nfor i in range(200) { l[i] = i * 3 }\n"
+      "let s = 0\nlet i = 0\nwhile i < len(l) {\n  if type(l[i]) == \"int\" { s = s + l[i] } else { s = s - 1 }\n  i = i + 1\n}\n"
+      "print(s, type(s))\n");
+  EXPECT_TRUE(any_trace_has_op(*rt, jit::IROp::LLEN));
+  EXPECT_FALSE(any_trace_has_op(*rt, jit::IROp::CALL));
+}
+
 TEST(TraceJit, FormerlyNyiBytecodesAreRecorded) {
   std::string literal = "[0";
   for (int k = 1; k < 1030; ++k) literal += ", " + std::to_string(k % 7);
