@@ -14,7 +14,8 @@
 // through to their slots (SSTORE) so that every object is owned.
 //
 // The recorder's code: recorder.cpp (the per-instruction dispatch, slots,
-// guards, arithmetic, loops and links, closing the trace), record_call.cpp
+// guards, arithmetic, loops), record_close.cpp (how a trace ends: links,
+// closing a loop, the final reordering), record_call.cpp
 // (calls, inlining, returns, frame pushes and pops, helper calls),
 // record_index.cpp (list and tensor elements), trace_shapes.h (tensor
 // operations typed as Graph IR operations) and snapshot_builder.h (the
