@@ -43,10 +43,6 @@ uint32_t tier_up_count(uint32_t tier2, size_t ir_size) {
   return static_cast<uint32_t>(std::min<uint64_t>(scaled, 1u << 30));
 }
 
-namespace {
-
-}  // namespace
-
 TierPolicy::TierPolicy(const JitParams& params, TraceRegistry& registry, JitTelemetry& telemetry)
     : tier_(params.tier),
       tier2_(static_cast<uint32_t>(params.tier2)),

@@ -148,10 +148,9 @@ bool string_fast_path(const CallTarget& t, const uint8_t* tags, const uint64_t* 
   switch (t.kind) {
     case CallTarget::Kind::IndexGet: {
       if (tags[1] != static_cast<uint8_t>(Tag::Int)) return false;
-      int64_t i = static_cast<int64_t>(payloads[1]);
-      if (i < 0) i += static_cast<int64_t>(a.size());
-      if (i < 0 || static_cast<uint64_t>(i) >= a.size()) return false;
-      out = make_str(a.substr(static_cast<size_t>(i), 1));
+      const std::optional<size_t> at = sequence_position(static_cast<int64_t>(payloads[1]), a.size());
+      if (!at) return false;
+      out = make_str(a.substr(*at, 1));
       return true;
     }
     case CallTarget::Kind::Arith:

@@ -15,13 +15,18 @@ size_t sequence_index(const Value* idx, size_t n, size_t length, const char* wha
     throw RuntimeError(fmt::format("{} index takes 1 index ({} given)", what, n));
   if (!idx->is_int())
     throw RuntimeError(fmt::format("{} index must be int, got {}", what, type_name(*idx)));
-  int64_t i = idx->as_int();
-  if (i < 0) i += static_cast<int64_t>(length);
-  if (i < 0 || static_cast<uint64_t>(i) >= length) throw RuntimeError("index out of range");
-  return static_cast<size_t>(i);
+  const std::optional<size_t> at = sequence_position(idx->as_int(), length);
+  if (!at) throw RuntimeError("index out of range");
+  return *at;
 }
 
 }  // namespace
+
+std::optional<size_t> sequence_position(int64_t i, size_t length) {
+  if (i < 0) i += static_cast<int64_t>(length);
+  if (i < 0 || static_cast<uint64_t>(i) >= length) return std::nullopt;
+  return static_cast<size_t>(i);
+}
 
 Value index_get(const Value& obj, const Value* idx, size_t n) {
   switch (obj.tag()) {
