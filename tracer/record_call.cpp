@@ -41,7 +41,18 @@ TraceRecorder::Status TraceRecorder::record_call(uint32_t pc, const Instr& ins, 
       if (recursive) f->jit_recursive = true;
       return push_frame(f, ins.a);
     }
-    if (recursive) return abort(AbortReason::Recursion, f->name);
+    // Recursion from inside inlined frames (a recursive-descent parser's
+    // expr -> term -> factor -> expr, a search called from a loop): the
+    // inlined frames become real ones first, then the same push.
+    if (!at_root && has_trace && (recursive || f->jit_recursive)) {
+      f->jit_recursive = true;
+      make_inlined_frames_real();
+      return push_frame(f, ins.a);
+    }
+    if (recursive) {
+      f->entry_hotcount = 1;  // its next call records the function trace the next try links to
+      return abort(AbortReason::Recursion, f->name);
+    }
     if (f->has_loops && !linear_) {
       // A loop trace cannot stop here: abort, and have the function's
       // next call record its function trace, which the next try links to.
@@ -222,6 +233,29 @@ TraceRecorder::Status TraceRecorder::push_frame(FunctionProto* callee, uint32_t 
   ir_.emit(IROp::FPUSH, IRType::None, callee_ref, a, snapshot(cur_pc_));
   switch_base_frame(callee);
   return link_to(callee == root_ && func_ ? kLinkSelf : static_cast<uint32_t>(callee->entry_trace), 0);
+}
+
+void TraceRecorder::make_inlined_frames_real() {
+  for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
+    if (dirty_[abs] && slots_[abs] != kNoRef) {
+      ir_.emit(IROp::SSTORE, IRType::None, abs, slots_[abs]);
+      dirty_[abs] = false;
+    }
+  }
+  while (frames_.size() > 1) {
+    // The snapshot resumes inside the frames (nothing is pushed yet when
+    // FPUSH's room check fails); its outermost frame names the CALL.
+    const Frame real = frames_[1];
+    ir_.emit(IROp::FPUSH, IRType::None, constant(Value::function(real.proto)), real.ret_reg,
+             snapshot(cur_pc_));
+    std::vector<Frame> rest(frames_.begin() + 2, frames_.end());
+    switch_base_frame(real.proto);
+    for (Frame& fr : rest) {
+      fr.base -= real.base;
+      frames_.push_back(fr);
+    }
+    base_index_ += real.base;
+  }
 }
 
 void TraceRecorder::pop_frame(FunctionProto* caller, uint32_t pc, size_t caller_base) {

@@ -161,6 +161,10 @@ class TraceRecorder {
   // Up-recursion: store every register, push the frame of `callee` called
   // from register `a`, and link to the callee's function trace.
   Status push_frame(FunctionProto* callee, uint32_t a);
+  // Before a push from inside inlined frames: store every register and
+  // make each inlined frame a real interpreter frame (an FPUSH each,
+  // outermost first); the innermost becomes the base frame.
+  void make_inlined_frames_real();
   // Down-recursion, second half (at the first instruction of the caller):
   // guard the return address, pop the frame, continue in the caller.
   void pop_frame(FunctionProto* caller, uint32_t pc, size_t caller_base);

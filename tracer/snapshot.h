@@ -55,4 +55,12 @@ struct Snapshot {
   std::string base_name = {};
 };
 
+// The CALL in the base frame that an FPUSH with snapshot `s` stands for (its
+// caller resumes after it): the snapshot resumes at that CALL, or, where the
+// FPUSH makes an inlined frame real, inside the frames it lists, the
+// outermost of which that CALL made.
+inline uint32_t fpush_call_pc(const Snapshot& s) {
+  return s.frames.empty() ? s.pc : s.frames.front().call_pc;
+}
+
 }  // namespace tessera::jit

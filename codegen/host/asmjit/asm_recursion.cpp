@@ -40,7 +40,7 @@ void TraceAssembler::push_frame(const IRIns& ins) {
   const FunctionProto* callee = const_proto(ins.op1);
   if (cur_proto_ == nullptr) fail("FPUSH needs the function of the base frame (LoweringEnv::proto)");
   if (ins.snap >= ir_.snapshots().size()) fail("FPUSH without a valid snapshot");
-  const uint32_t ret_pc = ir_.snapshots()[ins.snap].pc + 1;
+  const uint32_t ret_pc = fpush_call_pc(ir_.snapshots()[ins.snap]) + 1;  // after the CALL (snapshot.h)
   const int32_t callee_off = static_cast<int32_t>(ins.op2 + 1) * kValueSize;
   load_frames();
   // Room for a frame and for the callee's registers and any trace run

@@ -50,8 +50,8 @@ void Lowering::push_frame(const IRIns& ins) {
   const FunctionProto* callee = const_proto(ins.op1);
   if (cur_proto_ == nullptr) fail("FPUSH needs the function of the base frame (LoweringEnv::proto)");
   if (ins.snap >= ir_.snapshots().size()) fail("FPUSH without a valid snapshot");
-  // The snapshot resumes at the CALL; the caller resumes after it.
-  const uint32_t ret_pc = ir_.snapshots()[ins.snap].pc + 1;
+  // The caller resumes after the CALL (snapshot.h).
+  const uint32_t ret_pc = fpush_call_pc(ir_.snapshots()[ins.snap]) + 1;
   llvm::Value* fr = frame_region();
   llvm::Value* top = frame_top(fr);
   llvm::Value* limit = b_.CreateLoad(ptr_, field(fr, offsetof(FrameRegion, limit)));
