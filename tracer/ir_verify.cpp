@@ -224,6 +224,19 @@ class Verifier {
         want_operand(r, 0, IRType::List);
         want_result(r, IRType::Int);
         break;
+      case IROp::SLEN:
+        want_operand(r, 0, IRType::Str);
+        want_result(r, IRType::Int);
+        break;
+      case IROp::SBYTE:
+        want_operand(r, 0, IRType::Str);
+        want_operand(r, 1, IRType::Int);
+        want_result(r, IRType::Int);
+        break;
+      case IROp::SCHAR:
+        want_operand(r, 0, IRType::Int);
+        want_result(r, IRType::Str);
+        break;
       case IROp::LLOAD: case IROp::LREF:
         want_operand(r, 0, IRType::List);
         want_operand(r, 1, IRType::Int);

@@ -103,6 +103,10 @@ TraceRecorder::Status TraceRecorder::record_call(uint32_t pc, const Instr& ins, 
       write(ins.a, ir_.emit(IROp::LLEN, IRType::Int, args[0]));
       return Status::Continue;
     }
+    if (name == "len" && args.size() == 1 && type_of(args[0]) == IRType::Str) {
+      write(ins.a, ir_.emit(IROp::SLEN, IRType::Int, args[0]));
+      return Status::Continue;
+    }
     call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a, values);
     return Status::Continue;
   }

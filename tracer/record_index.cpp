@@ -52,6 +52,7 @@ TraceRecorder::Status TraceRecorder::record_index(uint32_t pc, const Instr& ins,
         }
       }
       IRRef o = read(ins.b, R), i = read(ins.c, R);
+      if (str_index(ins.a, o, i, obj, idx)) return Status::Continue;
       if (obj.is_list() && idx.is_int() && idx.as_int() >= 0 &&
           static_cast<uint64_t>(idx.as_int()) < obj.as_list()->items.size()) {
         IRRef len = ir_.emit(IROp::LLEN, IRType::Int, o);

@@ -64,8 +64,6 @@ constexpr ArithIR kArithIR[] = {
     /* MatMul */ {IROp::NumOps, IROp::NumOps},
 };
 static_assert(std::size(kArithIR) == kNumBinOps);
-constexpr IROp kCompareIR[] = {IROp::EQ, IROp::NE, IROp::LT, IROp::LE, IROp::GT, IROp::GE};
-static_assert(std::size(kCompareIR) == kNumCmpOps);
 
 // The operator of each arithmetic and comparison opcode. Which operands are
 // registers and which constants, and which comparisons branch, the opcode
@@ -309,6 +307,7 @@ TraceRecorder::Status TraceRecorder::compare(CmpOp op, IRRef a, IRRef b, IRRef& 
     out = ir_.emit(kCompareIR[static_cast<int>(op)], IRType::Bool, a, b);
     return Status::Continue;
   }
+  if (ta == IRType::Str && tb == IRType::Str && compare_chars(op, a, b, out)) return Status::Continue;
   // Two string constants (`type(v) == "int"` once type() is folded).
   if (ta == IRType::Str && tb == IRType::Str && ir_[a].op == IROp::KOBJ && ir_[b].op == IROp::KOBJ) {
     const auto* x = static_cast<const StrObj*>(ir_.const_ptr(a));
@@ -636,6 +635,8 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     };
     if (type_of(a) == IRType::Int && type_of(b) == IRType::Float) exact_int_as_float(a, va);
     if (type_of(a) == IRType::Float && type_of(b) == IRType::Int) exact_int_as_float(b, vb);
+    as_char(a, va, b);
+    as_char(b, vb, a);
     IRRef out;
     compare(c.cmp, a, b, out);
     if (out == kNoRef) {

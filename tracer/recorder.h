@@ -152,6 +152,16 @@ class TraceRecorder {
   Status record_call(uint32_t pc, const Instr& ins, const Value* R);
   Status record_call_kw(const Instr& ins, const Value* R, const Value* K);
   Status record_return(uint32_t pc, const Instr& ins, const Value* R);
+  // Strings (record_string.cpp). `s[i]` of an index in range: SLEN, a
+  // bounds guard, SBYTE and SCHAR into `dst` (false: not such an access).
+  bool str_index(uint32_t dst, IRRef s, IRRef i, const Value& str, const Value& idx);
+  // A character (an SCHAR) compared with a character or a string constant:
+  // a comparison of bytes, or a constant (false: not such a comparison).
+  bool compare_chars(CmpOp op, IRRef a, IRRef b, IRRef& out);
+  // Before comparing `r` (value `v`) with a character `other`: a string of
+  // one byte from anywhere else (a register, a list) becomes a character
+  // too, behind a guard on its length.
+  void as_char(IRRef& r, const Value& v, IRRef other);
   // GETINDEX, SETINDEX, GETINDEXN, SETINDEXN (record_index.cpp).
   Status record_index(uint32_t pc, const Instr& ins, const Value* R);
   // Leave through a final EXIT into trace `target`; without the link the

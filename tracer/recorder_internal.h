@@ -1,8 +1,12 @@
 // Internals the recorder's source files share (recorder.cpp,
-// record_call.cpp, record_index.cpp); not part of the recorder's interface.
+// record_call.cpp, record_index.cpp, record_string.cpp); not part of the
+// recorder's interface.
 #pragma once
 
+#include <iterator>
+
 #include "tracer/trace_ir.h"
+#include "vm/core/operators.h"
 #include "vm/core/value.h"
 
 namespace tessera::jit {
@@ -28,5 +32,9 @@ inline IRType type_of_value(const Value& v) {
 // Objects: reference-counted values that the trace stores through to their
 // registers.
 inline bool is_object(IRType t) { return t == IRType::Str || t == IRType::List || t == IRType::Tensor; }
+
+// The IR comparison of each CmpOp.
+constexpr IROp kCompareIR[] = {IROp::EQ, IROp::NE, IROp::LT, IROp::LE, IROp::GT, IROp::GE};
+static_assert(std::size(kCompareIR) == kNumCmpOps);
 
 }  // namespace tessera::jit

@@ -8,6 +8,7 @@ LoweringEnv make_lowering_env(const TraceIR& ir, const ObjectLayout& layout, Cod
   LoweringEnv env;
   env.list = layout.list;
   env.tensor = layout.tensor;
+  env.str = layout.str;
   env.obj_refcount_offset = layout.refcount_offset;
   env.linking = linking;
   env.proto = proto;

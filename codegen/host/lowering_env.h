@@ -24,6 +24,7 @@ namespace tessera::jit {
 struct LoweringEnv {
   ListLayout list;
   TensorLayout tensor;
+  StrLayout str;
   size_t obj_refcount_offset = 0;
   // The trace's call table, copied into storage that outlives the compiled
   // code (CodeData): the generated code embeds these addresses.

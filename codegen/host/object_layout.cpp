@@ -30,6 +30,16 @@ TensorLayout measure_tensor_layout(const ListLayout& vec) {
   return l;
 }
 
+StrLayout measure_str_layout() {
+  const Value v = make_str("ab");  // two bytes: not a shared one-byte string
+  const StrObj* s = v.as_str();
+  const char* base = reinterpret_cast<const char*>(s);
+  StrLayout l;
+  l.length_offset = static_cast<size_t>(reinterpret_cast<const char*>(&s->length) - base);
+  l.data_offset = static_cast<size_t>(s->data() - base);
+  return l;
+}
+
 size_t obj_refcount_offset() {
   ListObj o;
   return static_cast<size_t>(reinterpret_cast<const char*>(&o.refcount) - reinterpret_cast<const char*>(&o));
@@ -71,6 +81,7 @@ const ObjectLayout& object_layout() {
     ObjectLayout l;
     l.list = measure_list_layout();
     l.tensor = measure_tensor_layout(l.list);
+    l.str = measure_str_layout();
     l.refcount_offset = obj_refcount_offset();
     return l;
   }();

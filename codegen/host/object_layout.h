@@ -25,9 +25,16 @@ struct TensorLayout {
   size_t device_copy_offset = 0;  // DeviceCopy*: non-null while a device holds the elements
 };
 
+// Where a StrObj keeps its length and its bytes (which follow the object).
+struct StrLayout {
+  size_t length_offset = 0;  // size_t
+  size_t data_offset = 0;    // the first byte
+};
+
 struct ObjectLayout {
   ListLayout list;
   TensorLayout tensor;
+  StrLayout str;
   // Offset of Obj::refcount (a uint32_t) in every heap object (Obj has a
   // vtable, so offsetof is not usable).
   size_t refcount_offset = 0;

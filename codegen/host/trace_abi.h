@@ -35,6 +35,7 @@
 
 #include <cstdint>
 
+#include "vm/core/value.h"
 #include "vm/interp/jit_hooks.h"  // FrameRegion
 
 namespace tessera {
@@ -66,6 +67,8 @@ struct JitContext {
   // assumed constant), so that the traces that assumed it are invalidated.
   void (*global_stored)(void* jit, uint32_t index) = nullptr;
   void* jit = nullptr;
+  // This thread's shared one-byte strings (SCHAR indexes them by byte).
+  const Value* one_byte_strings = tessera::one_byte_strings();
 };
 
 // How C++ enters a compiled trace (the C calling convention).

@@ -109,6 +109,33 @@ TEST(TraceJit, TypeOfATypedValueAndLenOfAListAreNotCalls) {
   EXPECT_FALSE(any_trace_has_op(*rt, jit::IROp::CALL));
 }
 
+// A character loop (a search, a tokenizer's classes) runs without helper
+// calls: s[i] is a byte and a shared one-byte string, len(s) an SLEN, and
+// characters compare with characters and constants as bytes (unsigned: the
+// bytes of "é" sort after "z"). Both tiers print the interpreter's output.
+TEST(TraceJit, CharacterLoopsAreNotCalls) {
+  const std::string src =
+      "let t = \"\"\nfor i in range(40) { t = t + \"ab9z é\" }\n"
+      "let p = \"9z\"\nlet hits = 0\nlet digits = 0\nlet letters = 0\nlet high = 0\nlet last = \"\"\n"
+      "let i = 0\nwhile i < len(t) - 1 {\n  let c = t[i]\n"
+      "  if c == p[0] and t[i + 1] == p[1] { hits += 1 }\n"
+      "  if c >= \"0\" and \"9\" >= c { digits += 1 } elif c >= \"a\" and c <= \"z\" { letters += 1 }\n"
+      "  if c > \"z\" { high += 1 }\n  if c != \"\" and c < \"ab\" { last = c }\n  i += 1\n}\n"
+      "print(hits, digits, letters, high, last, len(t))\n";
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    JitParams p = hot_params();
+    p.set(std::string("tier=") + tier);
+    auto rt = testing::expect_same_as_interpreter(src, p);
+    bool loop_without_calls = false;
+    for (const auto& t : rt->tracing()->traces()) {
+      if (t->kind != jit::Trace::Kind::Loop || !testing::trace_has_op(*t, jit::IROp::SBYTE)) continue;
+      loop_without_calls = loop_without_calls || (testing::trace_has_op(*t, jit::IROp::SLEN) && !testing::trace_has_op(*t, jit::IROp::CALL));
+    }
+    EXPECT_TRUE(loop_without_calls);
+  }
+}
+
 TEST(TraceJit, FormerlyNyiBytecodesAreRecorded) {
   std::string literal = "[0";
   for (int k = 1; k < 1030; ++k) literal += ", " + std::to_string(k % 7);

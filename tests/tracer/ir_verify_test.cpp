@@ -231,6 +231,27 @@ TEST(IRVerify, OperandTypes) {
       "0004    none SSTORE 2  0003\n"
       "SNAP #0 ir=0001 pc=0 frames=[] []\n");
   EXPECT_NE(e.find("0004 SSTORE: operand 0003 (LSTORE) has no value"), std::string::npos) << e;
+  // Characters of strings: SLEN and SBYTE read a string, SCHAR makes one of an int.
+  EXPECT_EQ(error_of("0000    int  KINT   0\n"
+                     "0001 >  str  SLOAD  0  0  #0\n"
+                     "0002    int  SLEN   0001\n"
+                     "0003    bool ULT    0000  0002\n"
+                     "0004 >  none GUARDT 0003  #0\n"
+                     "0005    int  SBYTE  0001  0000\n"
+                     "0006    str  SCHAR  0005\n"
+                     "SNAP #0 ir=0001 pc=0 frames=[] []\n"),
+            "");
+  e = error_of(
+      "0000    int  KINT   0\n"
+      "0001 >  list SLOAD  0  0  #0\n"
+      "0002    int  SLEN   0001\n"
+      "SNAP #0 ir=0001 pc=0 frames=[] []\n");
+  EXPECT_NE(e.find("0002 SLEN: op1 0001 is list, not str"), std::string::npos) << e;
+  e = error_of(
+      "0000 >  list SLOAD  0  0  #0\n"
+      "0001    str  SCHAR  0000\n"
+      "SNAP #0 ir=0000 pc=0 frames=[] []\n");
+  EXPECT_NE(e.find("0001 SCHAR: op1 0000 is list, not int"), std::string::npos) << e;
 }
 
 TEST(IRVerify, SunkAllocationsOnlyInSnapshots) {

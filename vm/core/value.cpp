@@ -62,6 +62,17 @@ Value short_str(std::string_view s) {
 
 }  // namespace
 
+const Value* one_byte_strings() {
+  thread_local const Value* all = [] {
+    for (int b = 0; b < 256; ++b) {
+      const char c = static_cast<char>(b);
+      short_str(std::string_view(&c, 1));
+    }
+    return short_strings.byte;
+  }();
+  return all;
+}
+
 Value make_str(std::string_view s) { return s.size() <= 1 ? short_str(s) : alloc_str(s, {}); }
 
 const Value& type_name_str(const Value& v) {

@@ -178,6 +178,10 @@ struct StrObj : Obj {
 // A string of the bytes of `s`. Strings of at most one byte are shared
 // (made once per thread), so their count says nothing about who holds them.
 Value make_str(std::string_view s);
+// This thread's 256 shared one-byte strings, indexed by byte (all made on
+// the first call): what make_str gives for a string of one byte. Compiled
+// traces index it (SCHAR, through JitContext).
+const Value* one_byte_strings();
 // The string `a` followed by `b`, built in place (one allocation).
 Value concat_str(std::string_view a, std::string_view b);
 

@@ -300,6 +300,31 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
       break;
     }
 
+    case IROp::SLEN: {
+      const x86::Gp str = gpr(ins.op1, x86::rax);
+      a_.mov(x86::r10, x86::qword_ptr(str, static_cast<int32_t>(env_.str.length_offset)));
+      commit(r, x86::r10);
+      break;
+    }
+    case IROp::SBYTE: {
+      const x86::Gp str = gpr(ins.op1, x86::rax);
+      const x86::Gp i = gpr(ins.op2, x86::rdx);
+      a_.movzx(x86::r10d, x86::byte_ptr(str, i, 0, static_cast<int32_t>(env_.str.data_offset)));
+      commit(r, x86::r10);
+      break;
+    }
+    case IROp::SCHAR: {
+      // ctx->one_byte_strings[b]'s payload (a Value is 16 bytes).
+      const x86::Gp b = gpr(ins.op1, x86::rax);
+      a_.mov(x86::r10, b);
+      a_.shl(x86::r10, 4);
+      a_.mov(x86::r11, x86::qword_ptr(x86::rsp, kCtx));
+      a_.mov(x86::r11, x86::qword_ptr(x86::r11, static_cast<int32_t>(offsetof(JitContext, one_byte_strings))));
+      a_.mov(x86::r10, x86::qword_ptr(x86::r11, x86::r10, 0, static_cast<int32_t>(Value::kPayloadOffset)));
+      commit(r, x86::r10);
+      break;
+    }
+
     case IROp::FPUSH: push_frame(ins); break;
     case IROp::RETGUARD: return_guard(ins); break;
     case IROp::FPOP: pop_frame(r, ins); break;

@@ -283,6 +283,26 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
       store_value(A(), ins.op2);
       break;
 
+    case IROp::SLEN:
+      expect_type(ins.op1, ptr_, "a string");
+      v = b_.CreateLoad(i64_, byte_gep(A(), env_.str.length_offset));
+      break;
+    case IROp::SBYTE: {
+      expect_type(ins.op1, ptr_, "a string");
+      expect_type(ins.op2, i64_, "an int");
+      llvm::Value* at = b_.CreateInBoundsGEP(i8_, byte_gep(A(), env_.str.data_offset), B());
+      v = b_.CreateZExt(b_.CreateLoad(i8_, at), i64_);
+      break;
+    }
+    case IROp::SCHAR: {
+      // ctx->one_byte_strings[b]'s payload (a Value is 16 bytes).
+      expect_type(ins.op1, i64_, "an int");
+      llvm::Value* table = b_.CreateLoad(ptr_, field(ctx_, offsetof(JitContext, one_byte_strings)));
+      llvm::Value* entry = b_.CreateInBoundsGEP(i8_, table, b_.CreateShl(A(), 4));
+      v = b_.CreateLoad(ptr_, byte_gep(entry, Value::kPayloadOffset));
+      break;
+    }
+
     case IROp::FPUSH: push_frame(ins); break;
     case IROp::RETGUARD: return_guard(ins); break;
     case IROp::FPOP: pop_frame(ins); break;

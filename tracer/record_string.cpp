@@ -1,0 +1,86 @@
+// TraceRecorder, strings: the character loops of tokenizers and searches
+// (`c = s[i]`, `c == p[k]`, `c >= "0"`, `i < len(s)`) without helper calls.
+//
+// Design. Strings are immutable, so their length and bytes are pure values
+// (SLEN, SBYTE). `s[i]` with an index in range is a bounds guard, the byte,
+// and SCHAR: the shared one-byte string of that byte (the same object the
+// interpreter's `s[i]` gives, vm/core/value.h), so nothing is allocated. A
+// comparison whose operands are such characters, or a character and a
+// string constant, compares bytes (unsigned, as strings compare) or folds:
+// the SCHAR is then often dead. A one-byte string from a register compared
+// with a character becomes one (guarded on its length). Anything else (a
+// negative index, two strings from registers) takes the generic path.
+#include "tracer/recorder.h"
+#include "tracer/recorder_internal.h"
+
+namespace tessera::jit {
+
+namespace {
+
+// `k OP c` as `c OP' k`.
+CmpOp mirrored(CmpOp op) {
+  switch (op) {
+    case CmpOp::Lt: return CmpOp::Gt;
+    case CmpOp::Le: return CmpOp::Ge;
+    case CmpOp::Gt: return CmpOp::Lt;
+    case CmpOp::Ge: return CmpOp::Le;
+    default: return op;
+  }
+}
+
+}  // namespace
+
+bool TraceRecorder::str_index(uint32_t dst, IRRef s, IRRef i, const Value& str, const Value& idx) {
+  if (!str.is_str() || !idx.is_int() || idx.as_int() < 0 ||
+      static_cast<uint64_t>(idx.as_int()) >= str.as_str()->length)
+    return false;
+  const IRRef len = ir_.emit(IROp::SLEN, IRType::Int, s);
+  guard(true, ir_.emit(IROp::ULT, IRType::Bool, i, len));
+  const IRRef byte = ir_.emit(IROp::SBYTE, IRType::Int, s, i);
+  write(dst, ir_.emit(IROp::SCHAR, IRType::Str, byte));
+  return true;
+}
+
+void TraceRecorder::as_char(IRRef& r, const Value& v, IRRef other) {
+  if (ir_[other].op != IROp::SCHAR || type_of(r) != IRType::Str || ir_[r].op == IROp::SCHAR ||
+      ir_[r].op == IROp::KOBJ || !v.is_str() || v.as_str()->length != 1)
+    return;
+  guard(true, ir_.emit(IROp::EQ, IRType::Bool, ir_.emit(IROp::SLEN, IRType::Int, r), ir_.kint(1)));
+  r = ir_.emit(IROp::SCHAR, IRType::Str, ir_.emit(IROp::SBYTE, IRType::Int, r, ir_.kint(0)));
+}
+
+bool TraceRecorder::compare_chars(CmpOp op, IRRef a, IRRef b, IRRef& out) {
+  auto byte_of = [&](IRRef r) { return ir_[r].op == IROp::SCHAR ? ir_[r].op1 : kNoRef; };
+  const IRRef ba = byte_of(a), bb = byte_of(b);
+  if (ba == kNoRef && bb == kNoRef) return false;
+  if (ba != kNoRef && bb != kNoRef) {
+    out = ir_.emit(kCompareIR[static_cast<int>(op)], IRType::Bool, ba, bb);
+    return true;
+  }
+  // One character, one string constant (on either side).
+  const bool swapped = ba == kNoRef;
+  const IRRef ch = swapped ? bb : ba;
+  const IRRef k = swapped ? a : b;
+  if (ir_[k].op != IROp::KOBJ) return false;
+  const CmpOp o = swapped ? mirrored(op) : op;
+  const std::string_view kv = static_cast<const StrObj*>(ir_.const_ptr(k))->view();
+  if (kv.size() == 1) {
+    out = ir_.emit(kCompareIR[static_cast<int>(o)], IRType::Bool, ch, ir_.kint(static_cast<unsigned char>(kv[0])));
+    return true;
+  }
+  if (kv.empty()) {  // a character is longer than "": greater, never equal
+    out = ir_.kbool(o == CmpOp::Ne || o == CmpOp::Gt || o == CmpOp::Ge);
+    return true;
+  }
+  // Longer than one byte: never equal; c < "xy" exactly when c <= "x".
+  if (o == CmpOp::Eq || o == CmpOp::Ne) {
+    out = ir_.kbool(o == CmpOp::Ne);
+    return true;
+  }
+  const IRRef first = ir_.kint(static_cast<unsigned char>(kv[0]));
+  const bool below = o == CmpOp::Lt || o == CmpOp::Le;
+  out = ir_.emit(below ? IROp::LE : IROp::GT, IRType::Bool, ch, first);
+  return true;
+}
+
+}  // namespace tessera::jit
