@@ -7,9 +7,10 @@
 // interpreter's `s[i]` gives, vm/core/value.h), so nothing is allocated. A
 // comparison whose operands are such characters, or a character and a
 // string constant, compares bytes (unsigned, as strings compare) or folds:
-// the SCHAR is then often dead. A one-byte string from a register compared
-// with a character becomes one (guarded on its length). Anything else (a
-// negative index, two strings from registers) takes the generic path.
+// the SCHAR is then often dead. A string from a register or a list compared
+// with a character is one too when it has one byte, and unequal to it when
+// it has not (a guard on its length either way). Anything else (a negative
+// index, two strings from registers) takes the generic path.
 #include "tracer/recorder.h"
 #include "tracer/recorder_internal.h"
 
@@ -41,12 +42,30 @@ bool TraceRecorder::str_index(uint32_t dst, IRRef s, IRRef i, const Value& str, 
   return true;
 }
 
-void TraceRecorder::as_char(IRRef& r, const Value& v, IRRef other) {
-  if (ir_[other].op != IROp::SCHAR || type_of(r) != IRType::Str || ir_[r].op == IROp::SCHAR ||
-      ir_[r].op == IROp::KOBJ || !v.is_str() || v.as_str()->length != 1)
-    return;
-  guard(true, ir_.emit(IROp::EQ, IRType::Bool, ir_.emit(IROp::SLEN, IRType::Int, r), ir_.kint(1)));
-  r = ir_.emit(IROp::SCHAR, IRType::Str, ir_.emit(IROp::SBYTE, IRType::Int, r, ir_.kint(0)));
+bool TraceRecorder::compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b, const Value& vb, IRRef& out) {
+  if (type_of(a) != IRType::Str || type_of(b) != IRType::Str) return false;
+  auto is_char = [&](IRRef r) {
+    if (ir_[r].op == IROp::SCHAR) return true;
+    return ir_[r].op == IROp::KOBJ && static_cast<const StrObj*>(ir_.const_ptr(r))->length == 1;
+  };
+  // A string from anywhere else (a register, a list) compared with a
+  // character: of one byte (guarded), it is a character too; of another
+  // length, it is not equal to one (guarded), whatever its bytes.
+  auto from_elsewhere = [&](IRRef& r, const Value& v, IRRef other) {
+    if (!is_char(other) || ir_[r].op == IROp::SCHAR || ir_[r].op == IROp::KOBJ || !v.is_str()) return false;
+    const IRRef len = ir_.emit(IROp::SLEN, IRType::Int, r);
+    if (v.as_str()->length == 1) {
+      guard(true, ir_.emit(IROp::EQ, IRType::Bool, len, ir_.kint(1)));
+      r = ir_.emit(IROp::SCHAR, IRType::Str, ir_.emit(IROp::SBYTE, IRType::Int, r, ir_.kint(0)));
+      return false;
+    }
+    if (op != CmpOp::Eq && op != CmpOp::Ne) return false;
+    guard(true, ir_.emit(IROp::NE, IRType::Bool, len, ir_.kint(1)));
+    out = ir_.kbool(op == CmpOp::Ne);
+    return true;
+  };
+  if (from_elsewhere(a, va, b) || from_elsewhere(b, vb, a)) return true;
+  return compare_chars(op, a, b, out);
 }
 
 bool TraceRecorder::compare_chars(CmpOp op, IRRef a, IRRef b, IRRef& out) {

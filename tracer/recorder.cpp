@@ -307,7 +307,6 @@ TraceRecorder::Status TraceRecorder::compare(CmpOp op, IRRef a, IRRef b, IRRef& 
     out = ir_.emit(kCompareIR[static_cast<int>(op)], IRType::Bool, a, b);
     return Status::Continue;
   }
-  if (ta == IRType::Str && tb == IRType::Str && compare_chars(op, a, b, out)) return Status::Continue;
   // Two string constants (`type(v) == "int"` once type() is folded).
   if (ta == IRType::Str && tb == IRType::Str && ir_[a].op == IROp::KOBJ && ir_[b].op == IROp::KOBJ) {
     const auto* x = static_cast<const StrObj*>(ir_.const_ptr(a));
@@ -635,10 +634,8 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     };
     if (type_of(a) == IRType::Int && type_of(b) == IRType::Float) exact_int_as_float(a, va);
     if (type_of(a) == IRType::Float && type_of(b) == IRType::Int) exact_int_as_float(b, vb);
-    as_char(a, va, b);
-    as_char(b, vb, a);
     IRRef out;
-    compare(c.cmp, a, b, out);
+    if (!compare_strings(c.cmp, a, va, b, vb, out)) compare(c.cmp, a, b, out);
     if (out == kNoRef) {
       if (!branch) {
         call_helper(CallTarget{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,

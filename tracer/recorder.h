@@ -158,10 +158,10 @@ class TraceRecorder {
   // A character (an SCHAR) compared with a character or a string constant:
   // a comparison of bytes, or a constant (false: not such a comparison).
   bool compare_chars(CmpOp op, IRRef a, IRRef b, IRRef& out);
-  // Before comparing `r` (value `v`) with a character `other`: a string of
-  // one byte from anywhere else (a register, a list) becomes a character
-  // too, behind a guard on its length.
-  void as_char(IRRef& r, const Value& v, IRRef other);
+  // `a OP b` of two strings (values va, vb) where one is a character or a
+  // one-byte constant: compare_chars, after a guard on the other's length
+  // where it comes from elsewhere (false: not such a comparison).
+  bool compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b, const Value& vb, IRRef& out);
   // GETINDEX, SETINDEX, GETINDEXN, SETINDEXN (record_index.cpp).
   Status record_index(uint32_t pc, const Instr& ins, const Value* R);
   // Leave through a final EXIT into trace `target`; without the link the
