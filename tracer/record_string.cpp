@@ -9,8 +9,10 @@
 // string constant, compares bytes (unsigned, as strings compare) or folds:
 // the SCHAR is then often dead. A string from a register or a list compared
 // with a character is one too when it has one byte, and unequal to it when
-// it has not (a guard on its length either way). Anything else (a negative
-// index, two strings from registers) takes the generic path.
+// it has not (a guard on its length either way); == and != of such a string
+// and a constant of up to 16 bytes are decided by guards on the length and
+// bytes. Anything else (a negative index, two strings from registers, the
+// order of longer strings) takes the generic path.
 #include "tracer/recorder.h"
 #include "tracer/recorder_internal.h"
 
@@ -65,7 +67,41 @@ bool TraceRecorder::compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b,
     return true;
   };
   if (from_elsewhere(a, va, b) || from_elsewhere(b, vb, a)) return true;
-  return compare_chars(op, a, b, out);
+  if (compare_chars(op, a, b, out)) return true;
+  // A string from elsewhere == or != a short constant (`node[0] == "op"`):
+  // decided by what the recording sees, behind guards on the length and on
+  // the bytes that decide it (all of them when equal, the first that
+  // differs when not). The branch on the result would guard it anyway.
+  if (op != CmpOp::Eq && op != CmpOp::Ne) return false;
+  const bool k_on_left = ir_[a].op == IROp::KOBJ;
+  const IRRef x = k_on_left ? b : a;
+  const IRRef k = k_on_left ? a : b;
+  const Value& vx = k_on_left ? vb : va;
+  constexpr size_t kMaxBytes = 16;
+  if (ir_[k].op != IROp::KOBJ || ir_[x].op == IROp::KOBJ || ir_[x].op == IROp::SCHAR || !vx.is_str()) return false;
+  const std::string_view kv = static_cast<const StrObj*>(ir_.const_ptr(k))->view();
+  const std::string_view xv = vx.as_str()->view();
+  if (kv.size() > kMaxBytes) return false;
+  const IRRef len = ir_.emit(IROp::SLEN, IRType::Int, x);
+  const IRRef klen = ir_.kint(static_cast<int64_t>(kv.size()));
+  if (xv.size() != kv.size()) {
+    guard(true, ir_.emit(IROp::NE, IRType::Bool, len, klen));
+    out = ir_.kbool(op == CmpOp::Ne);
+    return true;
+  }
+  guard(true, ir_.emit(IROp::EQ, IRType::Bool, len, klen));
+  for (size_t j = 0; j < kv.size(); ++j) {
+    const IRRef byte = ir_.emit(IROp::SBYTE, IRType::Int, x, ir_.kint(static_cast<int64_t>(j)));
+    const IRRef kb = ir_.kint(static_cast<unsigned char>(kv[j]));
+    const bool same = xv[j] == kv[j];
+    guard(true, ir_.emit(same ? IROp::EQ : IROp::NE, IRType::Bool, byte, kb));
+    if (!same) {
+      out = ir_.kbool(op == CmpOp::Ne);
+      return true;
+    }
+  }
+  out = ir_.kbool(op == CmpOp::Eq);
+  return true;
 }
 
 bool TraceRecorder::compare_chars(CmpOp op, IRRef a, IRRef b, IRRef& out) {

@@ -159,8 +159,10 @@ class TraceRecorder {
   // a comparison of bytes, or a constant (false: not such a comparison).
   bool compare_chars(CmpOp op, IRRef a, IRRef b, IRRef& out);
   // `a OP b` of two strings (values va, vb) where one is a character or a
-  // one-byte constant: compare_chars, after a guard on the other's length
-  // where it comes from elsewhere (false: not such a comparison).
+  // one-byte constant (compare_chars, after a guard on the other's length
+  // where it comes from elsewhere), or == and != of a string and a constant
+  // of up to 16 bytes (guards on its length and bytes decide it). False:
+  // not such a comparison.
   bool compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b, const Value& vb, IRRef& out);
   // GETINDEX, SETINDEX, GETINDEXN, SETINDEXN (record_index.cpp).
   Status record_index(uint32_t pc, const Instr& ins, const Value* R);
