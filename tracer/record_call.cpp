@@ -107,6 +107,15 @@ TraceRecorder::Status TraceRecorder::record_call(uint32_t pc, const Instr& ins, 
       write(ins.a, ir_.emit(IROp::SLEN, IRType::Int, args[0]));
       return Status::Continue;
     }
+    // int(c) of a digit character (a tokenizer's `n * 10 + int(s[i])`).
+    if (name == "int" && args.size() == 1 && char_to_int(ins.a, args[0], *values[0])) return Status::Continue;
+    // assert(c) or assert(c, message) of a bool: a guard. When it fails the
+    // interpreter redoes the call, and raises with its message.
+    if (name == "assert" && (args.size() == 1 || args.size() == 2) && type_of(args[0]) == IRType::Bool) {
+      guard(true, args[0]);
+      write(ins.a, ir_.knil());
+      return Status::Continue;
+    }
     call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a, values);
     return Status::Continue;
   }

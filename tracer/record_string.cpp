@@ -44,6 +44,16 @@ bool TraceRecorder::str_index(uint32_t dst, IRRef s, IRRef i, const Value& str, 
   return true;
 }
 
+bool TraceRecorder::char_to_int(uint32_t dst, IRRef c, const Value& v) {
+  if (ir_[c].op != IROp::SCHAR || !v.is_str() || v.as_str()->length != 1) return false;
+  const unsigned char seen = static_cast<unsigned char>(v.as_str()->data()[0]);
+  if (seen < '0' || seen > '9') return false;
+  const IRRef digit = ir_.emit(IROp::SUB, IRType::Int, ir_[c].op1, ir_.kint('0'));
+  guard(true, ir_.emit(IROp::ULT, IRType::Bool, digit, ir_.kint(10)));
+  write(dst, digit);
+  return true;
+}
+
 bool TraceRecorder::compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b, const Value& vb, IRRef& out) {
   if (type_of(a) != IRType::Str || type_of(b) != IRType::Str) return false;
   auto is_char = [&](IRRef r) {

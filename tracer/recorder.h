@@ -164,6 +164,9 @@ class TraceRecorder {
   // of up to 16 bytes (guards on its length and bytes decide it). False:
   // not such a comparison.
   bool compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b, const Value& vb, IRRef& out);
+  // int(c) of a character that is a digit: its byte less '0', guarded to
+  // be a digit (false: not such a call).
+  bool char_to_int(uint32_t dst, IRRef c, const Value& v);
   // GETINDEX, SETINDEX, GETINDEXN, SETINDEXN (record_index.cpp).
   Status record_index(uint32_t pc, const Instr& ins, const Value* R);
   // Leave through a final EXIT into trace `target`; without the link the

@@ -110,16 +110,18 @@ TEST(TraceJit, TypeOfATypedValueAndLenOfAListAreNotCalls) {
 }
 
 // A character loop (a search, a tokenizer's classes) runs without helper
-// calls: s[i] is a byte and a shared one-byte string, len(s) an SLEN, and
+// calls: s[i] is a byte and a shared one-byte string, len(s) an SLEN,
 // characters compare with characters and constants as bytes (unsigned: the
-// bytes of "é" sort after "z"). Both tiers print the interpreter's output.
+// bytes of "é" sort after "z"), int(c) of a digit is its byte less '0', and
+// assert(c) is a guard. Both tiers print the interpreter's output.
 TEST(TraceJit, CharacterLoopsAreNotCalls) {
   const std::string src =
       "let t = \"\"\nfor i in range(40) { t = t + \"ab9z é\" }\n"
       "let p = \"9z\"\nlet hits = 0\nlet digits = 0\nlet letters = 0\nlet high = 0\nlet last = \"\"\n"
       "let i = 0\nwhile i < len(t) - 1 {\n  let c = t[i]\n"
       "  if c == p[0] and t[i + 1] == p[1] { hits += 1 }\n"
-      "  if c >= \"0\" and \"9\" >= c { digits += 1 } elif c >= \"a\" and c <= \"z\" { letters += 1 }\n"
+      "  assert(c != \"\" and len(c) == 1, \"one byte\")\n"
+      "  if c >= \"0\" and \"9\" >= c { digits += int(c) } elif c >= \"a\" and c <= \"z\" { letters += 1 }\n"
       "  if c > \"z\" { high += 1 }\n  if c != \"\" and c < \"ab\" { last = c }\n  i += 1\n}\n"
       "print(hits, digits, letters, high, last, len(t))\n";
   for (const char* tier : {"1", "2"}) {
