@@ -1,5 +1,6 @@
 #include "optimizer/fold.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <optional>
@@ -114,6 +115,8 @@ class Folder {
       case IROp::SUB: return ir_.kint(static_cast<int64_t>(u(a) - u(b)));
       case IROp::MUL: return ir_.kint(static_cast<int64_t>(u(a) * u(b)));
       case IROp::NEG: return ir_.kint(static_cast<int64_t>(0 - u(a)));
+      case IROp::IMIN: return ir_.kint(std::min(i(a), i(b)));
+      case IROp::IMAX: return ir_.kint(std::max(i(a), i(b)));
       case IROp::FADD: return ir_.kfloat(f(a) + f(b));
       case IROp::FSUB: return ir_.kfloat(f(a) - f(b));
       case IROp::FMUL: return ir_.kfloat(f(a) * f(b));

@@ -183,6 +183,7 @@ class Verifier {
   void types(IRRef r, const IRIns& in) {
     switch (in.op) {
       case IROp::ADD: case IROp::SUB: case IROp::MUL: case IROp::IDIV: case IROp::IMOD: case IROp::IPOW:
+      case IROp::IMIN: case IROp::IMAX:
         want_operand(r, 1, IRType::Int);
         [[fallthrough]];
       case IROp::NEG:

@@ -107,6 +107,12 @@ TraceRecorder::Status TraceRecorder::record_call(uint32_t pc, const Instr& ins, 
       write(ins.a, ir_.emit(IROp::SLEN, IRType::Int, args[0]));
       return Status::Continue;
     }
+    // min(a, b) and max(a, b) of two ints.
+    if ((name == "min" || name == "max") && args.size() == 2 && type_of(args[0]) == IRType::Int &&
+        type_of(args[1]) == IRType::Int) {
+      write(ins.a, ir_.emit(name == "min" ? IROp::IMIN : IROp::IMAX, IRType::Int, args[0], args[1]));
+      return Status::Continue;
+    }
     // int(c) of a digit character (a tokenizer's `n * 10 + int(s[i])`).
     if (name == "int" && args.size() == 1 && char_to_int(ins.a, args[0], *values[0])) return Status::Continue;
     // assert(c) or assert(c, message) of a bool: a guard. When it fails the

@@ -97,6 +97,10 @@ const FoldCase kCases[] = {
     {"MUL zero any kint0", {"int  KINT   0", "int  MUL    0003  0000"}, "KINT 0"},
     {"NEG kint none eval", {"int  KINT   -9223372036854775808", "int  NEG    0003"}, "KINT -9223372036854775808"},
     {"NEG inv none inner", {"int  NEG    0000", "int  NEG    0003"}, "x"},
+    {"IMIN kint kint eval", {"int  KINT   -3", "int  KINT   5", "int  IMIN   0003  0004"}, "KINT -3"},
+    {"IMIN any same left", {"int  IMIN   0000  0000"}, "x"},
+    {"IMAX kint kint eval", {"int  KINT   -3", "int  KINT   5", "int  IMAX   0003  0004"}, "KINT 5"},
+    {"IMAX any same left", {"int  IMAX   0000  0000"}, "x"},
 
     // Float arithmetic (IEEE doubles).
     {"FADD kflt kflt eval", {"flt  KFLOAT 0.1", "flt  KFLOAT 0.2", "flt  FADD   0003  0004"},

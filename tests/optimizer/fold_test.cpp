@@ -35,6 +35,21 @@ TEST(Fold, ConstantsFoldWithTheInterpretersSemantics) {
                "SNAP #1 ir=0004 pc=2 frames=[] [1=0000 2=0002]\n");
 }
 
+TEST(Fold, MinAndMaxOfIntConstants) {
+  FoldPass fold;
+  EXPECT_IR_EQ(apply(fold,
+                     "0000    int  KINT   -3\n"
+                     "0001    int  KINT   5\n"
+                     "0002    int  IMIN   0000  0001\n"
+                     "0003    int  IMAX   0000  0001\n"
+                     "0004 >  none EXIT    #0\n"
+                     "SNAP #0 ir=0004 pc=2 frames=[] [1=0002 2=0003]\n"),
+               "0000    int  KINT   -3\n"
+               "0001    int  KINT   5\n"
+               "0002 >  none EXIT    #0\n"
+               "SNAP #0 ir=0002 pc=2 frames=[] [1=0000 2=0001]\n");
+}
+
 TEST(Fold, AlgebraicIdentities) {
   FoldPass fold;
   EXPECT_IR_EQ(apply(fold,

@@ -138,6 +138,30 @@ TEST(TraceJit, CharacterLoopsAreNotCalls) {
   }
 }
 
+// min and max of two ints are instructions (IMIN, IMAX: a compare and a
+// conditional move), not calls of the tensor built-ins; of floats or mixed
+// operands they stay calls. Both tiers print the interpreter's output.
+TEST(TraceJit, MinAndMaxOfIntsAreNotCalls) {
+  const std::string src =
+      "let best = list(50, 0)\nfor i in range(50) { best[i] = (i * 37) % 23 - 11 }\n"
+      "let hi = -100\nlet lo = 100\nlet s = 0\n"
+      "for k in range(2000) {\n  let a = best[k % 50]\n  let b = best[(k * 7) % 50]\n"
+      "  hi = max(hi, a)\n  lo = min(lo, b)\n  s += max(a, b) - min(a, b) + min(a, 3)\n}\n"
+      "print(hi, lo, s, max(2.5, 1), min(-0.0, 0))\n";
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    JitParams p = hot_params();
+    p.set(std::string("tier=") + tier);
+    auto rt = testing::expect_same_as_interpreter(src, p);
+    bool without_calls = false;
+    for (const auto& t : rt->tracing()->traces())
+      without_calls = without_calls || (testing::trace_has_op(*t, jit::IROp::IMIN) &&
+                                        testing::trace_has_op(*t, jit::IROp::IMAX) &&
+                                        !testing::trace_has_op(*t, jit::IROp::CALL));
+    EXPECT_TRUE(without_calls);
+  }
+}
+
 TEST(TraceJit, FormerlyNyiBytecodesAreRecorded) {
   std::string literal = "[0";
   for (int k = 1; k < 1030; ++k) literal += ", " + std::to_string(k % 7);

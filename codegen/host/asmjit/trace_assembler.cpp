@@ -300,6 +300,17 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
       break;
     }
 
+    case IROp::IMIN:
+    case IROp::IMAX: {
+      // Into a scratch register first: r's register may be an operand's.
+      a_.mov(x86::r10, gpr(ins.op1, x86::rax));
+      const x86::Gp b = gpr(ins.op2, x86::rdx);
+      a_.cmp(x86::r10, b);
+      if (ins.op == IROp::IMIN) a_.cmovg(x86::r10, b);
+      else a_.cmovl(x86::r10, b);
+      commit(r, x86::r10);
+      break;
+    }
     case IROp::SLEN: {
       const x86::Gp str = gpr(ins.op1, x86::rax);
       a_.mov(x86::r10, x86::qword_ptr(str, static_cast<int32_t>(env_.str.length_offset)));

@@ -283,6 +283,12 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
       store_value(A(), ins.op2);
       break;
 
+    case IROp::IMIN:
+      v = b_.CreateSelect(b_.CreateICmpSLT(A(), B()), A(), B());
+      break;
+    case IROp::IMAX:
+      v = b_.CreateSelect(b_.CreateICmpSGT(A(), B()), A(), B());
+      break;
     case IROp::SLEN:
       expect_type(ins.op1, ptr_, "a string");
       v = b_.CreateLoad(i64_, byte_gep(A(), env_.str.length_offset));
