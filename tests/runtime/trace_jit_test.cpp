@@ -5,6 +5,7 @@
 // been compiled and entered.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
@@ -109,13 +110,31 @@ TEST(TraceJit, TypeOfATypedValueAndLenOfAListAreNotCalls) {
   EXPECT_FALSE(any_trace_has_op(*rt, jit::IROp::CALL));
 }
 
+// Runs `src` at tier=1 and at tier=2 (each printing the interpreter's
+// output) and expects some trace to hold every one of `ops` and no CALL.
+void expect_a_trace_with_ops_and_no_call(const std::string& src, std::initializer_list<jit::IROp> ops) {
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    JitParams p = hot_params();
+    p.set(std::string("tier=") + tier);
+    auto rt = testing::expect_same_as_interpreter(src, p);
+    bool found = false;
+    for (const auto& t : rt->tracing()->traces()) {
+      bool all = !testing::trace_has_op(*t, jit::IROp::CALL);
+      for (jit::IROp op : ops) all = all && testing::trace_has_op(*t, op);
+      found = found || all;
+    }
+    EXPECT_TRUE(found);
+  }
+}
+
 // A character loop (a search, a tokenizer's classes) runs without helper
 // calls: s[i] is a byte and a shared one-byte string, len(s) an SLEN,
 // characters compare with characters and constants as bytes (unsigned: the
 // bytes of "é" sort after "z"), int(c) of a digit is its byte less '0', and
-// assert(c) is a guard. Both tiers print the interpreter's output.
+// assert(c) is a guard.
 TEST(TraceJit, CharacterLoopsAreNotCalls) {
-  const std::string src =
+  expect_a_trace_with_ops_and_no_call(
       "let t = \"\"\nfor i in range(40) { t = t + \"ab9z é\" }\n"
       "let p = \"9z\"\nlet hits = 0\nlet digits = 0\nlet letters = 0\nlet high = 0\nlet last = \"\"\n"
       "let i = 0\nwhile i < len(t) - 1 {\n  let c = t[i]\n"
@@ -123,43 +142,21 @@ TEST(TraceJit, CharacterLoopsAreNotCalls) {
       "  assert(c != \"\" and len(c) == 1, \"one byte\")\n"
       "  if c >= \"0\" and \"9\" >= c { digits += int(c) } elif c >= \"a\" and c <= \"z\" { letters += 1 }\n"
       "  if c > \"z\" { high += 1 }\n  if c != \"\" and c < \"ab\" { last = c }\n  i += 1\n}\n"
-      "print(hits, digits, letters, high, last, len(t))\n";
-  for (const char* tier : {"1", "2"}) {
-    SCOPED_TRACE(std::string("tier=") + tier);
-    JitParams p = hot_params();
-    p.set(std::string("tier=") + tier);
-    auto rt = testing::expect_same_as_interpreter(src, p);
-    bool loop_without_calls = false;
-    for (const auto& t : rt->tracing()->traces()) {
-      if (t->kind != jit::Trace::Kind::Loop || !testing::trace_has_op(*t, jit::IROp::SBYTE)) continue;
-      loop_without_calls = loop_without_calls || (testing::trace_has_op(*t, jit::IROp::SLEN) && !testing::trace_has_op(*t, jit::IROp::CALL));
-    }
-    EXPECT_TRUE(loop_without_calls);
-  }
+      "print(hits, digits, letters, high, last, len(t))\n",
+      {jit::IROp::SBYTE, jit::IROp::SLEN});
 }
 
 // min and max of two ints are instructions (IMIN, IMAX: a compare and a
 // conditional move), not calls of the tensor built-ins; of floats or mixed
-// operands they stay calls. Both tiers print the interpreter's output.
+// operands they stay calls.
 TEST(TraceJit, MinAndMaxOfIntsAreNotCalls) {
-  const std::string src =
+  expect_a_trace_with_ops_and_no_call(
       "let best = list(50, 0)\nfor i in range(50) { best[i] = (i * 37) % 23 - 11 }\n"
       "let hi = -100\nlet lo = 100\nlet s = 0\n"
       "for k in range(2000) {\n  let a = best[k % 50]\n  let b = best[(k * 7) % 50]\n"
       "  hi = max(hi, a)\n  lo = min(lo, b)\n  s += max(a, b) - min(a, b) + min(a, 3)\n}\n"
-      "print(hi, lo, s, max(2.5, 1), min(-0.0, 0))\n";
-  for (const char* tier : {"1", "2"}) {
-    SCOPED_TRACE(std::string("tier=") + tier);
-    JitParams p = hot_params();
-    p.set(std::string("tier=") + tier);
-    auto rt = testing::expect_same_as_interpreter(src, p);
-    bool without_calls = false;
-    for (const auto& t : rt->tracing()->traces())
-      without_calls = without_calls || (testing::trace_has_op(*t, jit::IROp::IMIN) &&
-                                        testing::trace_has_op(*t, jit::IROp::IMAX) &&
-                                        !testing::trace_has_op(*t, jit::IROp::CALL));
-    EXPECT_TRUE(without_calls);
-  }
+      "print(hi, lo, s, max(2.5, 1), min(-0.0, 0))\n",
+      {jit::IROp::IMIN, jit::IROp::IMAX});
 }
 
 TEST(TraceJit, FormerlyNyiBytecodesAreRecorded) {
