@@ -97,14 +97,10 @@ TraceRecorder::Status TraceRecorder::record_call(uint32_t pc, const Instr& ins, 
       write(ins.a, constant(type_name_str(*values[0])));
       return Status::Continue;
     }
-    // len(l) of a list is its length: an instruction (which the optimizer
-    // knows: CSE, LICM, allocation sinking), not a helper call.
-    if (name == "len" && args.size() == 1 && type_of(args[0]) == IRType::List) {
-      write(ins.a, ir_.emit(IROp::LLEN, IRType::Int, args[0]));
-      return Status::Continue;
-    }
-    if (name == "len" && args.size() == 1 && type_of(args[0]) == IRType::Str) {
-      write(ins.a, ir_.emit(IROp::SLEN, IRType::Int, args[0]));
+    // len(l) of a list or a string is its length: an instruction (which the
+    // optimizer knows: CSE, LICM, allocation sinking), not a helper call.
+    if (name == "len" && args.size() == 1 && (type_of(args[0]) == IRType::List || type_of(args[0]) == IRType::Str)) {
+      write(ins.a, ir_.emit(type_of(args[0]) == IRType::List ? IROp::LLEN : IROp::SLEN, IRType::Int, args[0]));
       return Status::Continue;
     }
     // min(a, b) and max(a, b) of two ints.
@@ -242,25 +238,23 @@ TraceRecorder::Status TraceRecorder::push_frame(FunctionProto* callee, uint32_t 
   // reaches memory only through FPUSH's snapshot, whose exit redoes the
   // CALL, which reads it.
   const IRRef callee_ref = constant(Value::function(callee));
-  for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
-    if (abs == a && frames_.size() == 1 && slots_[abs] == callee_ref) continue;
-    if (dirty_[abs] && slots_[abs] != kNoRef) {
-      ir_.emit(IROp::SSTORE, IRType::None, abs, slots_[abs]);
-      dirty_[abs] = false;
-    }
-  }
+  store_dirty_slots(frames_.size() == 1 && a < slots_.size() && slots_[a] == callee_ref ? a : kAllSlots);
   ir_.emit(IROp::FPUSH, IRType::None, callee_ref, a, snapshot(cur_pc_));
   switch_base_frame(callee);
   return link_to(callee == root_ && func_ ? kLinkSelf : static_cast<uint32_t>(callee->entry_trace), 0);
 }
 
-void TraceRecorder::make_inlined_frames_real() {
+void TraceRecorder::store_dirty_slots(uint32_t keep) {
   for (uint32_t abs = 0; abs < slots_.size(); ++abs) {
-    if (dirty_[abs] && slots_[abs] != kNoRef) {
+    if (abs != keep && dirty_[abs] && slots_[abs] != kNoRef) {
       ir_.emit(IROp::SSTORE, IRType::None, abs, slots_[abs]);
       dirty_[abs] = false;
     }
   }
+}
+
+void TraceRecorder::make_inlined_frames_real() {
+  store_dirty_slots(kAllSlots);
   while (frames_.size() > 1) {
     // The snapshot resumes inside the frames (nothing is pushed yet when
     // FPUSH's room check fails); its outermost frame names the CALL.

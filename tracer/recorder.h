@@ -180,6 +180,10 @@ class TraceRecorder {
   // make each inlined frame a real interpreter frame (an FPUSH each,
   // outermost first); the innermost becomes the base frame.
   void make_inlined_frames_real();
+  // Store every register the trace holds only as an SSA value, except
+  // `keep` (kAllSlots: none kept).
+  static constexpr uint32_t kAllSlots = UINT32_MAX;
+  void store_dirty_slots(uint32_t keep);
   // Down-recursion, second half (at the first instruction of the caller):
   // guard the return address, pop the frame, continue in the caller.
   void pop_frame(FunctionProto* caller, uint32_t pc, size_t caller_base);
