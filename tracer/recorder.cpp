@@ -307,6 +307,16 @@ TraceRecorder::Status TraceRecorder::compare(CmpOp op, IRRef a, IRRef b, IRRef& 
     out = ir_.emit(kCompareIR[static_cast<int>(op)], IRType::Bool, a, b);
     return Status::Continue;
   }
+  // == and != of values whose types differ are false and true (values_equal),
+  // unless both are numbers or one is a tensor (elementwise ==); both types
+  // are guarded, so a tree walk's `node == nil` of a list folds. nil == nil.
+  const bool equality = op == CmpOp::Eq || op == CmpOp::Ne;
+  auto number = [](IRType t) { return t == IRType::Int || t == IRType::Float; };
+  if (equality && ta != IRType::None && tb != IRType::None && ta != IRType::Tensor && tb != IRType::Tensor &&
+      !(number(ta) && number(tb)) && (ta != tb || ta == IRType::Nil)) {
+    out = ir_.kbool((ta == tb) == (op == CmpOp::Eq));
+    return Status::Continue;
+  }
   // Two string constants (`type(v) == "int"` once type() is folded).
   if (ta == IRType::Str && tb == IRType::Str && ir_[a].op == IROp::KOBJ && ir_[b].op == IROp::KOBJ) {
     const auto* x = static_cast<const StrObj*>(ir_.const_ptr(a));

@@ -159,6 +159,19 @@ TEST(TraceJit, MinAndMaxOfIntsAreNotCalls) {
       {jit::IROp::IMIN, jit::IROp::IMAX});
 }
 
+// == and != of values of different types (not two numbers; no tensor,
+// whose == is elementwise) are decided by the trace's type guards: a tree
+// walk's `node == nil` of a list is false, `nil == nil` true, no call.
+TEST(TraceJit, EqualityOfDifferentTypesIsDecidedByTypeGuards) {
+  expect_a_trace_with_ops_and_no_call(
+      "let xs = []\nfor i in range(60) { if i % 3 == 0 { push(xs, [i]) } else { push(xs, [i, i]) } }\n"
+      "let c = 0\nlet none = nil\n"
+      "for x in xs {\n  if x != nil and x != \"s\" and x != 3 { c += len(x) }\n"
+      "  if x == nil or x == 2.5 { c -= 100 }\n  if none == nil and c != nil { c += 1 }\n}\n"
+      "print(c, xs[0] == nil, nil == nil, [1] == [1])\n",
+      {jit::IROp::LLOAD, jit::IROp::LLEN});
+}
+
 TEST(TraceJit, FormerlyNyiBytecodesAreRecorded) {
   std::string literal = "[0";
   for (int k = 1; k < 1030; ++k) literal += ", " + std::to_string(k % 7);
