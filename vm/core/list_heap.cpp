@@ -40,6 +40,9 @@ void ListHeap::remove(ListObj* l) {
   if (l->gc_next) l->gc_next->gc_prev = l->gc_prev;
   l->heap = nullptr;
   --live_;
+  // A list freed since the last collection was no cycle: the count is of
+  // the lists made since then that are still alive.
+  if (made_since_ > 0) --made_since_;
 }
 
 size_t ListHeap::collect() {

@@ -4,7 +4,9 @@
 // them (strings and tensors hold no values). So every list make_list makes
 // while a VM runs joins that VM's heap (ListHeap::current(), set by the VM
 // around its runs and calls), and when the lists made since the last
-// collection outnumber max(10 000, the lists alive after it), collect()
+// collection and still alive (made less freed, as CPython counts: lists
+// freed by their counts were no cycles) outnumber max(10 000, the lists
+// alive after it), collect()
 // frees the lists no one outside them references, as CPython's collector
 // does: gc_refs = refcount minus the references from other lists of the
 // heap; a list with gc_refs > 0 is referenced from outside (a register, a

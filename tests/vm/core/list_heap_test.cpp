@@ -63,6 +63,18 @@ TEST_F(HeapTest, ACollectionComesWhenEnoughListsWereMade) {
   EXPECT_LE(heap.live(), ListHeap::kMinThreshold);
 }
 
+// Only lists that stay alive can be cyclic garbage: lists freed by their
+// reference counts (a tree built and dropped, a temporary pair) do not
+// bring a collection on, as CPython counts allocations less deallocations.
+TEST_F(HeapTest, ListsThatDieYoungDoNotBringACollectionOn) {
+  for (size_t i = 0; i < 5 * ListHeap::kMinThreshold; ++i) {
+    Value l = make_list({Value::integer(static_cast<int64_t>(i))});
+    l.as_list()->items.push_back(make_list({}));
+  }
+  EXPECT_EQ(heap.stats().collections, 0u);
+  EXPECT_EQ(heap.live(), 0u);
+}
+
 TEST(ListHeap, ListsOutsideAnyHeapAreNotTracked) {
   ASSERT_EQ(ListHeap::current(), nullptr);
   Value l = make_list();
