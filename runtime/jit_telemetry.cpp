@@ -101,8 +101,10 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
   uint64_t aborted = 0;
   for (uint64_t a : stats_.aborts) aborted += a;
   auto count = [](uint64_t n, const char* noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); };
-  os << fmt::format("  traces: {} recorded, {} compiled ({}), {} aborted, {} and {} blacklisted, {} invalidated\n",
-                    stats_.recorded, stats_.compiled, count(stats_.side_traces, "side trace"), aborted,
+  os << fmt::format("  traces: {} recorded, {} compiled ({}; {} linked to one), {} aborted, {} and {} blacklisted, "
+                    "{} invalidated\n",
+                    stats_.recorded, stats_.compiled, count(stats_.side_traces, "side trace"),
+                    count(stats_.shared_exits, "more exit"), aborted,
                     count(stats_.blacklisted_loops, "loop"), count(stats_.blacklisted_functions, "function"),
                     stats_.invalidated);
   for (int r = 0; r < kNumAbortReasons; ++r)

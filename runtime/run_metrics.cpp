@@ -43,7 +43,7 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
     uint64_t aborted = 0;
     for (uint64_t a : s.aborts) aborted += a;
     r["traces"] = {{"recorded", s.recorded},          {"compiled", s.compiled},
-                   {"side", s.side_traces},           {"aborted", aborted},
+                   {"side", s.side_traces},           {"shared_exits", s.shared_exits}, {"aborted", aborted},
                    {"blacklisted_loops", s.blacklisted_loops}, {"blacklisted_functions", s.blacklisted_functions},
                    {"invalidated", s.invalidated},    {"upgraded_to_t2", s.upgrades}};
     r["compile_ms"] = {{"record", round3(s.record_ms)},

@@ -74,6 +74,9 @@ struct Trace {
   int32_t link = -1;
   uint16_t link_snap = 0;
   uint32_t sides = 0;  // root traces: side traces attached so far
+  // Exits linked to a side trace recorded from another exit that resumes
+  // alike (TraceRegistry::side_trace_to_share): snapshot, trace id.
+  std::vector<std::pair<uint32_t, uint32_t>> shared_exits;
   std::vector<int> exit_lines;  // source line each snapshot resumes at
   int exit_line(size_t snap) const { return snap < exit_lines.size() ? exit_lines[snap] : 0; }
   uint32_t max_slot = 0;

@@ -356,11 +356,22 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   const ExitPlan& plan = (*t.exit_plans)[snap_no];
   if (recorder_ || !exit_policy_.wants_side_trace(t.exits, plan, registry_[t.root].sides)) return;
   const Snapshot& snap = t.ir.snapshots()[snap_no];
-  if (registry_.size() >= static_cast<size_t>(params_.maxtrace)) return;
   if (registry_.pending_side(t.id, snap_no)) return;
+  auto proven = exit_slot_types(t.ir, static_cast<uint16_t>(snap_no));
+  if (Trace* side = registry_.side_trace_to_share(t, snap_no, proven)) {
+    // Another exit resumes alike and has its side trace: link to that one.
+    TraceRegistry::share(t, snap_no, *side);
+    ++telemetry_.stats().shared_exits;
+    if (telemetry_.logging())
+      telemetry_.event(JitEventKind::ExitShared, {{"trace", static_cast<int64_t>(t.id)},
+                                                  {"exit", static_cast<int64_t>(snap_no)},
+                                                  {"side", static_cast<int64_t>(side->id)}});
+    return;
+  }
+  if (registry_.size() >= static_cast<size_t>(params_.maxtrace)) return;
   recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),
                                               TraceRecorder::SideTrace{}, snap.frames);
-  recorder_->set_parent_types(exit_slot_types(t.ir, static_cast<uint16_t>(snap_no)));
+  recorder_->set_parent_types(std::move(proven));
   side_parent_ = t.id;
   side_snap_ = snap_no;
   record_start_ms_ = now_ms();

@@ -134,6 +134,43 @@ void TraceRegistry::link(Trace& t) {
   }
 }
 
+Trace* TraceRegistry::side_trace_to_share(const Trace& parent, uint32_t snap,
+                                          const std::unordered_map<uint32_t, IRType>& proven) const {
+  const Snapshot& exit = parent.ir.snapshots()[snap];
+  const FunctionProto* resumes_in = exit.base_proto ? exit.base_proto : parent.proto;
+  // An exit back to where its own trace starts (an entry guard failed) made
+  // no progress: linked to a trace that starts there too, whose entry guard
+  // may fail in turn, the two would hand the same state to and fro forever.
+  if (resumes_in == parent.proto && exit.pc == parent.start_pc && exit.base_proto == nullptr) return nullptr;
+  auto same_frames = [&](const std::vector<SnapshotFrame>& a) {
+    return std::equal(a.begin(), a.end(), exit.frames.begin(), exit.frames.end(), [](const auto& x, const auto& y) {
+      return x.proto == y.proto && x.base == y.base && x.call_pc == y.call_pc;
+    });
+  };
+  for (const auto& o : traces_) {
+    const Trace& x = *o;
+    if (!x.is_side || x.dead || x.pending || x.native == nullptr || x.proto != resumes_in ||
+        x.start_pc != exit.pc || &x == &parent)
+      continue;
+    const Snapshot& from = traces_[x.parent]->ir.snapshots()[x.parent_snap];
+    if ((from.base_proto != nullptr) != (exit.base_proto != nullptr) || !same_frames(from.frames)) continue;
+    bool types_hold = true;
+    for (IRRef r = 0; r < x.ir.size() && types_hold; ++r) {
+      const IRIns& in = x.ir[r];
+      if (in.op != IROp::SLOAD || in.op2 != 2) continue;
+      auto known = proven.find(in.op1);
+      types_hold = known != proven.end() && known->second == in.type;
+    }
+    if (types_hold) return o.get();
+  }
+  return nullptr;
+}
+
+void TraceRegistry::share(Trace& parent, uint32_t snap, Trace& side) {
+  parent.links[snap] = side.native;
+  parent.shared_exits.emplace_back(snap, side.id);
+}
+
 void TraceRegistry::retarget(NativeTrace from, NativeTrace to) {
   for (auto& other : traces_)
     for (size_t k = 0; k < other->ir.snapshots().size(); ++k)

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "codegen/host/compiled_trace.h"
@@ -77,6 +78,17 @@ class TraceRegistry {
   // (function traces) or the loop's back-edge (loop traces); and watches
   // the globals it assumes.
   void link(Trace& t);
+  // A side trace that exit `snap` of `parent` can link to instead of having
+  // its own recorded: an installed one that starts where the exit resumes
+  // (function, pc, inlined frames) and whose unguarded register loads
+  // (types its own parent proved) have the types `proven` (exit_slot_types
+  // of this exit) says. Recursive descent and tree walks reach the same
+  // return point from many traces; without this each recorded its own copy
+  // of the same code. Null: none.
+  Trace* side_trace_to_share(const Trace& parent, uint32_t snap,
+                             const std::unordered_map<uint32_t, IRType>& proven) const;
+  // Links exit `snap` of `parent` to `side` (side_trace_to_share's).
+  static void share(Trace& parent, uint32_t snap, Trace& side);
   // Every exit link to `from` goes to `to` (null: back to the runtime).
   void retarget(NativeTrace from, NativeTrace to);
   // `t` never runs: nothing enters it or links to it.

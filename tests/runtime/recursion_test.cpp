@@ -263,6 +263,44 @@ TEST(NestedLoops, CallsOfAFunctionWithLoopsGoThroughItsFunctionTrace) {
   EXPECT_EQ(rt->tracing()->stats().blacklisted_functions, 0u);
 }
 
+// A tree walk returns to the same point from many traces (each inlined
+// level, each side trace of a side trace): a hot exit that resumes where
+// another exit's side trace starts, with the types it assumes, links to that
+// trace instead of recording a copy of it. No exit back to its own trace's
+// start is linked so (two such traces would hand the state to and fro).
+TEST(Recursion, ExitsThatResumeAlikeShareOneSideTrace) {
+  for (const char* tier : {"tier=1", "tier=2"}) {
+    SCOPED_TRACE(tier);
+    JitParams p = recursion_params();
+    p.set(tier);
+    auto rt = testing::expect_same_as_interpreter(
+        "let seed = 7\nfn rand(n) {\n  seed = seed * 48271 % 2147483647\n  return seed % n\n}\n"
+        "fn gen(depth) {\n  if depth == 0 or rand(10) < 3 { return [\"leaf\", rand(5)] }\n"
+        "  return [\"op\", rand(3), gen(depth - 1), gen(depth - 1)]\n}\n"
+        "fn total(node) {\n  if node[0] == \"leaf\" { return node[1] }\n"
+        "  let l = total(node[2])\n  let r = total(node[3])\n"
+        "  if node[1] == 0 { return l + r }\n  if node[1] == 1 { return l - r }\n  return l * r % 1009\n}\n"
+        "let s = 0\nfor t in range(300) { s = (s * 31 + total(gen(7))) % 1000003 }\nprint(s)\n",
+        p);
+    const auto& traces = rt->tracing()->traces();
+    EXPECT_GE(rt->tracing()->stats().shared_exits, 1u);
+    size_t shared = 0;
+    for (const auto& t : traces)
+      for (const auto& [snap, id] : t->shared_exits) {
+        ++shared;
+        const jit::Snapshot& exit = t->ir.snapshots()[snap];
+        const jit::Trace& side = *traces[id];
+        EXPECT_TRUE(side.is_side);
+        EXPECT_NE(side.id, t->id);
+        EXPECT_EQ(side.proto, exit.base_proto ? exit.base_proto : t->proto);
+        EXPECT_EQ(side.start_pc, exit.pc);
+        EXPECT_FALSE(exit.base_proto == nullptr && exit.pc == t->start_pc) << "trace " << t->id << " exit " << snap;
+        EXPECT_TRUE(t->links[snap] == side.native || side.dead);
+      }
+    EXPECT_EQ(shared, rt->tracing()->stats().shared_exits);
+  }
+}
+
 TEST(Globals, ObjectBorrowedFromAGlobalOutlivesTheGlobalsReassignment) {
   // `a` holds the list loaded from L without a reference of its own until
   // L is reassigned; the store must give it one first (ASan checks this).
