@@ -243,6 +243,10 @@ class Verifier {
         want_operand(r, 1, IRType::Int);
         break;
       case IROp::LSTORE: want_operand_op(r, 0, IROp::LREF); break;
+      case IROp::LPUSH:
+        want_operand(r, 0, IRType::List);
+        want_result(r, IRType::None);
+        break;
       case IROp::TDTYPE: case IROp::TDIM: case IROp::TRANK: want_operand(r, 0, IRType::Tensor); break;
       case IROp::TIDX:
         want_operand(r, 0, IRType::Int);

@@ -109,6 +109,13 @@ TraceRecorder::Status TraceRecorder::record_call(uint32_t pc, const Instr& ins, 
       write(ins.a, ir_.emit(name == "min" ? IROp::IMIN : IROp::IMAX, IRType::Int, args[0], args[1]));
       return Status::Continue;
     }
+    // push(l, v) of a list: a direct call that appends, not the generic
+    // built-in call (argument buffers, dispatch, an arity check).
+    if (name == "push" && args.size() == 2 && type_of(args[0]) == IRType::List && type_of(args[1]) != IRType::None) {
+      ir_.emit(IROp::LPUSH, IRType::None, args[0], args[1], snapshot(cur_pc_));
+      write(ins.a, ir_.knil());
+      return Status::Continue;
+    }
     // int(c) of a digit character (a tokenizer's `n * 10 + int(s[i])`).
     if (name == "int" && args.size() == 1 && char_to_int(ins.a, args[0], *values[0])) return Status::Continue;
     // assert(c) or assert(c, message) of a bool: a guard. When it fails the

@@ -236,6 +236,15 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
   }
 }
 
+bool tessera_jit_list_push(tessera::ListObj* l, uint64_t payload, uint8_t tag) {
+  try {
+    l->items.push_back(tessera::jit::make_value(tag, payload));
+    return true;
+  } catch (...) {
+    return false;  // push_back's strong guarantee: the list is as it was
+  }
+}
+
 void tessera_jit_global_stored(tessera::jit::JitContext* ctx, uint32_t index) {
   if (ctx->global_stored) ctx->global_stored(ctx->jit, index);
 }

@@ -130,6 +130,12 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
                       const uint8_t* tags, const uint64_t* payloads, uint32_t n,
                       uint8_t expect_tag, uint64_t* result);
 
+// LPUSH: appends the value (tag, payload; borrowed: the list takes its own
+// reference) to list `l`, as push(l, v) does. Returns false, with the list
+// unchanged, when memory runs out (the trace exits and the interpreter
+// redoes the push, which raises).
+bool tessera_jit_list_push(tessera::ListObj* l, uint64_t payload, uint8_t tag);
+
 // Before a trace touches the elements of a tensor whose device copy is set
 // (vm/tensor/device_copy.h): copies them back to the host. A device that
 // cannot copy them back is fatal (the trace can neither go on with stale

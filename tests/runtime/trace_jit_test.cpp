@@ -172,6 +172,17 @@ TEST(TraceJit, EqualityOfDifferentTypesIsDecidedByTypeGuards) {
       {jit::IROp::LLOAD, jit::IROp::LLEN});
 }
 
+// push(l, v) of a list is LPUSH, a direct call that appends (the list takes
+// its reference to objects), not the generic built-in call.
+TEST(TraceJit, PushIsADirectCallNotABuiltinCall) {
+  expect_a_trace_with_ops_and_no_call(
+      "let out = []\nlet words = [\"a\", \"bc\"]\nlet nested = []\n"
+      "for i in range(300) {\n  push(out, i)\n  push(out, i * 0.5)\n  push(out, words[i % 2])\n"
+      "  push(out, i > 1000)\n  push(nested, words)\n}\n"
+      "words = nil\nprint(len(out), out[0], out[1], out[2], out[3], out[4 * 299 + 2], len(nested), nested[299])\n",
+      {jit::IROp::LPUSH});
+}
+
 TEST(TraceJit, FormerlyNyiBytecodesAreRecorded) {
   std::string literal = "[0";
   for (int k = 1; k < 1030; ++k) literal += ", " + std::to_string(k % 7);

@@ -259,44 +259,75 @@ TEST(Recorder, CallOfAUserFunctionIsInlined) {
   ASSERT_EQ(ir.assumed_globals().size(), 1u);
 }
 
-// push(l, i) is a helper CALL of the built-in with its arguments chained by
-// CARG; the list register is stored first (objects are owned by their
-// slots), and the result register (6) is reloaded and type-guarded after
-// the call (SLOAD op2 = 1).
+// A built-in with no instruction of its own (abs) is a helper CALL with its
+// arguments chained by CARG; the result register is reloaded and
+// type-guarded after the call (SLOAD op2 = 1).
 TEST(Recorder, BuiltinCallIsAHelperCall) {
-  Recording r = record(
-      "fn f(n) {\n  let l = []\n  for i in range(n) { push(l, i) }\n  return len(l)\n}\nprint(f(100))\n", "100\n");
+  Recording r = record("fn f(n) {\n  let s = 0\n  for i in range(n) { s = abs(i) }\n  return s\n}\nprint(f(100))\n",
+                       "99\n");
   EXPECT_IR_EQ(r.ir,
                "0000    bltn KOBJ   0xADDR\n"
                "0001    int  KINT   0\n"
                "0002    int  KINT   1\n"
-               "0003 >  list SLOAD  1  0  #0\n"
-               "0004 >  int  SLOAD  5  0  #0\n"
-               "0005 >  int  SLOAD  3  0  #0\n"
-               "0006 >  int  SLOAD  4  0  #0\n"
-               "0007 >  int  SLOAD  2  0  #0\n"
-               "0008    none LOOP\n"
-               "0009    none SSTORE 7  0003\n"
-               "0010    none CARG   0003  0004\n"
-               "0011    none CALL   0010  0  #1\n"
-               "0012 >  nil  SLOAD  6  1  #2\n"
-               "0013    bool GT     0005  0001\n"
-               "0014 >  none GUARDT 0013  #2\n"
-               "0015    int  ADD    0007  0006\n"
-               "0016    int  SUB    0005  0002\n"
-               "0017    int  PHI    0007  0015\n"
-               "0018    int  PHI    0005  0016\n"
-               "0019    int  PHI    0004  0015\n"
+               "0003 >  int  SLOAD  5  0  #0\n"
+               "0004 >  int  SLOAD  3  0  #0\n"
+               "0005 >  int  SLOAD  4  0  #0\n"
+               "0006 >  int  SLOAD  2  0  #0\n"
+               "0007    none LOOP\n"
+               "0008    none CALL   0003  0  #1\n"
+               "0009 >  int  SLOAD  6  1  #2\n"
+               "0010    bool GT     0004  0001\n"
+               "0011 >  none GUARDT 0010  #3\n"
+               "0012    int  ADD    0006  0005\n"
+               "0013    int  SUB    0004  0002\n"
+               "0014    none SSTORE 1  0009\n"
+               "0015    int  PHI    0006  0012\n"
+               "0016    int  PHI    0004  0013\n"
+               "0017    int  PHI    0003  0012\n"
                "SNAP #0 ir=0003 pc=5 frames=[] []\n"
-               "SNAP #1 ir=0010 pc=8 frames=[] [2=0007 3=0005 5=0004 6=0000 8=0004]\n"
-               "SNAP #2 ir=0012 pc=9 frames=[] [2=0007 3=0005 5=0004]\n"
-               "CALL #0 builtin 0 push 0xADDR dest=6\n"
+               "SNAP #1 ir=0008 pc=7 frames=[] [2=0006 3=0004 5=0003 6=0000 7=0003]\n"
+               "SNAP #2 ir=0009 pc=8 frames=[] [2=0006 3=0004 5=0003]\n"
+               "SNAP #3 ir=0011 pc=9 frames=[] [1=0009 2=0006 3=0004 5=0003]\n"
+               "CALL #0 builtin 0 abs 0xADDR dest=6\n"
                "ASSUME global=2 value=0xADDR\n");
-  EXPECT_EQ(guards(*r.rt), (Counts{{"GUARDT", 1}, {"SLOAD", 6}}));
   const jit::TraceIR& ir = r.rt->tracing()->traces().at(0)->ir;
   ASSERT_EQ(ir.calls().size(), 1u);
   EXPECT_EQ(ir.calls()[0].kind, jit::CallTarget::Kind::Builtin);
-  EXPECT_EQ(ir.calls()[0].name, "push");
+  EXPECT_EQ(ir.calls()[0].name, "abs");
+}
+
+// push(l, i) of a list is LPUSH, not a helper call: the list register is
+// stored first (objects are owned by their slots) and the result register
+// gets nil.
+TEST(Recorder, PushOfAListIsAnLpush) {
+  Recording r = record(
+      "fn f(n) {\n  let l = []\n  for i in range(n) { push(l, i) }\n  return len(l)\n}\nprint(f(100))\n", "100\n");
+  EXPECT_IR_EQ(r.ir,
+               "0000    bltn KOBJ   0xADDR\n"
+               "0001    nil  KNIL\n"
+               "0002    int  KINT   0\n"
+               "0003    int  KINT   1\n"
+               "0004 >  list SLOAD  1  0  #0\n"
+               "0005 >  int  SLOAD  5  0  #0\n"
+               "0006 >  int  SLOAD  3  0  #0\n"
+               "0007 >  int  SLOAD  4  0  #0\n"
+               "0008 >  int  SLOAD  2  0  #0\n"
+               "0009    none LOOP\n"
+               "0010    none SSTORE 7  0004\n"
+               "0011    none LPUSH  0004  0005  #1\n"
+               "0012    bool GT     0006  0002\n"
+               "0013 >  none GUARDT 0012  #2\n"
+               "0014    int  ADD    0008  0007\n"
+               "0015    int  SUB    0006  0003\n"
+               "0016    int  PHI    0008  0014\n"
+               "0017    int  PHI    0006  0015\n"
+               "0018    int  PHI    0005  0014\n"
+               "SNAP #0 ir=0004 pc=5 frames=[] []\n"
+               "SNAP #1 ir=0011 pc=8 frames=[] [2=0008 3=0006 5=0005 6=0000 8=0005]\n"
+               "SNAP #2 ir=0013 pc=9 frames=[] [2=0008 3=0006 5=0005]\n"
+               "ASSUME global=2 value=0xADDR\n");
+  const jit::TraceIR& ir = r.rt->tracing()->traces().at(0)->ir;
+  EXPECT_TRUE(ir.calls().empty());
 }
 
 // The recorded trace's tensor operations (their Graph IR operations, one

@@ -152,6 +152,21 @@ void TraceAssembler::lower_scalar_call(IRRef r, const IRIns& ins, const void* fn
   else commit(r, x86::rax);
 }
 
+// LPUSH: tessera_jit_list_push(list, payload, tag); false (out of memory)
+// exits through the LPUSH's snapshot.
+void TraceAssembler::lower_list_push(IRRef r, const IRIns& ins) {
+  check_ref(ins.op2);
+  save_live(r);
+  load_arg(x86::rdi, ins.op1);
+  if (!is_const(ins.op2) && is_float(ins.op2)) a_.mov(x86::rsi, slot_mem(ins.op2));  // saved by save_live, or spilled
+  else load_arg(x86::rsi, ins.op2);
+  a_.mov(x86::edx, static_cast<uint32_t>(tag_for(ir_[ins.op2].type)));
+  call_addr(reinterpret_cast<const void*>(&tessera_jit_list_push));
+  restore_live(r);  // movs leave the flags alone
+  a_.test(x86::al, x86::al);
+  jump_to_exit(CondCode::kZ, ins.snap);
+}
+
 // CALL: tessera_jit_call (trace_abi.h) with the arguments' tags and
 // payloads in the frame's buffer and the result in kResult; it fails (the
 // trace exits through the CALL's snapshot) when the callee raises or its

@@ -157,6 +157,7 @@ class TraceAssembler {
   void call_addr(const void* fn);
   void lower_scalar_call(IRRef r, const IRIns& ins, const void* fn, int nargs, bool floats);
   void lower_call(IRRef r, const IRIns& ins);
+  void lower_list_push(IRRef r, const IRIns& ins);
 
   // --- exits (asm_exits.cpp)
   void poll_tier_up(bool at_entry);

@@ -381,6 +381,7 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
     case IROp::TSTORE: lower_tstore(ins); break;
 
     case IROp::CALL: lower_call(r, ins); break;
+    case IROp::LPUSH: lower_list_push(r, ins); break;
 
     default: fail("opcode not supported by the asmjit backend");
   }

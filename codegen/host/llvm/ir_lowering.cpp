@@ -370,6 +370,16 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
     case IROp::CARG: break;  // consumed by its CALL
     case IROp::VNEWLIST:
     case IROp::VNEWTENSOR: break;  // no code: exits that name it build the object
+    case IROp::LPUSH: {
+      auto* fty = llvm::FunctionType::get(i8_, {ptr_, i64_, i8_}, false);
+      const auto tag = static_cast<uint8_t>(tag_for(ir_[ins.op2].type));
+      llvm::CallInst* ci = call_addr(reinterpret_cast<const void*>(&tessera_jit_list_push), fty,
+                                     {A(), to_payload(B()), llvm::ConstantInt::get(i8_, tag)}, false);
+      ci->addParamAttr(2, llvm::Attribute::ZExt);
+      ci->addRetAttr(llvm::Attribute::ZExt);
+      guard(b_.CreateICmpNE(ci, llvm::ConstantInt::get(i8_, 0)), ins.snap);
+      break;
+    }
     case IROp::CALL:
       v = lower_call(ins);
       if (ins.op2 < env_.calls.size() && env_.calls[ins.op2]->dest_slot >= 0)
