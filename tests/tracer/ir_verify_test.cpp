@@ -252,6 +252,17 @@ TEST(IRVerify, OperandTypes) {
       "0001    str  SCHAR  0000\n"
       "SNAP #0 ir=0000 pc=0 frames=[] []\n");
   EXPECT_NE(e.find("0001 SCHAR: op1 0000 is list, not int"), std::string::npos) << e;
+  // LPUSH appends any value to a list, and has no value itself.
+  EXPECT_EQ(error_of("0000 >  list SLOAD  0  0  #0\n"
+                     "0001 >  str  SLOAD  1  0  #0\n"
+                     "0002    none LPUSH  0000  0001  #0\n"
+                     "SNAP #0 ir=0000 pc=0 frames=[] []\n"),
+            "");
+  e = error_of(
+      "0000 >  str  SLOAD  0  0  #0\n"
+      "0001    none LPUSH  0000  0000  #0\n"
+      "SNAP #0 ir=0000 pc=0 frames=[] []\n");
+  EXPECT_NE(e.find("0001 LPUSH: op1 0000 is str, not list"), std::string::npos) << e;
 }
 
 TEST(IRVerify, SunkAllocationsOnlyInSnapshots) {
