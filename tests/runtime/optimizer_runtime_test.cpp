@@ -86,14 +86,15 @@ TEST(OptimizerInJit, PushInsideTheLoopMovesTheListsStorage) {
       "  for i in range(n) {\n    let x = l[i]\n    push(l, x * 2)\n    l[i] = x + len(l)\n  }\n"
       "  return l[n - 1]\n}\n"
       "let l = [1]\nprint(run(l, 300), len(l), l[299], l[300])\n");
-  // The loop was compiled with push as a helper call, and the store after
-  // it computes its element address after the call.
+  // The loop was compiled with push as an LPUSH (a direct call that may
+  // move the elements), and the store after it computes its element
+  // address after the push.
   ASSERT_GE(rt->tracing()->stats().compiled, 1u);
   bool ref_after_call = false;
   for (const auto& t : rt->tracing()->traces()) {
     bool called = false;
     for (const jit::IRIns& in : t->ir.instructions()) {
-      if (in.op == jit::IROp::CALL) called = true;
+      if (in.op == jit::IROp::LPUSH) called = true;
       if (in.op == jit::IROp::LREF && called) ref_after_call = true;
     }
   }
