@@ -16,6 +16,22 @@ CompileWorker::~CompileWorker() {
   thread_.join();
 }
 
+bool CompileWorker::busy() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return busy_;
+}
+
+void CompileWorker::abandon(std::unique_ptr<CompileWorker> worker) {
+  CompileWorker* w = worker.release();  // the thread uses it until it returns
+  {
+    std::lock_guard<std::mutex> lock(w->mu_);
+    w->stop_ = true;
+    w->jobs_.clear();
+  }
+  w->wake_.notify_all();
+  w->thread_.detach();
+}
+
 void CompileWorker::submit(Job job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -36,6 +52,7 @@ void CompileWorker::run() {
     if (stop_) return;
     Job job = std::move(jobs_.front());
     jobs_.pop_front();
+    busy_ = true;
     lock.unlock();
     CompileResult r = try_compile(job.trace_id, [&] {
       if (!t2_backend_) t2_backend_ = std::make_unique<LlvmBackend>(2);
@@ -43,6 +60,7 @@ void CompileWorker::run() {
     });
     r.background = true;
     lock.lock();
+    busy_ = false;
     done_.push_back(std::move(r));
   }
 }

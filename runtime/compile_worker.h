@@ -71,6 +71,14 @@ class CompileWorker {
   CompileWorker();
   // Stops the thread after the job in progress; jobs not started are dropped.
   ~CompileWorker();
+  // Whether a job is being compiled now.
+  bool busy();
+  // For a process about to end: drops the jobs not started and lets the
+  // thread finish the one in progress on its own (the worker is never
+  // freed), instead of waiting for it. The job still reads its trace's IR,
+  // so the caller ends the process with std::_Exit, running no destructor
+  // (the VM's, LLVM's statics), before anything it reads goes away.
+  static void abandon(std::unique_ptr<CompileWorker> worker);
   CompileWorker(const CompileWorker&) = delete;
   CompileWorker& operator=(const CompileWorker&) = delete;
 
@@ -86,6 +94,7 @@ class CompileWorker {
   std::deque<Job> jobs_;
   std::vector<CompileResult> done_;
   bool stop_ = false;
+  bool busy_ = false;
   std::unique_ptr<LlvmBackend> t2_backend_;  // created and used on the worker thread only
   std::thread thread_;                       // last: starts after the rest is built
 };

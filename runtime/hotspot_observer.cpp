@@ -104,8 +104,10 @@ void HotspotObserver::watch_globals(uint8_t* watch, const Value* globals, size_t
   if (tracing_) tracing_->watch_globals(watch, globals, n);
 }
 
-void HotspotObserver::interpreter_gone() {
-  if (tracing_) tracing_->stop_compiling();
+bool HotspotObserver::interpreter_gone() {
+  if (!tracing_) return false;
+  tracing_->stop_compiling();
+  return tracing_->compile_abandoned();
 }
 
 void HotspotObserver::on_global_store(uint32_t index) {

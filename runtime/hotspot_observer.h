@@ -52,6 +52,11 @@ class HotspotObserver : public JitHooks {
   // hot code is only observed. `dump_dir`: see TraceJit.
   void enable_tracing(VM& vm, const std::string& dump_dir = {});
   const jit::TraceJit* tracing() const { return tracing_.get(); }
+  // After enable_tracing: see TraceJit::set_abandon_compile_at_exit.
+  void abandon_compile_at_exit() {
+    if (tracing_) tracing_->set_abandon_compile_at_exit(true);
+  }
+  bool compile_abandoned() const { return tracing_ && tracing_->compile_abandoned(); }
   // After enable_tracing: sample CPU time per host tier for print_stats.
   void enable_tier_profile();
 
@@ -67,7 +72,7 @@ class HotspotObserver : public JitHooks {
   bool on_hot_function(FunctionProto& fn) override;
   void watch_globals(uint8_t* watch, const Value* globals, size_t n) override;
   void on_global_store(uint32_t index) override;
-  void interpreter_gone() override;
+  bool interpreter_gone() override;
   uint16_t hotloop_threshold() const override;
   uint32_t hotcall_threshold() const override;
   uint32_t hotwork_elements() const override;

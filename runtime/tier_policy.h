@@ -63,8 +63,16 @@ class TierPolicy {
   // (once), and poll again after twice as many iterations meanwhile.
   void tier_up(Trace& t);
   // Stops the worker and drops what it has not installed (the interpreter
-  // is going away).
-  void stop() { worker_.reset(); }
+  // is going away). `abandon`: a compile in progress is not waited for
+  // (CompileWorker::abandon); returns whether one was.
+  bool stop(bool abandon = false) {
+    if (abandon && worker_ && worker_->busy()) {
+      CompileWorker::abandon(std::move(worker_));
+      return true;
+    }
+    worker_.reset();
+    return false;
+  }
 
  private:
   AsmjitBackend& t1_backend();

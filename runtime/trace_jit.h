@@ -50,6 +50,13 @@ class TraceJit {
   // The event log gets the exits' counts; --dump gets the trace tree
   // (traces.dot, traces.svg: trace_graph.h).
   void stop_compiling();
+  // A process that ends right after its run (the CLI, not an embedding
+  // host): stop_compiling leaves a background compile in progress to
+  // itself instead of waiting for it (up to tens of ms of LLVM work whose
+  // result nothing would use); compile_abandoned() then says the process
+  // must end with std::_Exit (CompileWorker::abandon).
+  void set_abandon_compile_at_exit(bool on) { abandon_at_exit_ = on; }
+  bool compile_abandoned() const { return compile_abandoned_; }
   // A store into global `index`: invalidates the traces that assumed it.
   void invalidate_global(uint32_t index);
   bool record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
@@ -105,6 +112,7 @@ class TraceJit {
   std::vector<uint32_t> stored_globals_;      // AssumedGlobalStored's: never assumed again
   // The exit a side-trace recording starts from (valid while recording one).
   uint32_t side_parent_ = 0, side_snap_ = 0;
+  bool abandon_at_exit_ = false, compile_abandoned_ = false;
 };
 
 }  // namespace tessera::jit

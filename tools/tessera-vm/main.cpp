@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <filesystem>
@@ -321,6 +322,13 @@ int run_cli(int argc, char** argv) {
   if (jit_params.enabled) {
     runtime.enable_tracing(vm, dump_dir);
     if (want_stats || !metrics_file.empty()) runtime.enable_tier_profile();
+#ifndef __SANITIZE_ADDRESS__
+    // The process ends after the run: a background LLVM compile still in
+    // progress then is not waited for (a short script's run would wait up
+    // to tens of ms for code it never runs). Not with logs or dumps to
+    // finish, nor under the sanitizers, whose leak check runs at exit.
+    if (!events) runtime.abandon_compile_at_exit();
+#endif
     vm.set_jit_hooks(&runtime);
   }
   const auto start = std::chrono::steady_clock::now();
@@ -345,6 +353,13 @@ int run_cli(int argc, char** argv) {
     } catch (const std::runtime_error& e) {
       std::cerr << "tessera-vm: " << e.what() << "\n";
     }
+  }
+  if (runtime.compile_abandoned()) {
+    // A compile thread still reads the traces (CompileWorker::abandon): end
+    // here, running no destructor under it.
+    const int code = check_output(static_cast<int>(status));
+    std::cerr.flush();
+    std::_Exit(code);
   }
   return check_output(static_cast<int>(status));
 }

@@ -137,10 +137,13 @@ uint32_t Interpreter::define_global(const std::string& name, Value v) {
 }
 
 Interpreter::~Interpreter() {
-  if (hooks_) hooks_->interpreter_gone();
+  const bool compile_reads_module = hooks_ && hooks_->interpreter_gone();
   // Values first (they may reference constants' objects), then the module.
   stack_.clear();
   globals_.clear();
+  // A background compile still reads the functions (the process ends
+  // without waiting for it): the module stays, for the moment left.
+  if (compile_reads_module) static_cast<void>(module_.release());
 }
 
 void Interpreter::set_jit_hooks(JitHooks* hooks) {

@@ -115,7 +115,10 @@ class JitHooks {
   virtual void on_global_store(uint32_t /*index*/) {}
   // The interpreter (and its module, whose functions traces point into) is
   // going away: nothing may touch them from now on (background compiles).
-  virtual void interpreter_gone() {}
+  // True: a background compile that still reads the module's functions was
+  // left running (the process ends right after, with std::_Exit): the
+  // module must stay.
+  virtual bool interpreter_gone() { return false; }
   // Runs trace `id` with the entering frame's registers at `base`. The trace
   // may push and pop frames in `frames`; the exit is in the top frame.
   virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, FrameRegion& /*frames*/,
