@@ -169,6 +169,8 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
     os << fmt::format("  {}: {} traces compiled in {:.3f} ms (median {:.3f} ms), {} bytes of code\n", kTierNames[k],
                       stats_.tier_compiled[k], stats_.tier_compile_ms[k], v[v.size() / 2], stats_.tier_code_bytes[k]);
   }
+  if (stats_.abandoned_compiles)
+    os << "  T2 (llvm): the compile in progress when the script ended was not waited for\n";
   if (profile_) {
     // Sampled CPU time of the process (the background compiler's included,
     // under "elsewhere"), up to now.

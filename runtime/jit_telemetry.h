@@ -29,6 +29,7 @@ struct TraceStats {
   uint64_t hot_loops = 0, hot_functions = 0;
   uint64_t recorded = 0, compiled = 0, side_traces = 0, invalidated = 0;
   uint64_t shared_exits = 0;  // hot exits linked to another exit's side trace
+  uint64_t abandoned_compiles = 0;  // in progress at the end, not waited for (CompileWorker::abandon)
   uint64_t blacklisted_loops = 0, blacklisted_functions = 0;  // roots no longer recorded
   std::array<uint64_t, kNumAbortReasons> aborts{};
   std::array<std::string, kNumAbortReasons> last_abort{};  // where the last one happened
