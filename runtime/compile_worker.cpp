@@ -4,7 +4,7 @@
 
 namespace tessera::jit {
 
-CompileWorker::CompileWorker() : thread_([this] { run(); }) {}
+CompileWorker::CompileWorker(std::chrono::milliseconds delay) : delay_(delay), thread_([this] { run(); }) {}
 
 CompileWorker::~CompileWorker() {
   {
@@ -54,6 +54,7 @@ void CompileWorker::run() {
     jobs_.pop_front();
     busy_ = true;
     lock.unlock();
+    if (delay_.count() > 0) std::this_thread::sleep_for(delay_);
     CompileResult r = try_compile(job.trace_id, [&] {
       if (!t2_backend_) t2_backend_ = std::make_unique<LlvmBackend>(2);
       return job.compile_with(*t2_backend_);

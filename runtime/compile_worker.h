@@ -9,6 +9,7 @@
 // until the job's result has been taken.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -68,7 +69,9 @@ class CompileWorker {
     }
   };
 
-  CompileWorker();
+  // `delay`: the thread waits that long before each compile (JitParams
+  // t2delay, for tests).
+  explicit CompileWorker(std::chrono::milliseconds delay = std::chrono::milliseconds(0));
   // Stops the thread after the job in progress; jobs not started are dropped.
   ~CompileWorker();
   // Whether a job is being compiled now.
@@ -95,6 +98,7 @@ class CompileWorker {
   std::vector<CompileResult> done_;
   bool stop_ = false;
   bool busy_ = false;
+  std::chrono::milliseconds delay_;
   std::unique_ptr<LlvmBackend> t2_backend_;  // created and used on the worker thread only
   std::thread thread_;                       // last: starts after the rest is built
 };

@@ -47,6 +47,7 @@ TierPolicy::TierPolicy(const JitParams& params, TraceRegistry& registry, JitTele
     : tier_(params.tier),
       tier2_(static_cast<uint32_t>(params.tier2)),
       async_(params.async != 0),
+      t2_delay_(params.t2delay),
       registry_(registry),
       telemetry_(telemetry) {}
 
@@ -56,7 +57,7 @@ AsmjitBackend& TierPolicy::t1_backend() { return created(t1_backend_, telemetry_
 LlvmBackend& TierPolicy::t2_backend() { return created(t2_backend_, telemetry_.dumping(), 2); }
 
 CompileWorker& TierPolicy::worker() {
-  if (!worker_) worker_ = std::make_unique<CompileWorker>();
+  if (!worker_) worker_ = std::make_unique<CompileWorker>(std::chrono::milliseconds(t2_delay_));
   return *worker_;
 }
 

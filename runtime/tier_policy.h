@@ -90,6 +90,7 @@ class TierPolicy {
   const int tier_;  // 0: auto
   const uint32_t tier2_;
   const bool async_;
+  const int64_t t2_delay_;  // ms, JitParams t2delay
   TraceRegistry& registry_;
   JitTelemetry& telemetry_;
   std::unique_ptr<AsmjitBackend> t1_backend_;  // tier=1, auto
