@@ -105,10 +105,7 @@ void TraceJit::invalidate_global(uint32_t index) {
 }
 
 void TraceJit::stop_compiling() {
-  if (tiers_.stop(abandon_at_exit_)) {
-    compile_abandoned_ = true;
-    ++telemetry_.stats().abandoned_compiles;
-  }
+  if (tiers_.stop(abandon_at_exit_)) ++telemetry_.stats().abandoned_compiles;
   telemetry_.log_exit_counts(registry_.all());
   if (telemetry_.dumping()) {
     for (const auto& t : registry_.all()) t->compiled_ir = print_ir(t->ir);  // while the module lives

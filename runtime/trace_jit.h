@@ -56,7 +56,7 @@ class TraceJit {
   // result nothing would use); compile_abandoned() then says the process
   // must end with std::_Exit (CompileWorker::abandon).
   void set_abandon_compile_at_exit(bool on) { abandon_at_exit_ = on; }
-  bool compile_abandoned() const { return compile_abandoned_; }
+  bool compile_abandoned() const { return telemetry_.stats().abandoned_compiles > 0; }
   // A store into global `index`: invalidates the traces that assumed it.
   void invalidate_global(uint32_t index);
   bool record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
@@ -112,7 +112,7 @@ class TraceJit {
   std::vector<uint32_t> stored_globals_;      // AssumedGlobalStored's: never assumed again
   // The exit a side-trace recording starts from (valid while recording one).
   uint32_t side_parent_ = 0, side_snap_ = 0;
-  bool abandon_at_exit_ = false, compile_abandoned_ = false;
+  bool abandon_at_exit_ = false;
 };
 
 }  // namespace tessera::jit

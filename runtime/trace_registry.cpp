@@ -141,7 +141,7 @@ Trace* TraceRegistry::side_trace_to_share(const Trace& parent, uint32_t snap,
   // An exit back to where its own trace starts (an entry guard failed) made
   // no progress: linked to a trace that starts there too, whose entry guard
   // may fail in turn, the two would hand the same state to and fro forever.
-  if (resumes_in == parent.proto && exit.pc == parent.start_pc && exit.base_proto == nullptr) return nullptr;
+  if (exit.base_proto == nullptr && exit.pc == parent.start_pc) return nullptr;
   auto same_frames = [&](const std::vector<SnapshotFrame>& a) {
     return std::equal(a.begin(), a.end(), exit.frames.begin(), exit.frames.end(), [](const auto& x, const auto& y) {
       return x.proto == y.proto && x.base == y.base && x.call_pc == y.call_pc;

@@ -15,25 +15,10 @@ Usage: exit_cli_test.py --vm build/tessera-vm [--sanitized]
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-FAILS = []
-
-
-def check(cond, what, detail=""):
-    if not cond:
-        FAILS.append(f"{what}: {detail}"[:2000])
-        print("FAIL:", what, detail[:500])
-    else:
-        print("ok:", what)
-
-
-def run(vm, *args):
-    p = subprocess.run([vm, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-
+from cli_checks import check, finish, run
 
 SCRIPT = """fn work(n) {
   let s = 0
@@ -83,11 +68,7 @@ def main():
               "--dump: the page and the events are written", str(os.listdir(dump) if os.path.isdir(dump) else []))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if FAILS:
-        print(f"{len(FAILS)} check(s) failed")
-        return 1
-    print("all checks passed")
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -30,22 +30,7 @@ import sys
 import tempfile
 import threading
 
-FAILS = []
-
-
-def check(cond, what, detail=""):
-    if not cond:
-        FAILS.append(f"{what}: {detail}"[:2000])
-        print("FAIL:", what, detail[:500])
-    else:
-        print("ok:", what)
-
-
-def run(vm, *args, stdout=subprocess.PIPE, timeout=120, env=None):
-    p = subprocess.run([vm, *args], stdout=stdout, stderr=subprocess.PIPE, timeout=timeout,
-                       env=None if env is None else {**os.environ, **env})
-    return p.returncode, (p.stdout or b"").decode(errors="replace"), p.stderr.decode(errors="replace")
-
+from cli_checks import check, finish, run
 
 def main():
     ap = argparse.ArgumentParser()
@@ -150,10 +135,7 @@ def main():
             print("skipped: --max-memory (no limit is set in sanitizer builds)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if FAILS:
-        print(f"{len(FAILS)} failed")
-        sys.exit(1)
-    print("all passed")
+    sys.exit(finish())
 
 
 if __name__ == "__main__":

@@ -155,11 +155,9 @@ void TraceAssembler::lower_scalar_call(IRRef r, const IRIns& ins, const void* fn
 // LPUSH: tessera_jit_list_push(list, payload, tag); false (out of memory)
 // exits through the LPUSH's snapshot.
 void TraceAssembler::lower_list_push(IRRef r, const IRIns& ins) {
-  check_ref(ins.op2);
   save_live(r);
   load_arg(x86::rdi, ins.op1);
-  if (!is_const(ins.op2) && is_float(ins.op2)) a_.mov(x86::rsi, slot_mem(ins.op2));  // saved by save_live, or spilled
-  else load_arg(x86::rsi, ins.op2);
+  load_arg(x86::rsi, ins.op2);  // a float's bits: saved by save_live, or spilled
   a_.mov(x86::edx, static_cast<uint32_t>(tag_for(ir_[ins.op2].type)));
   call_addr(reinterpret_cast<const void*>(&tessera_jit_list_push));
   restore_live(r);  // movs leave the flags alone
@@ -179,14 +177,8 @@ void TraceAssembler::lower_call(IRRef r, const IRIns& ins) {
     check_ref(args[i]);
     const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[args[i]].type));
     a_.mov(x86::byte_ptr(x86::rsp, tags_off_ + static_cast<int32_t>(i)), tag);
-    const x86::Mem dst = x86::qword_ptr(x86::rsp, kArgs + 8 * static_cast<int32_t>(i));
-    if (!is_const(args[i]) && is_float(args[i])) {
-      a_.mov(x86::rax, slot_mem(args[i]));  // saved by save_live, or spilled
-      a_.mov(dst, x86::rax);
-    } else {
-      load_arg(x86::rax, args[i]);
-      a_.mov(dst, x86::rax);
-    }
+    load_arg(x86::rax, args[i]);  // a float's bits: saved by save_live, or spilled
+    a_.mov(x86::qword_ptr(x86::rsp, kArgs + 8 * static_cast<int32_t>(i)), x86::rax);
   }
   const uint8_t expect = ins.type == IRType::None ? kJitAnyTag : static_cast<uint8_t>(tag_for(ins.type));
   a_.lea(x86::rax, x86::qword_ptr(x86::rsp, kResult));
