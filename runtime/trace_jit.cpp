@@ -372,6 +372,7 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),
                                               TraceRecorder::SideTrace{}, snap.frames);
   recorder_->set_parent_types(std::move(proven));
+  recorder_->set_parent_constants(t.ir, exit_slot_constants(t.ir, static_cast<uint16_t>(snap_no)));
   side_parent_ = t.id;
   side_snap_ = snap_no;
   record_start_ms_ = now_ms();

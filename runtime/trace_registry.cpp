@@ -1,6 +1,9 @@
 #include "runtime/trace_registry.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "tracer/exit_slot_types.h"
 
 namespace tessera::jit {
 
@@ -147,6 +150,7 @@ Trace* TraceRegistry::side_trace_to_share(const Trace& parent, uint32_t snap,
       return x.proto == y.proto && x.base == y.base && x.call_pc == y.call_pc;
     });
   };
+  std::optional<std::unordered_map<uint32_t, IRRef>> exit_consts;  // made when first needed
   for (const auto& o : traces_) {
     const Trace& x = *o;
     if (!x.is_side || x.dead || x.pending || x.native == nullptr || x.proto != resumes_in ||
@@ -154,12 +158,21 @@ Trace* TraceRegistry::side_trace_to_share(const Trace& parent, uint32_t snap,
       continue;
     const Snapshot& from = traces_[x.parent]->ir.snapshots()[x.parent_snap];
     if ((from.base_proto != nullptr) != (exit.base_proto != nullptr) || !same_frames(from.frames)) continue;
+    // Its unguarded loads must have the types this exit proves, and the
+    // registers it took as its parent's constants (guarded) the same values.
+    const TraceIR& xp = traces_[x.parent]->ir;
+    const auto x_consts = exit_slot_constants(xp, static_cast<uint16_t>(x.parent_snap));
     bool types_hold = true;
     for (IRRef r = 0; r < x.ir.size() && types_hold; ++r) {
       const IRIns& in = x.ir[r];
       if (in.op != IROp::SLOAD || in.op2 != 2) continue;
       auto known = proven.find(in.op1);
       types_hold = known != proven.end() && known->second == in.type;
+      if (auto k = x_consts.find(in.op1); types_hold && k != x_consts.end()) {
+        if (!exit_consts) exit_consts = exit_slot_constants(parent.ir, static_cast<uint16_t>(snap));
+        auto mine = exit_consts->find(in.op1);
+        types_hold = mine != exit_consts->end() && same_constant(parent.ir, mine->second, xp, k->second);
+      }
     }
     if (types_hold) return o.get();
   }

@@ -82,9 +82,10 @@ class TraceRegistry {
   // its own recorded: an installed one that starts where the exit resumes
   // (function, pc, inlined frames) and whose unguarded register loads
   // (types its own parent proved) have the types `proven` (exit_slot_types
-  // of this exit) says. Recursive descent and tree walks reach the same
-  // return point from many traces; without this each recorded its own copy
-  // of the same code. Null: none.
+  // of this exit) says, and whose registers taken as its parent's constants
+  // hold the same constants at this exit (exit_slot_constants). Recursive
+  // descent and tree walks reach the same return point from many traces;
+  // without this each recorded its own copy of the same code. Null: none.
   Trace* side_trace_to_share(const Trace& parent, uint32_t snap,
                              const std::unordered_map<uint32_t, IRType>& proven) const;
   // Links exit `snap` of `parent` to `side` (side_trace_to_share's).

@@ -192,6 +192,19 @@ IRRef TraceRecorder::constant(const Value& v) {
   return ir_.knil();
 }
 
+bool TraceRecorder::holds_constant(const Value& v, IRRef k) const {
+  switch (ir_[k].op) {
+    case IROp::KINT: return v.is_int() && ir_[k].type == IRType::Int && v.as_int() == ir_.const_int(k);
+    case IROp::KBOOL: return v.is_bool() && v.as_bool() == (ir_[k].op1 != 0);
+    case IROp::KOBJ: return v.is_str() && ir_[k].type == IRType::Str && v.as_obj() == ir_.const_ptr(k);
+    default: return false;
+  }
+}
+
+void TraceRecorder::set_parent_constants(const TraceIR& parent, const std::unordered_map<uint32_t, IRRef>& consts) {
+  for (const auto& [slot, ref] : consts) parent_consts_[slot] = copy_constant(parent, ref, ir_);
+}
+
 IRRef TraceRecorder::read(uint32_t reg, const Value* R) {
   uint32_t abs = abs_slot(reg);
   ensure_slot(abs);
@@ -211,7 +224,11 @@ IRRef TraceRecorder::read(uint32_t reg, const Value* R) {
     IRRef r = ir_.emit(IROp::SLOAD, t, abs, 2);
     slots_[abs] = r;
     sloads_[abs] = r;
-    return r;
+    if (auto k = parent_consts_.find(abs); k != parent_consts_.end() && holds_constant(R[reg], k->second)) {
+      guard(true, ir_.emit(IROp::EQ, IRType::Bool, r, k->second));
+      slots_[abs] = k->second;
+    }
+    return slots_[abs];
   }
   IRRef r = ir_.emit(IROp::SLOAD, t, abs, 0, 0);
   slots_[abs] = r;

@@ -80,6 +80,11 @@ class TraceRecorder {
   // frame at the exit (exit_slot_types.h). Their first loads are not
   // guarded (SLOAD op2 = 2) when the value seen has that type.
   void set_parent_types(std::unordered_map<uint32_t, IRType> types) { parent_types_ = std::move(types); }
+  // And the constants it left in registers (exit_slot_constants of `parent`):
+  // the first load of one, if it holds that value, is guarded equal to it
+  // (the trace may be entered from another exit, or from itself) and the
+  // register is the constant from then on.
+  void set_parent_constants(const TraceIR& parent, const std::unordered_map<uint32_t, IRRef>& consts);
 
   // A function trace: recording starts at pc 0 of `fn` when its entry got
   // hot. It does not loop: a recursive call ends it by pushing the callee's
@@ -200,6 +205,7 @@ class TraceRecorder {
   uint32_t abs_slot(uint32_t reg) const { return frames_.back().base + reg; }
   void ensure_slot(uint32_t abs);
   IRRef constant(const Value& v);
+  bool holds_constant(const Value& v, IRRef k) const;  // v is the value of constant k
   IRType type_of(IRRef ref) const { return ir_[ref].type; }
   uint16_t snapshot(uint32_t pc);
   void guard(bool expect_true, IRRef cond);  // GUARDT/GUARDF with a snapshot at cur_pc_
@@ -264,6 +270,7 @@ class TraceRecorder {
   bool side_ = false;
   int64_t trip_hint_ = -1;  // TraceIR::loop_trip_hint
   std::unordered_map<uint32_t, IRType> parent_types_;  // set_parent_types
+  std::unordered_map<uint32_t, IRRef> parent_consts_;  // set_parent_constants (refs of ir_)
   bool func_ = false;
   // The trace does not loop (side and function traces, and root traces that
   // link to an inner loop's trace).

@@ -201,6 +201,32 @@ TEST(TraceJit, FormerlyNyiBytecodesAreRecorded) {
   EXPECT_GE(st.aborts[static_cast<int>(jit::AbortReason::AssumedGlobalStored)], 1u);
 }
 
+// A side trace takes the constants its parent left in registers (a string
+// LOADK'd for a compare the parent turned into a guard on the byte) as
+// constants behind a guard, so `c == " "` at its start compares bytes: no
+// helper call in any side trace. (It took both operands from registers and
+// compared them through a helper before.)
+TEST(TraceJit, SideTracesTakeTheirParentsConstantsFromRegisters) {
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    JitParams p = hot_params();
+    p.set(std::string("tier=") + tier);
+    auto rt = testing::expect_same_as_interpreter(
+        "let s = \"\"\nfor k in range(80) { s = s + \"ab cd\" }\n"
+        "let spaces = 0\nlet others = 0\nlet i = 0\n"
+        "while i < len(s) {\n  let c = s[i]\n  if c == \" \" { spaces += 1; i += 1; continue }\n"
+        "  others += 1\n  i += 1\n}\nprint(spaces, others)\n",
+        p);
+    size_t sides = 0;
+    for (const auto& t : rt->tracing()->traces()) {
+      if (!t->is_side) continue;
+      ++sides;
+      EXPECT_FALSE(testing::trace_has_op(*t, jit::IROp::CALL)) << "side trace " << t->id;
+    }
+    EXPECT_GE(sides, 1u);
+  }
+}
+
 // A range whose step changes from run to run (a sieve strikes out the
 // multiples of each prime in turn) is one trace: its direction is guarded,
 // not its value (a guard on the value made a side trace per prime).

@@ -1,5 +1,6 @@
 // exit_slot_types: the register types a trace has proven at an exit, which a
-// side trace from there inherits (its loads of those registers go unguarded).
+// side trace from there inherits (its loads of those registers go unguarded);
+// exit_slot_constants: the constants it left in registers there.
 #include <gtest/gtest.h>
 
 #include "tracer/exit_slot_types.h"
@@ -57,6 +58,63 @@ TEST(ExitSlotTypes, FramePushesAndInlinedFramesForgetEverything) {
   EXPECT_EQ(exit_slot_types(ir, 1), (Types{{1, IRType::Int}}));
   EXPECT_EQ(exit_slot_types(ir, 2), Types{});  // the callee's registers: nothing known yet
   EXPECT_EQ(exit_slot_types(ir, 3), Types{});  // exits inside inlined frames
+}
+
+using Consts = std::unordered_map<uint32_t, IRRef>;
+
+// Slot 2 holds a string constant stored before the exits; slot 3 one too
+// until a helper's result replaces it; exit #2's own entries give slot 4 an
+// int constant (slot 5's float and slot 6's loaded value are not taken).
+TEST(ExitSlotConstants, TheSnapshotsConstantsAndTheConstantsStoredBeforeTheExit) {
+  const TraceIR ir = parse_ir(
+      "0000    int  KINT   7\n"
+      "0001    str  KOBJ   0x10\n"
+      "0002    flt  KFLOAT 2.5\n"
+      "0003 >  int  SLOAD  1  0  #0\n"
+      "0004    none SSTORE 2  0001\n"
+      "0005    none SSTORE 3  0001\n"
+      "0006    none CARG   0003  0003\n"
+      "0007    int  CALL   0006  0  #1\n"
+      "0008    bool LT     0003  0000\n"
+      "0009 >  none GUARDT 0008  #2\n"
+      "0010 >  none EXIT    #3\n"
+      "SNAP #0 ir=0003 pc=0 frames=[] []\n"
+      "SNAP #1 ir=0007 pc=1 frames=[] []\n"
+      "SNAP #2 ir=0009 pc=2 frames=[] [4=0000 5=0002 6=0003]\n"
+      "SNAP #3 ir=0010 pc=3 frames=[] [2=0003]\n"
+      "CALL #0 builtin 0 abs 0x0 dest=3\n");
+  EXPECT_EQ(exit_slot_constants(ir, 1), (Consts{{2, 1}, {3, 1}}));
+  EXPECT_EQ(exit_slot_constants(ir, 2), (Consts{{2, 1}, {4, 0}}));
+  EXPECT_EQ(exit_slot_constants(ir, 3), Consts{});  // slot 2 := the loaded int
+  EXPECT_EQ(exit_slot_constants(ir, 9), Consts{});
+}
+
+// A loop's body may store another value after its exits, which the next
+// iteration sees: what the entry stored before the LOOP is not taken.
+TEST(ExitSlotConstants, ALoopBodyKeepsOnlyItsOwnStores) {
+  const TraceIR ir = parse_ir(
+      "0000    int  KINT   7\n"
+      "0001    str  KOBJ   0x10\n"
+      "0002 >  int  SLOAD  1  0  #0\n"
+      "0003    none SSTORE 2  0001\n"
+      "0004    none LOOP\n"
+      "0005    none SSTORE 3  0001\n"
+      "0006    bool LT     0002  0000\n"
+      "0007 >  none GUARDT 0006  #1\n"
+      "0008    none SSTORE 2  0002\n"
+      "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+      "SNAP #1 ir=0007 pc=1 frames=[] []\n");
+  EXPECT_EQ(exit_slot_constants(ir, 1), (Consts{{3, 1}}));
+}
+
+TEST(ExitSlotConstants, SameConstantComparesValuesAcrossTraces) {
+  const TraceIR a = parse_ir("0000    int  KINT   7\n0001    str  KOBJ   0x10\n0002    bool KBOOL  true\n");
+  const TraceIR b = parse_ir("0000    str  KOBJ   0x10\n0001    int  KINT   7\n0002    int  KINT   8\n0003    str  KOBJ   0x20\n");
+  EXPECT_TRUE(same_constant(a, 0, b, 1));
+  EXPECT_TRUE(same_constant(a, 1, b, 0));
+  EXPECT_FALSE(same_constant(a, 0, b, 2));
+  EXPECT_FALSE(same_constant(a, 1, b, 3));
+  EXPECT_FALSE(same_constant(a, 2, b, 1));  // a bool is no int
 }
 
 }  // namespace
