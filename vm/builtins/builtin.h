@@ -9,6 +9,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "vm/core/builtin_def.h"
@@ -41,5 +42,8 @@ double arg_number(const char* fn, const Value& v);      // int or float
 // "print() does not take keyword arguments".
 void check_arity(const char* fn, const CallArgs& args, int min_args, int max_args,
                  bool accepts_kwargs);
+// The message of a call with `given` arguments where `min_args` to `max_args`
+// are taken (check_arity's; the interpreter's for functions too).
+std::string arity_message(const char* fn, int min_args, int max_args, int given);
 
 }  // namespace tessera

@@ -31,6 +31,10 @@ void check_arity(const char* fn, const CallArgs& args, int min_args, int max_arg
     throw RuntimeError(std::string(fn) + "() does not take keyword arguments");
   const auto n = static_cast<int64_t>(args.pos.size());
   if (n >= min_args && (max_args < 0 || n <= max_args)) return;
+  throw RuntimeError(arity_message(fn, min_args, max_args, static_cast<int>(n)));
+}
+
+std::string arity_message(const char* fn, int min_args, int max_args, int given) {
   std::string msg = std::string(fn) + "() takes ";
   if (max_args < 0)
     msg += "at least " + std::to_string(min_args);
@@ -41,8 +45,8 @@ void check_arity(const char* fn, const CallArgs& args, int min_args, int max_arg
   // Singular only when a single count is shown and it is 1.
   const bool one = min_args == 1 && (max_args == 1 || max_args < 0);
   msg += one ? " argument" : " arguments";
-  msg += " (" + std::to_string(n) + " given)";
-  throw RuntimeError(msg);
+  msg += " (" + std::to_string(given) + " given)";
+  return msg;
 }
 
 namespace {

@@ -89,7 +89,11 @@ class Interpreter {
   // Runs compiled trace `id` from the current frame and rebuilds the frames
   // of its exit (the caller reloads its registers from frames_.back()).
   void enter_trace(uint32_t id);
-  void ensure_stack(size_t needed);
+  // The fast path inline: the dispatch loop (dispatch.cpp) checks at every call.
+  void ensure_stack(size_t needed) {
+    if (needed > stack_.size()) grow_stack(needed);
+  }
+  void grow_stack(size_t needed);
 
   [[noreturn]] void raise_call_error(const Value& callee, const FunctionProto* proto,
                                      const Instr* call_pc, int nargs) const;
