@@ -11,8 +11,14 @@
 // with a character is one too when it has one byte, and unequal to it when
 // it has not (a guard on its length either way); == and != of such a string
 // and a constant of up to 16 bytes are decided by guards on the length and
-// bytes. Anything else (a negative index, two strings from registers, the
-// order of longer strings) takes the generic path.
+// bytes. Of two strings from registers, one that holds a string constant of
+// the function being recorded (loaded before the trace began, across a
+// call: `peek() == "+"` after a return) is that constant behind an identity
+// guard (constants are per function, so a value merely equal to one is not
+// taken for it). Anything else (a negative index, two other strings from
+// registers, the order of longer strings) takes the generic path.
+#include <algorithm>
+
 #include "tracer/recorder.h"
 #include "tracer/recorder_internal.h"
 
@@ -76,6 +82,7 @@ bool TraceRecorder::compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b,
     out = ir_.kbool(op == CmpOp::Ne);
     return true;
   };
+  if (!is_char(a) && !is_char(b) && !constant_in_register(b, vb)) constant_in_register(a, va);
   if (from_elsewhere(a, va, b) || from_elsewhere(b, vb, a)) return true;
   if (compare_chars(op, a, b, out)) return true;
   // A string from elsewhere == or != a short constant (`node[0] == "op"`):
@@ -111,6 +118,17 @@ bool TraceRecorder::compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b,
     }
   }
   out = ir_.kbool(op == CmpOp::Eq);
+  return true;
+}
+
+bool TraceRecorder::constant_in_register(IRRef& r, const Value& v) {
+  if (ir_[r].op != IROp::SLOAD || !v.is_str()) return false;
+  const std::vector<Value>& ks = frames_.back().proto->consts;
+  if (std::none_of(ks.begin(), ks.end(), [&](const Value& k) { return k.is_str() && k.as_obj() == v.as_obj(); }))
+    return false;
+  const IRRef k = ir_.kobj(v.as_obj(), IRType::Str);
+  guard(true, ir_.emit(IROp::EQ, IRType::Bool, r, k));
+  r = k;
   return true;
 }
 

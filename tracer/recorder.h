@@ -169,6 +169,9 @@ class TraceRecorder {
   // of up to 16 bytes (guards on its length and bytes decide it). False:
   // not such a comparison.
   bool compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b, const Value& vb, IRRef& out);
+  // A register load holding a string constant of the current function: the
+  // constant, behind an identity guard (r is replaced). False: left alone.
+  bool constant_in_register(IRRef& r, const Value& v);
   // int(c) of a character that is a digit: its byte less '0', guarded to
   // be a digit (false: not such a call).
   bool char_to_int(uint32_t dst, IRRef c, const Value& v);

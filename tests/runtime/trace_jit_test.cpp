@@ -227,6 +227,31 @@ TEST(TraceJit, SideTracesTakeTheirParentsConstantsFromRegisters) {
   }
 }
 
+// A register that holds one of the function's own string constants, loaded
+// before the trace began (a local set before the loop, or a constant loaded
+// before a call the trace starts after), is that constant behind an identity
+// guard: `w == sep` compares w's length and bytes, no compare helper call.
+TEST(TraceJit, AStringConstantInARegisterIsAConstant) {
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    JitParams p = hot_params();
+    p.set(std::string("tier=") + tier);
+    auto rt = testing::expect_same_as_interpreter(
+        "fn count(words) {\n  let sep = \"and\"\n  let n = 0\n"
+        "  for w in words { if w == sep { n += 1 } elif w != sep { n += 100 } }\n  return n\n}\n"
+        "let ws = []\nfor i in range(300) { push(ws, [\"but\", \"and\", \"nor\"][i % 3]) }\n"
+        "print(count(ws))\n",
+        p);
+    size_t compares = 0, in_count = 0;
+    for (const auto& t : rt->tracing()->traces()) {
+      for (const jit::CallTarget& c : t->ir.calls()) compares += c.kind == jit::CallTarget::Kind::Compare;
+      in_count += t->function == "count";
+    }
+    EXPECT_GE(in_count, 1u);
+    EXPECT_EQ(compares, 0u);
+  }
+}
+
 // A range whose step changes from run to run (a sieve strikes out the
 // multiples of each prime in turn) is one trace: its direction is guarded,
 // not its value (a guard on the value made a side trace per prime).
