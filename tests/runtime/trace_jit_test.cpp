@@ -111,21 +111,30 @@ TEST(TraceJit, TypeOfATypedValueAndLenOfAListAreNotCalls) {
 }
 
 // Runs `src` at tier=1 and at tier=2 (each printing the interpreter's
-// output) and expects some trace to hold every one of `ops` and no CALL.
-void expect_a_trace_with_ops_and_no_call(const std::string& src, std::initializer_list<jit::IROp> ops) {
+// output) and calls `check` with each run's runtime.
+template <class Check>
+void in_both_tiers(const std::string& src, Check check) {
   for (const char* tier : {"1", "2"}) {
     SCOPED_TRACE(std::string("tier=") + tier);
     JitParams p = hot_params();
     p.set(std::string("tier=") + tier);
     auto rt = testing::expect_same_as_interpreter(src, p);
+    check(*rt);
+  }
+}
+
+// Runs `src` in both tiers and expects some trace to hold every one of
+// `ops` and no CALL.
+void expect_a_trace_with_ops_and_no_call(const std::string& src, std::initializer_list<jit::IROp> ops) {
+  in_both_tiers(src, [&](HotspotObserver& rt) {
     bool found = false;
-    for (const auto& t : rt->tracing()->traces()) {
+    for (const auto& t : rt.tracing()->traces()) {
       bool all = !testing::trace_has_op(*t, jit::IROp::CALL);
       for (jit::IROp op : ops) all = all && testing::trace_has_op(*t, op);
       found = found || all;
     }
     EXPECT_TRUE(found);
-  }
+  });
 }
 
 // A character loop (a search, a tokenizer's classes) runs without helper
@@ -207,24 +216,20 @@ TEST(TraceJit, FormerlyNyiBytecodesAreRecorded) {
 // helper call in any side trace. (It took both operands from registers and
 // compared them through a helper before.)
 TEST(TraceJit, SideTracesTakeTheirParentsConstantsFromRegisters) {
-  for (const char* tier : {"1", "2"}) {
-    SCOPED_TRACE(std::string("tier=") + tier);
-    JitParams p = hot_params();
-    p.set(std::string("tier=") + tier);
-    auto rt = testing::expect_same_as_interpreter(
-        "let s = \"\"\nfor k in range(80) { s = s + \"ab cd\" }\n"
-        "let spaces = 0\nlet others = 0\nlet i = 0\n"
-        "while i < len(s) {\n  let c = s[i]\n  if c == \" \" { spaces += 1; i += 1; continue }\n"
-        "  others += 1\n  i += 1\n}\nprint(spaces, others)\n",
-        p);
-    size_t sides = 0;
-    for (const auto& t : rt->tracing()->traces()) {
-      if (!t->is_side) continue;
-      ++sides;
-      EXPECT_FALSE(testing::trace_has_op(*t, jit::IROp::CALL)) << "side trace " << t->id;
-    }
-    EXPECT_GE(sides, 1u);
-  }
+  in_both_tiers(
+      "let s = \"\"\nfor k in range(80) { s = s + \"ab cd\" }\n"
+      "let spaces = 0\nlet others = 0\nlet i = 0\n"
+      "while i < len(s) {\n  let c = s[i]\n  if c == \" \" { spaces += 1; i += 1; continue }\n"
+      "  others += 1\n  i += 1\n}\nprint(spaces, others)\n",
+      [](HotspotObserver& rt) {
+        size_t sides = 0;
+        for (const auto& t : rt.tracing()->traces()) {
+          if (!t->is_side) continue;
+          ++sides;
+          EXPECT_FALSE(testing::trace_has_op(*t, jit::IROp::CALL)) << "side trace " << t->id;
+        }
+        EXPECT_GE(sides, 1u);
+      });
 }
 
 // A register that holds one of the function's own string constants, loaded
@@ -232,24 +237,20 @@ TEST(TraceJit, SideTracesTakeTheirParentsConstantsFromRegisters) {
 // before a call the trace starts after), is that constant behind an identity
 // guard: `w == sep` compares w's length and bytes, no compare helper call.
 TEST(TraceJit, AStringConstantInARegisterIsAConstant) {
-  for (const char* tier : {"1", "2"}) {
-    SCOPED_TRACE(std::string("tier=") + tier);
-    JitParams p = hot_params();
-    p.set(std::string("tier=") + tier);
-    auto rt = testing::expect_same_as_interpreter(
-        "fn count(words) {\n  let sep = \"and\"\n  let n = 0\n"
-        "  for w in words { if w == sep { n += 1 } elif w != sep { n += 100 } }\n  return n\n}\n"
-        "let ws = []\nfor i in range(300) { push(ws, [\"but\", \"and\", \"nor\"][i % 3]) }\n"
-        "print(count(ws))\n",
-        p);
-    size_t compares = 0, in_count = 0;
-    for (const auto& t : rt->tracing()->traces()) {
-      for (const jit::CallTarget& c : t->ir.calls()) compares += c.kind == jit::CallTarget::Kind::Compare;
-      in_count += t->function == "count";
-    }
-    EXPECT_GE(in_count, 1u);
-    EXPECT_EQ(compares, 0u);
-  }
+  in_both_tiers(
+      "fn count(words) {\n  let sep = \"and\"\n  let n = 0\n"
+      "  for w in words { if w == sep { n += 1 } elif w != sep { n += 100 } }\n  return n\n}\n"
+      "let ws = []\nfor i in range(300) { push(ws, [\"but\", \"and\", \"nor\"][i % 3]) }\n"
+      "print(count(ws))\n",
+      [](HotspotObserver& rt) {
+        size_t compares = 0, in_count = 0;
+        for (const auto& t : rt.tracing()->traces()) {
+          for (const jit::CallTarget& c : t->ir.calls()) compares += c.kind == jit::CallTarget::Kind::Compare;
+          in_count += t->function == "count";
+        }
+        EXPECT_GE(in_count, 1u);
+        EXPECT_EQ(compares, 0u);
+      });
 }
 
 // A range whose step changes from run to run (a sieve strikes out the
