@@ -52,6 +52,11 @@ CompileResult try_compile(uint32_t trace_id, Compile&& compile) {
 
 class CompileWorker {
  public:
+  // How much nicer the worker thread is than the thread that made it (up to
+  // Linux's 19): on a machine whose cores are all busy, compiling yields to
+  // running the program.
+  static constexpr int kNice = 10;
+
   struct Job {
     uint32_t trace_id;
     const TraceIR* ir;
