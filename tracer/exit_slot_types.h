@@ -26,10 +26,11 @@ std::unordered_map<uint32_t, IRType> exit_slot_types(const TraceIR& ir, uint16_t
 // Slot -> constant (a KINT int, KBOOL or KOBJ string of `ir`) the register
 // holds at exit `snap`, where the trace knows it: the snapshot's constant
 // entries, and constants stored (SSTORE; in a loop trace, by the body)
-// before the first instruction that exits there and not overwritten since. A side trace uses such a register
-// as the constant behind one guard (`c == " "` after the parent's LOADK of
-// " " compares bytes, not through a helper), as LuaJIT's side traces
-// inherit their parent's constants. Same cases of emptiness as above.
+// before the first instruction that exits there and not overwritten since.
+// A side trace uses such a register as the constant behind one guard
+// (`c == " "` after the parent's LOADK of " " compares bytes, not through a
+// helper), as LuaJIT's side traces inherit their parent's constants. Same
+// cases of emptiness as above.
 std::unordered_map<uint32_t, IRRef> exit_slot_constants(const TraceIR& ir, uint16_t snap);
 
 // Whether `a` of `x` and `b` of `y` are the same constant value.
