@@ -20,9 +20,9 @@ JitTelemetry::JitTelemetry(std::string script_name, std::string dump_dir, bool p
       perf_map_enabled_(perf_map),
       created_ms_(now_ms()) {}
 
-std::optional<std::array<uint64_t, 3>> JitTelemetry::tier_samples() const {
+std::optional<std::array<double, 3>> JitTelemetry::tier_cpu_ms() const {
   if (!profile_) return std::nullopt;
-  return profile_->samples();
+  return profile_->cpu_ms();
 }
 
 void JitTelemetry::enable_tier_profile() {
@@ -172,16 +172,15 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
   if (stats_.abandoned_compiles)
     os << "  T2 (llvm): the compile in progress when the script ended was not waited for\n";
   if (profile_) {
-    // Sampled CPU time of the process (the background compiler's included,
-    // under "elsewhere"), up to now.
+    // The process's CPU time (the background compiler's included, under
+    // "elsewhere") up to now, split as the samples fell.
+    const auto ms = profile_->cpu_ms();
     const auto s = profile_->samples();
-    const double total = static_cast<double>(s[0] + s[1] + s[2]);
-    auto share = [&](uint64_t n) { return total > 0 ? 100.0 * static_cast<double>(n) / total : 0.0; };
-    os << fmt::format("  time in code (CPU time sampled every {:.0f} ms): T1 {:.0f} ms ({:.1f}%), T2 {:.0f} ms ({:.1f}%), "
+    const double total = ms[0] + ms[1] + ms[2];
+    auto share = [&](double x) { return total > 0 ? 100.0 * x / total : 0.0; };
+    os << fmt::format("  time in code (CPU time, split by {} samples): T1 {:.0f} ms ({:.1f}%), T2 {:.0f} ms ({:.1f}%), "
                       "elsewhere {:.0f} ms ({:.1f}%: interpreter, recorder, compilers, runtime)\n",
-                      TierProfile::kIntervalMs, static_cast<double>(s[1]) * TierProfile::kIntervalMs, share(s[1]),
-                      static_cast<double>(s[2]) * TierProfile::kIntervalMs, share(s[2]),
-                      static_cast<double>(s[0]) * TierProfile::kIntervalMs, share(s[0]));
+                      s[0] + s[1] + s[2], ms[1], share(ms[1]), ms[2], share(ms[2]), ms[0], share(ms[0]));
   }
   if (stats_.tier_up_exits > 0)
     os << fmt::format("  tier-up: {} T1 traces swapped for T2 code ({} tier-up exits)\n", stats_.upgrades,

@@ -78,9 +78,9 @@ class JitTelemetry {
   bool logging() const { return events_ && events_->on(); }
   // Whether trace runs and fused calls are timed (--dump, --metrics).
   bool timing() const { return events_ && events_->timing(); }
-  // Samples of the tier profile ([0] elsewhere, [1] T1, [2] T2; each
-  // TierProfile::kIntervalMs of CPU time), or none when it is off.
-  std::optional<std::array<uint64_t, 3>> tier_samples() const;
+  // The tier profile's CPU time in ms ([0] elsewhere, [1] T1, [2] T2;
+  // TierProfile::cpu_ms), or none when it is off.
+  std::optional<std::array<double, 3>> tier_cpu_ms() const;
   // The timeline (--dump), or null.
   JitTimeline* timeline() const { return events_ ? events_->timeline() : nullptr; }
   void event(JitEventKind k, EventFields fields) const { events_->emit(k, std::move(fields)); }

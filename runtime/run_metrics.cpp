@@ -50,10 +50,8 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
                        {"optimize", round3(s.optimize_ms)},
                        {"t1", round3(s.tier_compile_ms[0])},
                        {"t2", round3(s.tier_compile_ms[1])}};
-    if (auto samples = tj->telemetry().tier_samples())
-      r["cpu_ms"] = {{"t1", (*samples)[1] * jit::TierProfile::kIntervalMs},
-                     {"t2", (*samples)[2] * jit::TierProfile::kIntervalMs},
-                     {"elsewhere", (*samples)[0] * jit::TierProfile::kIntervalMs}};
+    if (auto ms = tj->telemetry().tier_cpu_ms())
+      r["cpu_ms"] = {{"t1", round3((*ms)[1])}, {"t2", round3((*ms)[2])}, {"elsewhere", round3((*ms)[0])}};
     double native = 0;
     for (const auto& t : tj->traces()) native += t->native_ms;
     r["native_ms"] = round3(native);

@@ -1,5 +1,7 @@
 #include "runtime/tier_profile.h"
 
+#include <time.h>
+
 #if defined(__linux__) && defined(__x86_64__)
 #include <signal.h>
 #include <sys/time.h>
@@ -8,6 +10,16 @@
 #endif
 
 namespace tessera::jit {
+
+namespace {
+
+int64_t process_cpu_ns() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
 
 #ifdef TESSERA_TIER_PROFILE
 namespace {
@@ -48,6 +60,8 @@ bool TierProfile::start() {
     return false;
   }
   running_ = true;
+  cpu_start_ns_ = process_cpu_ns();
+  cpu_stop_ns_ = -1;
   return true;
 #else
   return false;
@@ -59,6 +73,7 @@ void TierProfile::stop() {
   if (!running_) return;
   itimerval off = {};
   setitimer(ITIMER_PROF, &off, nullptr);
+  cpu_stop_ns_ = process_cpu_ns();
   // A SIGPROF the timer generated just before it stopped may still be pending
   // (delivered later, to any thread). Under the default disposition it would
   // kill the process, so a process that had none ignores SIGPROF from now on
@@ -98,6 +113,17 @@ void TierProfile::sample(uintptr_t pc) {
 
 std::array<uint64_t, 3> TierProfile::samples() const {
   return {samples_[0].load(), samples_[1].load(), samples_[2].load()};
+}
+
+std::array<double, 3> TierProfile::cpu_ms() const {
+  const auto s = samples();
+  const uint64_t n = s[0] + s[1] + s[2];
+  const int64_t end = cpu_stop_ns_ >= 0 ? cpu_stop_ns_ : process_cpu_ns();
+  const double total_ms = static_cast<double>(end - cpu_start_ns_) / 1e6;
+  if (n == 0) return {total_ms, 0.0, 0.0};  // too short for a sample: all of it elsewhere
+  std::array<double, 3> ms{};
+  for (size_t i = 0; i < 3; ++i) ms[i] = total_ms * static_cast<double>(s[i]) / static_cast<double>(n);
+  return ms;
 }
 
 }  // namespace tessera::jit

@@ -1,9 +1,11 @@
 // TierProfile: where the process spends its CPU time, by host tier, for
 // --stats. Linked traces hop from trace to trace (and from tier to tier)
 // without returning to the runtime, so entries cannot be timed; instead a
-// profiling timer (ITIMER_PROF, every 1 ms of CPU time) samples the
-// interrupted program counter and counts it against the code ranges of T1
-// and T2 traces, or "elsewhere" (interpreter, recorder, compilers, runtime).
+// profiling timer (ITIMER_PROF, every 1 ms of CPU time, or every scheduler
+// tick where that is longer) samples the interrupted program counter and
+// counts it against the code ranges of T1 and T2 traces, or "elsewhere"
+// (interpreter, recorder, compilers, runtime); the process's measured CPU
+// time is split in those proportions.
 // One profile may run per process (the signal handler is process-wide);
 // Linux x86-64 only, elsewhere start() does nothing. After stop() a process
 // that had no SIGPROF handler ignores SIGPROF (a late timer signal must not
@@ -33,6 +35,10 @@ class TierProfile {
   void add_code(const void* begin, size_t size, int tier);
   // Samples: [0] elsewhere, [1] in T1 code, [2] in T2 code.
   std::array<uint64_t, 3> samples() const;
+  // The process's CPU time from start() to stop() (or to now), in ms, split
+  // as the samples are. A sample is not kIntervalMs of CPU time: the kernel
+  // sends at most one timer signal per scheduler tick (4 ms at HZ=250).
+  std::array<double, 3> cpu_ms() const;
 
   void sample(uintptr_t pc);  // from the signal handler
 
@@ -44,6 +50,7 @@ class TierProfile {
   std::atomic<size_t> ranges_{0};
   std::array<std::atomic<uint64_t>, 3> samples_{};
   bool running_ = false;
+  int64_t cpu_start_ns_ = 0, cpu_stop_ns_ = -1;  // CLOCK_PROCESS_CPUTIME_ID; -1: running
 };
 
 }  // namespace tessera::jit
