@@ -24,6 +24,7 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_STATI
   -DCMAKE_BUILD_RPATH='$ORIGIN/../lib' -DCMAKE_EXE_LINKER_FLAGS='-Wl,--disable-new-dtags' >/dev/null
 targets=()
 for b in "${BINARIES[@]}"; do targets+=("$(basename "$b")"); done
+targets+=(tessera-llvm)  # the LLVM library tessera-vm loads (docs/jit.md, "Start-up")
 echo "==> build ${targets[*]}"
 cmake --build "$BUILD" -j2 --target "${targets[@]}"
 
@@ -60,6 +61,11 @@ bundle_libraries "$B"/bin/*
 cp -L "$(ldconfig -p | awk '$1 == "libopenblas.so.0" {print $NF; exit}')" "$B/lib/libopenblas.so.0"
 # And what the bundled libraries load in turn (OpenBLAS -> gfortran), as a check: ldd already listed it.
 bundle_libraries "$B"/lib/*
+# tessera-vm loads its LLVM library from ../lib/tessera beside its bin/.
+mkdir -p "$B/lib/tessera"
+cp "$BUILD/libtessera-llvm.so" "$B/lib/tessera/"
+strip --strip-unneeded "$B/lib/tessera/libtessera-llvm.so"
+bundle_libraries "$B/lib/tessera/libtessera-llvm.so"
 
 # What the checks run: the conformance suite and its runner, the tensor benchmark programs, the
 # harness scripts that turn the benchmarks' JSON into the tables of experiments/results/.

@@ -1,5 +1,9 @@
 // The optimizing host backend (tier T2): trace IR -> LLVM IR -> the trace
-// pass pipeline -> native code through LLVM ORC's LLJIT.
+// pass pipeline -> native code through LLVM ORC's LLJIT. The compiler itself
+// (llvm_trace_compiler.h) is in the LLVM library
+// (codegen/llvm_library/llvm_library.h), which the first LlvmBackend loads
+// where it is not linked in: the constructor throws std::runtime_error when
+// it cannot be loaded.
 //
 // Each LlvmBackend owns one LLJIT instance; compiled traces stay valid as long
 // as the backend lives. compile() is not thread-safe: a background compile
@@ -34,14 +38,15 @@ class LlvmBackend final : public HostBackend {
   const char* name() const override { return "llvm"; }
   using HostBackend::compile;
   CompiledTrace compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
-                        const FunctionProto* proto = nullptr, const uint8_t* global_watch = nullptr) override;
+                        const FunctionProto* proto = nullptr, const uint8_t* global_watch = nullptr) override {
+    return compiler_->compile(ir, name, linking, proto, global_watch);
+  }
   // CompiledTrace::text is the optimized module (printing a large module
   // costs a few percent of its compile time).
-  void set_keep_text(bool keep) override;
+  void set_keep_text(bool keep) override { compiler_->set_keep_text(keep); }
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<HostBackend> compiler_;
 };
 
 }  // namespace tessera::jit

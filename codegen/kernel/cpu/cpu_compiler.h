@@ -1,14 +1,17 @@
 // Compiles kernel IR for the host CPU: cpu_emitter's LLVM IR, optimized and
 // turned into an object file, which an ORC LLJIT of the compiler's own links
-// into the process (kernels never link to traces, and a kernel compile must
-// not wait for a trace compile's lock). The two steps are apart so that the
-// kernel cache (kernel_disk_cache.h) can keep the object and a later run
-// only links it.
+// into the process. The two steps are apart so that the kernel cache
+// (kernel_disk_cache.h) can keep the object and a later run only links it.
+// The code generator (llvm_kernel_compiler.h) is in the LLVM library
+// (codegen/llvm_library/llvm_library.h), which the first CpuKernelCompiler
+// loads where it is not linked in.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
+#include "codegen/kernel/cpu/cpu_kernel_backend.h"
 #include "codegen/kernel/cpu/kernel_abi.h"
 #include "codegen/kernel/kernel_ir.h"
 
@@ -20,16 +23,10 @@ struct CompiledKernel {
   std::string llvm_ir;  // after optimization, when the compiler keeps text
 };
 
-// A kernel compiled to relocatable machine code for this host.
-struct KernelObject {
-  std::string symbol;     // the kernel function's name in the object
-  std::string bytes;      // the object file
-  std::string llvm_ir;    // after optimization, when asked for
-  double compile_ms = 0;  // emitting, optimizing, code generation
-};
-
 class CpuKernelCompiler {
  public:
+  // Throws std::runtime_error when the LLVM library cannot be loaded or LLVM
+  // cannot target this host.
   CpuKernelCompiler();
   ~CpuKernelCompiler();
   CpuKernelCompiler(const CpuKernelCompiler&) = delete;
@@ -51,15 +48,16 @@ class CpuKernelCompiler {
 
   // What compiled code depends on besides the kernel IR: LLVM's version,
   // the CPU model and features, the vector width. Part of every cache key.
-  const std::string& host_identity() const;
+  const std::string& host_identity() const { return host_; }
   void set_keep_text(bool keep) { keep_text_ = keep; }
   // f32 lanes of the generated code: those of the interpreter's vector math
   // (vm/tensor/vector_math.h), so that both call the same SLEEF functions.
   int lanes() const;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<CpuKernelBackend> backend_;
+  std::string host_;
+  std::atomic<uint64_t> next_id_{0};
   bool keep_text_ = false;
 };
 

@@ -1,0 +1,35 @@
+# cmake -DLIBRARY=libtessera-llvm.so -DNM=nm -DEXPORTS=out.list -DKEEP=out.ld -P llvm_library_exports.cmake
+# Writes what tessera-vm needs to serve the LLVM library: the VM's symbols it
+# leaves undefined (their names contain "tessera"; the others come from the
+# C and C++ libraries), as a --dynamic-list (EXPORTS: tessera-vm exports
+# them) and a linker script of EXTERN (KEEP: tessera-vm links them in even
+# where nothing of its own calls them).
+execute_process(COMMAND ${NM} -D --undefined-only ${LIBRARY} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "llvm_library_exports: ${NM} -D ${LIBRARY} failed")
+endif()
+string(REPLACE "\n" ";" lines "${out}")
+set(names)
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE "^ *U +" "" name "${line}")
+  string(REGEX REPLACE "@.*$" "" name "${name}")
+  if(name MATCHES "tessera")
+    list(APPEND names ${name})
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES names)
+list(SORT names)
+list(LENGTH names n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "llvm_library_exports: ${LIBRARY} uses nothing of the VM's: is it the LLVM library?")
+endif()
+set(exports_text "{\n")
+set(keep_text "EXTERN(\n")
+foreach(name IN LISTS names)
+  string(APPEND exports_text "  ${name};\n")
+  string(APPEND keep_text "  ${name}\n")
+endforeach()
+string(APPEND exports_text "};\n")
+string(APPEND keep_text ")\n")
+file(WRITE ${EXPORTS} "${exports_text}")
+file(WRITE ${KEEP} "${keep_text}")

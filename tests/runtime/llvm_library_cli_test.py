@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""tessera-vm loads LLVM only when a program needs it (codegen/llvm_library/llvm_library.h,
+docs/jit.md "Start-up"):
+
+  - a one-line script runs without libtessera-llvm.so loaded (LD_DEBUG=files lists what the
+    loader opened);
+  - a hot loop at tier=2 loads it, and its trace runs as T2 code;
+  - a copy of tessera-vm outside the build tree still finds the build tree's library;
+  - without a usable library (TESSERA_LLVM_LIBRARY at a missing file, or at a file that is not
+    the library) the program still runs to the same output and exit 0: one warning line on
+    stderr says what was tried and what to set; --stats says why T2 did not compile.
+Usage: llvm_library_cli_test.py --vm build/tessera-vm
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+from cli_checks import check, finish, run
+
+LIBRARY = "libtessera-llvm.so"
+HOT = "let s = 0\nfor i in range(20000) { s = s + i % 7 }\nprint(s)\n"
+HOT_OUT = f"{sum(i % 7 for i in range(20000))}\n"
+T2 = ["--jit-param", "tier=2", "--jit-param", "async=0"]
+
+
+def loaded(stderr):
+    """Whether the loader's LD_DEBUG=files trace shows the LLVM library opened."""
+    return any(LIBRARY in line and "file=" in line for line in stderr.splitlines())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vm", required=True)
+    vm = os.path.abspath(ap.parse_args().vm)
+    with tempfile.TemporaryDirectory(prefix="tessera-llvm-library-") as d:
+        one = os.path.join(d, "one.tsb")
+        with open(one, "w") as f:
+            f.write("print(1)\n")
+        hot = os.path.join(d, "hot.tsb")
+        with open(hot, "w") as f:
+            f.write(HOT)
+
+        rc, out, err = run(vm, "run", one, env={"LD_DEBUG": "files"})
+        check(rc == 0 and out == "1\n", "a one-line script runs", f"rc={rc} out={out!r}")
+        check(not loaded(err), f"a one-line script does not load {LIBRARY}")
+
+        rc, out, err = run(vm, "run", hot, *T2, "--stats", env={"LD_DEBUG": "files"})
+        check(rc == 0 and out == HOT_OUT, "a hot loop at tier=2 runs", f"rc={rc} out={out!r}")
+        check(loaded(err), f"a hot loop at tier=2 loads {LIBRARY}", err[-2000:])
+        check("T2 (llvm): 1 traces compiled" in err, "its trace is compiled by T2", err[-2000:])
+
+        copy = os.path.join(d, "tessera-vm")
+        shutil.copy2(vm, copy)
+        rc, out, err = run(copy, "run", hot, *T2, "--stats")
+        check(rc == 0 and out == HOT_OUT and "T2 (llvm): 1 traces compiled" in err,
+              "a copy of tessera-vm elsewhere finds the build tree's library", f"rc={rc} {err[-1500:]}")
+
+        for what, path in (("a missing file", os.path.join(d, "missing.so")), ("a file that is not the library", hot)):
+            rc, out, err = run(vm, "run", hot, *T2, "--stats", env={"TESSERA_LLVM_LIBRARY": path})
+            check(rc == 0 and out == HOT_OUT, f"with TESSERA_LLVM_LIBRARY at {what} the program runs", f"rc={rc} {err}")
+            warnings = [line for line in err.splitlines() if line.startswith("tessera-vm: warning:")]
+            check(len(warnings) == 1 and path in warnings[0] and "TESSERA_LLVM_LIBRARY" in warnings[0],
+                  f"with TESSERA_LLVM_LIBRARY at {what}: one warning names the path and the variable", err[-2000:])
+            check("could not be loaded" in err.split("tessera-vm stats", 1)[-1],
+                  f"with TESSERA_LLVM_LIBRARY at {what}: --stats says why T2 did not compile", err[-2000:])
+    return finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
