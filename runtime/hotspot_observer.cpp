@@ -17,7 +17,8 @@ HotspotObserver::HotspotObserver(JitParams params) : params_(std::move(params)) 
 
 HotspotObserver::~HotspotObserver() {
   kir::KernelCalls& calls = kir::KernelCalls::process();
-  if (gpu_ && calls.device() == gpu_) {
+  calls.drop_device_resolver(this);
+  if (gpu_ && calls.installed_device() == gpu_) {
     gpu_->drain();
     calls.set_device(nullptr);
   }
@@ -34,23 +35,65 @@ void HotspotObserver::set_event_log(std::shared_ptr<jit::JitEventLog> log) {
 }
 
 void HotspotObserver::set_device(device::DeviceSelection selection) {
+  std::lock_guard<std::mutex> lock(device_mu_);
+  pending_choice_.reset();
   device_ = std::move(selection);
-  if (!device_->gpu) return;
+  gpu_ = make_gpu_device();
+  if (gpu_) kir::KernelCalls::process().set_device(gpu_);
+}
+
+void HotspotObserver::choose_device_at_first_use(device::DeviceChoice choice) {
+  {
+    std::lock_guard<std::mutex> lock(device_mu_);
+    pending_choice_ = choice;
+    device_.reset();
+  }
+  kir::KernelCalls::process().set_device_resolver(this, [this]() -> std::shared_ptr<kir::KernelDevice> {
+    std::lock_guard<std::mutex> lock(device_mu_);
+    select_pending_device();
+    if (!gpu_) {
+      try {
+        gpu_ = make_gpu_device();
+      } catch (const device::DeviceError& e) {
+        device::DeviceSelection cpu;
+        cpu.choice = device_->choice;
+        cpu.reason = std::string("the GPU could not be started: ") + e.what();
+        device_ = std::move(cpu);
+      }
+    }
+    return gpu_;
+  });
+}
+
+const std::optional<device::DeviceSelection>& HotspotObserver::device() const {
+  std::lock_guard<std::mutex> lock(device_mu_);
+  select_pending_device();
+  return device_;
+}
+
+void HotspotObserver::select_pending_device() const {
+  if (!pending_choice_) return;
+  device_ = device::select_device(*pending_choice_);
+  pending_choice_.reset();
+}
+
+std::shared_ptr<device::GpuKernelDevice> HotspotObserver::make_gpu_device() const {
+  if (!device_ || !device_->gpu) return nullptr;
   std::shared_ptr<device::DeviceBackend> backend;
   if (device_->emulated) backend = std::make_shared<device::EmulatedBackend>();
 #ifndef TESSERA_NO_CUDA_HEADERS
   else backend = std::make_shared<device::CudaBackend>(*device_, params_.kcache ? kir::KernelDiskCache::default_dir() : "");
 #endif
-  if (!backend) return;
+  if (!backend) return nullptr;
   device::GpuKernelDevice::Options opt;
   opt.background = params_.async != 0;
   opt.specialize = static_cast<int>(params_.specialize);
   opt.recompiles = static_cast<int>(params_.recompiles);
   opt.tune = params_.gputune != 0;
   if (params_.kcache) opt.tune_cache_dir = kir::KernelDiskCache::default_dir();
-  gpu_ = std::make_shared<device::GpuKernelDevice>(std::move(backend), std::move(opt));
-  if (events_) gpu_->set_events(events_);
-  kir::KernelCalls::process().set_device(gpu_);
+  auto gpu = std::make_shared<device::GpuKernelDevice>(std::move(backend), std::move(opt));
+  if (events_) gpu->set_events(events_);
+  return gpu;
 }
 
 // Thresholds come from validated parameters (1..65535, jit_params.def), so
@@ -146,7 +189,7 @@ void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
     else os << " " << name << "=" << value;
   }
   os << "\n";
-  if (device_) os << fmt::format("  device: {}\n", device_->describe());
+  if (const auto& d = device()) os << fmt::format("  device: {}\n", d->describe());
   if (gpu_) os << gpu_->report();
   if (params_.enabled) {
     os << fmt::format("  hot loops: {} (each reported once per {} back-edges{})\n", loops_.size(), params_.hotloop,

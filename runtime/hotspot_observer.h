@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,7 +43,13 @@ class HotspotObserver : public JitHooks {
   // installed for the process's kernel calls until this observer goes.
   // Throws DeviceError when the GPU cannot be started.
   void set_device(device::DeviceSelection selection);
-  const std::optional<device::DeviceSelection>& device() const { return device_; }
+  // Or the device is chosen when first needed (--device=auto): at the first
+  // fused kernel call, or for the report (the selection alone, no GPU
+  // backend). A start never probes for a GPU the program does not use. A GPU
+  // that cannot be started then leaves the CPU, the report says why.
+  void choose_device_at_first_use(device::DeviceChoice choice);
+  // The selection; with a choice pending, it is made now (for a report).
+  const std::optional<device::DeviceSelection>& device() const;
 
   // The event log (--jit-log, events.jsonl) the JIT and the fused calls'
   // kernels report to, from now until this observer goes. Call before
@@ -103,8 +110,17 @@ class HotspotObserver : public JitHooks {
   JitParams params_;
   std::string script_name_ = "?";
   std::unique_ptr<jit::TraceJit> tracing_;
-  std::optional<device::DeviceSelection> device_;
+  // Made on first use under choose_device_at_first_use (hence mutable):
+  // device_mu_ guards the three.
+  mutable std::mutex device_mu_;
+  mutable std::optional<device::DeviceChoice> pending_choice_;
+  mutable std::optional<device::DeviceSelection> device_;
   std::shared_ptr<device::GpuKernelDevice> gpu_;  // installed in kir::KernelCalls
+  // device_ from pending_choice_, if one is pending; device_mu_ held.
+  void select_pending_device() const;
+  // The GPU backend and kernel device for device_ (null on the CPU); throws
+  // DeviceError when the GPU cannot be started.
+  std::shared_ptr<device::GpuKernelDevice> make_gpu_device() const;
   std::shared_ptr<jit::JitEventLog> events_;      // installed in kir::KernelCalls
   std::vector<HotLoop> loops_;
   std::vector<HotFunction> functions_;

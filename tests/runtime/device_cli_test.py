@@ -2,6 +2,8 @@
 """--device end to end (docs/gpu.md, "Device selection"): runs tessera-vm on a tiny script.
 
   - --device=cpu and --device=auto run it; --stats names the device and why;
+  - --device=auto without --stats does not look for the CUDA driver when no fused kernel runs
+    (LD_DEBUG=libs lists what the loader searched for), and does with a fused hot loop;
   - --device=gpu without a usable GPU exits 2 before the script runs, with
     `tessera-vm: --device=gpu: <why>` on stderr (with a GPU it runs: exit 0);
   - TESSERA_CUDA_DRIVER pointing at a missing file or at the CUDA toolkit's
@@ -38,6 +40,15 @@ def check(cond, what, p=None):
     print(f"ok: {what}")
 
 
+def hot_path(d):
+    """HOT in a file of d (written once)."""
+    path = os.path.join(d, "hot.tsb")
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            f.write(HOT)
+    return path
+
+
 def device_line(p):
     m = DEVICE_LINE.search(p.stderr)
     return m.group(1) if m else None
@@ -64,6 +75,13 @@ def main():
 
         p = run(vm, script, "--stats")
         check(device_line(p) == auto, "auto is the default", p)
+        p = run(vm, script, env_extra={"LD_DEBUG": "libs"})
+        check(p.returncode == 0 and p.stdout == "8.0\n" and "libcuda" not in p.stderr,
+              "auto without a fused kernel does not look for the CUDA driver", p)
+        hot_env = {"LD_DEBUG": "libs", "TESSERA_CUDA_DRIVER": "libcuda-probe-marker.so.1"}
+        p = run(vm, hot_path(d), "--jit-param", "kcache=0", env_extra=hot_env)
+        check(p.returncode == 0 and p.stdout == "true\n" and "libcuda-probe-marker" in p.stderr,
+              "auto with a fused hot loop looks for the CUDA driver", p)
         p = run(vm, script, "--stats", "--jit=off")
         check(p.returncode == 0 and device_line(p) == auto, "--jit=off --stats has the device: line too", p)
 
@@ -94,9 +112,7 @@ def main():
         else:
             print(f"skip: {STUB} is absent")
 
-        hot = os.path.join(d, "hot.tsb")
-        with open(hot, "w") as f:
-            f.write(HOT)
+        hot = hot_path(d)
         dump = os.path.join(d, "dump")
         p = run(vm, hot, "--dump", dump, "--jit-param", "kcache=0")
         check(p.returncode == 0 and p.stdout == "true\n", "a fused hot loop runs with --dump", p)

@@ -216,6 +216,9 @@ int run_cli(int argc, char** argv) {
               "                         than that, though the CPU has AVX-512 / AVX2 (the default: its widest)\n"
               "  TESSERA_VERIFY_IR      1: verify each trace's IR after every optimizer pass; abort: also abort\n"
               "                         on a failure\n"
+              "  TESSERA_LLVM_LIBRARY   the LLVM library (T2, the CPU kernel compiler) loaded at its first use\n"
+              "                         (default libtessera-llvm.so beside tessera-vm, in ../lib/tessera, then\n"
+              "                         the build tree's)\n"
               "  TESSERA_CUDA_DRIVER    the CUDA driver library --device loads (default libcuda.so.1, then\n"
               "                         libcuda.so)\n"
               "  TESSERA_NVRTC_LIBRARY  the NVRTC library GPU kernels are compiled with (default libnvrtc.so.13,\n"
@@ -271,11 +274,14 @@ int run_cli(int argc, char** argv) {
     return check_output(static_cast<int>(status));
   }
 
-  // The device is chosen before the script runs, so that --device=gpu
-  // without a GPU fails at once (exit status 2, like a usage error).
-  tessera::device::DeviceSelection device;
+  // --device=gpu and cpu are chosen before the script runs, so that gpu
+  // without a GPU fails at once (exit status 2, like a usage error); auto
+  // when first needed (HotspotObserver::choose_device_at_first_use): a
+  // start does not probe for a GPU the program may never use.
+  const tessera::device::DeviceChoice device_choice = *tessera::device::parse_device_choice(device_name);
+  std::optional<tessera::device::DeviceSelection> device;
   try {
-    device = tessera::device::select_device(*tessera::device::parse_device_choice(device_name));
+    if (device_choice != tessera::device::DeviceChoice::Auto) device = tessera::device::select_device(device_choice);
   } catch (const tessera::device::DeviceError& e) {
     std::cerr << "tessera-vm: " << e.what() << "\n";
     return 2;
@@ -314,7 +320,8 @@ int run_cli(int argc, char** argv) {
   runtime.set_script_name(run_file);
   if (events) runtime.set_event_log(events);
   try {
-    runtime.set_device(std::move(device));
+    if (device) runtime.set_device(std::move(*device));
+    else runtime.choose_device_at_first_use(device_choice);
   } catch (const tessera::device::DeviceError& e) {
     std::cerr << "tessera-vm: --device: the GPU could not be started: " << e.what() << "\n";
     return 2;

@@ -22,10 +22,52 @@ void KernelCalls::configure(const KernelCallConfig& c) {
 void KernelCalls::set_device(std::shared_ptr<KernelDevice> d) {
   std::lock_guard<std::mutex> lock(mu_);
   device_ = std::move(d);
+  resolver_ = nullptr;
+  resolver_owner_ = nullptr;
+}
+
+void KernelCalls::set_device_resolver(const void* owner, DeviceResolver resolve) {
+  std::lock_guard<std::mutex> lock(mu_);
+  device_ = nullptr;
+  resolver_ = std::move(resolve);
+  resolver_owner_ = owner;
+}
+
+void KernelCalls::drop_device_resolver(const void* owner) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (resolver_owner_ != owner) return;
+  resolver_ = nullptr;
+  resolver_owner_ = nullptr;
+}
+
+std::shared_ptr<KernelDevice> KernelCalls::installed_device() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return device_;
 }
 
 std::shared_ptr<KernelDevice> KernelCalls::device() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!resolver_) return device_;
+  }
+  // The resolver may take long (a GPU's driver and NVRTC) and may call back
+  // into KernelCalls: it runs without mu_, under resolving_.
+  std::lock_guard<std::mutex> resolving(resolving_);
+  DeviceResolver resolve;
+  const void* owner = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!resolver_) return device_;  // resolved by another caller meanwhile
+    resolve = resolver_;
+    owner = resolver_owner_;
+  }
+  std::shared_ptr<KernelDevice> d = resolve();
   std::lock_guard<std::mutex> lock(mu_);
+  if (resolver_ && resolver_owner_ == owner) {  // not replaced while it ran
+    device_ = std::move(d);
+    resolver_ = nullptr;
+    resolver_owner_ = nullptr;
+  }
   return device_;
 }
 

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -68,8 +69,19 @@ class KernelCalls {
 
   // The device that runs fused calls besides the CPU (null: the CPU alone).
   // Installed by the runtime for a run (--device); the last VM's holds.
+  // set_device drops a pending resolver.
   void set_device(std::shared_ptr<KernelDevice> d);
+  // Or chosen when first asked for (--device=auto: probing for a GPU where
+  // there is none cost every start half a millisecond): the first device()
+  // call runs `resolve` (outside the lock, once; concurrent callers wait)
+  // and installs what it returns. `owner` identifies it for
+  // drop_device_resolver, which an owner going away calls.
+  using DeviceResolver = std::function<std::shared_ptr<KernelDevice>()>;
+  void set_device_resolver(const void* owner, DeviceResolver resolve);
+  void drop_device_resolver(const void* owner);
   std::shared_ptr<KernelDevice> device() const;
+  // The installed device without resolving a pending one.
+  std::shared_ptr<KernelDevice> installed_device() const;
   // Where kernel events go (kernel_events.h; null: nowhere). Installed by
   // the runtime for a run with an event log; the last VM's holds.
   void set_events(std::shared_ptr<KernelEventSink> e);
@@ -104,7 +116,10 @@ class KernelCalls {
   KernelStore store_;
   KernelCompileQueue queue_;
   Counters counters_;
-  std::shared_ptr<KernelDevice> device_;
+  mutable std::shared_ptr<KernelDevice> device_;
+  mutable DeviceResolver resolver_;
+  mutable const void* resolver_owner_ = nullptr;
+  mutable std::mutex resolving_;  // held while a resolver runs
   std::shared_ptr<KernelEventSink> events_;
   std::atomic<bool> spans_{false};
 };
