@@ -92,6 +92,23 @@ class Sinker {
     return v > 0 && cand.count(v - 1) && reload_of(v - 1) == v;
   }
 
+  // Whether `v` is a list that will not exist on the trace: a sunk
+  // allocation, or the reload of a candidate sunk with it.
+  bool virtual_list(IRRef v, const std::set<IRRef>& cand) const {
+    if (ir_is_sunk_allocation(ir_[v].op)) return true;
+    return v > 0 && cand.count(v - 1) && reload_of(v - 1) == v;
+  }
+
+  // Whether an instruction after `q` reads it (snapshots do not count).
+  bool read_by_code(IRRef q) const {
+    std::vector<IRRef> ops;
+    for (IRRef r = q + 1; r < ir_.size(); ++r) {
+      operands(ir_[r], ops);
+      if (std::find(ops.begin(), ops.end(), q) != ops.end()) return true;
+    }
+    return false;
+  }
+
   // The CALL at `c` can be sunk if its other candidates `cand` are.
   bool sinkable(IRRef c, const std::set<IRRef>& cand) {
     const int32_t dest = new_list_dest(c);
@@ -105,7 +122,13 @@ class Sinker {
         const IRIns& in = ir_[q];
         operands(in, ops);
         if (std::find(ops.begin(), ops.end(), reload) == ops.end()) continue;
-        if (forwarded(in, reload, c) != kUnforwardable) continue;
+        if (const IRRef with = forwarded(in, reload, c); with != kUnforwardable) {
+          // An element that is a list made in the trace (sunk, or to be
+          // sunk with this one) stands in for the load: code that reads the
+          // load would read a sunk list, which only exits may.
+          if (with != kNoRef && virtual_list(with, cand) && read_by_code(q)) return false;
+          continue;
+        }
         if (in.op == IROp::CARG && owner_[q] != kNoRef && cand.count(owner_[q])) continue;  // an element of another
         return false;  // escapes
       }

@@ -166,13 +166,16 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
   const int root_line =
       recorder_->loop_pc() ? source_line(*recorder_->root(), *recorder_->loop_pc()) : recorder_->root()->line;
   recorder_.reset();
-  if (!too_early && blacklist_.aborted(root)) {
-    ++(root.is_function() ? stats.blacklisted_functions : stats.blacklisted_loops);
-    blacklisted_.push_back({root.is_function() ? "function" : "loop", root_line});
-    if (telemetry_.logging())
-      telemetry_.event(JitEventKind::Blacklist,
-                       {{"kind", std::string(root.is_function() ? "function" : "loop")}, {"at", record_at_}});
-  }
+  if (!too_early) root_failed(root, root_line, record_at_);
+}
+
+void TraceJit::root_failed(const RootKey& root, int line, const std::string& at) {
+  if (!blacklist_.aborted(root)) return;
+  TraceStats& stats = telemetry_.stats();
+  ++(root.is_function() ? stats.blacklisted_functions : stats.blacklisted_loops);
+  blacklisted_.push_back({root.is_function() ? "function" : "loop", line});
+  if (telemetry_.logging())
+    telemetry_.event(JitEventKind::Blacklist, {{"kind", std::string(root.is_function() ? "function" : "loop")}, {"at", at}});
 }
 
 std::unique_ptr<Trace> TraceJit::take_recording(double now) {
@@ -288,7 +291,12 @@ void TraceJit::discard(Trace& t, AbortReason r, std::string why) {
                                                   {"reason", std::string(abort_reason_name(r))},
                                                   {"detail", why}});
   telemetry_.stats().count_abort(r, std::move(why));
+  // A trace dropped after its recording (an optimizer pass or a tier could
+  // not take it) is a failure of its start like an aborted recording: the
+  // same back-off, or the loop would be recorded again every `hotloop`
+  // iterations for as long as it runs.
   if (t.is_side) exit_policy_.failed(registry_[t.parent].exits, t.parent_snap);
+  else root_failed(RootKey{t.proto, t.loop_pc}, t.line, telemetry_.where(t.line));
 }
 
 void TraceJit::install_finished() {

@@ -87,6 +87,9 @@ class TraceJit {
   // Drops a trace that will not run, counting why; a side trace's exit
   // waits longer before it tries again.
   void discard(Trace& t, AbortReason r, std::string why);
+  // A recording from `root` aborted, or its trace was dropped: back-off,
+  // and blacklisting after `blacklist` failures (counted, logged at `at`).
+  void root_failed(const RootKey& root, int line, const std::string& at);
   // Installs what the worker finished (at safe points: no trace runs, no
   // recording is under way).
   void install_finished();

@@ -8,11 +8,13 @@ docs/jit.md "Start-up"):
   - a copy of tessera-vm outside the build tree still finds the build tree's library;
   - without a usable library (TESSERA_LLVM_LIBRARY at a missing file, or at a file that is not
     the library) the program still runs to the same output and exit 0: one warning line on
-    stderr says what was tried and what to set; --stats says why T2 did not compile.
+    stderr says what was tried and what to set; --stats says why T2 did not compile, and a
+    loop whose every compile fails is blacklisted.
 Usage: llvm_library_cli_test.py --vm build/tessera-vm
 """
 import argparse
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -22,6 +24,9 @@ from cli_checks import check, finish, run
 LIBRARY = "libtessera-llvm.so"
 HOT = "let s = 0\nfor i in range(20000) { s = s + i % 7 }\nprint(s)\n"
 HOT_OUT = f"{sum(i % 7 for i in range(20000))}\n"
+# Long enough for `blacklist` (11) failures with their back-off (each wait twice the last).
+LONG = "let s = 0\nfor i in range(300000) { s = s + i % 7 }\nprint(s)\n"
+LONG_OUT = f"{sum(i % 7 for i in range(300000))}\n"
 T2 = ["--jit-param", "tier=2", "--jit-param", "async=0"]
 
 
@@ -41,6 +46,9 @@ def main():
         hot = os.path.join(d, "hot.tsb")
         with open(hot, "w") as f:
             f.write(HOT)
+        long_loop = os.path.join(d, "long.tsb")
+        with open(long_loop, "w") as f:
+            f.write(LONG)
 
         rc, out, err = run(vm, "run", one, env={"LD_DEBUG": "files"})
         check(rc == 0 and out == "1\n", "a one-line script runs", f"rc={rc} out={out!r}")
@@ -65,6 +73,11 @@ def main():
                   f"with TESSERA_LLVM_LIBRARY at {what}: one warning names the path and the variable", err[-2000:])
             check("could not be loaded" in err.split("tessera-vm stats", 1)[-1],
                   f"with TESSERA_LLVM_LIBRARY at {what}: --stats says why T2 did not compile", err[-2000:])
+            # Each recording's T2 compile fails: the loop is backed off and blacklisted like a
+            # loop whose recordings abort, not recorded again every hotloop iterations.
+            rc, out, err = run(vm, "run", long_loop, *T2, "--stats", env={"TESSERA_LLVM_LIBRARY": path})
+            check(rc == 0 and out == LONG_OUT and re.search(r" 1 loops? and 0 functions blacklisted", err),
+                  f"with TESSERA_LLVM_LIBRARY at {what}: the loop whose compiles fail is blacklisted", err[-2000:])
     return finish()
 
 
