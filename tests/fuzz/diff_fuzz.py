@@ -53,7 +53,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import gen_program  # noqa: E402
+from lsan_tracer_crash import run_once_more_if_lsan_crashed  # noqa: E402
 
 TIMEOUT = 10.0
 
@@ -136,23 +138,11 @@ class Result:
         return None
 
 
-# LeakSanitizer's own failure at exit, not a report about the program: its stop-the-world
-# tracer thread crashed while it suspended the others (an intermittent LSan problem seen in many
-# projects, google/sanitizers#1353). Such a run is run once more, saying so on stderr.
-LSAN_TRACER_CRASH = b"LeakSanitizer has encountered a fatal error"
-
-
 def run_vm(vm, path, extra):
     cmd = [vm, "run", path] + extra
-    tracer_crashes = 0
     for attempt in range(300):
         try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
-            if LSAN_TRACER_CRASH in p.stderr and b"Tracer caught signal" in p.stderr and tracer_crashes == 0:
-                tracer_crashes += 1
-                sys.stderr.write("note: LeakSanitizer's tracer crashed at exit of %s; running it again\n"
-                                 % " ".join(cmd))
-                continue
+            p = run_once_more_if_lsan_crashed(cmd, stdout=subprocess.PIPE, timeout=TIMEOUT)
             return Result(p.returncode, p.stdout, p.stderr)
         except subprocess.TimeoutExpired as e:
             return Result(None, e.stdout or b"", e.stderr or b"", timed_out=True)
