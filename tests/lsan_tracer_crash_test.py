@@ -21,8 +21,12 @@ import diff_fuzz  # noqa: E402
 FAKE_VM = r'''#!/usr/bin/env python3
 import os, sys
 counter = os.environ["FAKE_VM_COUNTER"]
-runs = int(open(counter).read()) if os.path.exists(counter) else 0
-open(counter, "w").write(str(runs + 1))
+runs = 0
+if os.path.exists(counter):
+    with open(counter) as f:
+        runs = int(f.read())
+with open(counter, "w") as f:
+    f.write(str(runs + 1))
 print("hello")
 sys.stdout.flush()
 if runs < int(os.environ.get("CRASHES", "0")):
@@ -55,7 +59,8 @@ class LsanTracerCrash(unittest.TestCase):
         return dict(os.environ, FAKE_VM_COUNTER=self.counter, CRASHES=str(crashes))
 
     def runs(self):
-        return int(open(self.counter).read())
+        with open(self.counter) as f:
+            return int(f.read())
 
     def conformance(self, crashes):
         return subprocess.run([sys.executable, os.path.join(TESTS, "conformance", "run_conformance.py"),

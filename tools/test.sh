@@ -17,7 +17,9 @@ cmake --build build -j"$JOBS"
 
 echo "==> [2/4] ctest in build/"
 # Each build's tests share a kernel cache of their own (docs/tensor-jit.md), not the user's.
-TESSERA_CACHE_DIR="$ROOT/build/kernel-cache" ctest --test-dir build --output-on-failure -j"$JOBS"
+# CI keeps the end of the output: after a failure, each failed test's output is printed last.
+TESSERA_CACHE_DIR="$ROOT/build/kernel-cache" ctest --test-dir build --output-on-failure -j"$JOBS" \
+  || { rc=$?; python3 tools/ctest-failures.py build || true; exit $rc; }
 
 echo "==> [3/4] configure + build build-asan/ (ASan + UBSan) and run the suite there"
 # RelWithDebInfo keeps the sanitizer build fast enough for the conformance suite while
@@ -25,7 +27,8 @@ echo "==> [3/4] configure + build build-asan/ (ASan + UBSan) and run the suite t
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=ON -DTESSERA_WERROR=ON
 cmake --build build-asan -j"$JOBS"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 TESSERA_CACHE_DIR="$ROOT/build-asan/kernel-cache" \
-  ctest --test-dir build-asan --output-on-failure -j"$JOBS"
+  ctest --test-dir build-asan --output-on-failure -j"$JOBS" \
+  || { rc=$?; python3 tools/ctest-failures.py build-asan || true; exit $rc; }
 
 echo "==> [4/4] benchmark smoke run (small sizes, checksums only)"
 smoke_out="$(mktemp -d)"
