@@ -31,22 +31,15 @@
 #include "codegen/host/llvm/ir_lowering.h"
 #include "codegen/host/lowering_env.h"
 #include "codegen/host/object_layout.h"
+#include "codegen/llvm_library/llvm_error.h"
 #include "codegen/llvm_library/llvm_pass_run.h"
 
 namespace tessera::jit {
 namespace {
 
-std::string error_text(llvm::Error e) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << e;
-  return s;
-}
-
 template <typename T>
 T unwrap(llvm::Expected<T> e, const char* what) {
-  if (!e) throw std::runtime_error(std::string("llvm backend: ") + what + ": " + error_text(e.takeError()));
-  return std::move(*e);
+  return llvm_unwrap(std::move(e), "llvm backend", what);
 }
 
 llvm::OptimizationLevel pass_level(int opt) {
@@ -185,7 +178,7 @@ CompiledTrace LlvmTraceCompiler::compile(const TraceIR& ir, const std::string& n
   }
 
   if (llvm::Error e = im.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx))))
-    throw std::runtime_error("llvm backend: trace '" + name + "': " + error_text(std::move(e)));
+    throw std::runtime_error("llvm backend: trace '" + name + "': " + llvm_error_text(std::move(e)));
   im.last_text_bytes = 0;
   im.last_object.clear();
   // The lookup runs the code generator and links the object.

@@ -23,6 +23,7 @@
 
 #include "codegen/kernel/cpu/cpu_emitter.h"
 #include "codegen/kernel/cpu/kernel_abi.h"
+#include "codegen/llvm_library/llvm_error.h"
 #include "codegen/llvm_library/llvm_pass_run.h"
 
 namespace tessera::kir {
@@ -31,13 +32,7 @@ namespace {
 
 template <typename T>
 T unwrap(llvm::Expected<T> v, const char* what) {
-  if (!v) {
-    std::string msg;
-    llvm::raw_string_ostream os(msg);
-    os << v.takeError();
-    throw std::runtime_error(std::string("cpu kernel compiler: ") + what + ": " + msg);
-  }
-  return std::move(*v);
+  return jit::llvm_unwrap(std::move(v), "cpu kernel compiler", what);
 }
 
 class LlvmKernelCompiler final : public CpuKernelBackend {
