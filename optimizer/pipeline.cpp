@@ -12,6 +12,7 @@
 #include "optimizer/licm.h"
 #include "optimizer/loop_peel.h"
 #include "optimizer/loop_predicate.h"
+#include "optimizer/number_load.h"
 #include "optimizer/tensor_sink.h"
 
 namespace tessera::jit {

@@ -70,6 +70,10 @@ struct Trace {
   // Side traces: the root trace they belong to and the exit they hang off.
   // Any trace that ends in a linked EXIT: the trace it links to.
   bool is_side = false;
+  // A side trace that is a peer of its parent loop trace: a loop of its own
+  // for other entry types, hanging off the parent's entry exit (snapshot 0;
+  // tracer/recorder.h set_peer).
+  bool peer = false;
   uint32_t root = 0, parent = 0, parent_snap = 0;
   int32_t link = -1;
   uint16_t link_snap = 0;

@@ -8,6 +8,7 @@
 #include "codegen/kernel/cpu/kernel_calls.h"
 #include "runtime/device/cuda_kernel_compiler.h"
 #include "tracer/exit_slot_types.h"
+#include "tracer/ir_value_tags.h"
 #include "vm/interp/vm.h"
 
 namespace tessera::jit {
@@ -71,6 +72,7 @@ bool TraceJit::start_recording(FunctionProto& fn, uint32_t loop_pc) {
   Op op = fn.code[loop_pc].op;
   if (op != Op::FORLOOP && op != Op::ITERLOOP && op != Op::LOOP) return false;
   recorder_ = std::make_unique<TraceRecorder>(&fn, loop_pc, limits());
+  recorder_->set_loop_trace_choice(loop_trace_choice());
   record_start_ms_ = now_ms();
   if (telemetry_.logging()) log_record_start("loop", source_line(fn, loop_pc));
   return true;
@@ -87,6 +89,7 @@ bool TraceJit::start_function_recording(FunctionProto& fn) {
   ++telemetry_.stats().hot_functions;
   if (!may_record(RootKey::function(&fn)) || fn.entry_trace >= 0) return false;
   recorder_ = std::make_unique<TraceRecorder>(&fn, limits(), TraceRecorder::FunctionEntry{});
+  recorder_->set_loop_trace_choice(loop_trace_choice());
   record_start_ms_ = now_ms();
   if (telemetry_.logging()) log_record_start("function", fn.line, {{"function", fn.name}});
   return true;
@@ -155,7 +158,7 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
   if (r == AbortReason::AssumedGlobalStored) stored_globals_.push_back(recorder_->stored_assumed_global());
   const bool too_early =
       (r == AbortReason::InnerLoop && registry_.any_pending()) || r == AbortReason::AssumedGlobalStored;
-  if (recorder_->is_side()) {
+  if (recording_from_exit()) {
     Trace& parent = registry_[side_parent_];
     if (too_early) exit_policy_.too_early(parent.exits, side_snap_);  // another `hotexit` exits first
     else exit_policy_.failed(parent.exits, side_snap_);
@@ -181,9 +184,10 @@ void TraceJit::root_failed(const RootKey& root, int line, const std::string& at)
 std::unique_ptr<Trace> TraceJit::take_recording(double now) {
   auto trace = std::make_unique<Trace>();
   trace->id = registry_.next_id();
-  if (recorder_->is_side()) {
+  if (recording_from_exit()) {
     trace->kind = Trace::Kind::Side;
     trace->is_side = true;
+    trace->peer = recorder_->is_peer();
     trace->parent = side_parent_;
     trace->parent_snap = side_snap_;
     trace->root = registry_[side_parent_].root;
@@ -222,9 +226,9 @@ void TraceJit::finish_recording() {
     static constexpr const char* kKinds[] = {"loop", "function", "side"};  // Trace::Kind
     // Where the trace goes at its end: to itself, another trace, around its
     // own loop, back to its caller, or to the interpreter.
-    const std::string link = t.link == static_cast<int32_t>(t.id) ? "self"
-                             : t.link >= 0                        ? "trace " + std::to_string(t.link)
-                             : t.kind == Trace::Kind::Loop        ? "loop"
+    const std::string link = t.link == static_cast<int32_t>(t.id)     ? "self"
+                             : t.link >= 0                            ? "trace " + std::to_string(t.link)
+                             : t.kind == Trace::Kind::Loop || t.peer ? "loop"
                              : t.kind == Trace::Kind::Function    ? "return"
                                                                   : "interpreter";
     telemetry_.event(JitEventKind::TraceStop, {{"trace", static_cast<int64_t>(t.id)},
@@ -343,7 +347,7 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
   exit_policy_.count(t.exits, plan);
   exit.pcs = plan.resume_pcs;
   for (const ExitFrame& f : plan.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
-  maybe_start_side_trace(t, snap_no, exit);
+  maybe_start_side_trace(t, snap_no, exit, base);
 }
 
 // The timeline: the time in compiled code from entering trace `id` to the
@@ -359,12 +363,61 @@ void TraceJit::timeline_trace_run(JitTimeline& tl, uint32_t id, uint32_t code, d
              {{"trace", static_cast<int64_t>(t.id)}, {"exit", static_cast<int64_t>(tier_up ? -1 : snap_no)}, {"line", line}});
 }
 
-void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exit) {
+bool TraceJit::entry_types_hold(const Trace& t, const Value* R) {
+  for (const IRIns& in : t.ir.instructions()) {
+    if (in.op == IROp::LOOP) break;
+    if (in.op == IROp::SLOAD && in.op2 == 0 && type_of_value(R[in.op1]) != in.type) return false;
+  }
+  return true;
+}
+
+bool TraceJit::wants_peer(const Trace& t, uint32_t snap, const Value* base) const {
+  if (snap != 0 || !t.loop_pc || (t.kind != Trace::Kind::Loop && !t.peer)) return false;
+  const Snapshot& entry = t.ir.snapshots()[0];
+  if (entry.base_proto != nullptr || !entry.frames.empty()) return false;
+  // The entry exit is shared by the entry loads' type guards and by checks
+  // hoisted to the entry (loop_predicate.h): only a type that changed
+  // calls for another loop trace.
+  return !entry_types_hold(t, base);
+}
+
+TraceRecorder::LoopTraceChoice TraceJit::loop_trace_choice() {
+  return [this](const FunctionProto& fn, uint32_t pc, const Value* R) {
+    const uint32_t first = fn.trace_at(pc);
+    if (entry_types_hold(registry_[first], R)) return first;
+    for (const auto& t : registry_.all())
+      if (t->peer && t->proto == &fn && t->loop_pc == pc && !t->dead && !t->pending && t->native &&
+          entry_types_hold(*t, R))
+        return t->id;
+    return first;
+  };
+}
+
+void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exit, const Value* base) {
   // deopt/exit_policy.h decides; the runtime adds what only it knows.
   const ExitPlan& plan = (*t.exit_plans)[snap_no];
   if (recorder_ || !exit_policy_.wants_side_trace(t.exits, plan, registry_[t.root].sides)) return;
   const Snapshot& snap = t.ir.snapshots()[snap_no];
   if (registry_.pending_side(t.id, snap_no)) return;
+  if (wants_peer(t, snap_no, base)) {
+    // TraceMonkey's type-unstable loops: a whole loop trace for the new
+    // entry types, entered from this exit, instead of a side trace that
+    // runs one iteration and links back to the entry that just failed.
+    if (registry_.size() >= static_cast<size_t>(params_.maxtrace)) return;
+    recorder_ = std::make_unique<TraceRecorder>(t.proto, *t.loop_pc, limits());
+    recorder_->set_peer();
+    recorder_->set_loop_trace_choice(loop_trace_choice());
+    side_parent_ = t.id;
+    side_snap_ = 0;
+    record_start_ms_ = now_ms();
+    exit.start_recording = true;
+    if (telemetry_.logging())
+      log_record_start("peer", t.line,
+                       {{"parent", static_cast<int64_t>(t.id)},
+                        {"exit", static_cast<int64_t>(0)},
+                        {"taken", static_cast<int64_t>(t.exits[0])}});
+    return;
+  }
   auto proven = exit_slot_types(t.ir, static_cast<uint16_t>(snap_no));
   if (Trace* side = registry_.side_trace_to_share(t, snap_no, proven)) {
     // Another exit resumes alike and has its side trace: link to that one.
@@ -380,6 +433,7 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),
                                               TraceRecorder::SideTrace{}, snap.frames);
   recorder_->set_parent_types(std::move(proven));
+  recorder_->set_loop_trace_choice(loop_trace_choice());
   recorder_->set_parent_constants(t.ir, exit_slot_constants(t.ir, static_cast<uint16_t>(snap_no)));
   side_parent_ = t.id;
   side_snap_ = snap_no;

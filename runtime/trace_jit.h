@@ -94,7 +94,19 @@ class TraceJit {
   // recording is under way).
   void install_finished();
   RecorderLimits limits() const;
-  void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit);
+  // `base`: the registers as the exit left them.
+  void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit, const Value* base);
+  // Whether exit `snap` of `t` is its entry exit taken because an entry
+  // type guard failed (the loop runs with other types now), and `t` is a
+  // loop trace: the exit then gets a peer loop trace, not a side trace.
+  bool wants_peer(const Trace& t, uint32_t snap, const Value* base) const;
+  // Whether registers `R` have the types loop trace `t`'s entry guards want.
+  static bool entry_types_hold(const Trace& t, const Value* R);
+  // For recordings that run into a patched back-edge: the loop's trace
+  // (the first, or a peer) whose entry types the registers have.
+  TraceRecorder::LoopTraceChoice loop_trace_choice();
+  // The recording under way hangs off an exit (side trace or peer).
+  bool recording_from_exit() const { return recorder_->is_side() || recorder_->is_peer(); }
   void abort_recording(AbortReason r, const std::string& detail);
   void timeline_trace_run(JitTimeline& tl, uint32_t id, uint32_t code, double entered);
   // The event log's record.start (only when it is read).

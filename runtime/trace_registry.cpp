@@ -7,29 +7,6 @@
 
 namespace tessera::jit {
 
-namespace {
-
-// The back-edge that enters a loop's trace, for each loop instruction.
-Op entering_op(Op loop_op) {
-  switch (loop_op) {
-    case Op::FORLOOP: return Op::JFORLOOP;
-    case Op::ITERLOOP: return Op::JITERLOOP;
-    default: return Op::JLOOP;
-  }
-}
-
-// The inverse of entering_op: what an invalidated loop's back-edge becomes.
-Op back_edge_op(Op entering) {
-  switch (entering) {
-    case Op::JFORLOOP: return Op::FORLOOP;
-    case Op::JITERLOOP: return Op::ITERLOOP;
-    case Op::JLOOP: return Op::LOOP;
-    default: return entering;
-  }
-}
-
-}  // namespace
-
 Trace& TraceRegistry::add(std::unique_ptr<Trace> t) {
   traces_.push_back(std::move(t));
   return *traces_.back();

@@ -1,5 +1,6 @@
 // The interpreter's Value tag of each trace IR result type: what exits and
-// stores write into a register's tag byte, in both host tiers.
+// stores write into a register's tag byte, in both host tiers; and the
+// inverse, the IR type of a value (what the recorder types a load by).
 #pragma once
 
 #include <stdexcept>
@@ -24,6 +25,24 @@ inline Tag tag_for(IRType t) {
     case IRType::None: break;
   }
   throw std::runtime_error("type None has no value tag");
+}
+
+// The IR type of a value (None: undefined).
+inline IRType type_of_value(const Value& v) {
+  switch (v.tag()) {
+    case Tag::Nil: return IRType::Nil;
+    case Tag::Bool: return IRType::Bool;
+    case Tag::Int: return IRType::Int;
+    case Tag::Float: return IRType::Float;
+    case Tag::DTypeV: return IRType::DType;
+    case Tag::Func: return IRType::Func;
+    case Tag::Builtin: return IRType::Builtin;
+    case Tag::Str: return IRType::Str;
+    case Tag::List: return IRType::List;
+    case Tag::Tensor: return IRType::Tensor;
+    case Tag::Undef: break;
+  }
+  return IRType::None;
 }
 
 }  // namespace tessera::jit

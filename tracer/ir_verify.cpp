@@ -242,6 +242,11 @@ class Verifier {
         want_operand(r, 0, IRType::List);
         want_operand(r, 1, IRType::Int);
         break;
+      case IROp::LLOADN:
+        want_operand(r, 0, IRType::List);
+        want_operand(r, 1, IRType::Int);
+        want_result(r, IRType::Float);
+        break;
       case IROp::LSTORE: want_operand_op(r, 0, IROp::LREF); break;
       case IROp::LPUSH:
         want_operand(r, 0, IRType::List);

@@ -40,9 +40,13 @@ bool TraceRecorder::loop_types_stable() const {
   return true;
 }
 
-TraceRecorder::Status TraceRecorder::close_loop(uint32_t resume_pc) {
+TraceRecorder::Status TraceRecorder::close_loop(uint32_t resume_pc, const Value* R) {
   if (loop_types_stable()) return close_trace();
-  return link_to(kLinkSelf, resume_pc);
+  // The first trace of the loop links to its own entry, whose type guard
+  // then fails into a peer for the other types (TraceJit); a peer links to
+  // whichever of the loop's traces takes the types it ends with (the first
+  // one when none does), rather than to its own failing entry.
+  return link_to(peer_ ? loop_trace_at(*root_, *loop_pc_, R) : kLinkSelf, resume_pc);
 }
 
 TraceRecorder::Status TraceRecorder::close_trace() {

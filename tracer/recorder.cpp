@@ -400,6 +400,13 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
                                           const Value* R, const Value* G) {
   const Value* K = fn->consts.data();
   const bool at_root = frames_.size() == 1;
+  if (peer_ && at_root && !linear_ && pc == loop_pc_ && back_edge_op(ins.op) != ins.op) {
+    // A peer's own back-edge enters the loop's first trace: the peer closes
+    // there as that trace closed at the unpatched instruction.
+    Instr plain = ins;
+    plain.op = back_edge_op(ins.op);
+    return step(fn, pc, plain, R, G);
+  }
   switch (ins.op) {
     case Op::MOVE: write(ins.a, read(ins.b, R)); return Status::Continue;
     case Op::LOADK: write(ins.a, constant(K[ins.bx])); return Status::Continue;
@@ -483,7 +490,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     }
 
     case Op::LOOP:
-      if (!linear_ && at_root && pc == loop_pc_) return close_loop(pc + 1);
+      if (!linear_ && at_root && pc == loop_pc_) return close_loop(pc + 1, R);
       // A trace may pass through another while loop's header (on its way to
       // the trace it links to); seeing it twice means it loops by itself.
       if (at_root && pc != loop_pc_ && visit_loop(pc)) return Status::Continue;
@@ -545,17 +552,17 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       const bool more = R[ins.a + 1].as_int() > 0;
       for_step(ins, R, more);
       if (!more) return Status::Continue;  // the loop ends here; keep recording after it
-      return link_to(fn->trace_at(pc), static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
+      return link_to(loop_trace_at(*fn, pc, R), static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
     }
     case Op::JLOOP:
       if (!at_root) return abort(AbortReason::InnerLoop);
-      return link_to(fn->trace_at(pc), pc + 1);
+      return link_to(loop_trace_at(*fn, pc, R), pc + 1);
     case Op::JITERLOOP: {
       if (!at_root) return abort(AbortReason::InnerLoop);
       bool more = false;
       if (Status st = iter_step(pc, ins, R, more); st != Status::Continue) return st;
       if (!more) return Status::Continue;  // the loop ends here; keep recording after it
-      return link_to(fn->trace_at(pc), static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
+      return link_to(loop_trace_at(*fn, pc, R), static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
     }
     case Op::FORLOOP: {
       // A linear trace may also leave another loop through its back-edge
@@ -572,7 +579,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       // right for the next time the loop runs.)
       trip_hint_ = R[ins.a + 1].as_int();
       for_step(ins, R, true);
-      return close_loop(static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
+      return close_loop(static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx), R);
     }
     case Op::ITERLOOP: {
       if (linear_ && at_root && (visit_loop(pc) || R[ins.a + 2].as_int() + 1 >= R[ins.a + 1].as_int())) {
@@ -597,7 +604,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       IRRef elem = ir_.emit(IROp::LLOAD, type_of_value(items[i]), list, idx, snapshot(pc));
       write(ins.a + 2, idx);
       write(ins.a + 3, elem);
-      return close_loop(static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx));
+      return close_loop(static_cast<uint32_t>(static_cast<int64_t>(pc) + 1 + ins.sbx), R);
     }
 
     case Op::CALL: return record_call(pc, ins, R);

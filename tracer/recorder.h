@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -86,6 +87,22 @@ class TraceRecorder {
   // register is the constant from then on.
   void set_parent_constants(const TraceIR& parent, const std::unordered_map<uint32_t, IRRef>& consts);
 
+  // A peer of a loop's trace (TraceMonkey's peer trees): a second root loop
+  // trace of the same loop, recorded from the first one's entry exit when
+  // its entry type guards failed there (the loop runs a phase with other
+  // types: an accumulator turned float, a factor that is a float in this
+  // pass of an outer loop). It is recorded as the first was, but the loop's
+  // back-edge is already patched to enter the first trace; the peer closes
+  // its loop there all the same (TraceJit hangs it off that entry exit).
+  void set_peer() { peer_ = true; }
+  bool is_peer() const { return peer_; }
+  // Which of a loop's traces (the first, or a peer) a recording that runs
+  // into the loop's patched back-edge at `pc` of `fn` links to, given the
+  // registers `R` of that frame: the one whose entry types they have. Unset:
+  // the first (FunctionProto::trace_at).
+  using LoopTraceChoice = std::function<uint32_t(const FunctionProto& fn, uint32_t pc, const Value* R)>;
+  void set_loop_trace_choice(LoopTraceChoice choose) { choose_loop_trace_ = std::move(choose); }
+
   // A function trace: recording starts at pc 0 of `fn` when its entry got
   // hot. It does not loop: a recursive call ends it by pushing the callee's
   // frame (FPUSH) and linking to the callee's function trace, itself for
@@ -147,9 +164,11 @@ class TraceRecorder {
   // loop-carried slot ends the iteration with the type it started with;
   // else links to the trace's own entry, resuming at `resume_pc` (the body's
   // start). An accumulator that turns from int to float then fails the
-  // entry's type guard, and that exit grows a side trace for the new types:
-  // a trace tree per entry type instead of an abort.
-  Status close_loop(uint32_t resume_pc);
+  // entry's type guard, and that exit grows a peer loop trace for the new
+  // types (set_peer): a loop trace per entry type instead of an abort. A
+  // peer that cannot close links to the loop trace that takes the types
+  // registers `R` end the iteration with.
+  Status close_loop(uint32_t resume_pc, const Value* R);
   bool loop_types_stable() const;
 
   // Calls and returns (record_call.cpp): CALL at `pc` (inlined, through a
@@ -271,6 +290,11 @@ class TraceRecorder {
   TraceShapes shapes_;
   std::shared_ptr<const Region> pending_graph_;
   bool side_ = false;
+  bool peer_ = false;  // set_peer
+  LoopTraceChoice choose_loop_trace_;
+  uint32_t loop_trace_at(const FunctionProto& fn, uint32_t pc, const Value* R) const {
+    return choose_loop_trace_ ? choose_loop_trace_(fn, pc, R) : fn.trace_at(pc);
+  }
   int64_t trip_hint_ = -1;  // TraceIR::loop_trip_hint
   std::unordered_map<uint32_t, IRType> parent_types_;  // set_parent_types
   std::unordered_map<uint32_t, IRRef> parent_consts_;  // set_parent_constants (refs of ir_)

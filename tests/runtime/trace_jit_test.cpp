@@ -320,10 +320,11 @@ TEST(TraceJit, ListLoadsAndStoresWithBoundsAndTypeGuards) {
       "  for i in range(n + 5) { s += a[i] }\n"
       "  return s\n}\nprint(f(200))\n");
   // The three loops were compiled, their list accesses are raw loads and
-  // stores, and the float element and the index past the end left them.
+  // stores (the sums' loads number loads: an int or the float element added
+  // to a float, optimizer/number_load.h), and the index past the end left.
   const jit::TraceStats& st = rt->tracing()->stats();
   EXPECT_EQ(st.compiled - st.side_traces, 3u);  // one root trace per loop
-  EXPECT_TRUE(any_trace_has_op(*rt, jit::IROp::LLOAD));
+  EXPECT_TRUE(any_trace_has_op(*rt, jit::IROp::LLOADN));
   EXPECT_TRUE(any_trace_has_op(*rt, jit::IROp::LSTORE));
   EXPECT_GT(total_exits(*rt), 0u);
 }
@@ -593,8 +594,9 @@ TEST(TraceRecorderIR, LocalsDeclaredInTheBodyAreNotWrittenBackEachIteration) {
 // A loop whose variable changes type every iteration (issue 17's
 // polymorphic loops): the root trace cannot close as a loop (its PHI would
 // change type), so it links to its own entry; the entry's type guard fails
-// for the other type, and that exit grows a side trace that links back to
-// the root. The loop runs compiled in both types, with no abort.
+// for the other type, and that exit grows a peer loop trace for it
+// (peer_trace_test.cpp), which cannot close either and links back to the
+// root. The loop runs compiled in both types, with no abort.
 TEST(TraceRecorderIR, TypeUnstableLoopIsATraceTreeNotAnAbort) {
   HotspotObserver rt(hot_params(3));
   Outcome o = run("fn f(n) {\n  let x = 0\n  let s = 0.0\n  for i in range(n) {\n"

@@ -29,7 +29,7 @@ TEST(IROpTable, EveryOpHasAUniqueNameAndDescription) {
 }
 
 TEST(IROpTable, GuardsAreExactlyTheGOps) {
-  const std::set<IROp> guards = {IROp::SLOAD, IROp::GLOAD, IROp::GUARDT, IROp::GUARDF, IROp::LLOAD,
+  const std::set<IROp> guards = {IROp::SLOAD, IROp::GLOAD, IROp::GUARDT, IROp::GUARDF, IROp::LLOAD, IROp::LLOADN,
                                  IROp::EXIT, IROp::FPUSH, IROp::RETGUARD};
   for (int k = 0; k < kNumIROps; ++k) {
     IROp op = static_cast<IROp>(k);

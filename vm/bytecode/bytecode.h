@@ -64,6 +64,26 @@ inline const OpInfo& op_info(Op op) {
   return static_cast<int>(op) < kNumOps ? bytecode_detail::kOpTable[static_cast<int>(op)] : bytecode_detail::kBadOp;
 }
 
+// A loop's back-edge patched to enter the loop's compiled trace, for each
+// loop instruction (FORLOOP, ITERLOOP, LOOP), and the inverse: what the
+// back-edge of a loop whose trace is invalidated becomes again, or what a
+// second trace of the loop records the patched instruction as.
+inline Op entering_op(Op loop_op) {
+  switch (loop_op) {
+    case Op::FORLOOP: return Op::JFORLOOP;
+    case Op::ITERLOOP: return Op::JITERLOOP;
+    default: return Op::JLOOP;
+  }
+}
+inline Op back_edge_op(Op entering) {
+  switch (entering) {
+    case Op::JFORLOOP: return Op::FORLOOP;
+    case Op::JITERLOOP: return Op::ITERLOOP;
+    case Op::JLOOP: return Op::LOOP;
+    default: return entering;
+  }
+}
+
 // One 64-bit instruction: op:8, flags:8, a:16, then either b:16 c:16 or a
 // 32-bit bx/sbx. Jump offsets are relative to the instruction after the jump.
 struct Instr {

@@ -50,6 +50,24 @@ void TraceAssembler::load_typed(IRRef r, const x86::Gp& base, int32_t disp, IRTy
   commit(r, d);
 }
 
+void TraceAssembler::load_number(IRRef r, const x86::Gp& base, int32_t disp, uint16_t snap) {
+  const x86::Mem tag = x86::byte_ptr(base, disp + static_cast<int32_t>(Value::kTagOffset));
+  const x86::Mem payload = x86::qword_ptr(base, disp + static_cast<int32_t>(Value::kPayloadOffset));
+  const x86::Xmm d = def_xmm(r);
+  Label not_float = a_.newLabel(), done = a_.newLabel();
+  a_.cmp(tag, static_cast<uint8_t>(Tag::Float));
+  a_.jne(not_float);
+  a_.movsd(d, payload);
+  a_.jmp(done);
+  a_.bind(not_float);
+  a_.cmp(tag, static_cast<uint8_t>(Tag::Int));
+  jump_to_exit(CondCode::kNE, snap);
+  a_.xorps(d, d);  // cvtsi2sd writes only the low half: break the dependency
+  a_.cvtsi2sd(d, payload);
+  a_.bind(done);
+  commit(r, d);
+}
+
 // *dst = v: the new object (if any) gains a reference, then the old one
 // (if any) loses one; freeing an object whose count reached zero is the
 // only call into C++, off the path. `dst` must not use rax, rdx or r10.

@@ -171,6 +171,8 @@ class TraceAssembler {
   // --- Values in memory (asm_memory.cpp)
   void load_guarded(IRRef r, const x86::Gp& base, int32_t disp, IRType t, uint16_t snap);
   void load_typed(IRRef r, const x86::Gp& base, int32_t disp, IRType t);
+  // LLOADN: an int or a float as a float, else the exit.
+  void load_number(IRRef r, const x86::Gp& base, int32_t disp, uint16_t snap);
   void store_value(const x86::Mem& dst_tag, const x86::Mem& dst_payload, IRRef v);
   void store_slot(uint32_t slot, IRRef v);
   void report_global_store(uint32_t index);

@@ -287,6 +287,10 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
       element_addr(ins.op1, ins.op2);
       load_guarded(r, x86::r11, 0, ins.type, ins.snap);
       break;
+    case IROp::LLOADN:
+      element_addr(ins.op1, ins.op2);
+      load_number(r, x86::r11, 0, ins.snap);
+      break;
     case IROp::LREF:
       element_addr(ins.op1, ins.op2);
       commit(r, x86::r11);

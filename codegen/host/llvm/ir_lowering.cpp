@@ -273,6 +273,11 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
       expect_type(ins.op2, i64_, "an int");
       v = load_guarded(element_addr(ins.op1, ins.op2), ins.type, ins.snap);
       break;
+    case IROp::LLOADN:
+      expect_type(ins.op1, ptr_, "a list");
+      expect_type(ins.op2, i64_, "an int");
+      v = load_number(element_addr(ins.op1, ins.op2), ins.snap);
+      break;
     case IROp::LREF:
       expect_type(ins.op1, ptr_, "a list");
       expect_type(ins.op2, i64_, "an int");

@@ -18,6 +18,16 @@ llvm::Value* Lowering::load_guarded(llvm::Value* addr, IRType t, uint16_t snap) 
   return load_typed(addr, t);
 }
 
+llvm::Value* Lowering::load_number(llvm::Value* addr, uint16_t snap) {
+  llvm::Value* tag = b_.CreateLoad(i8_, byte_gep(addr, tessera::Value::kTagOffset));
+  llvm::Value* is_float = b_.CreateICmpEQ(tag, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Float)));
+  llvm::Value* is_int = b_.CreateICmpEQ(tag, llvm::ConstantInt::get(i8_, static_cast<uint8_t>(Tag::Int)));
+  guard(b_.CreateOr(is_float, is_int), snap);
+  llvm::Value* bits = b_.CreateLoad(i64_, byte_gep(addr, tessera::Value::kPayloadOffset));
+  llvm::Value* as_float = b_.CreateBitCast(bits, f64_);
+  return b_.CreateSelect(is_float, as_float, b_.CreateSIToFP(bits, f64_));
+}
+
 // The payload of a value whose tag is known to be t's.
 llvm::Value* Lowering::load_typed(llvm::Value* addr, IRType t) {
   if (t == IRType::Nil) return llvm::ConstantInt::get(i64_, 0);

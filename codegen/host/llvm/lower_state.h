@@ -108,6 +108,8 @@ class Lowering {
   // --- Values in memory (lower_memory.cpp)
   llvm::Value* load_guarded(llvm::Value* addr, IRType t, uint16_t snap);
   llvm::Value* load_typed(llvm::Value* addr, IRType t);
+  // LLOADN: an int or a float as a double, else the exit.
+  llvm::Value* load_number(llvm::Value* addr, uint16_t snap);
   void store_slot(uint32_t slot, IRRef v);
   void store_value(llvm::Value* dst, IRRef v);
   llvm::Value* add_refcount(llvm::Value* payload, int delta);

@@ -1,0 +1,130 @@
+#include "optimizer/number_load.h"
+
+#include <vector>
+
+#include "optimizer/ir_rewrite.h"
+#include "tracer/ir_operands.h"
+
+namespace tessera::jit {
+
+namespace {
+
+bool float_arith(IROp op) { return op == IROp::FADD || op == IROp::FSUB || op == IROp::FMUL || op == IROp::FDIV; }
+
+// What one candidate load needs to become an LLOADN.
+struct Candidate {
+  std::vector<IRRef> convs;   // int loads: the CONVs that become the load
+  std::vector<IRRef> guards;  // instructions whose snapshot moves to the load's
+};
+
+class NumberLoads {
+ public:
+  explicit NumberLoads(TraceIR& ir) : ir_(ir), users_(ir.size()), subst_(identity_subst(ir)) {
+    for (IRRef r = 0; r < ir.size(); ++r) for_each_operand_ref(ir[r], [&](IRRef a) { users_[a].push_back(r); });
+  }
+
+  bool run() {
+    bool changed = false;
+    for (IRRef x = 0; x < ir_.size(); ++x) {
+      const IRIns& in = ir_[x];
+      if (in.op != IROp::LLOAD || (in.type != IRType::Int && in.type != IRType::Float)) continue;
+      Candidate c;
+      if (!qualifies(x, c)) continue;
+      for (IRRef g : c.guards) ir_[g].snap = ir_[x].snap;
+      for (IRRef conv : c.convs) subst_[conv] = x;
+      ir_[x].op = IROp::LLOADN;
+      ir_[x].type = IRType::Float;
+      changed = true;
+    }
+    if (!changed) return false;
+    std::vector<IRRef> order;
+    for (IRRef r = 0; r < ir_.size(); ++r)
+      if (subst_[r] == r && !ir_is_const(ir_[r].op)) order.push_back(r);
+    ir_ = rebuild_trace(ir_, subst_, order);
+    return true;
+  }
+
+ private:
+  // The other operand of binary `u`, one of whose operands is `self`;
+  // kNoRef when both are.
+  IRRef other_operand(IRRef u, IRRef self) const {
+    const IRIns& in = ir_[u];
+    if (in.op1 == self && in.op2 == self) return kNoRef;
+    return in.op1 == self ? in.op2 : in.op1;
+  }
+
+  // In each binary float operation `value` (the load, or a CONV of it)
+  // meets, the other operand is a float in the interpreter too: not a CONV
+  // (an int there) nor a number load (maybe an int), as an int meeting an
+  // int would give an int.
+  bool meets_only_floats(IRRef value) const {
+    for (IRRef u : users_[value]) {
+      if (!float_arith(ir_[u].op)) continue;
+      const IRRef other = other_operand(u, value);
+      if (other == kNoRef) return false;
+      const IROp op = ir_[resolve_ref(subst_, other)].op;
+      if (op == IROp::LLOADN || op == IROp::CONV) return false;
+    }
+    return true;
+  }
+
+  bool qualifies(IRRef x, Candidate& c) const {
+    if (users_[x].empty()) return false;
+    for (IRRef u : users_[x]) {
+      const IRIns& use = ir_[u];
+      if (ir_[x].type == IRType::Int) {
+        if (use.op != IROp::CONV) return false;
+        if (!meets_only_floats(u)) return false;
+        c.convs.push_back(u);
+      } else if (!float_arith(use.op)) {
+        return false;
+      }
+    }
+    if (ir_[x].type == IRType::Float && !meets_only_floats(x)) return false;
+    return snapshots_can_move(x, c);
+  }
+
+  // Every later instruction whose snapshot names x can exit through x's
+  // snapshot instead (see the header).
+  bool snapshots_can_move(IRRef x, Candidate& c) const {
+    const auto& snaps = ir_.snapshots();
+    const uint16_t own = ir_[x].snap;
+    if (own == kNoSnap || own >= snaps.size()) return false;
+    const Snapshot& at_load = snaps[own];
+    auto names_x = [&](const Snapshot& s) {
+      for (const SnapshotEntry& e : s.entries)
+        if (e.ref == x) return true;
+      return false;
+    };
+    bool clean = true;  // nothing with an effect since x
+    for (IRRef g = x + 1; g < ir_.size(); ++g) {
+      const IRIns& in = ir_[g];
+      if (in.snap != kNoSnap && in.snap < snaps.size() && in.snap != own && names_x(snaps[in.snap])) {
+        const Snapshot& s = snaps[in.snap];
+        if (!clean || ir_has_side_effect(in.op) || s.base_proto != at_load.base_proto ||
+            s.frames.size() != at_load.frames.size())
+          return false;
+        for (size_t f = 0; f < s.frames.size(); ++f)
+          if (s.frames[f].proto != at_load.frames[f].proto || s.frames[f].base != at_load.frames[f].base)
+            return false;
+        c.guards.push_back(g);
+      }
+      const IROpInfo& info = ir_op_info(in.op);
+      if (ir_has_side_effect(in.op) || info.clobbers_memory || info.moves_base || in.op == IROp::LOOP) clean = false;
+    }
+    // A snapshot no instruction exits through may still name x: harmless,
+    // as nothing exits through it. One that the loop's PHIs or a later
+    // iteration would use is excluded above (LOOP ends `clean`).
+    return true;
+  }
+
+  TraceIR& ir_;
+  std::vector<std::vector<IRRef>> users_;
+  std::vector<IRRef> subst_;  // the CONVs of int loads made number loads: the load
+};
+
+}  // namespace
+
+bool NumberLoadPass::run(TraceIR& ir) { return NumberLoads(ir).run(); }
+
+}  // namespace tessera::jit

@@ -1,0 +1,34 @@
+// NumberLoadPass: list elements that may be ints or floats, loaded as
+// floats where the trace uses them only as the interpreter would use either.
+//
+// A list of numbers whose elements mix ints and floats (a matrix of lists
+// whose rows turn float as they are reduced) makes every load of an element
+// a type guard that fails for the other type. Where the element only meets
+// floats, the type does not matter: the interpreter computes int + float
+// (- * /) as the float of the int and the float, so the trace may load
+// either as a float (LLOADN: an int is converted, anything else exits).
+// An LLOAD is rewritten when
+//  - it is an int whose uses are all CONVs (the recorder converted it
+//    because it met a float): the CONVs become the LLOADN; or
+//  - it is a float whose uses are all FADD, FSUB, FMUL or FDIV;
+//  and no such use meets another LLOADN (two ints would stay an int), and
+//  every later snapshot that names the loaded value (a register that holds
+//  it between the load and its use) can be replaced by the load's own: the
+//  exit would write a float where the interpreter may have had the int, so
+//  the guard exits at the load instead, re-running the instructions after
+//  it, which is right only if none of them has a side effect (no store, no
+//  call, no frame push or pop, not the loop's back-edge) and the frames are
+//  the same. Otherwise the load stays as it is.
+#pragma once
+
+#include "optimizer/pass.h"
+
+namespace tessera::jit {
+
+class NumberLoadPass : public TracePass {
+ public:
+  const char* name() const override { return "numload"; }
+  bool run(TraceIR& ir) override;
+};
+
+}  // namespace tessera::jit
