@@ -26,3 +26,5 @@ PROFILES = ("default", "exits", "classic", "tensors")
 # chance that a top-level block is an exits loop / that a loop statement is an
 # object group
 OBJ_RATES = {"default": (0.2, 0.04), "exits": (0.65, 0.2)}
+# Top-level blocks that are number-list loops (gen_numbers.py), default and exits profiles.
+NUMBER_LIST_RATE = 0.15

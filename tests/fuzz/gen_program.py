@@ -21,7 +21,8 @@ Profiles (generate(seed, profile)):
            called from the loop;
   exits    the same shapes made dominant (a smaller, ASan-friendly sample);
   classic  without them: seed for seed the programs of the generator before
-           they were added;
+           they were added (nor the number-list blocks of gen_numbers.py,
+           which the default and exits profiles mix in);
   tensors  tensor programs instead (gen_tensors.py): hot loops of
            elementwise chains with broadcasting, reductions, norms, matmul
            epilogues, attention over mixed dtypes, shapes that change between
@@ -32,15 +33,16 @@ Profiles (generate(seed, profile)):
 
 import random
 
-from gen_base import INT64_MAX, OBJ_RATES, PROFILES, WORK_LIMIT, Func
+from gen_base import INT64_MAX, NUMBER_LIST_RATE, OBJ_RATES, PROFILES, WORK_LIMIT, Func
 from gen_errors import ErrorBlocksMixin
 from gen_expressions import ExpressionsMixin
+from gen_numbers import NumberListsMixin
 from gen_objects import ObjectShapesMixin
 from gen_statements import StatementsMixin
 from gen_tensors import TensorsMixin
 
 
-class Gen(TensorsMixin, ExpressionsMixin, StatementsMixin, ObjectShapesMixin, ErrorBlocksMixin):
+class Gen(TensorsMixin, ExpressionsMixin, StatementsMixin, ObjectShapesMixin, ErrorBlocksMixin, NumberListsMixin):
     def __init__(self, seed, profile="default"):
         self.r = random.Random(seed)
         self.seed = seed
@@ -291,6 +293,10 @@ class Gen(TensorsMixin, ExpressionsMixin, StatementsMixin, ObjectShapesMixin, Er
             if self.profile != "classic" and self.chance(OBJ_RATES[self.profile][0]):
                 self.scopes = []
                 self.exits_loop()
+                continue
+            if self.profile != "classic" and self.chance(NUMBER_LIST_RATE):
+                self.scopes = []
+                self.number_list_loop()
                 continue
             k = self.r.random()
             if k < 0.75:
