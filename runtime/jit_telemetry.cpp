@@ -190,7 +190,7 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
                       stats_.first_trace_ms, stats_.last_trace_ms);
   for (const auto& t : traces) {
     const uint64_t exits = t->exits.total();
-    std::string kind = t->peer      ? fmt::format("peer loop trace of {} (its entry types failed)", t->parent)
+    std::string kind = t->peer      ? fmt::format("peer loop trace of {} (exit #{}: other types)", t->parent, t->parent_snap)
                        : t->is_side ? fmt::format("side trace of {} (exit #{})", t->parent, t->parent_snap)
                        : t->kind == Trace::Kind::Function ? std::string("function trace")
                                                           : std::string("root trace");

@@ -372,17 +372,42 @@ bool TraceJit::entry_types_hold(const Trace& t, const Value* R) {
 }
 
 bool TraceJit::wants_peer(const Trace& t, uint32_t snap, const Value* base) const {
-  if (snap != 0 || !t.loop_pc || (t.kind != Trace::Kind::Loop && !t.peer)) return false;
-  const Snapshot& entry = t.ir.snapshots()[0];
-  if (entry.base_proto != nullptr || !entry.frames.empty()) return false;
+  if (!t.loop_pc || (t.kind != Trace::Kind::Loop && !t.peer)) return false;
+  // An exit at the body's start, nothing of the iteration done yet.
+  const Snapshot& s = t.ir.snapshots()[snap];
+  if (s.base_proto != nullptr || !s.frames.empty() || s.pc != t.start_pc) return false;
   // The entry exit is shared by the entry loads' type guards and by checks
   // hoisted to the entry (loop_predicate.h): only a type that changed
   // calls for another loop trace.
-  return !entry_types_hold(t, base);
+  if (snap == 0) return !entry_types_hold(t, base);
+  // The type guard of an element loaded first thing in the body (a row
+  // whose elements turned float): the element has another type now. Only
+  // from a loop's first trace: a peer's own such exits get side traces,
+  // which link back into it.
+  if (t.peer || !entry_types_hold(t, base)) return false;
+  bool loads = false;
+  for (const IRIns& in : t.ir.instructions()) {
+    if (in.snap != snap) continue;
+    if (in.op != IROp::LLOAD) return false;
+    loads = true;
+  }
+  return loads;
 }
 
-TraceRecorder::LoopTraceChoice TraceJit::loop_trace_choice() {
-  return [this](const FunctionProto& fn, uint32_t pc, const Value* R) {
+uint32_t TraceJit::home_loop_trace(uint32_t id) {
+  const Trace* t = &registry_[id];
+  while (t->is_side && !t->peer) t = &registry_[t->parent];
+  return t->id;
+}
+
+TraceRecorder::LoopTraceChoice TraceJit::loop_trace_choice(std::optional<uint32_t> home) {
+  return [this, home](const FunctionProto& fn, uint32_t pc, const Value* R) {
+    // A side trace goes back into the loop trace whose tree it belongs to
+    // when that one takes the types (a peer's side traces into the peer).
+    if (home) {
+      const Trace& h = registry_[*home];
+      if (h.proto == &fn && h.loop_pc == pc && !h.dead && h.native && entry_types_hold(h, R)) return *home;
+    }
     const uint32_t first = fn.trace_at(pc);
     if (entry_types_hold(registry_[first], R)) return first;
     for (const auto& t : registry_.all())
@@ -401,21 +426,21 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   if (registry_.pending_side(t.id, snap_no)) return;
   if (wants_peer(t, snap_no, base)) {
     // TraceMonkey's type-unstable loops: a whole loop trace for the new
-    // entry types, entered from this exit, instead of a side trace that
-    // runs one iteration and links back to the entry that just failed.
+    // types, entered from this exit, instead of a side trace that runs one
+    // iteration and links back to the trace that just failed.
     if (registry_.size() >= static_cast<size_t>(params_.maxtrace)) return;
     recorder_ = std::make_unique<TraceRecorder>(t.proto, *t.loop_pc, limits());
     recorder_->set_peer();
     recorder_->set_loop_trace_choice(loop_trace_choice());
     side_parent_ = t.id;
-    side_snap_ = 0;
+    side_snap_ = snap_no;
     record_start_ms_ = now_ms();
     exit.start_recording = true;
     if (telemetry_.logging())
       log_record_start("peer", t.line,
                        {{"parent", static_cast<int64_t>(t.id)},
-                        {"exit", static_cast<int64_t>(0)},
-                        {"taken", static_cast<int64_t>(t.exits[0])}});
+                        {"exit", static_cast<int64_t>(snap_no)},
+                        {"taken", static_cast<int64_t>(t.exits[snap_no])}});
     return;
   }
   auto proven = exit_slot_types(t.ir, static_cast<uint16_t>(snap_no));
@@ -433,7 +458,7 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   recorder_ = std::make_unique<TraceRecorder>(snap.base_proto ? snap.base_proto : t.proto, snap.pc, limits(),
                                               TraceRecorder::SideTrace{}, snap.frames);
   recorder_->set_parent_types(std::move(proven));
-  recorder_->set_loop_trace_choice(loop_trace_choice());
+  recorder_->set_loop_trace_choice(loop_trace_choice(home_loop_trace(t.id)));
   recorder_->set_parent_constants(t.ir, exit_slot_constants(t.ir, static_cast<uint16_t>(snap_no)));
   side_parent_ = t.id;
   side_snap_ = snap_no;

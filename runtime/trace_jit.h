@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,15 +97,21 @@ class TraceJit {
   RecorderLimits limits() const;
   // `base`: the registers as the exit left them.
   void maybe_start_side_trace(Trace& t, uint32_t snap, TraceExit& exit, const Value* base);
-  // Whether exit `snap` of `t` is its entry exit taken because an entry
-  // type guard failed (the loop runs with other types now), and `t` is a
-  // loop trace: the exit then gets a peer loop trace, not a side trace.
+  // Whether exit `snap` of loop trace `t`, at the body's start, was taken
+  // because a type changed: an entry type guard failed (the loop runs with
+  // other types now), or, in a loop's first trace, the type guard of an
+  // element loaded first in the body. The exit then gets a peer loop trace,
+  // not a side trace.
   bool wants_peer(const Trace& t, uint32_t snap, const Value* base) const;
+  // The loop (or function) trace whose tree trace `id` belongs to: itself,
+  // or the nearest peer or root above a side trace.
+  uint32_t home_loop_trace(uint32_t id);
   // Whether registers `R` have the types loop trace `t`'s entry guards want.
   static bool entry_types_hold(const Trace& t, const Value* R);
   // For recordings that run into a patched back-edge: the loop's trace
-  // (the first, or a peer) whose entry types the registers have.
-  TraceRecorder::LoopTraceChoice loop_trace_choice();
+  // (`home` if given and it takes them, else the first, or a peer) whose
+  // entry types the registers have.
+  TraceRecorder::LoopTraceChoice loop_trace_choice(std::optional<uint32_t> home = std::nullopt);
   // The recording under way hangs off an exit (side trace or peer).
   bool recording_from_exit() const { return recorder_->is_side() || recorder_->is_peer(); }
   void abort_recording(AbortReason r, const std::string& detail);

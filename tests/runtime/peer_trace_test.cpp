@@ -73,6 +73,41 @@ TEST(PeerTraces, ALoopWhoseEntryTypesChangeGetsAPeerLoopTraceOnItsEntryExit) {
   }
 }
 
+TEST(PeerTraces, AnElementWhoseTypeChangedAtTheBodysStartGetsAPeer) {
+  // The row's first trace is recorded while its elements are ints; once they
+  // are floats, the guard of row[j], the body's first load, fails on every
+  // element with the loop's entry types unchanged: that exit gets a peer for
+  // float elements, and the side traces of the peer (b[j] alternates between
+  // an int and a float) go back into the peer, not into the first trace.
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    JitParams p;
+    p.set("async=0");
+    p.set(std::string("tier=") + tier);
+    auto rt = testing::expect_same_as_interpreter(
+        "fn add_into(row, b, f) {\n"
+        "  for j in range(len(row)) { row[j] = row[j] + f * b[j] }\n"
+        "}\n"
+        "let row = list(300, 0)\n"
+        "let b = []\n"
+        "for i in range(300) { if i % 2 == 0 { push(b, i % 7) } else { push(b, i * 0.25) } }\n"
+        "for k in range(30) { add_into(row, b, k + 1) }\n"
+        "print(row[0], row[1], row[299])\n",
+        p);
+    const jit::Trace* peer = find_peer(*rt);
+    ASSERT_NE(peer, nullptr);
+    EXPECT_NE(peer->parent_snap, 0u) << "the exit of an element's type guard, not the entry exit";
+    const jit::Trace& first = *rt->tracing()->traces()[peer->parent];
+    EXPECT_EQ(first.links[peer->parent_snap], peer->native);
+    bool side_links_to_peer = false;
+    for (const auto& t : rt->tracing()->traces())
+      if (t->is_side && !t->peer && t->parent == peer->id && t->link == static_cast<int32_t>(peer->id))
+        side_links_to_peer = true;
+    EXPECT_TRUE(side_links_to_peer);
+    EXPECT_LT(testing::total_exits(*rt), 300u);
+  }
+}
+
 TEST(PeerTraces, AnEntryExitWhoseTypesHoldGetsASideTraceNotAPeer) {
   // The loop's entry exit is taken when the hoisted bounds check fails
   // (xs is shorter than the range in the late calls), not a type: no peer.
