@@ -12,12 +12,7 @@
 namespace tessera {
 namespace {
 
-std::unique_ptr<HotspotObserver> expect_same_in_tier(const std::string& source, const char* tier) {
-  JitParams p;
-  p.set("async=0");
-  p.set(std::string("tier=") + tier);
-  return testing::expect_same_as_interpreter(source, p);
-}
+using testing::expect_same_in_tier;
 
 // Rows of ints and floats; the product's inner loop, while the left factor
 // is a float, loads both elements as numbers and takes no exit per element.

@@ -41,10 +41,7 @@ const jit::Trace* find_peer(const HotspotObserver& rt) {
 TEST(PeerTraces, ALoopWhoseEntryTypesChangeGetsAPeerLoopTraceOnItsEntryExit) {
   for (const char* tier : {"1", "2"}) {
     SCOPED_TRACE(std::string("tier=") + tier);
-    JitParams p;
-    p.set("async=0");
-    p.set(std::string("tier=") + tier);
-    auto rt = testing::expect_same_as_interpreter(kPhases, p);
+    auto rt = testing::expect_same_in_tier(kPhases, tier);
     const jit::Trace* peer = find_peer(*rt);
     ASSERT_NE(peer, nullptr);
     const jit::Trace& first = *rt->tracing()->traces()[peer->parent];
@@ -81,10 +78,7 @@ TEST(PeerTraces, AnElementWhoseTypeChangedAtTheBodysStartGetsAPeer) {
   // an int and a float) go back into the peer, not into the first trace.
   for (const char* tier : {"1", "2"}) {
     SCOPED_TRACE(std::string("tier=") + tier);
-    JitParams p;
-    p.set("async=0");
-    p.set(std::string("tier=") + tier);
-    auto rt = testing::expect_same_as_interpreter(
+    auto rt = testing::expect_same_in_tier(
         "fn add_into(row, b, f) {\n"
         "  for j in range(len(row)) { row[j] = row[j] + f * b[j] }\n"
         "}\n"
@@ -93,7 +87,7 @@ TEST(PeerTraces, AnElementWhoseTypeChangedAtTheBodysStartGetsAPeer) {
         "for i in range(300) { if i % 2 == 0 { push(b, i % 7) } else { push(b, i * 0.25) } }\n"
         "for k in range(30) { add_into(row, b, k + 1) }\n"
         "print(row[0], row[1], row[299])\n",
-        p);
+        tier);
     const jit::Trace* peer = find_peer(*rt);
     ASSERT_NE(peer, nullptr);
     EXPECT_NE(peer->parent_snap, 0u) << "the exit of an element's type guard, not the entry exit";

@@ -52,6 +52,15 @@ inline std::unique_ptr<HotspotObserver> expect_same_as_interpreter(const std::st
   return rt;
 }
 
+// expect_same_as_interpreter with compiles done before the program goes on
+// (async=0) and one host tier (`tier`: "1" or "2").
+inline std::unique_ptr<HotspotObserver> expect_same_in_tier(const std::string& source, const char* tier) {
+  JitParams p;
+  p.set("async=0");
+  p.set(std::string("tier=") + tier);
+  return expect_same_as_interpreter(source, p);
+}
+
 // Whether trace `t` contains an instruction with opcode `op`.
 inline bool trace_has_op(const jit::Trace& t, jit::IROp op) {
   const auto& ins = t.ir.instructions();
