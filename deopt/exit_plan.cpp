@@ -158,6 +158,20 @@ Value build_object(const ExitObject& o, const ExitPlan& plan, const uint64_t* ra
   return v;
 }
 
+// ExitPlan::passed of a snapshot's plan.
+void choose_passed(const TraceIR& ir, const Snapshot& snap, ExitPlan& plan) {
+  if (plan.builds_objects() || !snap.frames.empty() || snap.base_proto != nullptr) return;
+  uint32_t ints = 0, floats = 0;
+  for (uint32_t w = 0; w < plan.writes.size(); ++w) {
+    const IRRef v = plan.values[plan.writes[w].value].ref;
+    if (ir_is_const(ir[v].op)) continue;
+    if (ir[v].type == IRType::Int && ints < kPassedInts)
+      plan.passed.push_back(PassedValue{w, static_cast<uint8_t>(ints++)});
+    else if (ir[v].type == IRType::Float && floats < kPassedFloats)
+      plan.passed.push_back(PassedValue{w, static_cast<uint8_t>(kPassedInts + floats++)});
+  }
+}
+
 }  // namespace
 
 std::vector<bool> scalar_slots(const TraceIR& ir) {
@@ -165,7 +179,7 @@ std::vector<bool> scalar_slots(const TraceIR& ir) {
   for (IRRef r = 0; r < ir.size(); ++r) {
     const IRIns& in = ir[r];
     if (ir_op_info(in.op).moves_base) return {};  // the same slot number names other registers
-    if (in.op == IROp::SLOAD && (in.op2 == 0 || in.op2 == 2) && in.type != IRType::None && !is_object_type(in.type)) {
+    if (in.op == IROp::SLOAD && in.op2 != kSloadReload && in.type != IRType::None && !is_object_type(in.type)) {
       if (in.op1 >= slots.size()) slots.resize(in.op1 + 1);
       slots[in.op1] = true;
     }
@@ -189,7 +203,10 @@ std::vector<ExitPlan> plan_exits(const TraceIR& ir) {
   ExitPlanner planner(ir, scalar);
   std::vector<ExitPlan> plans;
   plans.reserve(ir.snapshots().size());
-  for (size_t k = 0; k < ir.snapshots().size(); ++k) plans.push_back(planner.plan(static_cast<uint16_t>(k)));
+  for (size_t k = 0; k < ir.snapshots().size(); ++k) {
+    plans.push_back(planner.plan(static_cast<uint16_t>(k)));
+    choose_passed(ir, ir.snapshots()[k], plans.back());
+  }
   return plans;
 }
 

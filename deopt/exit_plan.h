@@ -60,6 +60,14 @@ struct ExitWrite {
   uint32_t value = 0;  // index into ExitPlan::values
 };
 
+// A write whose value a linked exit may pass in a register instead: which
+// write, and which passed register (0 .. kPassedInts-1 for ints, then the
+// floats).
+struct PassedValue {
+  uint32_t write = 0;  // index into ExitPlan::writes
+  uint8_t reg = 0;
+};
+
 // An inlined frame to push back (SnapshotFrame, as the interpreter needs it).
 struct ExitFrame {
   FunctionProto* proto = nullptr;
@@ -78,6 +86,11 @@ struct ExitPlan {
   // (the last one at the snapshot's pc).
   std::vector<uint32_t> resume_pcs;
   std::vector<ExitFrame> frames;  // inlined frames, outermost first
+  // The writes a linked exit may pass in registers: the first int and float
+  // entries (not constants: a side trace takes those as constants) of a
+  // snapshot in the base frame, without inlined frames and without sunk
+  // objects; empty otherwise.
+  std::vector<PassedValue> passed;
 
   bool builds_objects() const { return !objects.empty(); }
 };

@@ -25,6 +25,19 @@ std::optional<std::array<double, 3>> JitTelemetry::tier_cpu_ms() const {
   return profile_->cpu_ms();
 }
 
+namespace {
+
+// ", N values in registers": what a side trace takes from its parent's exit
+// in registers (trace_abi.h), if anything.
+std::string passed_note(const TraceIR& ir) {
+  const auto n = std::count_if(ir.instructions().begin(), ir.instructions().end(),
+                               [](const IRIns& in) { return sload_passed(in); });
+  if (n == 0) return "";
+  return fmt::format(", {} value{} in registers", n, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
 void JitTelemetry::enable_tier_profile() {
   if (profile_) return;
   profile_ = std::make_unique<TierProfile>();
@@ -191,7 +204,8 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
   for (const auto& t : traces) {
     const uint64_t exits = t->exits.total();
     std::string kind = t->peer      ? fmt::format("peer loop trace of {} (exit #{}: other types)", t->parent, t->parent_snap)
-                       : t->is_side ? fmt::format("side trace of {} (exit #{})", t->parent, t->parent_snap)
+                       : t->is_side ? fmt::format("side trace of {} (exit #{}{})", t->parent, t->parent_snap,
+                                                  passed_note(t->ir))
                        : t->kind == Trace::Kind::Function ? std::string("function trace")
                                                           : std::string("root trace");
     if (t->link >= 0) kind += fmt::format(", links to {}", t->link);

@@ -164,9 +164,10 @@ void TierPolicy::finish_upgrade(Trace& t, CompileResult& r) {
   if (t.dead) return;  // invalidated while LLVM worked
   // Safe point: no trace runs. Everything that entered or linked to the T1
   // code now goes to the T2 code; the T1 code stays mapped (unused).
-  const NativeTrace t1_code = t.native;
+  const NativeTrace t1_code = t.native, t1_passed = t.native_passed;
   registry_.set_code(t, r.code, 2);
   registry_.retarget(t1_code, t.native);
+  registry_.retarget(t1_passed, t.native_passed);
   ++telemetry_.stats().upgrades;
   if (telemetry_.logging()) telemetry_.event(JitEventKind::Upgraded, {{"trace", static_cast<int64_t>(t.id)}});
   telemetry_.dump(t);

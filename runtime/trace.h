@@ -43,6 +43,9 @@ struct Trace {
   // The exit plans of the code installed now (CompiledTrace::exit_plans).
   const std::vector<ExitPlan>* exit_plans = nullptr;
   NativeTrace native = nullptr;  // linked exits jump here
+  // Its entry with passed values in registers (CompiledTrace::native_passed),
+  // which its parent's exit jumps to; null when it takes none.
+  NativeTrace native_passed = nullptr;
   // The tier of the code installed now (1: asmjit, 2: LLVM; 0: none yet),
   // and per tier (index tier-1): the code as text for --dump, its size and
   // its compile time.
@@ -67,6 +70,9 @@ struct Trace {
   // an attached side trace, or for a side trace's final EXIT the trace it
   // links to. Exits whose slot is set never come back to the runtime.
   std::unique_ptr<NativeTrace[]> links;
+  // Per snapshot: the side trace's entry that takes the exit's passed values
+  // (ExitLinking::passed_links); null with jit param passregs=0.
+  std::unique_ptr<NativeTrace[]> passed_links;
   // Side traces: the root trace they belong to and the exit they hang off.
   // Any trace that ends in a linked EXIT: the trace it links to.
   bool is_side = false;

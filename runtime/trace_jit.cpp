@@ -27,6 +27,7 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
       telemetry_(std::move(script_name), std::move(dump_dir), params.perfmap != 0),
       tiers_(params, registry_, telemetry_) {
   telemetry_.set_events(std::move(events));
+  registry_.set_pass_registers(params.passregs != 0);
   kir::KernelCallConfig k;
   k.specialize = params.specialize;
   k.recompiles = params.recompiles;
@@ -418,6 +419,24 @@ TraceRecorder::LoopTraceChoice TraceJit::loop_trace_choice(std::optional<uint32_
   };
 }
 
+namespace {
+
+// What a side trace recorded from an exit with `plan` takes in registers:
+// all of the plan's passed values (on that path the exit writes none of
+// them), or none when a register does not hold the type the plan says.
+std::vector<TraceRecorder::PassedSlot> passed_slots(const ExitPlan& plan, const Value* base) {
+  std::vector<TraceRecorder::PassedSlot> out;
+  for (const PassedValue& p : plan.passed) {
+    const ExitWrite& w = plan.writes[p.write];
+    const IRType t = plan.values[w.value].type;
+    if (type_of_value(base[w.slot]) != t) return {};
+    out.push_back(TraceRecorder::PassedSlot{w.slot, t, p.reg});
+  }
+  return out;
+}
+
+}  // namespace
+
 void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exit, const Value* base) {
   // deopt/exit_policy.h decides; the runtime adds what only it knows.
   const ExitPlan& plan = (*t.exit_plans)[snap_no];
@@ -460,6 +479,7 @@ void TraceJit::maybe_start_side_trace(Trace& t, uint32_t snap_no, TraceExit& exi
   recorder_->set_parent_types(std::move(proven));
   recorder_->set_loop_trace_choice(loop_trace_choice(home_loop_trace(t.id)));
   recorder_->set_parent_constants(t.ir, exit_slot_constants(t.ir, static_cast<uint16_t>(snap_no)));
+  if (params_.passregs && t.exit_plans != nullptr) recorder_->set_passed_slots(passed_slots((*t.exit_plans)[snap_no], base));
   side_parent_ = t.id;
   side_snap_ = snap_no;
   record_start_ms_ = now_ms();

@@ -37,6 +37,7 @@ ExitLinking TraceRegistry::exit_linking(Trace& t) {
   ExitLinking linking;
   linking.code_base = t.id << 16;
   linking.links = t.links.get();  // shared: both tiers' exits read the same links
+  linking.passed_links = t.passed_links.get();
   return linking;
 }
 
@@ -56,6 +57,8 @@ void TraceRegistry::size_exit_tables(Trace& t) {
     }
   t.exits.reset(t.ir.snapshots().size());
   t.links = std::make_unique<NativeTrace[]>(t.ir.snapshots().size());  // all null
+  if (pass_registers_) t.passed_links = std::make_unique<NativeTrace[]>(t.ir.snapshots().size());
+  else t.passed_links.reset();
   t.exit_lines.clear();
   for (const Snapshot& s : t.ir.snapshots()) {
     const FunctionProto& base = s.base_proto ? *s.base_proto : *t.proto;
@@ -66,6 +69,7 @@ void TraceRegistry::size_exit_tables(Trace& t) {
 void TraceRegistry::set_code(Trace& t, const CompiledTrace& code, int tier) {
   t.fn = code.fn;
   t.native = code.native;
+  t.native_passed = code.native_passed;
   t.exit_plans = code.exit_plans;
   t.tier = static_cast<uint8_t>(tier);
   size_t need = 1;
@@ -101,7 +105,11 @@ void TraceRegistry::link(Trace& t) {
   if (t.is_side) {
     // Hang it off its parent's exit: the next time that exit is taken the
     // runtime goes straight into it.
-    traces_[t.parent]->links[t.parent_snap] = t.native;
+    // With the exit's passed values in registers where it takes them (only
+    // the trace recorded from that exit does: trace_abi.h).
+    Trace& parent = *traces_[t.parent];
+    parent.links[t.parent_snap] = t.native;
+    if (parent.passed_links) parent.passed_links[t.parent_snap] = t.native_passed;
     ++traces_[t.root]->sides;
   } else if (t.kind == Trace::Kind::Function) {
     // Calls of the function enter the trace from now on.
@@ -142,7 +150,7 @@ Trace* TraceRegistry::side_trace_to_share(const Trace& parent, uint32_t snap,
     bool types_hold = true;
     for (IRRef r = 0; r < x.ir.size() && types_hold; ++r) {
       const IRIns& in = x.ir[r];
-      if (in.op != IROp::SLOAD || in.op2 != 2) continue;
+      if (!sload_unguarded(in)) continue;
       auto known = proven.find(in.op1);
       types_hold = known != proven.end() && known->second == in.type;
       if (auto k = x_consts.find(in.op1); types_hold && k != x_consts.end()) {
@@ -157,14 +165,18 @@ Trace* TraceRegistry::side_trace_to_share(const Trace& parent, uint32_t snap,
 }
 
 void TraceRegistry::share(Trace& parent, uint32_t snap, Trace& side) {
-  parent.links[snap] = side.native;
+  parent.links[snap] = side.native;  // its memory entry: it was recorded from another exit
+  if (parent.passed_links) parent.passed_links[snap] = nullptr;
   parent.shared_exits.emplace_back(snap, side.id);
 }
 
 void TraceRegistry::retarget(NativeTrace from, NativeTrace to) {
+  if (from == nullptr) return;
   for (auto& other : traces_)
-    for (size_t k = 0; k < other->ir.snapshots().size(); ++k)
+    for (size_t k = 0; k < other->ir.snapshots().size(); ++k) {
       if (other->links[k] == from) other->links[k] = to;
+      if (other->passed_links && other->passed_links[k] == from) other->passed_links[k] = to;
+    }
 }
 
 void TraceRegistry::invalidate(Trace& t) {
@@ -179,6 +191,7 @@ void TraceRegistry::invalidate(Trace& t) {
   }
   // No exit goes to it any more (its side traces are reachable only from it).
   retarget(t.native, nullptr);
+  retarget(t.native_passed, nullptr);
 }
 
 uint32_t TraceRegistry::invalidate_global(uint32_t index) {

@@ -53,6 +53,10 @@ class TraceRegistry {
   // Sizes `t`'s per-snapshot tables (exit counters, links, resume lines)
   // for the snapshots it has now, and grows the register room traces need.
   void size_exit_tables(Trace& t);
+  // Whether exits pass values to their side traces in registers (jit param
+  // passregs; trace_abi.h): traces sized from now on get a passed_links
+  // table, and their exits the branch that reads it.
+  void set_pass_registers(bool on) { pass_registers_ = on; }
   // Registers above a trace's base that any trace may touch. Traces run
   // into one another through links, and recursion moves the base frame, so
   // there is one need for all (the interpreter guarantees it at every entry).
@@ -90,7 +94,9 @@ class TraceRegistry {
                              const std::unordered_map<uint32_t, IRType>& proven) const;
   // Links exit `snap` of `parent` to `side` (side_trace_to_share's).
   static void share(Trace& parent, uint32_t snap, Trace& side);
-  // Every exit link to `from` goes to `to` (null: back to the runtime).
+  // Every exit link to `from` goes to `to` (null: back to the runtime), in
+  // both tables (links and passed_links; a trace's two entry points are
+  // distinct code). Null `from`: nothing.
   void retarget(NativeTrace from, NativeTrace to);
   // `t` never runs: nothing enters it or links to it.
   static void drop(Trace& t) {
@@ -108,6 +114,7 @@ class TraceRegistry {
 
   std::vector<std::unique_ptr<Trace>> traces_;
   uint32_t stack_need_ = 0;
+  bool pass_registers_ = true;
   std::vector<uint64_t> exit_buffer_;
   uint8_t* global_watch_ = nullptr;
   const Value* globals_ = nullptr;

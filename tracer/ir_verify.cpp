@@ -143,7 +143,7 @@ class Verifier {
         fail_at(r, "an argument that is itself a CARG node");
     });
     // Exits: guards name a snapshot, and only what may exit (guards, calls) does.
-    const bool unguarded_load = in.op == IROp::SLOAD && in.op2 == 2;
+    const bool unguarded_load = sload_unguarded(in);
     if (ir_is_guard(in.op) && !unguarded_load && in.snap == kNoSnap) fail_at(r, "a guard without a snapshot");
     if (in.snap != kNoSnap) {
       if (!ir_may_exit(in.op)) fail_at(r, "names snapshot #" + std::to_string(in.snap) + " but cannot exit");
@@ -282,7 +282,10 @@ class Verifier {
         WANT(is_op(in.op1, IROp::KOBJ) && is_type(in.op1, IRType::Func), "op1 is not a function constant");
         break;
       case IROp::SLOAD:
-        WANT(in.op2 <= 2, "SLOAD mode " + std::to_string(in.op2));
+        WANT(in.op2 < kSloadPassed + kPassedValues, "SLOAD mode " + std::to_string(in.op2));
+        if (sload_passed(in))
+          WANT(in.type == (sload_passed_reg(in) < kPassedInts ? IRType::Int : IRType::Float),
+               "passed value " + std::to_string(sload_passed_reg(in)) + " of the wrong type");
         [[fallthrough]];
       case IROp::GLOAD: WANT(in.type != IRType::None, "a load of no type"); break;
       case IROp::LOOP: WANT(in.snap == kNoSnap, "LOOP names a snapshot"); break;

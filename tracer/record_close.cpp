@@ -50,18 +50,20 @@ TraceRecorder::Status TraceRecorder::close_loop(uint32_t resume_pc, const Value*
 }
 
 TraceRecorder::Status TraceRecorder::close_trace() {
-  // Reorder into the trace's final shape: constants, entry SLOADs (run once,
-  // exiting through snapshot 0), LOOP, the body, and one PHI per loop-carried
-  // slot.
+  // Reorder into the trace's final shape: constants, passed values (which
+  // snapshot 0 names), entry SLOADs (run once, exiting through snapshot 0),
+  // LOOP, the body, and one PHI per loop-carried slot.
   const auto& old = ir_.instructions();
   TraceIR out;
   // Constants keep their pool values: re-create them through the builder.
   std::vector<IRRef> remap = copy_constants(ir_, out);
   auto renumber = [&](IRRef a) { return remap[a]; };
   auto copy = [&](IRRef r) { remap[r] = emit_renumbered(out, old[r], renumber); };
+  for (IRRef r = 0; r < old.size(); ++r)
+    if (sload_passed(old[r])) remap[r] = out.emit(old[r].op, old[r].type, old[r].op1, old[r].op2);
   for (IRRef r = 0; r < old.size(); ++r) {
     const IRIns& in = old[r];
-    if (in.op == IROp::SLOAD && in.op2 == 0) {
+    if (in.op == IROp::SLOAD && in.op2 == kSloadEntry) {
       IRIns s = in;
       s.snap = 0;
       remap[r] = out.emit(s.op, s.type, s.op1, s.op2, s.snap);

@@ -205,6 +205,19 @@ void TraceRecorder::set_parent_constants(const TraceIR& parent, const std::unord
   for (const auto& [slot, ref] : consts) parent_consts_[slot] = copy_constant(parent, ref, ir_);
 }
 
+void TraceRecorder::set_passed_slots(const std::vector<PassedSlot>& passed) {
+  std::vector<SnapshotEntry>& entry = ir_.snapshots()[0].entries;
+  for (const PassedSlot& p : passed) {
+    ensure_slot(p.slot);
+    const IRRef r = ir_.emit(IROp::SLOAD, p.type, p.slot, kSloadPassed + p.reg);
+    slots_[p.slot] = r;
+    modified_[p.slot] = true;
+    dirty_[p.slot] = true;
+    entry.push_back(SnapshotEntry{p.slot, r});
+  }
+  std::sort(entry.begin(), entry.end(), [](const SnapshotEntry& a, const SnapshotEntry& b) { return a.slot < b.slot; });
+}
+
 IRRef TraceRecorder::read(uint32_t reg, const Value* R) {
   uint32_t abs = abs_slot(reg);
   ensure_slot(abs);
@@ -366,8 +379,13 @@ TraceRecorder::Status TraceRecorder::record(FunctionProto* fn, uint32_t pc, cons
     // A side trace entered from itself has no parent that proved its entry
     // slots' types (the value it carries round may have another: an int
     // divided into a float): its parent-typed loads are guarded entry loads.
+    // The same for passed values: entered from itself (by memory), it loads
+    // them with a guard, and its snapshot 0 no longer writes them.
     for (IRRef r = 0; r < ir_.size(); ++r)
-      if (ir_[r].op == IROp::SLOAD && ir_[r].op2 == 2) ir_[r].op2 = 0, ir_[r].snap = 0;
+      if (sload_unguarded(ir_[r])) ir_[r].op2 = kSloadEntry, ir_[r].snap = 0;
+    std::erase_if(ir_.snapshots()[0].entries, [&](const SnapshotEntry& e) {
+      return ir_[e.ref].op == IROp::SLOAD && ir_[e.ref].op1 == e.slot;
+    });
     cur_pc_ = pc;
     return link_to(kLinkSelf, pc);
   }

@@ -86,6 +86,17 @@ class TraceRecorder {
   // (the trace may be entered from another exit, or from itself) and the
   // register is the constant from then on.
   void set_parent_constants(const TraceIR& parent, const std::unordered_map<uint32_t, IRRef>& consts);
+  // And the values its parent's exit passes in registers instead of writing
+  // them (ExitPlan::passed, codegen/host/trace_abi.h): each becomes an SLOAD
+  // of mode 3 + reg, recorded first, and the slot is dirty from the start
+  // (in snapshot 0 too): every exit of the side trace writes it, as the
+  // parent did not. Call before recording anything.
+  struct PassedSlot {
+    uint32_t slot = 0;
+    IRType type = IRType::None;
+    uint8_t reg = 0;
+  };
+  void set_passed_slots(const std::vector<PassedSlot>& passed);
 
   // A peer of a loop's trace (TraceMonkey's peer trees): a second root loop
   // trace of the same loop, recorded from the first one's entry exit when

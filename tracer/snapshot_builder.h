@@ -33,9 +33,9 @@ struct SlotState {
 };
 
 // Whether closing the trace moves a recorded instruction to the front
-// (before LOOP): constants and entry SLOADs.
+// (before LOOP): constants, passed values and entry SLOADs.
 inline bool moved_to_front(const IRIns& in) {
-  return ir_is_const(in.op) || (in.op == IROp::SLOAD && in.op2 == 0);
+  return ir_is_const(in.op) || (in.op == IROp::SLOAD && (in.op2 == kSloadEntry || sload_passed(in)));
 }
 
 class SnapshotBuilder {

@@ -153,4 +153,8 @@ void throw_at_instruction(const TraceIR& ir, IRRef at, const std::string& msg) {
   throw std::runtime_error(std::string(where) + msg);
 }
 
+bool takes_passed_values(const TraceIR& ir) {
+  return std::any_of(ir.instructions().begin(), ir.instructions().end(), [](const IRIns& in) { return sload_passed(in); });
+}
+
 }  // namespace tessera::jit

@@ -95,6 +95,24 @@ struct IRIns {
   uint32_t op2 = 0;
 };
 
+// Values a linked exit may pass to its side trace in registers
+// (codegen/host/trace_abi.h): at most this many ints and floats.
+constexpr uint32_t kPassedInts = 3;
+constexpr uint32_t kPassedFloats = 2;
+constexpr uint32_t kPassedValues = kPassedInts + kPassedFloats;
+
+// SLOAD's modes (its op2; ir.def says what each does).
+constexpr uint32_t kSloadEntry = 0;        // the entry value, type guarded
+constexpr uint32_t kSloadReload = 1;       // after a CALL wrote the slot
+constexpr uint32_t kSloadParentTyped = 2;  // the type the parent proved: no guard
+constexpr uint32_t kSloadPassed = 3;       // 3 + i: passed value i (codegen/host/trace_abi.h)
+// Whether SLOAD `in` takes its value from its parent exit's passed
+// registers (when entered by them), and which one.
+inline bool sload_passed(const IRIns& in) { return in.op == IROp::SLOAD && in.op2 >= kSloadPassed; }
+inline uint32_t sload_passed_reg(const IRIns& in) { return in.op2 - kSloadPassed; }
+// Whether SLOAD `in` has no type guard (parent-typed or passed).
+inline bool sload_unguarded(const IRIns& in) { return in.op == IROp::SLOAD && in.op2 >= kSloadParentTyped; }
+
 // The dtype and shape of a sunk tensor (VNEWTENSOR op2 indexes the trace's
 // table of them). Its elements, row-major, are the VNEWTENSOR's CARG chain.
 struct VirtualTensor {
@@ -260,6 +278,10 @@ class TraceIR {
 // about ("instruction 0012 (SLOAD): ..."), when `at` names one. Backends and
 // exit planning report malformed IR this way.
 [[noreturn]] void throw_at_instruction(const TraceIR& ir, IRRef at, const std::string& msg);
+
+// Whether `ir` takes passed values (an SLOAD of mode 3 + i): its code then
+// has a second entry point, which takes them in registers (trace_abi.h).
+bool takes_passed_values(const TraceIR& ir);
 
 // Text form, one instruction per line (`>` marks guards, `#N` the snapshot):
 //   0007    int  ADD    0005  0006

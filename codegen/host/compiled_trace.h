@@ -16,6 +16,9 @@ namespace tessera::jit {
 struct CompiledTrace {
   TraceFn fn = nullptr;          // entry for C++ (the C calling convention)
   NativeTrace native = nullptr;  // the trace itself, for ExitLinking::links
+  // Its entry that takes passed values in registers (trace_abi.h), for
+  // ExitLinking::passed_links; null when it has no SLOAD of mode 3 + i.
+  NativeTrace native_passed = nullptr;
   // --dump: the generated code as text (T2: the optimized LLVM IR, T1: the
   // assembly listing); empty unless the backend was asked to keep it.
   std::string text;

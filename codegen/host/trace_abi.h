@@ -35,6 +35,7 @@
 
 #include <cstdint>
 
+#include "tracer/trace_ir.h"  // kPassedInts, kPassedFloats
 #include "vm/core/value.h"
 #include "vm/interp/jit_hooks.h"  // FrameRegion
 
@@ -71,6 +72,31 @@ struct JitContext {
   const Value* one_byte_strings = tessera::one_byte_strings();
 };
 
+// Values passed in registers (LuaJIT's side traces inherit their parent's
+// registers; here both sides agree on a fixed set). A linked exit whose plan
+// names passed values (ExitPlan::passed: up to kPassedInts ints and
+// kPassedFloats floats of the snapshot's entries, deopt/exit_plan.h) and
+// whose `passed_links` slot is set jumps there with those values in
+// registers and does not write their interpreter registers: the side trace
+// recorded from that exit takes them (SLOAD mode 3 + i, tracer/ir.def) and
+// its own exits write them. Every NativeTrace has the same signature:
+//
+//   uint32_t native(base, globals, exit_vals, ctx,
+//                   i64 x4, i64 x5, i64 int0, i64 x7, i64 x8, i64 x9,
+//                   i64 int1, i64 int2, double float0, double float1)
+//
+// In preserve_none the ints land in rdx, r11 and rax and the floats in xmm0
+// and xmm1: the T1 assembler's scratch registers, which its allocator never
+// hands out, so that neither side needs a parallel move. The x arguments
+// are unused (undefined). A trace that takes passed values has two entry
+// points: CompiledTrace::native_passed takes them as above, and `native`
+// (what everything else links to, and what the C wrapper calls) loads them
+// from their registers in memory first.
+// Passed value i (0..2 ints, 3..4 floats) is argument kPassedArg[i] of the
+// native signature above.
+constexpr uint32_t kPassedArg[kPassedValues] = {6, 10, 11, 12, 13};
+constexpr uint32_t kNativeArgs = 14;
+
 // How C++ enters a compiled trace (the C calling convention).
 using TraceFn = uint32_t (*)(Value* base, Value* globals, uint64_t* exit_vals, JitContext* ctx);
 // A trace's own code, which exits jump to: the same arguments in LLVM's
@@ -91,6 +117,10 @@ using NativeTrace = const void*;
 struct ExitLinking {
   uint32_t code_base = 0;     // e.g. trace id << 16, to tell which trace exited
   NativeTrace* links = nullptr;  // one slot per snapshot, null = back to the caller
+  // One slot per snapshot: the side trace recorded from that exit, entered
+  // with the exit's passed values in registers (above); null = write them
+  // and go on by `links`. Null table: no exit passes values.
+  NativeTrace* passed_links = nullptr;
 };
 
 // The snapshot number of the tier-up exit (lowering_env.h tier_up_counter):

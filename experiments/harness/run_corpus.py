@@ -18,6 +18,7 @@ import datetime
 import math
 import os
 import re
+import shlex
 import shutil
 import sys
 
@@ -39,8 +40,9 @@ def small_args(path):
     return []
 
 
-def command(peer, vm, prog, args):
-    """The command line of `prog` under `peer`, or None where the peer or the twin is missing."""
+def command(peer, vm, prog, args, vm_args=()):
+    """The command line of `prog` under `peer`, or None where the peer or the twin is missing.
+    `vm_args` go to both tessera-vm runs (after the script, before its arguments)."""
     tsb = os.path.join(CORPUS, prog + ".tsb")
     lua = os.path.join(TWINS, "lua", prog + ".lua")
     py = os.path.join(TWINS, "py", prog + ".py")
@@ -55,8 +57,9 @@ def command(peer, vm, prog, args):
     cmd, needs = table[peer]
     if not os.path.exists(needs) or not (os.path.exists(cmd[0]) or shutil.which(cmd[0])):
         return None
-    extra = ["--"] + args if args and peer.startswith("tessera") else args
-    return cmd + extra
+    if not peer.startswith("tessera"):
+        return cmd + args
+    return cmd + list(vm_args) + (["--"] + args if args else [])
 
 
 def geomean(xs):
@@ -73,6 +76,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run (default 300)")
     ap.add_argument("--out", default=os.path.join(REPO, "experiments", "results", "corpus-latest.md"))
     ap.add_argument("--dated", action="store_true", help="also write corpus-DATE.md beside it")
+    ap.add_argument("--vm-args", default="",
+                    help="extra options for both tessera-vm columns, e.g. '--jit-param passregs=0' (named in the "
+                         "results' command line)")
     a = ap.parse_args()
     vm = os.path.abspath(a.vm)
     if not os.path.exists(vm):
@@ -95,7 +101,7 @@ def main():
         args = small_args(os.path.join(CORPUS, prog + ".tsb")) if a.size == "small" else []
         ref = None
         for peer in peers:
-            cmd = command(peer, vm, prog, args)
+            cmd = command(peer, vm, prog, args, shlex.split(a.vm_args))
             if cmd is None:
                 cells[(prog, peer)] = "—"
                 continue
@@ -128,7 +134,8 @@ def main():
     lines = [f"# The corpus of real programs, {today}", "",
              f"- machine: {cpu_model()}, {os.cpu_count()} CPUs",
              f"- command: `python3 experiments/harness/run_corpus.py --runs {a.runs} --size {a.size}"
-             f"{' --programs ' + a.programs if a.programs else ''}`",
+             f"{' --programs ' + a.programs if a.programs else ''}"
+             f"{' --vm-args ' + shlex.quote(a.vm_args) if a.vm_args else ''}`",
              f"- tessera-vm built from {built_from()}",
              f"- size: {a.size}; cells: median wall seconds of the whole process over {a.runs} run(s)",
              "- versions: " + "; ".join(f"{p}: {version_of([p, '-v'] if p.startswith('lua') else [p, '--version'])}"

@@ -61,6 +61,41 @@ TEST(ExitPlan, PlainSnapshotWritesEntriesInOrderAndReleasesWhatTheyReplace) {
   EXPECT_EQ(held.as_obj()->refcount, 1u) << "the overwritten string lost the register's reference";
 }
 
+// The values a linked exit may pass to its side trace in registers
+// (codegen/host/trace_abi.h): the first three non-constant ints and two
+// floats of the snapshot, in entry order; constants and bools stay writes.
+const char* kPassable =
+    "0000    int  KINT   7\n"
+    "0001 >  int  SLOAD  0  0  #0\n"
+    "0002 >  flt  SLOAD  1  0  #0\n"
+    "0003    int  ADD    0001  0000\n"
+    "0004    flt  FADD   0002  0002\n"
+    "0005    int  SUB    0001  0000\n"
+    "0006    int  MUL    0001  0000\n"
+    "0007    flt  FMUL   0002  0002\n"
+    "0008    flt  FSUB   0002  0002\n"
+    "0009    bool LT     0001  0003\n"
+    "0010 >  none GUARDT 0009  #1\n"
+    "0011 >  none EXIT    #2\n"
+    "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+    "SNAP #1 ir=0010 pc=4 frames=[] [0=0003 1=0004 2=0000 3=0005 4=0009 5=0006 6=0007 7=0008 8=0001]\n"
+    "SNAP #2 ir=0011 pc=9 frames=[f@4/12] [0=0003 1=0004]\n";
+
+TEST(ExitPlan, PassedValuesAreTheFirstIntsAndFloatsThatAreNotConstants) {
+  const TraceIR ir = parse_ir(kPassable);
+  const std::vector<ExitPlan> plans = plan_exits(ir);
+  const ExitPlan& plan = plans[1];
+  ASSERT_EQ(plan.passed.size(), kPassedValues);
+  // {slot, passed register}: slots 0, 3, 5 (ints; slot 2's constant and
+  // slot 8, the fourth int, are not passed), slots 1 and 6 (floats; slot 7
+  // is the third).
+  std::vector<std::pair<uint32_t, uint32_t>> got;
+  for (const PassedValue& p : plan.passed) got.emplace_back(plan.writes[p.write].slot, p.reg);
+  EXPECT_EQ(got, (std::vector<std::pair<uint32_t, uint32_t>>{{0, 0}, {1, 3}, {3, 1}, {5, 2}, {6, 4}}));
+  EXPECT_TRUE(plans[0].passed.empty()) << "snapshot 0 writes nothing";
+  EXPECT_TRUE(plans[2].passed.empty()) << "an exit into an inlined frame passes nothing";
+}
+
 TEST(ExitPlan, ResumePcsAndFramesOfInlinedFrames) {
   FunctionProto g, h;
   TraceIR ir;

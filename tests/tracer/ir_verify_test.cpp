@@ -132,6 +132,26 @@ TEST(IRVerify, GuardWithoutSnapshot) {
   EXPECT_NE(ir_verify_error(ir).find("0004 ADD: names snapshot #1 but cannot exit"), std::string::npos);
 }
 
+TEST(IRVerify, PassedValueLoads) {
+  // SLOAD mode 3 + i: passed value i (an int for i < 3, a float after), no
+  // snapshot, named by snapshot 0.
+  EXPECT_EQ(error_of("0000 >  int  SLOAD  0  3\n"
+                     "0001 >  flt  SLOAD  4  6\n"
+                     "0002 >  none EXIT    #0\n"
+                     "SNAP #0 ir=0002 pc=0 frames=[] [0=0000 4=0001]\n"),
+            "");
+  EXPECT_NE(error_of("0000 >  flt  SLOAD  0  4\n"
+                     "0001 >  none EXIT    #0\n"
+                     "SNAP #0 ir=0001 pc=0 frames=[] [0=0000]\n")
+                .find("passed value 1 of the wrong type"),
+            std::string::npos);
+  EXPECT_NE(error_of("0000 >  int  SLOAD  0  8\n"
+                     "0001 >  none EXIT    #0\n"
+                     "SNAP #0 ir=0001 pc=0 frames=[] [0=0000]\n")
+                .find("SLOAD mode 8"),
+            std::string::npos);
+}
+
 TEST(IRVerify, SnapshotNamingALaterValue) {
   // Snapshot #1's guard is 0005, but the snapshot names 0006.
   std::string e = error_of(

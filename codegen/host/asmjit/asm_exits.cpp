@@ -26,13 +26,16 @@ using namespace asmjit;
 // trace and at a loop's back-edge (every PHI already holds its next value):
 // count down; at zero, leave through the tier-up exit, which writes the
 // loop-carried values (each PHI's entry SLOAD slot; nothing at the start)
-// and returns kTierUpExit. Counting entries too upgrades loops that are
+// and returns kTierUpExit (at the start: the passed values, whose registers
+// the parent's exit left unwritten). Counting entries too upgrades loops that are
 // mostly entered through links and left through exits, rarely reaching
 // their own back-edge (nbody's outer loop). Loops whose PHIs do not all
 // start from an entry SLOAD do not poll at the back-edge.
 void TraceAssembler::poll_tier_up(bool at_entry) {
   if (env_.tier_up_counter == nullptr || env_.linking.links == nullptr) return;
   std::vector<SnapshotEntry> carried;
+  for (IRRef r = 0; at_entry && r < ir_.size(); ++r)
+    if (sload_passed(ir_[r])) carried.push_back(SnapshotEntry{ir_[r].op1, r});
   for (IRRef r = at_entry || loop_ == kNoRef ? ir_.size() : loop_ + 1; r < ir_.size(); ++r) {
     const IRIns& p = ir_[r];
     if (p.op != IROp::PHI) continue;
@@ -53,7 +56,7 @@ void TraceAssembler::poll_tier_up(bool at_entry) {
     a_.bind(up);
     const uint32_t saved_cur = cur_;
     cur_ = at;
-    write_registers(*plan);
+    write_registers(*plan, false);
     emit_return(env_.linking.code_base | kTierUpExit);
     cur_ = saved_cur;
   });
@@ -90,8 +93,10 @@ void TraceAssembler::emit_exit(uint16_t snap, const Label& l, uint32_t at) {
     cur_ = saved_cur;
     return;
   }
+  const bool passes = !plan.passed.empty() && env_.linking.passed_links != nullptr;
   if (plan.builds_objects()) restore_with_helper(plan);
-  else write_registers(plan);
+  else write_registers(plan, passes);
+  if (passes) jump_passed(plan, snap);
   a_.mov(x86::rax, reinterpret_cast<uint64_t>(env_.linking.links + snap));
   a_.mov(x86::rax, x86::qword_ptr(x86::rax));
   Label back = a_.newLabel();
@@ -107,7 +112,7 @@ void TraceAssembler::emit_exit(uint16_t snap, const Label& l, uint32_t at) {
 // A plan without objects, inline: new objects gain their reference; one
 // test of the OR-ed old tags of the overwritten registers decides whether
 // the release helper runs (off the path); then plain stores.
-void TraceAssembler::write_registers(const ExitPlan& plan) {
+void TraceAssembler::write_registers(const ExitPlan& plan, bool defer_passed) {
   for (const ExitWrite& w : plan.writes) {
     const IRRef v = plan.values[w.value].ref;
     if (static_cast<uint8_t>(tag_for(ir_[v].type)) >= kFirstObjectTag) {
@@ -138,11 +143,38 @@ void TraceAssembler::write_registers(const ExitPlan& plan) {
       a_.jmp(done);
     });
   }
-  for (const ExitWrite& w : plan.writes) {
-    const IRRef v = plan.values[w.value].ref;
-    a_.mov(reg_tag(w.slot), static_cast<uint8_t>(tag_for(ir_[v].type)));
-    store_payload(reg_payload(w.slot), v);
-  }
+  std::vector<bool> deferred(plan.writes.size(), false);
+  if (defer_passed)
+    for (const PassedValue& p : plan.passed) deferred[p.write] = true;
+  for (size_t i = 0; i < plan.writes.size(); ++i)
+    if (!deferred[i]) write_register(plan.writes[i], plan);
+}
+
+void TraceAssembler::write_register(const ExitWrite& w, const ExitPlan& plan) {
+  const IRRef v = plan.values[w.value].ref;
+  a_.mov(reg_tag(w.slot), static_cast<uint8_t>(tag_for(ir_[v].type)));
+  store_payload(reg_payload(w.slot), v);
+}
+
+// After write_registers(plan, true): when the side trace recorded from this
+// exit is linked (passed_links), jump into it with the passed values in
+// their argument registers (trace_abi.h), leaving their registers in memory
+// unwritten (the side trace's exits write them); else write them and go
+// on. Floats are moved first: loading a float constant would clobber rax.
+void TraceAssembler::jump_passed(const ExitPlan& plan, uint16_t snap) {
+  Label write = a_.newLabel();
+  a_.mov(x86::r10, reinterpret_cast<uint64_t>(env_.linking.passed_links + snap));
+  a_.mov(x86::r10, x86::qword_ptr(x86::r10));
+  a_.test(x86::r10, x86::r10);
+  a_.jz(write);
+  for (const PassedValue& p : plan.passed)
+    if (p.reg >= kPassedInts) move_xmm(passed_xmm(p.reg), plan.values[plan.writes[p.write].value].ref);
+  for (const PassedValue& p : plan.passed)
+    if (p.reg < kPassedInts) move_gpr(passed_gpr(p.reg), plan.values[plan.writes[p.write].value].ref);
+  leave_frame_to_next_trace();
+  a_.jmp(x86::r10);
+  a_.bind(write);
+  for (const PassedValue& p : plan.passed) write_register(plan.writes[p.write], plan);
 }
 
 // A plan that builds objects: every value goes to the argument buffer and

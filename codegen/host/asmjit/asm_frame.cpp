@@ -56,13 +56,43 @@ void TraceAssembler::layout_frame() {
 }
 
 // The trace's own entry (NativeTrace): its frame, and the arguments that
-// live in it (globals, exit_vals, ctx; base stays in r12).
-void TraceAssembler::emit_prologue(const Label& native) {
+// live in it (globals, exit_vals, ctx; base stays in r12). A trace that
+// takes passed values (trace_abi.h) is entered at `passed` with them in
+// their argument registers, and at `native` loads them from memory first;
+// either way each then moves to its own location (a register the allocator
+// gave it from position 0, or its frame slot). Their argument registers
+// are scratch here: no move overwrites another's source.
+void TraceAssembler::emit_prologue(const Label& native, const Label& passed) {
   a_.bind(native);
+  std::vector<IRRef> passed_loads;
+  for (IRRef r = 0; r < ir_.size(); ++r)
+    if (sload_passed(ir_[r])) passed_loads.push_back(r);
+  for (IRRef r : passed_loads) {
+    const uint32_t i = sload_passed_reg(ir_[r]);
+    const x86::Mem payload = reg_payload(ir_[r].op1);
+    if (i < kPassedInts) a_.mov(passed_gpr(i), payload);
+    else a_.movsd(passed_xmm(i), payload);
+  }
+  a_.bind(passed);
   a_.sub(x86::rsp, frame_);
   a_.mov(x86::qword_ptr(x86::rsp, kGlobals), x86::r13);
   a_.mov(x86::qword_ptr(x86::rsp, kExitVals), x86::r14);
   a_.mov(x86::qword_ptr(x86::rsp, kCtx), x86::r15);
+  for (IRRef r : passed_loads) {
+    const uint32_t i = sload_passed_reg(ir_[r]);
+    if (i < kPassedInts) commit(r, passed_gpr(i));
+    else commit(r, passed_xmm(i));
+  }
+}
+
+x86::Gp TraceAssembler::passed_gpr(uint32_t i) {
+  static const x86::Gp kRegs[kPassedInts] = {x86::rdx, x86::r11, x86::rax};
+  return kRegs[i];
+}
+
+x86::Xmm TraceAssembler::passed_xmm(uint32_t i) {
+  static const x86::Xmm kRegs[kPassedFloats] = {x86::xmm0, x86::xmm1};
+  return kRegs[i - kPassedInts];
 }
 
 // Returns `code` (the exit code, trace_abi.h) to the trace's caller.

@@ -79,7 +79,7 @@ class TraceAssembler {
  public:
   TraceAssembler(const TraceIR& ir, const LoweringEnv& env, x86::Assembler& a) : ir_(ir), env_(env), a_(a) {}
 
-  AssemblyStats run(const asmjit::Label& native, const asmjit::Label& entry);
+  AssemblyStats run(const asmjit::Label& native, const asmjit::Label& entry, const asmjit::Label& passed);
 
  private:
   using Label = asmjit::Label;
@@ -145,7 +145,10 @@ class TraceAssembler {
   // --- the machine frame and helper calls (asm_frame.cpp)
   void emit_entry_wrapper(const Label& native, const Label& entry);
   void layout_frame();
-  void emit_prologue(const Label& native);
+  void emit_prologue(const Label& native, const Label& passed);
+  // Where passed value i arrives (trace_abi.h): an int's GPR, a float's XMM.
+  static x86::Gp passed_gpr(uint32_t i);
+  static x86::Xmm passed_xmm(uint32_t i);
   void emit_return(uint32_t code);
   void leave_frame_to_next_trace();
   template <typename F>
@@ -164,7 +167,9 @@ class TraceAssembler {
   Label exit_label(uint16_t snap);
   void jump_to_exit(x86::CondCode cc, uint16_t snap) { a_.j(cc, exit_label(snap)); }
   void emit_exit(uint16_t snap, const Label& l, uint32_t at);
-  void write_registers(const ExitPlan& plan);
+  void write_registers(const ExitPlan& plan, bool defer_passed);
+  void write_register(const ExitWrite& w, const ExitPlan& plan);
+  void jump_passed(const ExitPlan& plan, uint16_t snap);
   void restore_with_helper(const ExitPlan& plan);
   void save_values(const ExitPlan& plan, bool save);
 

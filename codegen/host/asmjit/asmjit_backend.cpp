@@ -70,11 +70,11 @@ CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name,
   asmjit::StringLogger logger;
   if (im.keep_text) code.setLogger(&logger);
   asmjit::x86::Assembler a(&code);
-  asmjit::Label native = a.newLabel(), entry = a.newLabel();
+  asmjit::Label native = a.newLabel(), entry = a.newLabel(), passed = a.newLabel();
   try {
     LoweringEnv env = make_lowering_env(ir, im.layout, im.code_data, linking, proto, global_watch);
     env.tier_up_counter = tier_up_counter;
-    t1::assemble_trace(ir, env, a, native, entry);
+    t1::assemble_trace(ir, env, a, native, entry, passed);
   } catch (const std::exception& e) {
     im.code_data.roll_back(mark);  // nothing refers to them yet
     throw std::runtime_error("asmjit backend: trace '" + name + "': " + e.what());
@@ -94,6 +94,7 @@ CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name,
   CompiledTrace out;
   auto* start = static_cast<const char*>(base);
   out.native = start + code.labelOffsetFromBase(native);
+  if (takes_passed_values(ir)) out.native_passed = start + code.labelOffsetFromBase(passed);
   out.fn = reinterpret_cast<TraceFn>(const_cast<char*>(start + code.labelOffsetFromBase(entry)));
   out.code_size = code.codeSize();
   out.code_begin = base;

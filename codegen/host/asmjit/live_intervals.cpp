@@ -89,7 +89,9 @@ TraceLiveness compute_liveness(const TraceIR& ir, const std::vector<ExitPlan>& p
     if (!has_value(ir[r])) continue;
     LiveInterval iv;
     iv.ref = r;
-    iv.start = r;
+    // A passed value arrives in a register at the entry (trace_abi.h) and
+    // is moved to its own there: it lives from the start.
+    iv.start = sload_passed(ir[r]) ? 0 : r;
     // A value nobody reads still gets its register for its own instruction.
     iv.end = used[r] ? last[r] : r;
     iv.cls = value_class(ir[r]);
@@ -97,6 +99,8 @@ TraceLiveness compute_liveness(const TraceIR& ir, const std::vector<ExitPlan>& p
     iv.crosses_call = c != lv.calls.end() && *c < iv.end;
     lv.intervals.push_back(iv);
   }
+  std::stable_sort(lv.intervals.begin(), lv.intervals.end(),
+                   [](const LiveInterval& a, const LiveInterval& b) { return a.start < b.start; });
   return lv;
 }
 

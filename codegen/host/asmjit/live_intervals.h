@@ -7,7 +7,9 @@
 // extensions: a value defined before LOOP and used in the body stays live to
 // the end (the next iteration reads it again), and a PHI's loop-carried
 // values, both its entry value and its next-iteration value, live to the end,
-// where the back-edge moves the second into the first's location.
+// where the back-edge moves the second into the first's location. A passed
+// value (SLOAD mode 3 + i) lives from position 0: the entry moves it from
+// its argument register into its own.
 #pragma once
 
 #include <cstdint>

@@ -86,11 +86,11 @@ CondCode negate(CondCode c) { return static_cast<CondCode>(static_cast<uint8_t>(
 }  // namespace
 
 AssemblyStats assemble_trace(const TraceIR& ir, const LoweringEnv& env, x86::Assembler& a, const Label& native,
-                             const Label& entry) {
-  return TraceAssembler(ir, env, a).run(native, entry);
+                             const Label& entry, const Label& passed) {
+  return TraceAssembler(ir, env, a).run(native, entry, passed);
 }
 
-AssemblyStats TraceAssembler::run(const Label& native, const Label& entry) {
+AssemblyStats TraceAssembler::run(const Label& native, const Label& entry, const Label& passed) {
   lv_ = compute_liveness(ir_, *env_.exit_plans);
   ra_ = linear_scan(ir_, lv_, t1_registers());
   preserved_mask_ = t1_registers().gpr_call_preserved;
@@ -99,7 +99,7 @@ AssemblyStats TraceAssembler::run(const Label& native, const Label& entry) {
   cur_proto_ = env_.proto;
 
   emit_entry_wrapper(native, entry);
-  emit_prologue(native);
+  emit_prologue(native, passed);
   poll_tier_up(/*at_entry=*/true);
 
   for (IRRef r = 0; r < ir_.size(); ++r) {
@@ -188,7 +188,10 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
   }
   switch (ins.op) {
     case IROp::SLOAD:
-      if (ins.op2 == 2) load_typed(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type);
+      // A passed value is in its register from the entry on (emit_prologue);
+      // its slot in memory holds what the parent's exit left there.
+      if (sload_passed(ins)) break;
+      if (ins.op2 == kSloadParentTyped) load_typed(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type);
       else load_guarded(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type, ins.snap);
       slot_tags_[ins.op1] = static_cast<uint8_t>(tag_for(ins.type));
       break;

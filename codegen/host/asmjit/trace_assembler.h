@@ -9,6 +9,9 @@
 //             in eax; all registers but rsp and rbp are the callee's.
 //   entry     the C-convention wrapper (TraceFn) that C++ calls: saves the
 //             C callee-saved registers once and calls `native`.
+//   passed    a side trace that takes passed values: they arrive in rdx,
+//             r11, rax, xmm0 and xmm1 (scratch here, never allocated);
+//             `native` loads them from memory and falls into it.
 //
 // Shape (LuaJIT's loop model, as in the LLVM tier): the instructions before
 // LOOP, the loop label, the body, the PHI moves, a jump back; guards are
@@ -37,9 +40,11 @@ struct AssemblyStats {
 };
 
 // Emits the trace and its entry wrapper into `a`. `native` and `entry` are
-// bound to the two entry points. Throws std::runtime_error naming the
+// bound to the two entry points, and `passed` to the entry that takes
+// passed values in registers (trace_abi.h; where the trace has no SLOAD of
+// mode 3 + i, the same place as `native`). Throws std::runtime_error naming the
 // offending instruction on malformed IR.
 AssemblyStats assemble_trace(const TraceIR& ir, const LoweringEnv& env, asmjit::x86::Assembler& a,
-                             const asmjit::Label& native, const asmjit::Label& entry);
+                             const asmjit::Label& native, const asmjit::Label& entry, const asmjit::Label& passed);
 
 }  // namespace tessera::jit::t1

@@ -53,11 +53,15 @@ Lowering::Lowering(const TraceIR& ir, const LoweringEnv& env, llvm::Module& m)
 
 void Lowering::run(const std::string& fn_name) {
   const IRRef loop = find_loop();
-  auto* fty = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, ptr_}, false);
-  f_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, fn_name, m_);
+  std::vector<llvm::Type*> params{ptr_, ptr_, ptr_, ptr_};
+  params.resize(kPassedArg[kPassedInts], i64_);
+  params.resize(kNativeArgs, f64_);
+  auto* fty = llvm::FunctionType::get(i32_, params, false);
+  const bool passed = takes_passed_values(ir_);
+  f_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, passed ? fn_name + kPassedEntrySuffix : fn_name, m_);
   f_->setCallingConv(kTraceCallingConv);
   f_->setDoesNotThrow();  // the helpers catch everything
-  emit_entry_wrapper(fn_name, fty);
+  emit_entry_wrapper(fn_name, passed ? emit_memory_entry(fn_name, fty) : f_);
   base_ = f_->getArg(0);
   globals_ = f_->getArg(1);
   exit_vals_ = f_->getArg(2);
@@ -90,16 +94,50 @@ void Lowering::run(const std::string& fn_name) {
 // The TraceFn for C++: calls the trace and returns its exit code. The
 // callee-saved registers the trace may clobber are saved here, once per
 // entry from the interpreter rather than once per trace-to-trace hop.
-void Lowering::emit_entry_wrapper(const std::string& fn_name, llvm::FunctionType* fty) {
-  auto* w = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, fn_name + "_entry", m_);
+void Lowering::emit_entry_wrapper(const std::string& fn_name, llvm::Function* native) {
+  auto* cty = llvm::FunctionType::get(i32_, {ptr_, ptr_, ptr_, ptr_}, false);
+  auto* w = llvm::Function::Create(cty, llvm::Function::ExternalLinkage, fn_name + "_entry", m_);
   w->setDoesNotThrow();
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c_, "entry", w));
   std::vector<llvm::Value*> args;
   for (llvm::Argument& a : w->args()) args.push_back(&a);
+  for (uint32_t i = 4; i < kNativeArgs; ++i) args.push_back(llvm::PoisonValue::get(native->getArg(i)->getType()));
   w->addParamAttr(2, llvm::Attribute::NoAlias);
-  llvm::CallInst* call = b.CreateCall(fty, f_, args);
+  llvm::CallInst* call = b.CreateCall(native->getFunctionType(), native, args);
   call->setCallingConv(kTraceCallingConv);
   b.CreateRet(call);
+}
+
+// The entry of a trace that takes passed values for everything but its
+// parent's exit (other exits, its own final link, C++): loads them from
+// their registers in memory, where the caller wrote them, and goes on into
+// the trace. The trace is not inlined into it (the body would be twice).
+llvm::Function* Lowering::emit_memory_entry(const std::string& fn_name, llvm::FunctionType* fty) {
+  auto* m = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, fn_name, m_);
+  m->setCallingConv(kTraceCallingConv);
+  m->setDoesNotThrow();
+  f_->addFnAttr(llvm::Attribute::NoInline);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c_, "entry", m));
+  std::vector<llvm::Value*> args;
+  for (llvm::Argument& a : m->args()) args.push_back(&a);
+  for (const IRIns& in : ir_.instructions()) {
+    if (!sload_passed(in)) continue;
+    llvm::Value* payload = b.CreateConstInBoundsGEP1_64(i8_, m->getArg(0), in.op1 * kValueSize + Value::kPayloadOffset);
+    args[kPassedArg[sload_passed_reg(in)]] = b.CreateLoad(type_of(in.type), payload);
+  }
+  llvm::CallInst* call = b.CreateCall(fty, f_, args);
+  call->setCallingConv(kTraceCallingConv);
+  call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+  b.CreateRet(call);
+  return m;
+}
+
+std::vector<llvm::Value*> Lowering::native_args(const std::array<llvm::Value*, kPassedValues>& passed) {
+  std::vector<llvm::Value*> args{base_, globals_, exit_vals_, ctx_};
+  for (uint32_t i = 4; i < kNativeArgs; ++i) args.push_back(llvm::PoisonValue::get(f_->getArg(i)->getType()));
+  for (uint32_t i = 0; i < kPassedValues; ++i)
+    if (passed[i] != nullptr) args[kPassedArg[i]] = passed[i];
+  return args;
 }
 
 IRRef Lowering::find_loop() {
@@ -200,8 +238,15 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
   };
   switch (ins.op) {
     case IROp::SLOAD:
-      v = ins.op2 == 2 ? load_typed(slot_addr(base_, ins.op1), ins.type)
-                       : load_guarded(slot_addr(base_, ins.op1), ins.type, ins.snap);
+      if (sload_passed(ins)) {
+        // In a register (trace_abi.h); its slot in memory holds what the
+        // parent's exit left there, not this value's tag.
+        v = f_->getArg(kPassedArg[sload_passed_reg(ins)]);
+        if (v->getType() != type_of(ins.type)) fail("passed value " + std::to_string(sload_passed_reg(ins)) + " has the wrong type");
+        break;
+      }
+      v = ins.op2 == kSloadParentTyped ? load_typed(slot_addr(base_, ins.op1), ins.type)
+                                       : load_guarded(slot_addr(base_, ins.op1), ins.type, ins.snap);
       slot_tags_[ins.op1] = static_cast<uint8_t>(tag_for(ins.type));
       break;
     case IROp::GLOAD: v = load_guarded(slot_addr(globals_, ins.op1), ins.type, ins.snap); break;

@@ -18,8 +18,12 @@ namespace tessera::jit {
 
 // Emits into `m` the trace as a function named `fn_name` in the trace
 // calling convention (NativeTrace, trace_abi.h), and `fn_name` + "_entry",
-// its TraceFn wrapper for C++ callers. Throws std::runtime_error naming the
+// its TraceFn wrapper for C++ callers. A trace that takes passed values
+// (SLOAD mode 3 + i) is the function `fn_name` + kPassedEntrySuffix, and
+// `fn_name` loads them from their registers in memory and goes on into it. Throws std::runtime_error naming the
 // offending instruction on malformed IR.
+inline constexpr const char* kPassedEntrySuffix = "_passed";
+
 void lower_trace(const TraceIR& ir, const LoweringEnv& env, const std::string& fn_name,
                  llvm::Module& m);
 

@@ -186,6 +186,9 @@ CompiledTrace LlvmTraceCompiler::compile(const TraceIR& ir, const std::string& n
   out.fn = addr.toPtr<TraceFn>();
   out.exit_plans = &im.code_data.exit_plans.back();
   out.native = unwrap(im.jit->lookup(fn_name), "looking up the compiled trace").toPtr<const void*>();
+  if (takes_passed_values(ir))
+    out.native_passed =
+        unwrap(im.jit->lookup(fn_name + kPassedEntrySuffix), "looking up the compiled trace").toPtr<const void*>();
   out.code_size = im.last_text_bytes;
   out.object = std::move(im.last_object);
   out.code_begin = std::min(reinterpret_cast<const void*>(out.fn), out.native, std::less<>());

@@ -49,22 +49,20 @@ llvm::BasicBlock* Lowering::exit_block(uint16_t snap) {
   } else {
     // Write the registers ourselves, then go on to the linked trace, if
     // any, as a tail call: chains of linked traces keep the stack flat.
+    const bool passes = !plan.passed.empty() && env_.linking.passed_links != nullptr;
     if (plan.builds_objects()) restore_with_helper(plan);
-    else write_registers(plan);
-    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(
-        ptr_, ptr_const(reinterpret_cast<const void*>(env_.linking.links)), snap);
-    llvm::Value* next = b_.CreateLoad(ptr_, slot);
-    auto* tail = llvm::BasicBlock::Create(c_, "exit." + std::to_string(snap) + ".link", f_);
-    auto* back = llvm::BasicBlock::Create(c_, "exit." + std::to_string(snap) + ".return", f_);
-    b_.CreateCondBr(b_.CreateIsNull(next), back, tail);
-    b_.SetInsertPoint(back);
+    else write_registers(plan, passes);
+    if (passes) {
+      // Into the side trace recorded from this exit with the passed values
+      // in registers (trace_abi.h), their registers in memory unwritten
+      // (its exits write them); else they are written as the others were.
+      std::array<llvm::Value*, kPassedValues> passed{};
+      for (const PassedValue& p : plan.passed) passed[p.reg] = value_of(plan.values[plan.writes[p.write].value].ref);
+      tail_call_link(env_.linking.passed_links, snap, "passed", passed);
+      for (const PassedValue& p : plan.passed) write_register(plan, plan.writes[p.write]);
+    }
+    tail_call_link(env_.linking.links, snap, "link", {});
     b_.CreateRet(llvm::ConstantInt::get(i32_, env_.linking.code_base | snap));
-    b_.SetInsertPoint(tail);
-    llvm::CallInst* call =
-        b_.CreateCall(f_->getFunctionType(), next, {base_, globals_, exit_vals_, ctx_});
-    call->setCallingConv(kTraceCallingConv);
-    call->setTailCallKind(llvm::CallInst::TCK_MustTail);
-    b_.CreateRet(call);
   }
   exits_.emplace(key, bb);
   return bb;
@@ -78,7 +76,7 @@ llvm::BasicBlock* Lowering::exit_block(uint16_t snap) {
 // instead of one (and a release block) per register keeps exits small for
 // the code generator and cheap on the hot, linked path. Registers that
 // hold a scalar at every exit (not in release_checked) need no test.
-void Lowering::write_registers(const ExitPlan& plan) {
+void Lowering::write_registers(const ExitPlan& plan, bool defer_passed) {
   for (const ExitWrite& w : plan.writes) {
     const IRRef v = plan.values[w.value].ref;
     if (static_cast<uint8_t>(tag_for(type_of_ref(v))) >= static_cast<uint8_t>(Tag::Str))
@@ -99,12 +97,38 @@ void Lowering::write_registers(const ExitPlan& plan) {
                llvm::ConstantInt::get(i32_, static_cast<uint32_t>(plan.release_checked.size()))},
               false);
   });
-  for (const ExitWrite& w : plan.writes) {
-    const IRRef v = plan.values[w.value].ref;
-    llvm::Value* dst = slot_addr(base_, w.slot);
-    b_.CreateStore(llvm::ConstantInt::get(i8_, static_cast<uint8_t>(tag_for(type_of_ref(v)))), dst);
-    b_.CreateStore(to_payload(value_of(v)), b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
-  }
+  std::vector<bool> deferred(plan.writes.size(), false);
+  if (defer_passed)
+    for (const PassedValue& p : plan.passed) deferred[p.write] = true;
+  for (size_t i = 0; i < plan.writes.size(); ++i)
+    if (!deferred[i]) write_register(plan, plan.writes[i]);
+}
+
+void Lowering::write_register(const ExitPlan& plan, const ExitWrite& w) {
+  const IRRef v = plan.values[w.value].ref;
+  llvm::Value* dst = slot_addr(base_, w.slot);
+  b_.CreateStore(llvm::ConstantInt::get(i8_, static_cast<uint8_t>(tag_for(type_of_ref(v)))), dst);
+  b_.CreateStore(to_payload(value_of(v)), b_.CreateConstInBoundsGEP1_64(i8_, dst, Value::kPayloadOffset));
+}
+
+// Where table[snap] is set, tail-calls that trace with `passed` in their
+// registers (a chain of linked traces keeps the stack flat); goes on here
+// where it is null.
+void Lowering::tail_call_link(const NativeTrace* table, uint16_t snap, const char* kind,
+                              const std::array<llvm::Value*, kPassedValues>& passed) {
+  llvm::Value* slot =
+      b_.CreateConstInBoundsGEP1_64(ptr_, ptr_const(reinterpret_cast<const void*>(table)), snap);
+  llvm::Value* next = b_.CreateLoad(ptr_, slot);
+  const std::string name = "exit." + std::to_string(snap) + "." + kind;
+  auto* tail = llvm::BasicBlock::Create(c_, name, f_);
+  auto* unset = llvm::BasicBlock::Create(c_, name + ".unset", f_);
+  b_.CreateCondBr(b_.CreateIsNull(next), unset, tail);
+  b_.SetInsertPoint(tail);
+  llvm::CallInst* call = b_.CreateCall(f_->getFunctionType(), next, native_args(passed));
+  call->setCallingConv(kTraceCallingConv);
+  call->setTailCallKind(llvm::CallInst::TCK_MustTail);
+  b_.CreateRet(call);
+  b_.SetInsertPoint(unset);
 }
 
 // An exit plan that builds objects: its values go to a buffer in the

@@ -30,6 +30,7 @@
 // access and exit uses the new one.
 #pragma once
 
+#include <array>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
@@ -68,7 +69,11 @@ class Lowering {
  private:
   // --- the main loop (ir_lowering.cpp)
   [[noreturn]] void fail(const std::string& msg) const { throw_at_instruction(ir_, cur_, msg); }
-  void emit_entry_wrapper(const std::string& fn_name, llvm::FunctionType* fty);
+  void emit_entry_wrapper(const std::string& fn_name, llvm::Function* native);
+  llvm::Function* emit_memory_entry(const std::string& fn_name, llvm::FunctionType* fty);
+  // The arguments of a jump into a NativeTrace (trace_abi.h): ours, and
+  // `passed` (by passed register; null: undefined) in their places.
+  std::vector<llvm::Value*> native_args(const std::array<llvm::Value*, kPassedValues>& passed);
   IRRef find_loop();
   llvm::Type* type_of(IRType t);
   llvm::Value* const_of(IRRef r);
@@ -90,7 +95,10 @@ class Lowering {
   // --- guards and exits (lower_exits.cpp)
   void guard(llvm::Value* ok, uint16_t snap);
   llvm::BasicBlock* exit_block(uint16_t snap);
-  void write_registers(const ExitPlan& plan);
+  void write_registers(const ExitPlan& plan, bool defer_passed);
+  void write_register(const ExitPlan& plan, const ExitWrite& w);
+  void tail_call_link(const NativeTrace* table, uint16_t snap, const char* kind,
+                      const std::array<llvm::Value*, kPassedValues>& passed);
   void restore_with_helper(const ExitPlan& plan);
   void if_objects(llvm::Value* tags, const char* name, const std::function<void()>& cold);
   template <typename Word>
