@@ -61,6 +61,18 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   auto copy = [&](IRRef r) { remap[r] = emit_renumbered(out, old[r], renumber); };
   for (IRRef r = 0; r < old.size(); ++r)
     if (sload_passed(old[r])) remap[r] = out.emit(old[r].op, old[r].type, old[r].op1, old[r].op2);
+  // A passed value the trace never reads is written back at once, where the
+  // parent's exit would have written it (its register in memory holds a
+  // scalar or nil, which needs no release), rather than held in a machine
+  // register for every exit to write.
+  std::vector<bool> read(old.size(), false);
+  for (const IRIns& in : old) for_each_operand_ref(in, [&](IRRef a) { read[a] = true; });
+  for (IRRef r = 0; r < old.size(); ++r) {
+    if (!sload_passed(old[r]) || read[r]) continue;
+    out.emit(IROp::SSTORE, IRType::None, old[r].op1, remap[r]);
+    for (Snapshot& s : ir_.snapshots())
+      std::erase_if(s.entries, [&](const SnapshotEntry& e) { return e.ref == r && e.slot == old[r].op1; });
+  }
   for (IRRef r = 0; r < old.size(); ++r) {
     const IRIns& in = old[r];
     if (in.op == IROp::SLOAD && in.op2 == kSloadEntry) {

@@ -189,8 +189,12 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
   switch (ins.op) {
     case IROp::SLOAD:
       // A passed value is in its register from the entry on (emit_prologue);
-      // its slot in memory holds what the parent's exit left there.
-      if (sload_passed(ins)) break;
+      // its slot in memory holds what the parent's exit left there: a scalar
+      // or nil (it released an object), of a tag not known here (Undef).
+      if (sload_passed(ins)) {
+        slot_tags_[ins.op1] = static_cast<uint8_t>(Tag::Undef);
+        break;
+      }
       if (ins.op2 == kSloadParentTyped) load_typed(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type);
       else load_guarded(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type, ins.snap);
       slot_tags_[ins.op1] = static_cast<uint8_t>(tag_for(ins.type));

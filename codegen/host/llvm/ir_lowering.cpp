@@ -240,9 +240,11 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
     case IROp::SLOAD:
       if (sload_passed(ins)) {
         // In a register (trace_abi.h); its slot in memory holds what the
-        // parent's exit left there, not this value's tag.
+        // parent's exit left there: a scalar or nil (it released an
+        // object), of a tag not known here (Undef).
         v = f_->getArg(kPassedArg[sload_passed_reg(ins)]);
         if (v->getType() != type_of(ins.type)) fail("passed value " + std::to_string(sload_passed_reg(ins)) + " has the wrong type");
+        slot_tags_[ins.op1] = static_cast<uint8_t>(Tag::Undef);
         break;
       }
       v = ins.op2 == kSloadParentTyped ? load_typed(slot_addr(base_, ins.op1), ins.type)
