@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/hotspot_observer.h"
+#include "tracer/ir_operands.h"
 #include "tests/runtime/script_runner.h"
 
 namespace tessera {
@@ -86,6 +87,47 @@ TEST(PassedValues, ASideTraceTakesItsParentExitsIntsAndFloatsInRegisters) {
     EXPECT_EQ(parent.links[side->parent_snap], side->native);
     // The loop runs compiled: only the loop's ends come back.
     EXPECT_LT(testing::total_exits(*rt), 20u);
+  }
+}
+
+TEST(PassedValues, APassedValueTheSideTraceNeverReadsIsWrittenBackAtItsStart) {
+  // t changes in every iteration of the root trace, so its branch exit
+  // passes it; the side trace (s = s + i) never reads it: it stores t into
+  // its register at once instead of carrying it to every exit.
+  const char* src =
+      "fn run(n) {\n"
+      "  let s = 0\n"
+      "  let t = 0\n"
+      "  let i = 0\n"
+      "  while i < n {\n"
+      "    t = t + 3\n"
+      "    if i % 3 == 0 { s = s + i }\n"
+      "    i = i + 1\n"
+      "  }\n"
+      "  print(s)\n"
+      "  print(t)\n"
+      "}\n"
+      "run(3000)\n";
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    auto rt = testing::expect_same_in_tier(src, tier);
+    const jit::Trace* side = side_of_root(*rt);
+    ASSERT_NE(side, nullptr);
+    size_t written_back = 0;
+    for (jit::IRRef r : passed_loads(*side)) {
+      const uint32_t slot = side->ir[r].op1;
+      bool read = false, stored = false;
+      for (const jit::IRIns& in : side->ir.instructions()) {
+        if (in.op == jit::IROp::SSTORE && in.op1 == slot && in.op2 == r) stored = true;
+        else jit::for_each_operand_ref(in, [&](jit::IRRef a) { read |= a == r; });
+      }
+      if (read) continue;
+      EXPECT_TRUE(stored) << "slot " << slot;
+      for (const jit::Snapshot& snap : side->ir.snapshots())
+        for (const jit::SnapshotEntry& e : snap.entries) EXPECT_FALSE(e.slot == slot && e.ref == r) << "slot " << slot;
+      ++written_back;
+    }
+    EXPECT_EQ(written_back, 1u) << "t";
   }
 }
 
