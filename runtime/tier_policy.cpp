@@ -62,8 +62,17 @@ CompileWorker& TierPolicy::worker() {
 }
 
 CompileWorker::Job TierPolicy::t2_job(Trace& t) const {
-  return CompileWorker::Job{t.id, &t.ir, code_name(t), TraceRegistry::exit_linking(t),
-                            t.proto, registry_.global_watch(), telemetry_.dumping()};
+  ExitLinking linking = TraceRegistry::exit_linking(t);
+  if (t.tier == 1 && t.passed_links) {
+    // An upgrade: the exits that go into a side trace taking passed values
+    // now keep that path; the others write everything (trace_abi.h).
+    t.upgrade_passed_exits.assign(t.ir.snapshots().size(), 0);
+    for (size_t k = 0; k < t.upgrade_passed_exits.size(); ++k)
+      t.upgrade_passed_exits[k] = t.passed_links[k] != nullptr;
+    linking.passed_exits = t.upgrade_passed_exits.data();
+  }
+  return CompileWorker::Job{t.id, &t.ir, code_name(t), linking, t.proto, registry_.global_watch(),
+                            telemetry_.dumping()};
 }
 
 CompileResult TierPolicy::compile_t1(Trace& t) {

@@ -73,6 +73,9 @@ struct Trace {
   // Per snapshot: the side trace's entry that takes the exit's passed values
   // (ExitLinking::passed_links); null with jit param passregs=0.
   std::unique_ptr<NativeTrace[]> passed_links;
+  // ExitLinking::passed_exits of its T2 upgrade: the exits whose side trace
+  // takes passed values when the upgrade was asked for.
+  std::vector<uint8_t> upgrade_passed_exits;
   // Side traces: the root trace they belong to and the exit they hang off.
   // Any trace that ends in a linked EXIT: the trace it links to.
   bool is_side = false;

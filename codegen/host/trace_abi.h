@@ -121,6 +121,15 @@ struct ExitLinking {
   // with the exit's passed values in registers (above); null = write them
   // and go on by `links`. Null table: no exit passes values.
   NativeTrace* passed_links = nullptr;
+  // Per snapshot, 1 where the exit reads passed_links (null: every exit
+  // whose plan passes values). A T1 trace upgraded to T2 has its side
+  // traces already: only their exits need the branch, and LLVM compiles
+  // less code; a side trace attached later is entered by `links`.
+  const uint8_t* passed_exits = nullptr;
+  // Whether exit `snap` (whose plan passes values) reads passed_links.
+  bool reads_passed_link(uint16_t snap) const {
+    return passed_links != nullptr && (passed_exits == nullptr || passed_exits[snap] != 0);
+  }
 };
 
 // The snapshot number of the tier-up exit (lowering_env.h tier_up_counter):

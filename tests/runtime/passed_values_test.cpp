@@ -145,12 +145,12 @@ TEST(PassedValues, WithPassregsOffEveryLinkedExitWritesItsRegisters) {
 }
 
 TEST(PassedValues, AnUpgradedSideTraceIsLinkedAtItsNewSecondEntry) {
-  // tier=auto with an upgrade after a few entries: the side trace and its
-  // parent go to T2 while the loop runs, and the parent's link follows the
-  // side trace's T2 code.
+  // tier=auto, upgrading after about 60 iterations: the side trace (linked
+  // after about 30) and then its parent go to T2 while the loop runs, and
+  // the parent's link follows the side trace's T2 code.
   JitParams p;
   p.set("async=0");
-  p.set("tier2=1");
+  p.set("tier2=300");
   auto rt = testing::expect_same_as_interpreter(kBranchy, p);
   const jit::Trace* side = side_of_root(*rt);
   ASSERT_NE(side, nullptr);
@@ -158,6 +158,11 @@ TEST(PassedValues, AnUpgradedSideTraceIsLinkedAtItsNewSecondEntry) {
   const jit::Trace& parent = *rt->tracing()->traces()[side->parent];
   ASSERT_NE(side->native_passed, nullptr);
   EXPECT_EQ(parent.passed_links[side->parent_snap], side->native_passed);
+  // The parent was upgraded after its side trace was linked: its T2 exit
+  // there reads passed_links (ExitLinking::passed_exits).
+  EXPECT_EQ(parent.tier, 2);
+  ASSERT_EQ(parent.upgrade_passed_exits.size(), parent.ir.snapshots().size());
+  EXPECT_EQ(parent.upgrade_passed_exits[side->parent_snap], 1);
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ void TraceAssembler::emit_exit(uint16_t snap, const Label& l, uint32_t at) {
     cur_ = saved_cur;
     return;
   }
-  const bool passes = !plan.passed.empty() && env_.linking.passed_links != nullptr;
+  const bool passes = !plan.passed.empty() && env_.linking.reads_passed_link(snap);
   if (plan.builds_objects()) restore_with_helper(plan);
   else write_registers(plan, passes);
   if (passes) jump_passed(plan, snap);

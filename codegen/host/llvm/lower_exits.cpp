@@ -49,7 +49,7 @@ llvm::BasicBlock* Lowering::exit_block(uint16_t snap) {
   } else {
     // Write the registers ourselves, then go on to the linked trace, if
     // any, as a tail call: chains of linked traces keep the stack flat.
-    const bool passes = !plan.passed.empty() && env_.linking.passed_links != nullptr;
+    const bool passes = !plan.passed.empty() && env_.linking.reads_passed_link(snap);
     if (plan.builds_objects()) restore_with_helper(plan);
     else write_registers(plan, passes);
     if (passes) {
