@@ -72,6 +72,8 @@ bundle_libraries "$B/lib/tessera/libtessera-llvm.so"
 mkdir -p "$B/tests" "$B/experiments/bench"
 cp -r "$ROOT/tests/conformance" "$B/tests/"
 rm -f "$B/tests/conformance/CMakeLists.txt"
+# The runner imports its LeakSanitizer fallback from tests/ (run_conformance.py's sys.path).
+cp "$ROOT/tests/lsan_tracer_crash.py" "$B/tests/"
 cp -r "$ROOT/experiments/bench/tensor" "$B/experiments/bench/"
 mkdir -p "$B/experiments/harness"
 cp "$ROOT"/experiments/harness/*.py "$B/experiments/harness/"
