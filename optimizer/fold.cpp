@@ -121,7 +121,7 @@ class Folder {
       case IROp::FSUB: return ir_.kfloat(f(a) - f(b));
       case IROp::FMUL: return ir_.kfloat(f(a) * f(b));
       case IROp::FNEG: return ir_.kfloat(-f(a));
-      case IROp::CONV: return ir_.kfloat(static_cast<double>(i(a)));
+      case IROp::CONV: return ir_.kfloat(static_cast<double>(i(a)), true);  // still an int to the interpreter
       case IROp::F32RND: return ir_.kfloat(static_cast<double>(static_cast<float>(f(a))));
       case IROp::NOT: return ir_.kbool(ir_[a].op1 == 0);
       case IROp::ULT: return ir_.kbool(u(a) < u(b));

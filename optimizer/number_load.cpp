@@ -53,17 +53,26 @@ class NumberLoads {
     return in.op1 == self ? in.op2 : in.op1;
   }
 
-  // In each binary float operation `value` (the load, or a CONV of it)
-  // meets, the other operand is a float in the interpreter too: not a CONV
-  // (an int there) nor a number load (maybe an int), as an int meeting an
-  // int would give an int.
+  // Whether `other` is a float to the interpreter as well: not a CONV nor
+  // the float of an int constant (an int there), nor a number load (maybe
+  // an int).
+  bool float_to_interpreter(IRRef other) const {
+    const IRRef o = resolve_ref(subst_, other);
+    const IROp op = ir_[o].op;
+    return op != IROp::LLOADN && op != IROp::CONV && !ir_.is_converted_int(o);
+  }
+
+  // Every binary float operation `value` (the load, or a CONV of it) meets
+  // means the same for an int converted early: `/` always does (the
+  // interpreter divides two ints as floats); + - * only where the other
+  // operand is a float to the interpreter too, since an int meeting an int
+  // gives an int (which wraps, and prints without a point).
   bool meets_only_floats(IRRef value) const {
     for (IRRef u : users_[value]) {
-      if (!float_arith(ir_[u].op)) continue;
+      const IROp op = ir_[u].op;
+      if (!float_arith(op) || op == IROp::FDIV) continue;
       const IRRef other = other_operand(u, value);
-      if (other == kNoRef) return false;
-      const IROp op = ir_[resolve_ref(subst_, other)].op;
-      if (op == IROp::LLOADN || op == IROp::CONV) return false;
+      if (other == kNoRef || !float_to_interpreter(other)) return false;
     }
     return true;
   }

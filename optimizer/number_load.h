@@ -3,15 +3,20 @@
 //
 // A list of numbers whose elements mix ints and floats (a matrix of lists
 // whose rows turn float as they are reduced) makes every load of an element
-// a type guard that fails for the other type. Where the element only meets
-// floats, the type does not matter: the interpreter computes int + float
-// (- * /) as the float of the int and the float, so the trace may load
-// either as a float (LLOADN: an int is converted, anything else exits).
+// a type guard that fails for the other type. Where every use means the
+// same for an int converted early, the type does not matter: the
+// interpreter computes int + float (- *) as the float of the int and the
+// float, and int / anything as floats, so the trace may load either as a
+// float (LLOADN: an int is converted, anything else exits).
 // An LLOAD is rewritten when
 //  - it is an int whose uses are all CONVs (the recorder converted it
 //    because it met a float): the CONVs become the LLOADN; or
 //  - it is a float whose uses are all FADD, FSUB, FMUL or FDIV;
-//  and no such use meets another LLOADN (two ints would stay an int), and
+//  and the other operand of each FADD, FSUB and FMUL is a float to the
+//  interpreter too: not a CONV, nor the float of an int constant (a folded
+//  CONV, TraceIR::kfloat's an_int: `x * 3`), nor another LLOADN, nor the
+//  value itself (`x + x`): an int meeting an int gives an int, which wraps
+//  and prints without a point; and
 //  every later snapshot that names the loaded value (a register that holds
 //  it between the load and its use) can be replaced by the load's own: the
 //  exit would write a float where the interpreter may have had the int, so

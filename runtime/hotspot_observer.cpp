@@ -28,6 +28,12 @@ HotspotObserver::~HotspotObserver() {
   }
 }
 
+std::string HotspotObserver::dump_error() const {
+  if (tracing_)
+    if (std::string e = tracing_->telemetry().dump_error(); !e.empty()) return e;
+  return kir::KernelCalls::process().store().dump_error();
+}
+
 void HotspotObserver::set_event_log(std::shared_ptr<jit::JitEventLog> log) {
   events_ = std::move(log);
   kir::KernelCalls::process().set_events(events_);

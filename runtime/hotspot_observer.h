@@ -59,6 +59,9 @@ class HotspotObserver : public JitHooks {
   // hot code is only observed. `dump_dir`: see TraceJit.
   void enable_tracing(VM& vm, const std::string& dump_dir = {});
   const jit::TraceJit* tracing() const { return tracing_.get(); }
+  // --dump: the first file of a trace or kernel that could not be written
+  // ("PATH: REASON"), or "" (the CLI reports it and exits 1).
+  std::string dump_error() const;
   // After enable_tracing: see TraceJit::set_abandon_compile_at_exit.
   void abandon_compile_at_exit() {
     if (tracing_) tracing_->set_abandon_compile_at_exit(true);

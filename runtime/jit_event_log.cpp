@@ -62,47 +62,51 @@ JitEventLog::~JitEventLog() {
   }
 }
 
-void JitEventLog::keep_timeline(const std::string& path, std::string process_name) {
+void JitEventLog::keep_timeline(const std::string& path, std::string process_name, JitTimeline::Limits limits) {
   open_or_throw(path, "--dump:");  // fails now rather than at the end of the run
-  timeline_ = std::make_unique<JitTimeline>(std::chrono::duration<double, std::milli>(start_.time_since_epoch()).count());
+  timeline_ = std::make_unique<JitTimeline>(std::chrono::duration<double, std::milli>(start_.time_since_epoch()).count(),
+                                            limits);
   timeline_path_ = path;
   process_name_ = std::move(process_name);
 }
 
 void JitEventLog::finish() {
   flush();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!write_error_.empty()) throw std::runtime_error(write_error_);
+  }
   if (!timeline_ || finished_) return;
   finished_ = true;
   timeline_->write(timeline_path_, process_name_, now_ms());
 }
 
+void JitEventLog::check_written(std::ostream& os, const std::string& what) {
+  if (os || !write_error_.empty()) return;
+  write_error_ = fmt::format("{}: a write failed ({}); the file lacks events from {:.3f} ms on", what,
+                             errno ? std::strerror(errno) : "stream error",
+                             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count());
+}
+
 void JitEventLog::keep_tally() { tally_ = std::make_unique<KernelCallTally>(); }
 
-void JitEventLog::kernel_span(std::string_view name, double start_ms, double end_ms, EventFields args) {
-  if (tally_) {
-    int64_t bytes = 0, flops = 0;
-    std::string device;
-    for (const auto& [key, value] : args) {
-      if (key == "bytes" && std::holds_alternative<int64_t>(value)) bytes = std::get<int64_t>(value);
-      if (key == "flops" && std::holds_alternative<int64_t>(value)) flops = std::get<int64_t>(value);
-      if (key == "device" && std::holds_alternative<std::string>(value)) device = std::get<std::string>(value);
-    }
-    tally_->add(std::string(name), device, end_ms - start_ms, static_cast<uint64_t>(bytes), static_cast<uint64_t>(flops));
-  }
+void JitEventLog::kernel_span(std::string_view name, const kir::KernelSpan& span) {
+  if (tally_)
+    tally_->add(name, span.gpu ? "gpu" : "cpu", span.end_ms - span.start_ms,
+                static_cast<uint64_t>(span.bytes), static_cast<uint64_t>(span.flops));
   if (!timeline_) return;
-  bool device = false;  // a GPU kernel's time on the device
-  for (const auto& [key, value] : args)
-    device |= key == "track" && std::holds_alternative<std::string>(value) && std::get<std::string>(value) == "device";
-  const JitTimeline::Track track = device                                     ? JitTimeline::Track::Device
+  // A GPU kernel's time on the device has a track of its own.
+  const JitTimeline::Track track = span.on_device                              ? JitTimeline::Track::Device
                                    : std::this_thread::get_id() == vm_thread_ ? JitTimeline::Track::VM
                                                                               : JitTimeline::Track::KernelCompiler;
-  timeline_->span(track, std::string(name), device ? "gpu" : "kernel", start_ms, end_ms, std::move(args));
+  timeline_->kernel_span(track, name, span);
 }
 
 void JitEventLog::log_to(std::ostream& os) {
   std::lock_guard<std::mutex> lock(mu_);
   text_file_.reset();
   text_ = &os;
+  text_path_ = "--jit-log (standard error)";
 }
 
 void JitEventLog::log_to_file(const std::string& path) {
@@ -110,12 +114,14 @@ void JitEventLog::log_to_file(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   text_file_ = std::move(f);
   text_ = text_file_.get();
+  text_path_ = "--jit-log " + path;
 }
 
 void JitEventLog::write_jsonl(const std::string& path) {
   std::ofstream f = open_or_throw(path, "--dump:");
   std::lock_guard<std::mutex> lock(mu_);
   jsonl_ = std::move(f);
+  jsonl_path_ = "--dump: " + path;
 }
 
 std::string JitEventLog::line(double ms, JitEventKind k, const EventFields& fields) {
@@ -134,7 +140,11 @@ void JitEventLog::emit(JitEventKind k, EventFields fields) {
   std::lock_guard<std::mutex> lock(mu_);  // before the clock: the lines' times never go back
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
   ++counts_[static_cast<size_t>(k)];
-  if (text_) *text_ << line(ms, k, fields) << '\n';
+  if (text_) {
+    *text_ << line(ms, k, fields) << '\n';
+    text_->flush();  // a line per event as it happens, also for a run that is killed
+    check_written(*text_, text_path_);
+  }
   if (jsonl_.is_open()) {
     nlohmann::ordered_json j;
     j["time_ms"] = std::round(ms * 1000) / 1000;  // since the run began ("ms" is a field of some events)
@@ -142,6 +152,8 @@ void JitEventLog::emit(JitEventKind k, EventFields fields) {
     j["thread"] = vm ? "vm" : "background";
     for (auto& [key, value] : fields) std::visit([&j, &key](auto& v) { j[key] = v; }, value);
     jsonl_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    jsonl_.flush();
+    check_written(jsonl_, jsonl_path_);
   }
   if (timeline_) to_timeline(k, vm, fields);
 }
@@ -184,8 +196,14 @@ uint64_t JitEventLog::count(JitEventKind k) const {
 
 void JitEventLog::flush() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (text_) text_->flush();
-  if (jsonl_.is_open()) jsonl_.flush();
+  if (text_) {
+    text_->flush();
+    check_written(*text_, text_path_);
+  }
+  if (jsonl_.is_open()) {
+    jsonl_.flush();
+    check_written(jsonl_, jsonl_path_);
+  }
 }
 
 }  // namespace tessera::jit

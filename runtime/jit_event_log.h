@@ -64,7 +64,7 @@ class JitEventLog : public kir::KernelEventSink {
   void write_jsonl(const std::string& path);
   // Keeps a timeline (jit_timeline.h), written to `path` by finish(); throws
   // as log_to_file when `path` cannot be written.
-  void keep_timeline(const std::string& path, std::string process_name);
+  void keep_timeline(const std::string& path, std::string process_name, JitTimeline::Limits limits = {});
   JitTimeline* timeline() { return timeline_.get(); }
   // Sums the fused calls per kernel (--metrics); the JIT times each call
   // and each entry into compiled code from then on.
@@ -73,7 +73,8 @@ class JitEventLog : public kir::KernelEventSink {
   // Whether calls and trace runs are timed (a timeline or a tally is kept).
   bool timing() const { return timeline_ != nullptr || tally_ != nullptr; }
   // The end of the run: writes the timeline (once; the destructor does it
-  // if nobody did) and flushes. Throws std::runtime_error on a write error.
+  // if nobody did) and flushes. Throws std::runtime_error on a write error,
+  // of the timeline or of any line before (the log's, events.jsonl's).
   void finish();
 
   bool on() const { return text_ != nullptr || jsonl_.is_open() || timing(); }
@@ -81,9 +82,11 @@ class JitEventLog : public kir::KernelEventSink {
   // From codegen (kir::KernelCalls): `name` must be one of the table's.
   void kernel_event(std::string_view name, EventFields fields) override;
   bool wants_spans() const override { return timing(); }
-  void kernel_span(std::string_view name, double start_ms, double end_ms, EventFields args) override;
+  void kernel_span(std::string_view name, const kir::KernelSpan& span) override;
   // Events emitted so far, by kind (what tests compare with --stats).
   uint64_t count(JitEventKind k) const;
+  // Lines are flushed as they are written (a file holds every event so far
+  // at any time, also when the process is killed); flush() is for stderr.
   void flush();
 
   // The --jit-log line of an event (without the newline).
@@ -91,6 +94,8 @@ class JitEventLog : public kir::KernelEventSink {
 
  private:
   void to_timeline(JitEventKind k, bool vm, const EventFields& fields);  // under mu_
+  // Notes the first failed write of `os` (under mu_): finish() reports it.
+  void check_written(std::ostream& os, const std::string& what);
 
   mutable std::mutex mu_;
   std::chrono::steady_clock::time_point start_;
@@ -101,6 +106,8 @@ class JitEventLog : public kir::KernelEventSink {
   std::unique_ptr<JitTimeline> timeline_;
   std::unique_ptr<KernelCallTally> tally_;
   std::string timeline_path_, process_name_;
+  std::string text_path_, jsonl_path_;  // how a write error names them
+  std::string write_error_;  // the first failed write, for finish()
   bool finished_ = false;
   std::array<uint64_t, kNumJitEvents> counts_{};
 };

@@ -97,17 +97,27 @@ void JitTelemetry::dump(const Trace& t) const {
   // File names stay well under NAME_MAX (255) whatever the script is called.
   if (stem.size() > kMaxDumpStem) stem.resize(kMaxDumpStem);
   std::string base = fmt::format("{}/{}-{}-trace{}", dump_dir_, stem, t.line, t.id);
-  std::ofstream(base + ".ir") << fmt::format("-- trace {} of {}:{} ({})\n", t.id, script_name_, t.line,
-                                             t.function)
-                              << print_ir(t.ir);
+  std::lock_guard<std::mutex> lock(dump_mu_);
+  dump_error_.write(base + ".ir",
+                    fmt::format("-- trace {} of {}:{} ({})\n", t.id, script_name_, t.line, t.function) + print_ir(t.ir));
   // The code of each tier compiled so far: T1's assembly, T2's LLVM IR and
   // its object file (machine code: objdump -d).
-  if (!t.code_text[0].empty()) std::ofstream(base + ".s") << t.code_text[0];
-  if (!t.code_text[1].empty()) std::ofstream(base + ".ll") << t.code_text[1];
-  if (!t.code_object.empty()) std::ofstream(base + ".o", std::ios::binary) << t.code_object;
+  if (!t.code_text[0].empty()) dump_error_.write(base + ".s", t.code_text[0]);
+  if (!t.code_text[1].empty()) dump_error_.write(base + ".ll", t.code_text[1]);
+  if (!t.code_object.empty()) dump_error_.write(base + ".o", t.code_object, true);
   // -print-after-all style: the IR as recorded, then after each pass.
   for (size_t k = 0; k < t.pass_ir.size(); ++k)
-    std::ofstream(fmt::format("{}.{}-{}.ir", base, k, t.pass_ir[k].first)) << t.pass_ir[k].second;
+    dump_error_.write(fmt::format("{}.{}-{}.ir", base, k, t.pass_ir[k].first), t.pass_ir[k].second);
+}
+
+std::string JitTelemetry::dump_error() const {
+  std::lock_guard<std::mutex> lock(dump_mu_);
+  return dump_error_.error();
+}
+
+void JitTelemetry::note_dump_error(const std::string& error) {
+  std::lock_guard<std::mutex> lock(dump_mu_);
+  dump_error_.note(error);
 }
 
 void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_ptr<Trace>>& traces) const {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iosfwd>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "runtime/tier_profile.h"
 #include "runtime/trace.h"
 #include "tracer/recorder.h"
+#include "vm/core/text_file.h"
 
 namespace tessera::jit {
 
@@ -99,6 +101,10 @@ class JitTelemetry {
   void note_installed();
   // --dump: writes `t` as it is now (nothing without a dump directory).
   void dump(const Trace& t) const;
+  // The first trace file dump() could not write ("PATH: REASON"), or "";
+  // note_dump_error keeps another file's failure if it is the first.
+  std::string dump_error() const;
+  void note_dump_error(const std::string& error);
   // The trace part of the --stats report.
   void print_stats(std::ostream& os, const std::vector<std::unique_ptr<Trace>>& traces) const;
 
@@ -111,6 +117,8 @@ class JitTelemetry {
   std::shared_ptr<JitEventLog> events_;
   double created_ms_;
   TraceStats stats_;
+  mutable std::mutex dump_mu_;
+  mutable FirstWriteError dump_error_;  // under dump_mu_
 };
 
 }  // namespace tessera::jit

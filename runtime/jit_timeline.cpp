@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "vm/core/text_file.h"
+
 namespace tessera::jit {
 
 namespace {
@@ -24,33 +26,125 @@ const char* track_name(JitTimeline::Track t) {
 
 }  // namespace
 
-void JitTimeline::span(Track track, std::string name, const char* category, double start_ms, double end_ms,
-                       kir::EventFields args) {
-  const double ts = (start_ms - origin_ms_) * 1000;
-  const double dur = std::max(0.0, (end_ms - start_ms) * 1000);
-  std::lock_guard<std::mutex> lock(mu_);
-  events_.push_back({'X', track, std::move(name), category, std::max(0.0, ts), dur, std::move(args)});
+void JitTimeline::span(Track track, std::string_view name, const char* category, double start_ms, double end_ms,
+                       kir::EventFields args) noexcept {
+  add({'X', track, category, std::max(0.0, (start_ms - origin_ms_) * 1000), std::max(0.0, (end_ms - start_ms) * 1000),
+       std::move(args), {}},
+      name);
 }
 
-void JitTimeline::instant(Track track, std::string name, const char* category, double at_ms, kir::EventFields args) {
+void JitTimeline::instant(Track track, std::string_view name, const char* category, double at_ms,
+                          kir::EventFields args) noexcept {
+  add({'i', track, category, std::max(0.0, (at_ms - origin_ms_) * 1000), 0, std::move(args), {}}, name);
+}
+
+void JitTimeline::span(Track track, std::string_view name, const char* category, double start_ms, double end_ms,
+                       const SmallArgs& args) noexcept {
+  add({'X', track, category, std::max(0.0, (start_ms - origin_ms_) * 1000), std::max(0.0, (end_ms - start_ms) * 1000),
+       {}, args},
+      name);
+}
+
+void JitTimeline::instant(Track track, std::string_view name, const char* category, double at_ms,
+                          const SmallArgs& args) noexcept {
+  add({'i', track, category, std::max(0.0, (at_ms - origin_ms_) * 1000), 0, {}, args}, name);
+}
+
+void JitTimeline::kernel_span(Track track, std::string_view name, const kir::KernelSpan& k) noexcept {
+  SmallArgs args;
+  if (k.on_device) args.add("track", "device");
+  args.add("device", k.gpu ? "gpu" : "cpu");
+  if (k.tier) args.add("tier", k.tier);
+  if (k.ops >= 0) args.add("ops", k.ops);
+  if (k.blocks >= 0) args.add("blocks", k.blocks);
+  args.add("bytes", k.bytes);
+  if (!k.on_device) args.add("flops", k.flops);
+  span(track, name, k.on_device ? "gpu" : "kernel", k.start_ms, k.end_ms, args);
+}
+
+void JitTimeline::add(Event&& e, std::string_view name) noexcept {
   std::lock_guard<std::mutex> lock(mu_);
-  events_.push_back({'i', track, std::move(name), category, std::max(0.0, (at_ms - origin_ms_) * 1000), 0,
-                     std::move(args)});
+  try {
+    Site* site = nullptr;
+    // A loop's events come from a few sites (a trace's span, its exit, a
+    // kernel): the recent ones are found without hashing their names.
+    for (Site* r : recent_)
+      if (r && r->track == e.track && r->phase == e.phase && r->name == name) {
+        site = r;
+        break;
+      }
+    const bool recent = site != nullptr;
+    if (recent) {
+    } else if (auto it = index_.find(SiteKey{e.track, e.phase, name}); it != index_.end()) {
+      site = it->second;
+    } else if (sites_.size() < limits_.max_sites) {
+      auto s = std::make_unique<Site>();
+      s->track = e.track;
+      s->phase = e.phase;
+      s->name = std::string(name);
+      s->first.reserve(std::min<size_t>(limits_.keep, 16));
+      site = s.get();
+      sites_.push_back(std::move(s));
+      index_.emplace(SiteKey{e.track, e.phase, site->name}, site);
+    } else {
+      ++unsited_;
+      return;
+    }
+    if (!recent) {
+      recent_[next_recent_] = site;
+      next_recent_ = (next_recent_ + 1) % recent_.size();
+    }
+    if (site->first.size() < limits_.keep) {
+      site->first.push_back(std::move(e));
+    } else if (site->last.size() < limits_.keep) {
+      site->last.push_back(std::move(e));
+    } else {
+      // The ring is full: its oldest event is left out, and counted.
+      Event& old = site->last[site->next];
+      if (site->left_out == 0) site->gap_start_us = old.ts_us;
+      site->gap_end_us = std::max(site->gap_end_us, old.ts_us + old.dur_us);
+      ++site->left_out;
+      site->left_out_us += old.dur_us;
+      old = std::move(e);
+      if (++site->next == site->last.size()) site->next = 0;
+    }
+  } catch (const std::exception&) {
+    ++unsited_;  // out of memory: counted, and the run goes on
+  }
 }
 
 size_t JitTimeline::size() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return events_.size();
+  size_t n = 0;
+  for (const auto& s : sites_) n += s->first.size() + s->last.size();
+  return n;
+}
+
+uint64_t JitTimeline::left_out() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t n = unsited_;
+  for (const auto& s : sites_) n += s->left_out;
+  return n;
 }
 
 std::string JitTimeline::json(const std::string& process_name, double end_ms) const {
-  std::vector<Event> events;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    events = events_;
+  struct Row {
+    const Site* site;
+    const Event* event;  // null: the site's `left out` instant
+    double ts_us, dur_us;
+  };
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<Row> rows;
+  for (const auto& s : sites_) {
+    for (const Event& e : s->first) rows.push_back({s.get(), &e, e.ts_us, e.dur_us});
+    for (size_t k = 0; k < s->last.size(); ++k) {
+      const Event& e = s->last[(s->next + k) % s->last.size()];
+      rows.push_back({s.get(), &e, e.ts_us, e.dur_us});
+    }
+    if (s->left_out) rows.push_back({s.get(), nullptr, s->gap_start_us, 0});
   }
   // By start time; at equal starts the longer span first, so that spans nest.
-  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.ts_us != b.ts_us ? a.ts_us < b.ts_us : a.dur_us > b.dur_us;
   });
   nlohmann::ordered_json out;
@@ -63,26 +157,61 @@ std::string JitTimeline::json(const std::string& process_name, double end_ms) co
     meta("thread_name", static_cast<int>(t), track_name(t));
   list.push_back({{"ph", "X"}, {"name", "run"}, {"cat", "run"}, {"pid", 1}, {"tid", static_cast<int>(Track::VM)},
                   {"ts", 0}, {"dur", std::max(0.0, (end_ms - origin_ms_) * 1000)}});
-  for (const Event& e : events) {
-    nlohmann::ordered_json j = {{"ph", std::string(1, e.phase)}, {"name", e.name}, {"cat", e.category},
-                                {"pid", 1}, {"tid", static_cast<int>(e.track)}, {"ts", e.ts_us}};
+  for (const Row& r : rows) {
+    const Site& s = *r.site;
+    const int tid = static_cast<int>(s.track);
+    if (!r.event) {
+      const char* kinds = s.phase == 'X' ? "spans" : "instants";
+      list.push_back({{"ph", "i"},
+                      {"name", fmt::format("{}: {} {} left out", s.name, s.left_out, kinds)},
+                      {"cat", "left out"},
+                      {"pid", 1},
+                      {"tid", tid},
+                      {"ts", r.ts_us},
+                      {"s", "t"},
+                      {"args",
+                       {{"left_out", s.left_out},
+                        {"left_out_ms", s.left_out_us / 1000},
+                        {"until_ms", s.gap_end_us / 1000}}}});
+      continue;
+    }
+    const Event& e = *r.event;
+    nlohmann::ordered_json j = {{"ph", std::string(1, e.phase)}, {"name", s.name}, {"cat", e.category},
+                                {"pid", 1}, {"tid", tid}, {"ts", e.ts_us}};
     if (e.phase == 'X') j["dur"] = e.dur_us;
     if (e.phase == 'i') j["s"] = "t";  // an instant of its thread
-    if (!e.args.empty()) {
+    if (!e.args.empty() || e.small.size()) {
       nlohmann::ordered_json args = nlohmann::ordered_json::object();
       for (const auto& [k, v] : e.args) std::visit([&args, &k](const auto& x) { args[k] = x; }, v);
+      for (size_t i = 0; i < e.small.size(); ++i) {
+        if (e.small.text(i)) args[e.small.key(i)] = e.small.text(i);
+        else args[e.small.key(i)] = e.small.value(i);
+      }
       j["args"] = std::move(args);
     }
     list.push_back(std::move(j));
   }
   out["displayTimeUnit"] = "ms";
+  // What was left out, for a reader and for programs (Perfetto shows it as
+  // the trace's metadata).
+  auto& other = out["otherData"] = nlohmann::ordered_json::object();
+  uint64_t total = unsited_;
+  auto sites = nlohmann::ordered_json::array();
+  for (const auto& s : sites_) {
+    total += s->left_out;
+    if (s->left_out)
+      sites.push_back({{"name", s->name}, {"track", track_name(s->track)}, {"left_out", s->left_out},
+                       {"left_out_ms", s->left_out_us / 1000}});
+  }
+  other["kept_per_site"] = fmt::format("the first {} and the last {} events of each site", limits_.keep, limits_.keep);
+  other["events_left_out"] = total;
+  other["events_of_sites_not_kept"] = unsited_;
+  other["sites_with_events_left_out"] = std::move(sites);
   return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void JitTimeline::write(const std::string& path, const std::string& process_name, double end_ms) const {
-  std::ofstream f(path, std::ios::trunc);
-  if (!(f << json(process_name, end_ms) << '\n'))
-    throw std::runtime_error(fmt::format("--dump: {} cannot be written", path));
+  if (auto error = write_text_file(path, json(process_name, end_ms) + "\n")) throw std::runtime_error("--dump: " + *error);
 }
 
 }  // namespace tessera::jit

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace tessera::jit {
 
@@ -20,12 +21,12 @@ class KernelCallTally {
     double ms = 0;
     uint64_t bytes = 0, flops = 0;
   };
-  void add(const std::string& name, const std::string& device, double ms, uint64_t bytes, uint64_t flops);
-  std::map<std::string, Kernel> kernels() const;  // by name
+  void add(std::string_view name, const char* device, double ms, uint64_t bytes, uint64_t flops);
+  std::map<std::string, Kernel, std::less<>> kernels() const;  // by name
 
  private:
   mutable std::mutex mu_;
-  std::map<std::string, Kernel> kernels_;
+  std::map<std::string, Kernel, std::less<>> kernels_;
 };
 
 }  // namespace tessera::jit

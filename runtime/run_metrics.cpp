@@ -23,6 +23,19 @@ const char* kind_name(jit::Trace::Kind k) {
   return k == jit::Trace::Kind::Loop ? "loop" : k == jit::Trace::Kind::Function ? "function" : "side";
 }
 
+// Each fused kernel's calls, time and rates (the tally is thread-safe).
+json kernel_lines(const jit::KernelCallTally* tally) {
+  json kernels = json::array();
+  if (tally)
+    for (const auto& [name, kt] : tally->kernels()) {
+      json j = {{"kernel", name}, {"device", kt.device}, {"calls", kt.calls}, {"ms", round3(kt.ms)},
+                {"bytes", kt.bytes}, {"gb_per_s", kt.ms > 0 ? round3(static_cast<double>(kt.bytes) / kt.ms / 1e6) : 0.0}};
+      if (kt.flops) j["gflop_per_s"] = kt.ms > 0 ? round3(static_cast<double>(kt.flops) / kt.ms / 1e6) : 0.0;
+      kernels.push_back(std::move(j));
+    }
+  return kernels;
+}
+
 }  // namespace
 
 std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, const jit::KernelCallTally* tally) {
@@ -59,15 +72,7 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
   const kir::KernelCallStats k = kir::KernelCalls::process().stats();
   r["kernel_compile_ms"] = round3(k.compile_ms + k.load_ms);
   r["kernel_tune_ms"] = round3(k.tune_ms);
-  json kernels = json::array();
-  if (tally)
-    for (const auto& [name, kt] : tally->kernels()) {
-      json j = {{"kernel", name}, {"device", kt.device}, {"calls", kt.calls}, {"ms", round3(kt.ms)},
-                {"bytes", kt.bytes}, {"gb_per_s", kt.ms > 0 ? round3(static_cast<double>(kt.bytes) / kt.ms / 1e6) : 0.0}};
-      if (kt.flops) j["gflop_per_s"] = kt.ms > 0 ? round3(static_cast<double>(kt.flops) / kt.ms / 1e6) : 0.0;
-      kernels.push_back(std::move(j));
-    }
-  r["kernels"] = kernels;
+  r["kernels"] = kernel_lines(tally);
   out += r.dump() + "\n";
 
   // One line per hot loop, with the traces rooted there.
@@ -104,11 +109,31 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
   return out;
 }
 
+void append_metrics_lines(const std::string& path, const std::string& lines) {
+  std::ofstream f(path, std::ios::app);
+  if (!f || !(f << lines) || !f.flush())  // a full disk shows at the flush
+    throw std::runtime_error(fmt::format("--metrics {}: cannot be written ({})", path, std::strerror(errno)));
+}
+
 void append_run_metrics(const std::string& path, const HotspotObserver& rt, const RunOutcome& run,
                         const jit::KernelCallTally* tally) {
-  std::ofstream f(path, std::ios::app);
-  if (!f || !(f << run_metrics_lines(rt, run, tally)))
-    throw std::runtime_error(fmt::format("--metrics {}: cannot be written ({})", path, std::strerror(errno)));
+  append_metrics_lines(path, run_metrics_lines(rt, run, tally));
+}
+
+std::string interrupted_run_metrics_line(const HotspotObserver& rt, const RunOutcome& run, const char* signal,
+                                         const jit::KernelCallTally* tally) {
+  json r;
+  r["record"] = "run";
+  r["script"] = run.script;
+  r["status"] = run.status;
+  r["interrupted"] = signal;
+  r["wall_ms"] = round3(run.wall_ms);
+  r["jit"] = rt.params().enabled;
+  json params = json::object();
+  for (const auto& [name, value] : rt.params().list()) params[name] = value;
+  r["params"] = params;
+  r["kernels"] = kernel_lines(tally);
+  return r.dump() + "\n";
 }
 
 }  // namespace tessera

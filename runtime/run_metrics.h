@@ -31,4 +31,13 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
 void append_run_metrics(const std::string& path, const HotspotObserver& rt, const RunOutcome& run,
                         const jit::KernelCallTally* tally);
 
+// The run line of a run stopped by `signal` ("SIGINT"), written from
+// another thread while the VM's still runs: only what that thread may read
+// (the parameters, the kernels' tally), with "interrupted": the signal; no
+// traces, compile times or loop lines.
+std::string interrupted_run_metrics_line(const HotspotObserver& rt, const RunOutcome& run, const char* signal,
+                                         const jit::KernelCallTally* tally);
+// Appends `lines` to `path`; throws std::runtime_error when it cannot.
+void append_metrics_lines(const std::string& path, const std::string& lines);
+
 }  // namespace tessera

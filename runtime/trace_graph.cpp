@@ -4,21 +4,30 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <signal.h>
+
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 #include "codegen/kernel/kernel_events.h"
 #include "runtime/quoted_text.h"
+#include "vm/core/text_file.h"
 
 extern char** environ;
 
 namespace tessera::jit {
 
 namespace {
+
+// Trees with more edges get dot's quick layout; none waits longer than this.
+constexpr size_t kDotDetailedEdges = 200;
+constexpr int kDotSeconds = 20;
 
 const char* kind_name(Trace::Kind k) {
   switch (k) {
@@ -103,21 +112,54 @@ std::string trace_tree_dot(const std::vector<std::unique_ptr<Trace>>& traces,
 std::string write_trace_tree(const std::string& dir, const std::string& dot_text) {
   namespace fs = std::filesystem;
   const std::string dot_path = (fs::path(dir) / "traces.dot").string();
-  {
-    std::ofstream f(dot_path, std::ios::trunc);
-    if (!(f << dot_text)) throw std::runtime_error(fmt::format("--dump: {} cannot be written", dot_path));
-  }
-  // `dot -Tsvg -o traces.svg traces.dot`, without a shell.
+  if (auto error = write_text_file(dot_path, dot_text)) throw std::runtime_error(*error);
+  // `dot -Tsvg -o traces.svg traces.dot`, without a shell. Dot's default
+  // layout takes seconds for a few hundred edges and over half a minute for
+  // 750 (a parser's 214 traces); a larger tree is laid out with straight
+  // edges and fewer crossing-minimisation and network-simplex rounds (1.5 s
+  // there), and no layout may take longer than kDotSeconds.
   const std::string svg_path = (fs::path(dir) / "traces.svg").string();
-  std::vector<std::string> args = {"dot", "-Tsvg", "-o", svg_path, dot_path};
+  size_t edges = 0;
+  for (size_t at = dot_text.find("->"); at != std::string::npos; at = dot_text.find("->", at + 2)) ++edges;
+  std::vector<std::string> args = {"dot", "-Tsvg", "-o", svg_path};
+  if (edges > kDotDetailedEdges)
+    for (const char* fast : {"-Gsplines=line", "-Gmclimit=0.3", "-Gnslimit=1", "-Gnslimit1=1"}) args.push_back(fast);
+  args.push_back(dot_path);
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // Dot takes the signals the CLI blocks for itself (tools/tessera-vm/signal_outputs.h).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  if (const int err = posix_spawnp(&pid, "dot", nullptr, nullptr, argv.data(), environ); err != 0)
+  const int err = posix_spawnp(&pid, "dot", nullptr, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
+  if (err != 0)
     return fmt::format("Graphviz's dot could not be started ({}): install graphviz for traces.svg", std::strerror(err));
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kDotSeconds);
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      std::error_code ec;
+      fs::remove(svg_path, ec);
+      return fmt::format("dot took more than {} s to lay out the {} edges of traces.dot (open traces.dot with another "
+                         "Graphviz layout, e.g. sfdp)",
+                         kDotSeconds, edges);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)

@@ -33,7 +33,9 @@ struct BlacklistedRoot {
 std::string trace_tree_dot(const std::vector<std::unique_ptr<Trace>>& traces,
                            const std::vector<BlacklistedRoot>& blacklisted, const std::string& script);
 
-// Writes DIR/traces.dot and, when `dot` is on PATH, DIR/traces.svg.
+// Writes DIR/traces.dot and, when `dot` is on PATH, DIR/traces.svg (a tree
+// of over 200 edges laid out quickly, straight edges; no layout may take
+// over 20 s).
 // Returns why there is no SVG (empty when it was written); throws
 // std::runtime_error when traces.dot cannot be written.
 std::string write_trace_tree(const std::string& dir, const std::string& dot_text);

@@ -118,7 +118,7 @@ void TraceJit::stop_compiling() {
           telemetry_.dump_dir(), trace_tree_dot(registry_.all(), blacklisted_, telemetry_.script_name()));
       if (!no_svg.empty()) std::cerr << "tessera-vm: --dump: no traces.svg: " << no_svg << "\n";
     } catch (const std::exception& e) {
-      std::cerr << "tessera-vm: " << e.what() << "\n";  // the run's output stands; the dump is short of a file
+      telemetry_.note_dump_error(e.what());  // the run's output stands; the dump is short of a file
     }
   }
   kir::KernelCalls::process().cancel_background();
@@ -358,10 +358,19 @@ void TraceJit::timeline_trace_run(JitTimeline& tl, uint32_t id, uint32_t code, d
   auto [t, snap_no] = registry_.exit_of(code);
   const bool tier_up = snap_no == kTierUpExit;
   const int64_t line = tier_up ? 0 : t.exit_line(snap_no);
-  tl.span(JitTimeline::Track::VM, fmt::format("trace {}", id), "trace", entered, left,
-          {{"exit_trace", static_cast<int64_t>(t.id)}, {"exit", tier_up ? std::string("tier-up") : std::to_string(snap_no)}});
+  // Small args: an entry per run, so no allocation (JitTimeline::SmallArgs).
+  JitTimeline::SmallArgs run;
+  run.add("exit_trace", static_cast<int64_t>(t.id));
+  if (tier_up) run.add("exit", "tier-up");
+  else run.add("exit", static_cast<int64_t>(snap_no));
+  char name[32];
+  const auto n = fmt::format_to_n(name, sizeof name, "trace {}", id);
+  tl.span(JitTimeline::Track::VM, std::string_view(name, n.size), "trace", entered, left, run);
   tl.instant(JitTimeline::Track::VM, tier_up ? "tier-up exit" : "exit", "deopt", left,
-             {{"trace", static_cast<int64_t>(t.id)}, {"exit", static_cast<int64_t>(tier_up ? -1 : snap_no)}, {"line", line}});
+             JitTimeline::SmallArgs()
+                 .add("trace", static_cast<int64_t>(t.id))
+                 .add("exit", static_cast<int64_t>(tier_up ? -1 : snap_no))
+                 .add("line", line));
 }
 
 bool TraceJit::entry_types_hold(const Trace& t, const Value* R) {

@@ -12,6 +12,7 @@
 
 #include "codegen/kernel/kernel_events.h"
 #include "tracer/trace_ir.h"
+#include "vm/core/text_file.h"
 
 namespace tessera {
 
@@ -175,9 +176,8 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
 void write_trace_viewer(const HotspotObserver& rt, const std::string& script_path, double wall_seconds,
                         const std::string& dump_dir) {
   const std::string path = (fs::path(dump_dir) / "index.html").string();
-  std::ofstream f(path, std::ios::trunc);
-  if (!(f << trace_viewer_html(rt, script_path, wall_seconds, dump_dir)))
-    throw std::runtime_error(fmt::format("--dump: {} cannot be written", path));
+  if (auto error = write_text_file(path, trace_viewer_html(rt, script_path, wall_seconds, dump_dir)))
+    throw std::runtime_error("--dump: " + *error);
 }
 
 }  // namespace tessera

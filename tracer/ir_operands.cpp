@@ -12,7 +12,8 @@ IRRef copy_constant(const TraceIR& from, IRRef r, TraceIR& to) {
     case IROp::KBOOL: return to.kbool(in.op1 != 0);
     case IROp::KINT:
       return in.type == IRType::DType ? to.kdtype(static_cast<DType>(from.const_int(r))) : to.kint(from.const_int(r));
-    case IROp::KFLOAT: return to.kfloat(from.const_float(r));
+    case IROp::KFLOAT:
+      return to.kfloat(from.const_float(r), from.is_converted_int(r));
     case IROp::KOBJ: return to.kobj(from.const_ptr(r), in.type);
     default: break;
   }

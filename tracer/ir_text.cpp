@@ -141,6 +141,7 @@ std::string print_ins(const TraceIR& ir, IRRef r) {
     line += operand(kind, v);
     first = false;
   }
+  if (ir.is_converted_int(r)) line += " int";  // TraceIR::kfloat's an_int
   if (in.snap != kNoSnap) line += "  #" + std::to_string(in.snap);
   rtrim(line);
   return line;
@@ -403,6 +404,11 @@ class Parser {
       }
       if (!ok) fail(line, "bad operand '" + std::string(t) + "' for " + info.name);
     }
+    bool converted_int = false;  // KFLOAT 3 int: TraceIR::kfloat's an_int
+    if (op == IROp::KFLOAT && i < toks.size() && toks[i] == "int") {
+      converted_int = true;
+      ++i;
+    }
     uint16_t snap = kNoSnap;
     if (i < toks.size() && toks[i].starts_with("#")) {
       uint32_t s;
@@ -415,7 +421,7 @@ class Parser {
 
     if (ir_is_const(op)) {
       if (snap != kNoSnap) fail(line, "constants take no snapshot");
-      IRRef got = emit_const(op, type, ops[0], cst, line);
+      IRRef got = emit_const(op, type, ops[0], cst, converted_int, line);
       if (got != ref) fail(line, "duplicate constant (same as " + fmt_ref(got) + ")");
     } else {
       ir_.emit(op, type, ops[0], ops[1], snap);
@@ -423,7 +429,7 @@ class Parser {
     ins_lines_.push_back(line);
   }
 
-  IRRef emit_const(IROp op, IRType type, uint32_t lit, uint64_t cst, size_t line) {
+  IRRef emit_const(IROp op, IRType type, uint32_t lit, uint64_t cst, bool converted_int, size_t line) {
     auto want = [&](IRType t) {
       if (type != t) fail(line, std::string(ir_op_info(op).name) + " must have type " + ir_type_name(t));
     };
@@ -434,7 +440,13 @@ class Parser {
         if (type == IRType::DType) return ir_.kdtype(static_cast<DType>(cst));
         want(IRType::Int);
         return ir_.kint(std::bit_cast<int64_t>(cst));
-      case IROp::KFLOAT: want(IRType::Float); return ir_.kfloat(std::bit_cast<double>(cst));
+      case IROp::KFLOAT: {
+        want(IRType::Float);
+        const double v = std::bit_cast<double>(cst);
+        if (converted_int && (!(v >= -0x1p63 && v <= 0x1p63) || v != std::trunc(v)))
+          fail(line, "KFLOAT ... int must hold the float of an int");
+        return ir_.kfloat(v, converted_int);
+      }
       case IROp::KOBJ:
         if (!is_pointer_type(type))
           fail(line, std::string("KOBJ cannot have type ") + ir_type_name(type));

@@ -73,7 +73,10 @@ class Verifier {
           if (in.op1 > 1) fail_at(r, "a bool constant must be 0 or 1");
           break;
         case IROp::KINT: want = in.type == IRType::DType ? IRType::DType : IRType::Int; break;
-        case IROp::KFLOAT: want = IRType::Float; break;
+        case IROp::KFLOAT:
+          want = IRType::Float;
+          if (in.op2 > TraceIR::kConvertedInt) fail_at(r, "a float constant's op2 must be 0 or 1 (an int's float)");
+          break;
         case IROp::KOBJ:
           if (in.type != IRType::Str && in.type != IRType::List && in.type != IRType::Tensor &&
               in.type != IRType::Func && in.type != IRType::Builtin)

@@ -57,12 +57,12 @@ void TraceIR::copy_tables_from(const TraceIR& from) {
   loop_trip_hint_ = from.loop_trip_hint_;
 }
 
-IRRef TraceIR::intern_const(IROp op, IRType type, uint64_t bits, bool pooled) {
-  ConstKey key{bits, op, type};
+IRRef TraceIR::intern_const(IROp op, IRType type, uint64_t bits, bool pooled, uint32_t op2) {
+  ConstKey key{bits, op, type, op2};
   auto matches = [&](IRRef r) {
     if (r >= ins_.size()) return false;
     const IRIns& in = ins_[r];
-    if (in.op != op || in.type != type) return false;
+    if (in.op != op || in.type != type || in.op2 != op2) return false;
     if (!pooled) return in.op1 == bits;
     return in.op1 < consts_.size() && consts_[in.op1] == bits;
   };
@@ -74,7 +74,7 @@ IRRef TraceIR::intern_const(IROp op, IRType type, uint64_t bits, bool pooled) {
     op1 = static_cast<uint32_t>(consts_.size());
     consts_.push_back(bits);
   }
-  ins_.push_back(IRIns{op, type, kNoSnap, op1, 0});
+  ins_.push_back(IRIns{op, type, kNoSnap, op1, op2});
   kmap_[key] = ref;
   return ref;
 }
@@ -100,8 +100,8 @@ const void* TraceIR::assumption_of(const Value& g) {
 
 // Keyed by bit pattern, not by value: -0.0 and 0.0 must stay distinct
 // constants, and every NaN must equal itself.
-IRRef TraceIR::kfloat(double v) {
-  return intern_const(IROp::KFLOAT, IRType::Float, std::bit_cast<uint64_t>(v), true);
+IRRef TraceIR::kfloat(double v, bool an_int) {
+  return intern_const(IROp::KFLOAT, IRType::Float, std::bit_cast<uint64_t>(v), true, an_int ? kConvertedInt : 0);
 }
 
 IRRef TraceIR::kobj(const void* p, IRType type) {

@@ -192,7 +192,14 @@ class TraceIR {
   // A dtype: a KINT of type DType, whose payload (the dtype's number) is
   // what a dtype value carries in a register.
   IRRef kdtype(DType d);
-  IRRef kfloat(double v);
+  // `an_int`: v is the float of an int constant (a folded CONV), which the
+  // interpreter still holds as an int: a constant apart from kfloat(v), its
+  // op2 = 1, which a number load may not meet (optimizer/number_load.h). It
+  // prints as `KFLOAT 3 int`.
+  IRRef kfloat(double v, bool an_int = false);
+  // Whether r is the float of an int constant.
+  bool is_converted_int(IRRef r) const { return ins_[r].op == IROp::KFLOAT && ins_[r].op2 == kConvertedInt; }
+  static constexpr uint32_t kConvertedInt = 1;
   IRRef kobj(const void* p, IRType type);
 
   const IRIns& operator[](IRRef r) const { return ins_[r]; }
@@ -257,21 +264,22 @@ class TraceIR {
   std::vector<VirtualTensor> vtensors_;
   const FunctionProto* function_ = nullptr;
   int64_t loop_trip_hint_ = -1;
-  // Constant deduplication: (op, type, payload bits) -> ref. A hit is
+  // Constant deduplication: (op, type, payload bits, op2) -> ref. A hit is
   // re-checked against ins_, since operator[] lets callers rewrite entries.
   struct ConstKey {
     uint64_t bits;
     IROp op;
     IRType type;
+    uint32_t op2;
     bool operator==(const ConstKey&) const = default;
   };
   struct ConstKeyHash {
     size_t operator()(const ConstKey& k) const {
-      return std::hash<uint64_t>()(k.bits) ^ (size_t(k.op) << 48) ^ (size_t(k.type) << 56);
+      return std::hash<uint64_t>()(k.bits) ^ (size_t(k.op) << 48) ^ (size_t(k.type) << 56) ^ (size_t(k.op2) << 40);
     }
   };
   std::unordered_map<ConstKey, IRRef, ConstKeyHash> kmap_;
-  IRRef intern_const(IROp op, IRType type, uint64_t bits, bool pooled);
+  IRRef intern_const(IROp op, IRType type, uint64_t bits, bool pooled, uint32_t op2 = 0);
 };
 
 // Throws std::runtime_error with `msg`, prefixed by the instruction it is

@@ -32,6 +32,20 @@ inline std::string region_ops_text(const Region& r) {
 using EventValue = std::variant<int64_t, double, std::string>;
 using EventFields = std::vector<std::pair<std::string, EventValue>>;
 
+// One fused call's span (or one GPU launch's time on the device), as the
+// timeline and --metrics keep it: plain fields, so that a span per call
+// costs no allocation (docs/observability.md: a --dump run at most 1.5x).
+struct KernelSpan {
+  double start_ms = 0, end_ms = 0;  // steady-clock milliseconds (runtime/jit_clock.h's epoch)
+  bool gpu = false;                 // which device ran it
+  bool on_device = false;           // a GPU launch's time on the device (its own track)
+  const char* tier = nullptr;       // a launch's "K2" or "K3"; null: not said
+  int64_t ops = -1;                 // the region's operations; -1: not said
+  int64_t blocks = -1;              // a launch's thread blocks; -1: not said
+  int64_t bytes = 0;                // its tensor inputs and output
+  int64_t flops = 0;                // a leading matrix product's, else 0
+};
+
 class KernelEventSink {
  public:
   virtual ~KernelEventSink() = default;
@@ -42,7 +56,7 @@ class KernelEventSink {
   // Whether it wants a span per fused call as it runs (the timeline), and
   // the span: steady-clock milliseconds (runtime/jit_clock.h's epoch).
   virtual bool wants_spans() const { return false; }
-  virtual void kernel_span(std::string_view /*name*/, double /*start_ms*/, double /*end_ms*/, EventFields /*args*/) {}
+  virtual void kernel_span(std::string_view /*name*/, const KernelSpan& /*span*/) {}
 };
 
 }  // namespace tessera::kir

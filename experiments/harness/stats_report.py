@@ -7,7 +7,11 @@ import time
 
 # Lines of `tessera-vm run --stats` (stderr) read for the warm-up table.
 STATS_PATTERNS = {
-    "traces": re.compile(r"traces:\s*(\d+) recorded,\s*(\d+) compiled(?: \((\d+) side traces?\))?,"
+    # `traces: 27 recorded, 27 compiled (21 side traces; 3 more exits linked to one), 5 aborted,
+    #  0 loops and 0 functions blacklisted, 0 invalidated` (older reports lack the linked exits,
+    #  the functions, or the parenthesis)
+    "traces": re.compile(r"traces:\s*(\d+) recorded,\s*(\d+) compiled"
+                         r"(?: \((\d+) side traces?(?:; (\d+) more exits? linked to one)?\))?,"
                          r"\s*(\d+) aborted,\s*(\d+) loops?(?: and (\d+) functions?)? blacklisted"),
     "time": re.compile(r"time: recording ([\d.]+) ms, compiling ([\d.]+) ms(?:; (\d+) IR instructions)?"),
     "warmup": re.compile(r"warm-up: first trace compiled at ([\d.]+) ms, last at ([\d.]+) ms"),
@@ -21,8 +25,8 @@ STATS_PATTERNS = {
     "trace_line": re.compile(r"^\s*trace \d+\s.*$", re.M),
     "trace_tier": re.compile(r"\b(T[12]) ([\d.]+) ms (\d+) bytes"),
 }
-WARMUP_FIELDS = ["traces_recorded", "traces_compiled", "side_traces", "traces_aborted", "loops_blacklisted",
-                 "functions_blacklisted",
+WARMUP_FIELDS = ["traces_recorded", "traces_compiled", "side_traces", "shared_exits", "traces_aborted",
+                 "loops_blacklisted", "functions_blacklisted",
                  "recording_ms", "compiling_ms", "ir_instructions", "first_trace_ms",
                  "last_trace_ms", "vm_wall_ms", "tierup_swapped", "tierup_exits"]
 # Compile latency per tier (warm-up CSV columns): traces compiled by the tier, median compile
@@ -36,7 +40,7 @@ def parse_stats(text):
     f = dict.fromkeys(WARMUP_FIELDS)
     m = STATS_PATTERNS["traces"].search(text)
     if m:
-        (f["traces_recorded"], f["traces_compiled"], f["side_traces"], f["traces_aborted"],
+        (f["traces_recorded"], f["traces_compiled"], f["side_traces"], f["shared_exits"], f["traces_aborted"],
          f["loops_blacklisted"], f["functions_blacklisted"]) = (int(g) if g is not None else None for g in m.groups())
     m = STATS_PATTERNS["time"].search(text)
     if m:

@@ -501,10 +501,14 @@ void GpuKernelDevice::launch_timed(const Region& r, const Variant& v, const std:
   }
   const double ms = backend_->time_ms(launch);
   const double end = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  e->kernel_span("gpu " + kir::region_report_id(r) + " (" + kir::region_ops_text(r) + ")", end - ms, end,
-                 {{"track", std::string("device")}, {"device", std::string("gpu")},
-                  {"tier", std::string(v.spec.empty() ? "K2" : "K3")}, {"blocks", grid[0] * grid[1] * grid[2]},
-                  {"bytes", bytes}});
+  kir::KernelSpan span;
+  span.start_ms = end - ms;
+  span.end_ms = end;
+  span.gpu = span.on_device = true;
+  span.tier = v.spec.empty() ? "K2" : "K3";
+  span.blocks = grid[0] * grid[1] * grid[2];
+  span.bytes = bytes;
+  e->kernel_span("gpu " + kir::region_report_id(r) + " (" + kir::region_ops_text(r) + ")", span);
 }
 
 GpuKernelDevice::Stats GpuKernelDevice::stats() const {

@@ -82,6 +82,20 @@ DLDataType dl_dtype(DType d) {
   return {kDLFloat, 32, 1};
 }
 
+// DLPack's 8-bit unsigned ints and bools are both Tessera bools (before
+// DLPack 0.8 bools travelled as uint8: PyTorch 1.x, Tessera's own exports),
+// but only by value: a byte other than 0 and 1 is refused rather than read
+// as a bool (2 would print true and sum as 2). Returns the message, or "".
+std::string bytes_that_are_not_bools(const uint8_t* bytes, int64_t n, DLDataType t) {
+  for (int64_t i = 0; i < n; ++i)
+    if (bytes[i] > 1)
+      return "DLPack " + std::string(t.code == kDLBoolCode ? "bool" : "uint8") + " element " + std::to_string(i) +
+             " is " + std::to_string(bytes[i]) +
+             ": Tessera has no uint8 dtype (its dtypes: f32 f16 bf16 i32 i64 bool) and takes 8-bit unsigned data "
+             "only as bools, each 0 or 1; convert it first (NumPy: astype(np.bool_) or astype(np.int32))";
+  return {};
+}
+
 // Strides (in elements) are row-major, or null, or irrelevant (dims of 1).
 bool row_major(const DLTensor& t) {
   if (!t.strides) return true;
@@ -206,7 +220,12 @@ tsr_status tsr_tensor_from_dlpack(tsr_vm* vm, DLManagedTensor* managed, tsr_valu
     char* base = static_cast<char*>(t.data) + t.byte_offset;
     if (!t.data && numel != 0) return m.fail(TSR_EINVAL, "DLPack tensor has no data");
     Value tensor;
+    const bool bools = *dt == DType::Bool;
     if (numel != 0 && row_major(t) && reinterpret_cast<uintptr_t>(base) % esize == 0) {
+      if (bools)
+        if (std::string bad = bytes_that_are_not_bools(reinterpret_cast<const uint8_t*>(base), numel, t.dtype);
+            !bad.empty())
+          return m.fail(TSR_ETYPE, bad);
       tensor = Value::adopt(new TensorObj(*dt, std::move(s), base, std::make_unique<DLPackStorage>(managed)));
       ++m.counters.tensors_wrapped;
     } else {
@@ -216,6 +235,10 @@ tsr_status tsr_tensor_from_dlpack(tsr_vm* vm, DLManagedTensor* managed, tsr_valu
         if (t.strides) copy_strided(t, base, esize, static_cast<char*>(dst.host_buffer()), numel);
         else std::memcpy(dst.host_buffer(), base, dst.nbytes());
       }
+      if (bools)  // checked in the copy, before the producer's tensor is taken over
+        if (std::string bad = bytes_that_are_not_bools(static_cast<const uint8_t*>(dst.host_buffer()), numel, t.dtype);
+            !bad.empty())
+          return m.fail(TSR_ETYPE, bad);
       m.counters.tensor_bytes_copied += static_cast<int64_t>(dst.nbytes());
       if (managed->deleter) managed->deleter(managed);  // taken over: done with it
     }

@@ -2,12 +2,11 @@
 // running sources, globals, calls and host functions.
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "runtime/embed/c_api_support.h"
 #include "runtime/embed/host_function.h"
 #include "vm/builtins/builtin.h"
+#include "vm/frontend/lexer.h"
 #include "vm/interp/interpreter.h"
 
 using namespace tessera;
@@ -173,12 +172,10 @@ tsr_status tsr_run_source(tsr_vm* vm, const char* name, const char* source, size
 tsr_status tsr_run_file(tsr_vm* vm, const char* path) {
   return with_vm(vm, [&](tsr_vm& v) {
     if (!path) return null_argument(v, "path");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return v.fail(TSR_ENOTFOUND, std::string("cannot open '") + path + "': " + std::strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) return v.fail(TSR_EIO, std::string("cannot read '") + path + "'");
-    return run_source(v, path, std::move(ss).str());
+    std::string source;
+    if (std::optional<SourceReadError> error = read_source_file(path, source))
+      return v.fail(error->missing ? TSR_ENOTFOUND : TSR_EIO, "cannot " + error->what);
+    return run_source(v, path, std::move(source));
   });
 }
 
@@ -197,7 +194,9 @@ tsr_status tsr_get_global(tsr_vm* vm, const char* name, tsr_value* out) {
 tsr_status tsr_set_global(tsr_vm* vm, const char* name, tsr_value value) {
   return with_vm(vm, [&](tsr_vm& v) {
     if (!name) return null_argument(v, "name");
-    if (!is_identifier(name)) return v.fail(TSR_EINVAL, std::string("'") + name + "' is not a valid global name");
+    if (!is_identifier(name))
+      return v.fail(TSR_EINVAL, std::string("'") + name + "' is not a valid global name" +
+                                    (is_keyword(name) ? " (it is a keyword)" : ""));
     Value* val = lookup(v, value);
     if (!val) return TSR_EINVAL;
     if (v.in_host_function) return busy(v);
@@ -233,7 +232,9 @@ tsr_status tsr_register_function(tsr_vm* vm, const char* name, tsr_host_fn fn, v
   return with_vm(vm, [&](tsr_vm& v) {
     if (!name) return null_argument(v, "name");
     if (!fn) return null_argument(v, "fn");
-    if (!is_identifier(name)) return v.fail(TSR_EINVAL, std::string("'") + name + "' is not a valid function name");
+    if (!is_identifier(name))
+      return v.fail(TSR_EINVAL, std::string("'") + name + "' is not a valid function name" +
+                                    (is_keyword(name) ? " (it is a keyword)" : ""));
     if (min_args < 0 || max_args < -1 || (max_args >= 0 && max_args < min_args))
       return v.fail(TSR_EINVAL, "argument counts " + std::to_string(min_args) + ".." + std::to_string(max_args) +
                                     " are not a range (max_args -1: any number)");

@@ -2,7 +2,9 @@
 
 #include <cctype>
 
+#include "runtime/embed/c_api_support.h"
 #include "vm/core/error.h"
+#include "vm/frontend/lexer.h"
 
 namespace tessera::embed {
 
@@ -39,6 +41,15 @@ Value host_trampoline(BuiltinContext& /*ctx*/, const CallArgs& args) {
   Value r;
   const bool has_result = result.id != 0 && vm.handles.take(result.id, r);
   for (size_t i = 0; i < args.pos.size(); ++i) vm.handles.remove(handles[i].id);
+  // A status the enum does not have (a host's bug) is said to be one, before
+  // anything is read of the result or the error it did not set.
+  if (const int raw = raw_enum(status); raw < TSR_SUCCESS || raw > TSR_EDEVICE) {
+    vm.raised.reset();
+    RuntimeError e("the host function returned status " + std::to_string(raw) +
+                   ", which is not a tsr_status (TSR_SUCCESS or an error, 1 to " + std::to_string(TSR_EDEVICE) + ")");
+    e.native_function = hf.name;
+    throw e;
+  }
   if (status != TSR_SUCCESS) {
     std::string message = vm.raised ? *vm.raised
                                     : std::string(tsr_status_name(status)) +
@@ -73,7 +84,7 @@ bool is_identifier(std::string_view name) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
   for (char c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
+  return !is_keyword(name);
 }
 
 }  // namespace tessera::embed

@@ -18,7 +18,7 @@ namespace tessera::embed {
 const BuiltinDef* add_host_function(tsr_vm& vm, const std::string& name, tsr_host_fn fn, void* user,
                                     int min_args, int max_args);
 
-// A name a script can use: [A-Za-z_][A-Za-z0-9_]*.
+// A name a script can use: [A-Za-z_][A-Za-z0-9_]*, and not a keyword.
 bool is_identifier(std::string_view name);
 
 }  // namespace tessera::embed

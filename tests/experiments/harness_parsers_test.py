@@ -20,6 +20,13 @@ class ParseStats(unittest.TestCase):
                          (5, 4, 1, 3))
         self.assertEqual((f["loops_blacklisted"], f["functions_blacklisted"]), (1, 2))
 
+    def test_exits_linked_to_another_exits_side_trace(self):
+        f = stats_report.parse_stats("  traces: 27 recorded, 27 compiled (21 side traces; 3 more exits linked to one), "
+                                     "5 aborted, 0 loops and 0 functions blacklisted, 0 invalidated\n")
+        self.assertEqual((f["traces_recorded"], f["side_traces"], f["shared_exits"], f["traces_aborted"]),
+                         (27, 21, 3, 5))
+        self.assertEqual((f["loops_blacklisted"], f["functions_blacklisted"]), (0, 0))
+
     def test_reports_before_functions_were_counted_apart(self):
         f = stats_report.parse_stats("  traces: 3 recorded, 3 compiled (0 side traces), 0 aborted, "
                                   "2 loops blacklisted, 0 invalidated\n")

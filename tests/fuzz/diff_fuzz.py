@@ -28,7 +28,7 @@ report in stderr is a failure on its own.  A syntax error (exit 2) from the
 interpreter run is a generator bug and also fails.
 
     diff_fuzz.py --vm PATH [--seed S] [--count N | --seconds T] [--keep-dir DIR] [--jobs J]
-                 [--profile default|exits|classic|tensors] [--modes M1,M2,...]
+                 [--profile default|exits|classic|tensors|numbers] [--modes M1,M2,...]
     diff_fuzz.py --vm PATH --minimize FILE [--out FILE] [--modes ...]
     diff_fuzz.py --vm PATH --check FILE       # run one file in all modes, show differences
 
@@ -83,6 +83,7 @@ PROFILE_MODES = {
     "default": _CLASSIC,
     "exits": _CLASSIC,
     "classic": _CLASSIC,
+    "numbers": _CLASSIC,
     # tensor programs: fusion on and off; sinkmax=1 sends the small tensors,
     # which sinking would otherwise take, to fusion
     "tensors": ["off", "default", "eager", "eager-t1", "eager-t2", "fuse0", "sinkmax1", "k3"],

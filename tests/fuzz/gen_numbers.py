@@ -3,10 +3,20 @@ elements mix ints and floats, read in float arithmetic in hot loops (the
 JIT's number loads, optimizer/number_load.h), and loops whose factor is an
 int in some passes of an outer loop and a float in others (peer loop traces,
 docs/jit.md), with the cases that must keep an int: two elements that meet,
-an int factor, elements written back as ints."""
+an int factor, elements written back as ints; and float rows into which ints
+beyond 2^53 are stored after their loop was recorded, read by arithmetic with
+int and float constants (x * 3 must wrap as the interpreter's int multiply)."""
 
 
 class NumberListsMixin:
+    def number_list_block(self, wrap_rate):
+        """A top-level number-list block: a float row that gets big ints (wrap_rate) or mixed rows."""
+        self.scopes = []
+        if self.chance(wrap_rate):
+            self.number_list_wrap()
+        else:
+            self.number_list_loop()
+
     def num_elem(self):
         if self.chance(0.5):
             return str(self.r.randint(-9, 9))
@@ -74,3 +84,51 @@ class NumberListsMixin:
         self.emit("print(%s, %s)" % (acc, ints))
         for r in rows:
             self.emit("print(%s)" % r)
+
+    # Ints whose arithmetic wraps or loses bits as a float: stored into a float row after its
+    # loop was recorded, each must act as an int where the interpreter has one (x * 3 wraps).
+    BIG_INTS = ["4611686018427387904", "9007199254740993", "-4611686018427387901", "9223372036854775807",
+                "3074457345618258603", "-9223372036854775807"]
+
+    def wrap_use(self, x):
+        c = self.pick(["3", "2", "7", "-3", "1", "0"])
+        f = self.pick(["0.5", "1.5", "-0.25", "3.0", "2.0"])
+        return self.pick(["%s * %s" % (x, c), "%s * %s" % (c, x), "%s + %s" % (x, c), "%s - %s" % (c, x),
+                          "%s / %s" % (x, self.pick(["4", "3", "-2"])), "%s * %s" % (x, f), "%s - %s" % (x, f),
+                          "%s * %s" % (x, x), "%s + %s" % (x, x), "(%s + %s) * %s" % (x, c, f),
+                          "%s * %s * %s" % (x, c, f), "-%s * %s" % (x, c)])
+
+    def number_list_wrap(self):
+        width = self.r.randint(3, 12)
+        row = self.fresh("wr")
+        self.emit("let %s = [%s]" % (row, ", ".join(self.pick(["0.5", "1.5", "-2.25", "3.0", "0.125", "-1.0"])
+                                                    for _ in range(width))))
+        acc, last = self.fresh("wa"), self.fresh("wl")
+        self.emit("let %s = 0.0" % acc)
+        self.emit("let %s = 0.0" % last)
+        k = self.fresh("k")
+        passes = self.r.randint(80, 200)
+        self.emit("for %s in range(%d) {" % (k, passes))
+        self.ind += 1
+        if self.chance(0.5):
+            x = self.fresh("x")
+            self.emit("for %s in %s {" % (x, row))
+        else:
+            j = self.fresh("j")
+            x = "%s[%s]" % (row, j)
+            self.emit("for %s in range(len(%s)) {" % (j, row))
+        self.ind += 1
+        self.emit("%s = %s + %s" % (acc, acc, self.wrap_use(x)))
+        if self.chance(0.5):
+            self.emit("%s = %s" % (last, self.wrap_use(x)))
+        self.ind -= 1
+        self.emit("}")
+        # After recording (the loop is hot after 56 iterations): ints, big and small, and back to a float.
+        for _ in range(self.r.randint(1, 3)):
+            self.emit("if %s == %d { %s[%d] = %s }" % (k, self.r.randint(60, passes - 1), row,
+                                                      self.r.randint(0, width - 1),
+                                                      self.pick(self.BIG_INTS + ["4", "-7", "0", "2.5"])))
+        self.ind -= 1
+        self.emit("}")
+        self.emit("print(%s, %s)" % (acc, last))
+        self.emit("print(%s)" % row)

@@ -23,12 +23,15 @@ Profiles (generate(seed, profile)):
   classic  without them: seed for seed the programs of the generator before
            they were added (nor the number-list blocks of gen_numbers.py,
            which the default and exits profiles mix in);
+  numbers  the number-list blocks of gen_numbers.py alone (rows of mixed
+           ints and floats, float rows that get ints beyond 2^53 after their
+           loop was recorded): a fast, dense sample of the number loads' rules;
   tensors  tensor programs instead (gen_tensors.py): hot loops of
            elementwise chains with broadcasting, reductions, norms, matmul
            epilogues, attention over mixed dtypes, shapes that change between
            iterations, element stores, escapes, deliberate shape errors.
 
-    python3 gen_program.py SEED [--profile default|exits|classic|tensors]
+    python3 gen_program.py SEED [--profile default|exits|classic|tensors|numbers]
 """
 
 import random
@@ -290,13 +293,16 @@ class Gen(TensorsMixin, ExpressionsMixin, StatementsMixin, ObjectShapesMixin, Er
         self.cur_mult_stack = []
         nblocks = self.r.randint(2, 5)
         for b in range(nblocks):
+            if self.profile == "numbers":
+                # number-list blocks only: the number loads' rules in a small, fast program
+                self.number_list_block(0.6)
+                continue
             if self.profile != "classic" and self.chance(OBJ_RATES[self.profile][0]):
                 self.scopes = []
                 self.exits_loop()
                 continue
             if self.profile != "classic" and self.chance(NUMBER_LIST_RATE):
-                self.scopes = []
-                self.number_list_loop()
+                self.number_list_block(0.5)
                 continue
             k = self.r.random()
             if k < 0.75:

@@ -49,7 +49,7 @@ std::string describe(const TraceIR& ir, IRRef r) {
   if (in.op == IROp::KBOOL) return in.op1 ? "KBOOL true" : "KBOOL false";
   if (in.op == IROp::KFLOAT) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "KFLOAT %.17g", ir.const_float(r));
+    std::snprintf(buf, sizeof buf, "KFLOAT %.17g%s", ir.const_float(r), ir.is_converted_int(r) ? " int" : "");
     return buf;
   }
   const IROpInfo& info = ir_op_info(in.op);
@@ -114,7 +114,7 @@ const FoldCase kCases[] = {
     {"FDIV any fone left", {"flt  KFLOAT 1.0", "flt  FDIV   0001  0003"}, "y"},
     {"FNEG kflt none eval", {"flt  KFLOAT 0.0", "flt  FNEG   0003"}, "KFLOAT -0"},
     {"FNEG inv none inner", {"flt  FNEG   0001", "flt  FNEG   0003"}, "y"},
-    {"CONV kint none eval", {"int  KINT   9007199254740993", "flt  CONV   0003"}, "KFLOAT 9007199254740992"},
+    {"CONV kint none eval", {"int  KINT   9007199254740993", "flt  CONV   0003"}, "KFLOAT 9007199254740992 int"},
     {"F32RND kflt none eval", {"flt  KFLOAT 0.1", "flt  F32RND 0003"}, "KFLOAT 0.10000000149011612"},
     {"F32RND inv none left", {"flt  F32RND 0001", "flt  F32RND 0003"}, "F32RND(y)"},
 

@@ -79,6 +79,43 @@ TEST(NumberLoad, FloatElementsThatMeetOnlyFloatsAreLoadedAsNumbers) {
                "SNAP #2 ir=0006 pc=9 frames=[] [4=0005]\n");
 }
 
+// x / 3 and x * 2.5: the interpreter divides an int by an int as floats,
+// and 2.5 is a float to it, so an int element means the same as its float.
+TEST(NumberLoad, TrueDivisionAndFloatConstantsTakeAnInt) {
+  NumberLoadPass pass;
+  EXPECT_IR_EQ(passtest::apply(pass,
+                     "0000    flt  KFLOAT 3.0 int\n"
+                     "0001    flt  KFLOAT 2.5\n"
+                     "0002 >  list SLOAD  0  0  #0\n"
+                     "0003 >  int  SLOAD  1  0  #0\n"
+                     "0004 >  flt  LLOAD  0002  0003  #1\n"
+                     "0005    flt  FDIV   0004  0000\n"
+                     "0006    flt  FMUL   0005  0001\n"
+                     "0007 >  flt  LLOAD  0002  0003  #2\n"
+                     "0008    flt  FMUL   0001  0007\n"
+                     "0009    flt  FADD   0006  0008\n"
+                     "0010 >  none EXIT    #3\n"
+                     "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0004 pc=2 frames=[] []\n"
+                     "SNAP #2 ir=0007 pc=3 frames=[] []\n"
+                     "SNAP #3 ir=0010 pc=9 frames=[] [3=0009]\n"),
+               "0000    flt  KFLOAT 3.0 int\n"
+               "0001    flt  KFLOAT 2.5\n"
+               "0002 >  list SLOAD  0  0  #0\n"
+               "0003 >  int  SLOAD  1  0  #0\n"
+               "0004 >  flt  LLOADN 0002  0003  #1\n"
+               "0005    flt  FDIV   0004  0000\n"
+               "0006    flt  FMUL   0005  0001\n"
+               "0007 >  flt  LLOADN 0002  0003  #2\n"
+               "0008    flt  FMUL   0001  0007\n"
+               "0009    flt  FADD   0006  0008\n"
+               "0010 >  none EXIT    #3\n"
+               "SNAP #0 ir=0002 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0004 pc=2 frames=[] []\n"
+               "SNAP #2 ir=0007 pc=3 frames=[] []\n"
+               "SNAP #3 ir=0010 pc=9 frames=[] [3=0009]\n");
+}
+
 // Each of these would show an int where the interpreter has one: the loads
 // stay as they are.
 TEST(NumberLoad, LoadsWhoseIntWouldShowStayTyped) {
@@ -122,6 +159,28 @@ TEST(NumberLoad, LoadsWhoseIntWouldShowStayTyped) {
       "SNAP #0 ir=0000 pc=0 frames=[] []\n"
       "SNAP #1 ir=0003 pc=2 frames=[] []\n"
       "SNAP #2 ir=0005 pc=5 frames=[] []\n",
+      // x * 3: the float of an int constant is an int to the interpreter,
+      // and an int times an int is an int (which wraps).
+      "0000    flt  KFLOAT 3.0 int\n"
+      "0001 >  list SLOAD  0  0  #0\n"
+      "0002 >  int  SLOAD  1  0  #0\n"
+      "0003 >  flt  LLOAD  0001  0002  #1\n"
+      "0004    flt  FMUL   0003  0000\n"
+      "0005 >  none EXIT    #2\n"
+      "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+      "SNAP #1 ir=0003 pc=2 frames=[] []\n"
+      "SNAP #2 ir=0005 pc=9 frames=[] [3=0004]\n",
+      // 5 - x, an int element met by the same constant as a CONV's operand.
+      "0000    flt  KFLOAT 5.0 int\n"
+      "0001 >  list SLOAD  0  0  #0\n"
+      "0002 >  int  SLOAD  1  0  #0\n"
+      "0003 >  int  LLOAD  0001  0002  #1\n"
+      "0004    flt  CONV   0003\n"
+      "0005    flt  FSUB   0000  0004\n"
+      "0006 >  none EXIT    #2\n"
+      "SNAP #0 ir=0001 pc=0 frames=[] []\n"
+      "SNAP #1 ir=0003 pc=2 frames=[] []\n"
+      "SNAP #2 ir=0006 pc=9 frames=[] [3=0005]\n",
       // a guard after a store names the element's register: exiting at the
       // load would store again.
       "0000 >  list SLOAD  0  0  #0\n"

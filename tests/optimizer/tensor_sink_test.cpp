@@ -156,7 +156,7 @@ TEST(TensorSink, IntTensorsWrapAndDivisionAndMeanGiveF32) {
                "0000    int  KINT   3\n"
                "0001    flt  KFLOAT 0.0\n"
                "0002    flt  KFLOAT 2.0\n"
-               "0003    flt  KFLOAT 3.0\n"
+               "0003    flt  KFLOAT 3.0 int\n"
                "0004 >  int  SLOAD  0  0  #0\n"
                "0005 >  int  SLOAD  1  0  #0\n"
                "0006    none CARG   0004  0005\n"

@@ -381,6 +381,30 @@ class NumPyZeroCopy(unittest.TestCase):
         self.assertEqual(t.dtype, "bool")
         self.assertEqual(t.numpy().tolist(), [False, True, False])
 
+    def test_uint8_is_a_bool_only_by_value(self):
+        # NumPy 1.24 exports uint8 through DLPack as 8-bit unsigned, which is also how bools
+        # travelled before DLPack 0.8: bytes of 0 and 1 are bools, any other is refused, never
+        # read as a bool (2 and 255 printed true, sum gave 258).
+        vm = tessera.VM()
+        vm.globals["flags"] = np.array([0, 1, 1], dtype=np.uint8)
+        vm.run("let n = item(sum(cast(flags, i32)))")
+        self.assertEqual(vm.globals["n"], 2)
+        for values in ([0, 2, 1], [255], [1, 0, 7, 1]):
+            with self.assertRaises(TypeError) as cm:
+                vm.globals["bad"] = np.array(values, dtype=np.uint8)
+            message = str(cm.exception)
+            self.assertIn("f32 f16 bf16 i32 i64 bool", message)
+            self.assertIn("uint8", message)
+        strided = np.array([1, 5, 0, 9], dtype=np.uint8)[::2]  # copied, then checked
+        vm.globals["s"] = strided
+        vm.run("let m = item(sum(cast(s, i32)))")
+        self.assertEqual(vm.globals["m"], 1)
+        with self.assertRaises(TypeError):
+            vm.globals["s2"] = np.array([1, 0, 3, 0], dtype=np.uint8)[::2]
+        with self.assertRaises(TypeError) as cm:
+            vm.globals["i8"] = np.array([1, 2], dtype=np.int8)
+        self.assertIn("f32 f16 bf16 i32 i64 bool", str(cm.exception))
+
     def test_float64_is_refused_clearly(self):
         vm = tessera.VM()
         with self.assertRaises(TypeError) as cm:

@@ -1,6 +1,7 @@
 """What the end-to-end tests of tessera-vm share: running the VM and
 recording checks, each printed as it is made ("ok:" or "FAIL:"), and the
 exit status the failures give the test."""
+import argparse
 import os
 import subprocess
 
@@ -29,3 +30,14 @@ def finish():
         return 1
     print("all checks passed")
     return 0
+
+
+def vm_args(sanitized=False):
+    """The command line of a test: --vm (made absolute) and, if asked for, --sanitized."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vm", required=True)
+    if sanitized:
+        ap.add_argument("--sanitized", action="store_true")
+    args = ap.parse_args()
+    args.vm = os.path.abspath(args.vm)
+    return args

@@ -12,13 +12,12 @@ compile_worker.h, CompileWorker::abandon) and still ends well:
 
 Usage: exit_cli_test.py --vm build/tessera-vm [--sanitized]
 """
-import argparse
 import os
 import shutil
 import sys
 import tempfile
 
-from cli_checks import check, finish, run
+from cli_checks import check, finish, run, vm_args
 
 SCRIPT = """fn work(n) {
   let s = 0
@@ -38,11 +37,8 @@ print("done")
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--vm", required=True)
-    ap.add_argument("--sanitized", action="store_true")
-    args = ap.parse_args()
-    vm = os.path.abspath(args.vm)
+    args = vm_args(sanitized=True)
+    vm = args.vm
     work = tempfile.mkdtemp(prefix="tessera-exit-")
     try:
         prog = os.path.join(work, "ends_while_compiling.tsb")

@@ -16,12 +16,12 @@
     while the loop runs (--stats counts them);
   - OpenBLAS is loaded by the first matrix product, not at start, and one
     that cannot be loaded is an error naming it;
-  - a runaway allocation ends in "out of memory" naming the --max-memory
+  - a runaway allocation (a string doubled, list(n, x) within its size
+    limit) ends in "out of memory" naming the --max-memory
     limit (not in sanitizer builds, where no limit is set).
 
 Usage: hostile_input_test.py --vm build/tessera-vm [--sanitized]
 """
-import argparse
 import os
 import re
 import shutil
@@ -30,14 +30,11 @@ import sys
 import tempfile
 import threading
 
-from cli_checks import check, finish, run
+from cli_checks import check, finish, run, vm_args
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--vm", required=True)
-    ap.add_argument("--sanitized", action="store_true")
-    args = ap.parse_args()
-    vm = os.path.abspath(args.vm)
+    args = vm_args(sanitized=True)
+    vm = args.vm
     work = tempfile.mkdtemp(prefix="tessera-hostile-")
     try:
         hello = os.path.join(work, "hello.tsb")
@@ -131,6 +128,15 @@ def main():
             rc, _, err = run(vm, "run", runaway, "--max-memory", "512M", timeout=300)
             check(rc == 1 and "out of memory (the memory limit is 512 MiB; see --max-memory)" in err,
                   "a runaway allocation stops at the --max-memory limit", f"rc={rc} {err}")
+            # One rule for every allocation: list(n, x) within its 10^8 limit but over the memory
+            # limit is out of memory too, not a size said to be too large.
+            big_list = os.path.join(work, "big_list.tsb")
+            with open(big_list, "w") as f:
+                f.write("let l = list(20000000, 0)\nprint(len(l))\n")
+            rc, _, err = run(vm, "run", big_list, "--max-memory", "256M", timeout=300)
+            check(rc == 1 and "out of memory (the memory limit is 256 MiB; see --max-memory)" in err
+                  and "size too large" not in err,
+                  "list(20000000, 0) under --max-memory 256M is out of memory", f"rc={rc} {err}")
         else:
             print("skipped: --max-memory (no limit is set in sanitizer builds)")
     finally:

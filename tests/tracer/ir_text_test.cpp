@@ -239,6 +239,30 @@ TEST(IRText, FloatConstantsRoundTripBitExactly) {
   EXPECT_EQ(shown(std::bit_cast<double>(uint64_t{0x7ff8dead0000beef})), "nan:0x7ff8dead0000beef");
 }
 
+// The float of an int constant (a folded CONV) is a constant of its own,
+// marked `int`, since the interpreter holds an int there.
+TEST(IRText, FloatsOfIntConstantsRoundTrip) {
+  TraceIR ir;
+  const IRRef three = ir.kfloat(3.0);
+  const IRRef three_int = ir.kfloat(3.0, true);
+  const IRRef big = ir.kfloat(static_cast<double>(std::numeric_limits<int64_t>::max()), true);
+  EXPECT_NE(three, three_int);
+  EXPECT_EQ(three_int, ir.kfloat(3.0, true));
+  EXPECT_FALSE(ir.is_converted_int(three));
+  EXPECT_TRUE(ir.is_converted_int(three_int));
+  const std::string text = print_ir(ir);
+  EXPECT_NE(text.find("flt  KFLOAT 3.0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("flt  KFLOAT 3.0 int\n"), std::string::npos) << text;
+  TraceIR back = parse_ir(text);
+  ASSERT_EQ(back.size(), ir.size());
+  EXPECT_TRUE(back.is_converted_int(three_int));
+  EXPECT_TRUE(back.is_converted_int(big));
+  EXPECT_FALSE(back.is_converted_int(three));
+  EXPECT_EQ(print_ir(back), text);
+  EXPECT_THROW(parse_ir("0000    flt  KFLOAT 2.5 int\n"), std::invalid_argument);
+  EXPECT_THROW(parse_ir("0000    flt  KFLOAT inf int\n"), std::invalid_argument);
+}
+
 TEST(IRText, IntAndPointerConstantsRoundTrip) {
   TraceIR ir;
   for (int64_t v : {int64_t{0}, int64_t{-1}, std::numeric_limits<int64_t>::min(),

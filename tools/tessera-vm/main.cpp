@@ -26,6 +26,7 @@
 #include "runtime/jit_event_log.h"
 #include "runtime/run_metrics.h"
 #include "runtime/trace_viewer.h"
+#include "tools/tessera-vm/signal_outputs.h"
 #include "vm/interp/vm.h"
 
 namespace {
@@ -128,6 +129,10 @@ int run_cli(int argc, char** argv) {
     return 2;
   }
 
+  // A path option given an empty value ("--metrics ''") names no file: a
+  // usage error rather than an output silently not written.
+  const CLI::Validator a_path(
+      [](std::string& v) -> std::string { return v.empty() ? "needs a path, got an empty one" : std::string(); }, "");
   CLI::App app{kDescription, "tessera-vm"};
   app.set_version_flag("--version", std::string("tessera-vm ") + TESSERA_VERSION);
   app.require_subcommand(1);
@@ -195,19 +200,30 @@ int run_cli(int argc, char** argv) {
                   "timeline of the run for Perfetto or chrome://tracing (timeline.json), and a page that shows all "
                   "of it in a browser (index.html). "
                   "DIR is made if missing; one that cannot be written is an error before the run")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(a_path);
+  size_t dump_keep = tessera::jit::JitTimelineLimits{}.keep;
+  run->add_option("--dump-keep", dump_keep,
+                  "With --dump, what timeline.json keeps of each kernel, trace and kind of event: its first N and "
+                  "last N spans or instants; those between are counted, and the timeline says how many it left "
+                  "out (so a long run's dump stays small)")
+      ->type_name("N")
+      ->default_val(dump_keep)
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
   std::string jit_log;
   run->add_flag("--jit-log{-}", jit_log,
                 "Print a line per JIT event as it happens (recording started, trace stopped or aborted, compiled, "
                 "blacklisted, tier-up, invalidated, kernels compiled, K3, dynamic dims, tuned, refused) to stderr, "
                 "or with --jit-log=FILE to FILE; docs/observability.md lists the events and their fields")
-      ->type_name("[=FILE]");
+      ->type_name("[=FILE]")
+      ->check(a_path);
   std::string metrics_file;
   run->add_option("--metrics", metrics_file,
                   "Append what the run did to FILE as JSON lines: one for the run (wall time, traces, compile times "
                   "per tier, CPU time per tier, time in compiled code, each fused kernel's calls, time and GB/s) and "
                   "one per hot loop; docs/observability.md lists the fields")
-      ->type_name("FILE.jsonl");
+      ->type_name("FILE.jsonl")
+      ->check(a_path);
   run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all() +
               "\nEnvironment:\n"
               "  TESSERA_CACHE_DIR      the persistent kernel cache (default $XDG_CACHE_HOME/tessera, else\n"
@@ -250,6 +266,9 @@ int run_cli(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+
+  // Before the VM and the JIT start threads, which inherit its signal mask.
+  static tessera::cli::SignalOutputs& signals = *new tessera::cli::SignalOutputs;
 
   tessera::VMOptions opts;
   opts.script_args = std::move(script_args);
@@ -296,7 +315,9 @@ int run_cli(int argc, char** argv) {
       check_dump_dir(dump_dir);
       events = std::make_shared<tessera::jit::JitEventLog>();
       events->write_jsonl((fs::path(dump_dir) / "events.jsonl").string());
-      events->keep_timeline((fs::path(dump_dir) / "timeline.json").string(), "tessera-vm run " + run_file);
+      tessera::jit::JitTimeline::Limits limits;
+      limits.keep = dump_keep;
+      events->keep_timeline((fs::path(dump_dir) / "timeline.json").string(), "tessera-vm run " + run_file, limits);
     }
     if (!metrics_file.empty()) {
       std::ofstream probe(metrics_file, std::ios::app);  // fails now rather than after the run
@@ -339,8 +360,28 @@ int run_cli(int argc, char** argv) {
     vm.set_jit_hooks(&runtime);
   }
   const auto start = std::chrono::steady_clock::now();
+  // SIGINT or SIGTERM during the run: the timeline and a --metrics run line
+  // are written from the signal's thread, which may read only the
+  // thread-safe parts (the event log, the tally, the parameters).
+  signals.set_writer([&](const char* signal, int exit_status) {
+    const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    try {
+      if (events) events->finish();
+      if (!metrics_file.empty())
+        tessera::append_metrics_lines(metrics_file,
+                                      tessera::interrupted_run_metrics_line(runtime, {run_file, exit_status, wall_ms},
+                                                                            signal, events->tally()));
+    } catch (const std::runtime_error& e) {
+      std::cerr << "tessera-vm: " << e.what() << "\n";
+    }
+  });
+  struct RunEnded {  // every way out of here: the writer's captures go
+    tessera::cli::SignalOutputs& s;
+    ~RunEnded() { s.run_ended(); }
+  } run_ended{signals};
   tessera::RunStatus status = vm.run_file(run_file);
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
+  signals.run_ended();
   std::cout.flush();
   if (want_stats) {
     runtime.print_stats(std::cerr, wall.count());
@@ -349,18 +390,34 @@ int run_cli(int argc, char** argv) {
               << " lists in cycles freed, " << fmt_fixed(lists.stats().ms) << " ms\n";
     std::cerr.flush();
   }
-  if (events) {
+  // Each output that cannot be written is reported, and the run exits 1.
+  bool outputs_written = true;
+  auto write = [&](auto&& what) {
     try {
-      events->finish();  // the timeline (the exits' counts and the trace tree came as the interpreter ended)
-      if (!dump_dir.empty()) tessera::write_trace_viewer(runtime, run_file, wall.count(), dump_dir);
-      if (!metrics_file.empty())
+      what();
+    } catch (const std::runtime_error& e) {
+      std::cerr << "tessera-vm: " << e.what() << "\n";
+      outputs_written = false;
+    }
+  };
+  if (events) {
+    // The timeline (the exits' counts and the trace tree came as the interpreter ended).
+    write([&] { events->finish(); });
+    if (!dump_dir.empty()) {
+      write([&] { tessera::write_trace_viewer(runtime, run_file, wall.count(), dump_dir); });
+      write([&] {
+        if (std::string e = runtime.dump_error(); !e.empty())
+          throw std::runtime_error("--dump: " + e + " (the first file of the dump that could not be written)");
+      });
+    }
+    if (!metrics_file.empty())
+      write([&] {
         tessera::append_run_metrics(metrics_file, runtime,
                                     {run_file, static_cast<int>(status), std::chrono::duration<double, std::milli>(wall).count()},
                                     events->tally());
-    } catch (const std::runtime_error& e) {
-      std::cerr << "tessera-vm: " << e.what() << "\n";
-    }
+      });
   }
+  if (!outputs_written && status == tessera::RunStatus::Ok) status = tessera::RunStatus::RuntimeError;
   if (runtime.compile_abandoned()) {
     // A compile thread still reads the traces (CompileWorker::abandon): end
     // here, running no destructor under it.

@@ -203,11 +203,9 @@ Value bi_list(BuiltinContext&, const CallArgs& a) {
   int64_t n = arg_int("list", a.pos[0]);
   if (n < 0) throw RuntimeError("list: size must not be negative, got " + std::to_string(n));
   if (n > kMaxListSize) throw RuntimeError("list: size too large");
-  try {
-    return make_list(std::vector<Value>(static_cast<size_t>(n), a.pos[1]));
-  } catch (const std::bad_alloc&) {
-    throw RuntimeError("list: size too large");
-  }
+  // Memory that runs out is `out of memory`, as for every allocation (the
+  // interpreter says so, with the --max-memory note).
+  return make_list(std::vector<Value>(static_cast<size_t>(n), a.pos[1]));
 }
 
 ListObj& list_arg(const char* fn, const Value& v) {

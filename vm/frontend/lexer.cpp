@@ -307,19 +307,24 @@ void Lexer::lex_string(Token& tok) {
   tok.str_value = std::move(out);
 }
 
+namespace {
+
+// The keyword `word` is, or Ident.
+TokenKind keyword_kind(std::string_view word) {
+  if (word.size() <= 8)  // no keyword is longer than "continue"
+    for (const Keyword& kw : kKeywords)
+      if (kw.spelling == word) return kw.kind;
+  return TokenKind::Ident;
+}
+
+}  // namespace
+
+bool is_keyword(std::string_view word) { return keyword_kind(word) != TokenKind::Ident; }
+
 void Lexer::lex_word(Token& tok) {
   size_t start = pos_;
   while (!at_end() && is_ident_char(src_[pos_])) ++pos_;
-  std::string_view word = src_.substr(start, pos_ - start);
-  tok.kind = TokenKind::Ident;
-  if (word.size() <= 8) {  // no keyword is longer than "continue"
-    for (const Keyword& kw : kKeywords) {
-      if (kw.spelling == word) {
-        tok.kind = kw.kind;
-        break;
-      }
-    }
-  }
+  tok.kind = keyword_kind(src_.substr(start, pos_ - start));
 }
 
 void Lexer::lex_punct(Token& tok) {

@@ -36,6 +36,10 @@ struct Token {
   std::string str_value;     // String: contents after escape processing
 };
 
+// Whether `word` is one of the language's keywords ("if", "nil", ...),
+// which no name may be.
+bool is_keyword(std::string_view word);
+
 // How a token is named in "expected X but found Y" messages:
 // "'+'", "'while'", "'foo'", "'42'", "string literal", "newline", "end of file".
 std::string describe_token(const Token& tok);

@@ -192,14 +192,10 @@ RunStatus VM::call(const Value& callee, std::span<const Value> args, Value& resu
   return report_runtime_error(s->module().filename, error);
 }
 
-bool VM::read_file(const std::string& path, std::string& source) {
-  auto fail = [&](const std::string& why) {
-    last_error_ = VMError{RunStatus::CompileError, {}, "tessera-vm: cannot " + why + "\n", {}};
-    if (opts_.report_errors) err() << last_error_.report;
-    return false;
-  };
+std::optional<SourceReadError> read_source_file(const std::string& path, std::string& source) {
+  auto fail = [](std::string why, bool missing = false) { return SourceReadError{std::move(why), missing}; };
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail("open '" + path + "': " + std::strerror(errno));
+  if (fd < 0) return fail("open '" + path + "': " + std::strerror(errno), errno == ENOENT);
   struct FdCloser {
     int fd;
     ~FdCloser() { ::close(fd); }
@@ -226,7 +222,15 @@ bool VM::read_file(const std::string& path, std::string& source) {
                   " MiB");
     source.append(buf, static_cast<size_t>(n));
   }
-  return true;
+  return std::nullopt;
+}
+
+bool VM::read_file(const std::string& path, std::string& source) {
+  const std::optional<SourceReadError> error = read_source_file(path, source);
+  if (!error) return true;
+  last_error_ = VMError{RunStatus::CompileError, {}, "tessera-vm: cannot " + error->what + "\n", {}};
+  if (opts_.report_errors) err() << last_error_.report;
+  return false;
 }
 
 RunStatus VM::run_file(const std::string& path) {

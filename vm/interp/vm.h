@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <memory>
 #include <span>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,17 @@ struct ScriptError;
 
 // The largest source file run_file reads (a device or pipe is read up to it).
 constexpr uint64_t kMaxSourceBytes = uint64_t{64} << 20;
+
+// Why a script's source could not be read: `what` as "open 'F': Is a
+// directory", `missing` when no such file exists.
+struct SourceReadError {
+  std::string what;
+  bool missing = false;
+};
+// Reads the source of a script (the CLI's and the C ABI's one rule: a
+// directory, an unreadable file or one over kMaxSourceBytes is an error,
+// never an empty program).
+std::optional<SourceReadError> read_source_file(const std::string& path, std::string& source);
 
 // The traceback lines of a runtime error as the spec (§1) fixes them.
 std::string format_traceback(const std::string& file, const ScriptError& e);

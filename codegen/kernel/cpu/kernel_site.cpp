@@ -80,11 +80,14 @@ Value KernelSite::run(std::span<const Value> inputs) {
       const TensorObj& b = *inputs[static_cast<size_t>(region_.index_of(mm.args[1]))].as_tensor();
       if (a.rank() >= 1 && b.rank() >= 1) flops = 2 * a.numel * b.shape.back();
     }
-    e->kernel_span(span_name_, start, end,
-                   {{"ops", static_cast<int64_t>(region_.ops.size())},
-                    {"device", std::string(device_ ? "gpu" : "cpu")},
-                    {"bytes", bytes},
-                    {"flops", flops}});
+    KernelSpan span;
+    span.start_ms = start;
+    span.end_ms = end;
+    span.gpu = device_ != nullptr;
+    span.ops = static_cast<int64_t>(region_.ops.size());
+    span.bytes = bytes;
+    span.flops = flops;
+    e->kernel_span(span_name_, span);
   }
   return out;
 }

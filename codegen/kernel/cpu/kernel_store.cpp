@@ -16,11 +16,6 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-}
-
 }  // namespace
 
 KernelStore::KernelStore() : disk_(std::make_shared<const KernelDiskCache>()) {}
@@ -104,17 +99,22 @@ void KernelStore::dump(const std::string& id, const Kernel& k, const std::string
     head += "// " + note.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos) + "\n";
     pos = nl == std::string::npos ? note.size() : nl + 1;
   }
-  write_file(base + ".kir", head + print(k));
-  write_file(base + ".ll", llvm_ir);
+  dump_error_.write(base + ".kir", head + print(k));
+  dump_error_.write(base + ".ll", llvm_ir);
   // The CUDA C++ the GPU backend makes of the same kernel (every param a
   // pointer here; a GPU launch passes the region's script scalars by value).
   try {
     const CudaKernelSource cuda = emit_cuda_kernel(k, "region");
-    write_file(base + ".cu", head + cuda.source);
-    if (dump_ptx_) write_file(base + ".ptx", dump_ptx_(cuda));
+    dump_error_.write(base + ".cu", head + cuda.source);
+    if (dump_ptx_) dump_error_.write(base + ".ptx", dump_ptx_(cuda));
   } catch (const std::exception& e) {
-    write_file(base + ".cu", head + "// the CUDA emitter refused this kernel: " + e.what() + "\n");
+    dump_error_.write(base + ".cu", head + "// the CUDA emitter refused this kernel: " + e.what() + "\n");
   }
+}
+
+std::string KernelStore::dump_error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dump_error_.error();
 }
 
 std::optional<std::string> KernelStore::load_note(const std::string& kind, const std::string& identity) {

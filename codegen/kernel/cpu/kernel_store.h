@@ -21,6 +21,7 @@
 #include "codegen/kernel/cpu/cpu_compiler.h"
 #include "codegen/kernel/cuda/cuda_emitter.h"
 #include "codegen/kernel/kernel_disk_cache.h"
+#include "vm/core/text_file.h"
 
 namespace tessera::kir {
 
@@ -64,6 +65,8 @@ class KernelStore {
     std::string cache_dir;           // empty: the cache is off
   };
   Stats stats() const;
+  // The first --dump file that could not be written ("PATH: REASON"), or "".
+  std::string dump_error() const;
 
   // Made at its first use (thread-safe): LLVM's target machine and JIT took
   // milliseconds of every run's start-up, programs without tensors too.
@@ -79,6 +82,7 @@ class KernelStore {
   std::shared_ptr<const KernelDiskCache> disk_;  // replaced by configure, in use elsewhere
   std::string dump_dir_;
   DumpPtx dump_ptx_;
+  FirstWriteError dump_error_;  // under mu_
   // By identity; kept for the process (traces hold their kernels' code).
   std::unordered_map<std::string, std::shared_ptr<const StoredKernel>> kernels_;
   Stats stats_;

@@ -167,6 +167,10 @@ TEST(CApiRun, RunFile) {
   EXPECT_EQ(tsr_run_file(t.vm, path.c_str()), TSR_SUCCESS) << last(t.vm);
   EXPECT_EQ(t.out, "from a file\n");
   std::filesystem::remove(path);
+  // A directory is an unreadable file, as for the CLI: never an empty program.
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  EXPECT_EQ(tsr_run_file(t.vm, dir.c_str()), TSR_EIO);
+  EXPECT_EQ(last(t.vm), "cannot open '" + dir + "': Is a directory");
 }
 
 TEST(CApiValues, ScalarsAndStringsRoundTrip) {
@@ -299,6 +303,12 @@ TEST(CApiGlobals, LookUpSetAndCall) {
   EXPECT_EQ(t.out, "106\n");
   EXPECT_EQ(t.as_int(t.global("fresh")), 8);
   EXPECT_EQ(tsr_set_global(t.vm, "not a name", args[0]), TSR_EINVAL);
+  // A keyword is no name a script can read: refused, as for the parser.
+  for (const char* keyword : {"if", "nil", "while", "continue", "fn"}) {
+    EXPECT_EQ(tsr_set_global(t.vm, keyword, args[0]), TSR_EINVAL) << keyword;
+    EXPECT_EQ(last(t.vm), std::string("'") + keyword + "' is not a valid global name (it is a keyword)");
+  }
+  EXPECT_EQ(tsr_set_global(t.vm, "iffy", args[0]), TSR_SUCCESS) << last(t.vm);
   EXPECT_EQ(tsr_set_global(t.vm, "x", tsr_value{0}), TSR_EINVAL);
 }
 
@@ -348,6 +358,7 @@ TEST(CApiHostFunctions, ScriptsCallThemWithUserData) {
   EXPECT_EQ(c.calls, before);
   // Registration checks its arguments.
   EXPECT_EQ(tsr_register_function(t.vm, "bad name", host_add, &c, 0, 1), TSR_EINVAL);
+  EXPECT_EQ(tsr_register_function(t.vm, "return", host_add, &c, 0, 1), TSR_EINVAL);
   EXPECT_EQ(tsr_register_function(t.vm, "f", nullptr, &c, 0, 1), TSR_EINVAL);
   EXPECT_EQ(tsr_register_function(t.vm, "f", host_add, &c, 3, 1), TSR_EINVAL);
   EXPECT_EQ(tsr_register_function(t.vm, nullptr, host_add, &c, 0, 1), TSR_EINVAL);
@@ -360,6 +371,27 @@ TEST(CApiHostFunctions, ARaiseIsTheScriptsRuntimeErrorNamingTheHostFunction) {
   EXPECT_EQ(last(t.vm), "the host says no");
   EXPECT_EQ(std::string(tsr_last_traceback(t.vm)),
             "  at <main> (test.tsb:2)\n  at check (test.tsb:1)\n  at veto (host function)\n");
+}
+
+// A host function whose status is none of the enum's (a C host may return
+// any int), with a result it did not set.
+tsr_status host_odd_status(tsr_vm*, void* user, const tsr_value*, size_t, tsr_value*) {
+  const int raw = *static_cast<int*>(user);
+  tsr_status st;
+  std::memcpy(&st, &raw, sizeof st);
+  return st;
+}
+
+TEST(CApiHostFunctions, AStatusOutsideTheEnumIsSaidToBeOne) {
+  TestVM t;
+  int raws[] = {42, -1, 12};
+  for (int& raw : raws) {
+    const std::string name = "odd" + std::to_string(&raw - raws);
+    ASSERT_EQ(tsr_register_function(t.vm, name.c_str(), host_odd_status, &raw, 0, 0), TSR_SUCCESS);
+    EXPECT_EQ(t.run(name + "()\n"), TSR_ERUNTIME);
+    EXPECT_EQ(last(t.vm), "the host function returned status " + std::to_string(raw) +
+                              ", which is not a tsr_status (TSR_SUCCESS or an error, 1 to 11)");
+  }
 }
 
 tsr_status host_reenter(tsr_vm* vm, void* user, const tsr_value*, size_t, tsr_value* result) {
@@ -557,6 +589,37 @@ TEST(CApiDLPack, RefusedTensorsStayTheCallers) {
   EXPECT_EQ(tsr_tensor_from_dlpack(t.vm, nullptr, &v), TSR_EINVAL);
   m->deleter(m);
   EXPECT_TRUE(deleted);
+}
+
+// 8-bit unsigned data (and DLPack 0.8's bool code) are bools by value only:
+// bytes of 0 and 1 import, any other byte is refused and stays the caller's.
+TEST(CApiDLPack, EightBitUnsignedIsABoolOnlyByValue) {
+  TestVM t;
+  for (uint8_t code : {uint8_t{kDLUInt}, uint8_t{6}}) {
+    for (bool valid : {true, false}) {
+      bool deleted = false;
+      DLManagedTensor* m = make_dlpack(std::vector<float>(2, 0.0f), {8}, {}, &deleted);
+      const uint8_t bytes[8] = {0, 1, 1, 0, 1, 0, 0, static_cast<uint8_t>(valid ? 1 : 255)};
+      std::memcpy(m->dl_tensor.data, bytes, sizeof bytes);
+      m->dl_tensor.dtype = {code, 8, 1};
+      tsr_value v{0};
+      if (valid) {
+        ASSERT_EQ(tsr_tensor_from_dlpack(t.vm, m, &v), TSR_SUCCESS) << last(t.vm);
+        ASSERT_EQ(tsr_set_global(t.vm, "flags", v), TSR_SUCCESS);
+        t.out.clear();
+        ASSERT_EQ(t.run("print(item(sum(cast(flags, i32))))\nflags = nil\n"), TSR_SUCCESS) << last(t.vm);
+        EXPECT_EQ(t.out, "4\n");
+        tsr_value_free(t.vm, v);
+        EXPECT_TRUE(deleted);
+      } else {
+        EXPECT_EQ(tsr_tensor_from_dlpack(t.vm, m, &v), TSR_ETYPE);
+        EXPECT_NE(last(t.vm).find("element 7 is 255"), std::string::npos) << last(t.vm);
+        EXPECT_NE(last(t.vm).find("f32 f16 bf16 i32 i64 bool"), std::string::npos) << last(t.vm);
+        EXPECT_FALSE(deleted);
+        m->deleter(m);
+      }
+    }
+  }
 }
 
 TEST(CApiDLPack, ExportSharesStorageAndOutlivesTheVM) {
