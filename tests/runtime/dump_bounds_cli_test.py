@@ -22,6 +22,29 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "experiments", "harness"))
 from cli_checks import check, finish, vm_args  # noqa: E402
 from run_dump_overhead import KERNEL_LOOP, measure  # noqa: E402
 
+def check_timeline(path, calls, keep):
+    """The kernel's spans: at most 2 x keep kept, the rest counted where the timeline says so."""
+    with open(path) as f:
+        timeline = json.load(f)
+    events = timeline["traceEvents"]
+    kernel = [e for e in events if e["ph"] == "X" and e["name"].startswith("kernel k")]
+    names = {e["name"] for e in kernel}
+    check(len(names) >= 1, "the timeline has the kernel's spans", str(names))
+    for name in names:
+        kept = [e for e in kernel if e["name"] == name]
+        check(len(kept) <= 2 * keep, f"{name}: at most 2 x {keep} spans kept ({len(kept)})")
+    left_out = [e for e in events if e.get("cat") == "left out"]
+    other = timeline.get("otherData", {})
+    check(left_out and all(e["args"]["left_out"] > 0 for e in left_out),
+          "the timeline says where it left spans out, and how many", json.dumps(left_out[:3]))
+    kernel_left = sum(e["args"]["left_out"] for e in left_out if e["name"].startswith("kernel k"))
+    kernel_kept = len(kernel)
+    check(kernel_left + kernel_kept >= calls - 200,
+          f"the kernel's spans kept and left out add up to its calls ({kernel_kept} + {kernel_left}, {calls} calls)")
+    check(other.get("events_left_out", 0) >= kernel_left and other.get("sites_with_events_left_out"),
+          "otherData totals what was left out", json.dumps(other)[:500])
+
+
 def main():
     args = vm_args(sanitized=True)
     vm = args.vm
@@ -33,13 +56,14 @@ def main():
             f.write(KERNEL_LOOP)
         rc, _, _, plain_out, err = measure([vm, "run", script, "--", str(calls)])
         check(rc == 0, "the loop runs", err)
-        # The same dump of a short run and of a long one: what --dump adds (its files, LLVM for
-        # T2's dumps) is the same, what it would keep per call is the difference.
+        # The same dump of a short run and of a long one (--dump-keep at its default): what --dump
+        # adds (its files, LLVM for T2's dumps) is the same, what it would keep per call is the
+        # difference.
         short = os.path.join(work, "short")
-        rc, _, short_mb, _, err = measure([vm, "run", "--dump", short, "--dump-keep", "50", script, "--", "1000"])
+        rc, _, short_mb, _, err = measure([vm, "run", "--dump", short, script, "--", "1000"])
         check(rc == 0, "a short run with --dump", err)
         dump = os.path.join(work, "dump")
-        rc, _, dump_mb, out, err = measure([vm, "run", "--dump", dump, "--dump-keep", "50", script, "--", str(calls)])
+        rc, _, dump_mb, out, err = measure([vm, "run", "--dump", dump, script, "--", str(calls)])
         check(rc == 0 and out == plain_out, f"with --dump it prints the same ({calls} fused calls)", f"rc={rc} {err}")
         if args.sanitized:
             print(f"skipped: the peak RSS comparison (sanitized build; 1000 calls {short_mb:.0f} MB, "
@@ -48,26 +72,12 @@ def main():
             check(dump_mb < short_mb + 16,
                   f"the peak RSS of --dump does not grow with the run: {calls} calls {dump_mb:.0f} MB, "
                   f"1000 calls {short_mb:.0f} MB")
-
-        with open(os.path.join(dump, "timeline.json")) as f:
-            timeline = json.load(f)
-        events = timeline["traceEvents"]
-        kernel = [e for e in events if e["ph"] == "X" and e["name"].startswith("kernel k")]
-        names = {e["name"] for e in kernel}
-        check(len(names) >= 1, "the timeline has the kernel's spans", str(names))
-        for name in names:
-            kept = [e for e in kernel if e["name"] == name]
-            check(len(kept) <= 100, f"{name}: at most 2 x 50 spans kept ({len(kept)})")
-        left_out = [e for e in events if e.get("cat") == "left out"]
-        other = timeline.get("otherData", {})
-        check(left_out and all(e["args"]["left_out"] > 0 for e in left_out),
-              "the timeline says where it left spans out, and how many", json.dumps(left_out[:3]))
-        kernel_left = sum(e["args"]["left_out"] for e in left_out if e["name"].startswith("kernel k"))
-        kernel_kept = len(kernel)
-        check(kernel_left + kernel_kept >= calls - 200,
-              f"the kernel's spans kept and left out add up to its calls ({kernel_kept} + {kernel_left}, {calls} calls)")
-        check(other.get("events_left_out", 0) >= kernel_left and other.get("sites_with_events_left_out"),
-              "otherData totals what was left out", json.dumps(other)[:500])
+        check_timeline(os.path.join(dump, "timeline.json"), calls, 256)
+        # --dump-keep sets what is kept.
+        few = os.path.join(work, "few")
+        rc, _, _, _, err = measure([vm, "run", "--dump", few, "--dump-keep", "10", script, "--", "5000"])
+        check(rc == 0, "a run with --dump-keep 10", err)
+        check_timeline(os.path.join(few, "timeline.json"), 5000, 10)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     sys.exit(finish())
