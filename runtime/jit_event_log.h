@@ -55,7 +55,8 @@ class JitEventLog : public kir::KernelEventSink {
   JitEventLog();  // the clock starts
   ~JitEventLog() override;
 
-  // Lines go to `os` (not owned; stderr for --jit-log).
+  // Lines go to `os` (not owned: it must outlive the log, whose destructor
+  // flushes it; stderr for --jit-log).
   void log_to(std::ostream& os);
   // Lines go to a file (--jit-log=FILE); throws std::runtime_error with the
   // reason when it cannot be written.

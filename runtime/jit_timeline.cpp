@@ -51,7 +51,9 @@ void JitTimeline::instant(Track track, std::string_view name, const char* catego
 }
 
 void JitTimeline::kernel_span(Track track, std::string_view name, const kir::KernelSpan& k) noexcept {
-  SmallArgs args;
+  Event e{'X', track, k.on_device ? "gpu" : "kernel", std::max(0.0, (k.start_ms - origin_ms_) * 1000),
+          std::max(0.0, (k.end_ms - k.start_ms) * 1000), {}, {}};
+  SmallArgs& args = e.small;
   if (k.on_device) args.add("track", "device");
   args.add("device", k.gpu ? "gpu" : "cpu");
   if (k.tier) args.add("tier", k.tier);
@@ -59,7 +61,7 @@ void JitTimeline::kernel_span(Track track, std::string_view name, const kir::Ker
   if (k.blocks >= 0) args.add("blocks", k.blocks);
   args.add("bytes", k.bytes);
   if (!k.on_device) args.add("flops", k.flops);
-  span(track, name, k.on_device ? "gpu" : "kernel", k.start_ms, k.end_ms, args);
+  add(std::move(e), name);
 }
 
 void JitTimeline::add(Event&& e, std::string_view name) noexcept {

@@ -4,9 +4,14 @@ namespace tessera::jit {
 
 void KernelCallTally::add(std::string_view name, const char* device, double ms, uint64_t bytes, uint64_t flops) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = kernels_.find(name);  // no string made for a kernel seen before
-  if (it == kernels_.end()) it = kernels_.emplace(std::string(name), Kernel{std::string(name), device}).first;
-  Kernel& k = it->second;
+  // A loop calls one kernel: the last one is found without a search (map
+  // nodes stay put), any other without making a string.
+  if (!last_ || last_->name != name) {
+    auto it = kernels_.find(name);
+    if (it == kernels_.end()) it = kernels_.emplace(std::string(name), Kernel{std::string(name), device}).first;
+    last_ = &it->second;
+  }
+  Kernel& k = *last_;
   ++k.calls;
   k.ms += ms;
   k.bytes += bytes;

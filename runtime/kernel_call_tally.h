@@ -27,6 +27,7 @@ class KernelCallTally {
  private:
   mutable std::mutex mu_;
   std::map<std::string, Kernel, std::less<>> kernels_;
+  Kernel* last_ = nullptr;  // the kernel of the last call
 };
 
 }  // namespace tessera::jit

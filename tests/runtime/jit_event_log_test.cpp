@@ -85,8 +85,8 @@ TEST(JitEventLog, JsonLinesCarryTheFieldsTypedAndKindsAreCounted) {
 }
 
 TEST(JitEventLog, AStoredGlobalThatTracesAssumedIsLogged) {
+  std::ostringstream text;  // outlives the log, whose last flush writes to it
   auto log = std::make_shared<JitEventLog>();
-  std::ostringstream text;
   log->log_to(text);
   JitParams p;
   p.set("hotloop=2");
