@@ -64,37 +64,37 @@ void JitTimeline::kernel_span(Track track, std::string_view name, const kir::Ker
   add(std::move(e), name);
 }
 
+// Under mu_. A loop's events come from a few sites (a trace's span, its
+// exit, a kernel): the recent ones are found without hashing their names.
+JitTimeline::Site* JitTimeline::site_of(Track track, char phase, std::string_view name) {
+  for (Site* r : recent_)
+    if (r && r->track == track && r->phase == phase && r->name == name) return r;
+  Site* site = nullptr;
+  if (auto it = index_.find(SiteKey{track, phase, name}); it != index_.end()) {
+    site = it->second;
+  } else {
+    if (sites_.size() >= limits_.max_sites) return nullptr;
+    auto s = std::make_unique<Site>();
+    s->track = track;
+    s->phase = phase;
+    s->name = std::string(name);
+    s->first.reserve(std::min<size_t>(limits_.keep, 16));
+    site = s.get();
+    sites_.push_back(std::move(s));
+    index_.emplace(SiteKey{track, phase, site->name}, site);
+  }
+  recent_[next_recent_] = site;
+  next_recent_ = (next_recent_ + 1) % recent_.size();
+  return site;
+}
+
 void JitTimeline::add(Event&& e, std::string_view name) noexcept {
   std::lock_guard<std::mutex> lock(mu_);
   try {
-    Site* site = nullptr;
-    // A loop's events come from a few sites (a trace's span, its exit, a
-    // kernel): the recent ones are found without hashing their names.
-    for (Site* r : recent_)
-      if (r && r->track == e.track && r->phase == e.phase && r->name == name) {
-        site = r;
-        break;
-      }
-    const bool recent = site != nullptr;
-    if (recent) {
-    } else if (auto it = index_.find(SiteKey{e.track, e.phase, name}); it != index_.end()) {
-      site = it->second;
-    } else if (sites_.size() < limits_.max_sites) {
-      auto s = std::make_unique<Site>();
-      s->track = e.track;
-      s->phase = e.phase;
-      s->name = std::string(name);
-      s->first.reserve(std::min<size_t>(limits_.keep, 16));
-      site = s.get();
-      sites_.push_back(std::move(s));
-      index_.emplace(SiteKey{e.track, e.phase, site->name}, site);
-    } else {
+    Site* site = site_of(e.track, e.phase, name);
+    if (!site) {
       ++unsited_;
       return;
-    }
-    if (!recent) {
-      recent_[next_recent_] = site;
-      next_recent_ = (next_recent_ + 1) % recent_.size();
     }
     if (site->first.size() < limits_.keep) {
       site->first.push_back(std::move(e));
@@ -119,13 +119,6 @@ size_t JitTimeline::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   size_t n = 0;
   for (const auto& s : sites_) n += s->first.size() + s->last.size();
-  return n;
-}
-
-uint64_t JitTimeline::left_out() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  uint64_t n = unsited_;
-  for (const auto& s : sites_) n += s->left_out;
   return n;
 }
 

@@ -96,9 +96,8 @@ class JitTimeline {
   std::string json(const std::string& process_name, double end_ms) const;
   // Writes json() to `path`; throws std::runtime_error when it cannot.
   void write(const std::string& path, const std::string& process_name, double end_ms) const;
-  // Events kept, and events left out (a site's middle, or sites past max_sites).
+  // Events kept (written ones are counted in the file's otherData).
   size_t size() const;
-  uint64_t left_out() const;
 
  private:
   struct Event {
@@ -133,6 +132,7 @@ class JitTimeline {
     }
   };
 
+  Site* site_of(Track track, char phase, std::string_view name);  // null: past max_sites
   void add(Event&& e, std::string_view name) noexcept;
 
   double origin_ms_;

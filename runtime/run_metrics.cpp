@@ -23,6 +23,24 @@ const char* kind_name(jit::Trace::Kind k) {
   return k == jit::Trace::Kind::Loop ? "loop" : k == jit::Trace::Kind::Function ? "function" : "side";
 }
 
+// What every run line starts with (the parameters are fixed for the run:
+// any thread may read them).
+json run_record(const RunOutcome& run, const JitParams& params) {
+  json r;
+  r["record"] = "run";
+  r["script"] = run.script;
+  r["status"] = run.status;
+  r["wall_ms"] = round3(run.wall_ms);
+  r["jit"] = params.enabled;
+  return r;
+}
+
+json params_of(const JitParams& params) {
+  json j = json::object();
+  for (const auto& [name, value] : params.list()) j[name] = value;
+  return j;
+}
+
 // Each fused kernel's calls, time and rates (the tally is thread-safe).
 json kernel_lines(const jit::KernelCallTally* tally) {
   json kernels = json::array();
@@ -40,16 +58,9 @@ json kernel_lines(const jit::KernelCallTally* tally) {
 
 std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, const jit::KernelCallTally* tally) {
   std::string out;
-  json r;
-  r["record"] = "run";
-  r["script"] = run.script;
-  r["status"] = run.status;
-  r["wall_ms"] = round3(run.wall_ms);
-  r["jit"] = rt.params().enabled;
+  json r = run_record(run, rt.params());
   r["device"] = rt.device() ? rt.device()->name : "cpu";
-  json params = json::object();
-  for (const auto& [name, value] : rt.params().list()) params[name] = value;
-  r["params"] = params;
+  r["params"] = params_of(rt.params());
   const jit::TraceJit* tj = rt.tracing();
   if (tj) {
     const jit::TraceStats& s = tj->stats();
@@ -122,16 +133,9 @@ void append_run_metrics(const std::string& path, const HotspotObserver& rt, cons
 
 std::string interrupted_run_metrics_line(const HotspotObserver& rt, const RunOutcome& run, const char* signal,
                                          const jit::KernelCallTally* tally) {
-  json r;
-  r["record"] = "run";
-  r["script"] = run.script;
-  r["status"] = run.status;
+  json r = run_record(run, rt.params());
   r["interrupted"] = signal;
-  r["wall_ms"] = round3(run.wall_ms);
-  r["jit"] = rt.params().enabled;
-  json params = json::object();
-  for (const auto& [name, value] : rt.params().list()) params[name] = value;
-  r["params"] = params;
+  r["params"] = params_of(rt.params());
   r["kernels"] = kernel_lines(tally);
   return r.dump() + "\n";
 }
