@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstring>
+#include <iterator>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,14 @@ int raw_enum(const E& e) {
   std::memcpy(&raw, &e, sizeof raw);
   return raw;
 }
+
+// The statuses' names, by value; a value outside them is no tsr_status (a C
+// host may return any int).
+inline constexpr const char* kStatusNames[] = {"TSR_SUCCESS", "TSR_EINVAL",  "TSR_ERUNTIME", "TSR_ESYNTAX",
+                                               "TSR_EOOM",    "TSR_ETYPE",   "TSR_ENOTFOUND", "TSR_EIO",
+                                               "TSR_EVERSION", "TSR_EBUSY",  "TSR_ERANGE",   "TSR_EDEVICE"};
+static_assert(std::size(kStatusNames) == TSR_EDEVICE + 1, "a status of tessera.h has no name here");
+inline bool known_status(int raw) { return raw >= 0 && static_cast<size_t>(raw) < std::size(kStatusNames); }
 
 // Runs `body(vm)` for a live VM; no exception leaves (an ABI boundary).
 template <class F>

@@ -14,10 +14,6 @@ using namespace tessera::embed;
 
 namespace {
 
-constexpr const char* kStatusNames[] = {"TSR_SUCCESS", "TSR_EINVAL",  "TSR_ERUNTIME", "TSR_ESYNTAX",
-                                        "TSR_EOOM",    "TSR_ETYPE",   "TSR_ENOTFOUND", "TSR_EIO",
-                                        "TSR_EVERSION", "TSR_EBUSY",  "TSR_ERANGE",   "TSR_EDEVICE"};
-
 tsr_status busy(tsr_vm& vm) {
   return vm.fail(TSR_EBUSY, "the VM is running a host function: it cannot run or call script code until it returns");
 }
@@ -67,7 +63,7 @@ const char* tsr_version_string(void) { return TESSERA_VERSION; }
 
 const char* tsr_status_name(tsr_status status) {
   const int i = raw_enum(status);
-  return i >= 0 && static_cast<size_t>(i) < std::size(kStatusNames) ? kStatusNames[i] : "TSR_UNKNOWN";
+  return known_status(i) ? kStatusNames[i] : "TSR_UNKNOWN";
 }
 
 tsr_status tsr_vm_create(const tsr_vm_options* opts, tsr_vm** out) {

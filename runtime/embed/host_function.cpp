@@ -43,10 +43,11 @@ Value host_trampoline(BuiltinContext& /*ctx*/, const CallArgs& args) {
   for (size_t i = 0; i < args.pos.size(); ++i) vm.handles.remove(handles[i].id);
   // A status the enum does not have (a host's bug) is said to be one, before
   // anything is read of the result or the error it did not set.
-  if (const int raw = raw_enum(status); raw < TSR_SUCCESS || raw > TSR_EDEVICE) {
+  if (const int raw = raw_enum(status); !known_status(raw)) {
     vm.raised.reset();
     RuntimeError e("the host function returned status " + std::to_string(raw) +
-                   ", which is not a tsr_status (TSR_SUCCESS or an error, 1 to " + std::to_string(TSR_EDEVICE) + ")");
+                   ", which is not a tsr_status (TSR_SUCCESS or an error, 1 to " +
+                   std::to_string(std::size(kStatusNames) - 1) + ")");
     e.native_function = hf.name;
     throw e;
   }
