@@ -4,7 +4,6 @@
 
 #include <ostream>
 
-#include "codegen/kernel/cpu/kernel_calls.h"
 #include "runtime/device/emulated_backend.h"
 #ifndef TESSERA_NO_CUDA_HEADERS
 #include "runtime/device/cuda_backend.h"
@@ -16,27 +15,20 @@ namespace tessera {
 HotspotObserver::HotspotObserver(JitParams params) : params_(std::move(params)) {}
 
 HotspotObserver::~HotspotObserver() {
-  kir::KernelCalls& calls = kir::KernelCalls::process();
-  calls.drop_device_resolver(this);
-  if (gpu_ && calls.installed_device() == gpu_) {
-    gpu_->drain();
-    calls.set_device(nullptr);
-  }
-  if (events_ && calls.events() == events_) {
-    calls.drain_background();  // its compiles report to the log
-    calls.set_events(nullptr);
-  }
+  // Its compiles report to the log, which may go with this observer.
+  if (events_) kernels_.drain_background();
+  kernels_.cancel_background();
 }
 
 std::string HotspotObserver::dump_error() const {
   if (tracing_)
     if (std::string e = tracing_->telemetry().dump_error(); !e.empty()) return e;
-  return kir::KernelCalls::process().store().dump_error();
+  return kernels_.dump_error();
 }
 
 void HotspotObserver::set_event_log(std::shared_ptr<jit::JitEventLog> log) {
   events_ = std::move(log);
-  kir::KernelCalls::process().set_events(events_);
+  kernels_.set_events(events_);
   if (gpu_) gpu_->set_events(events_);
 }
 
@@ -45,7 +37,7 @@ void HotspotObserver::set_device(device::DeviceSelection selection) {
   pending_choice_.reset();
   device_ = std::move(selection);
   gpu_ = make_gpu_device();
-  if (gpu_) kir::KernelCalls::process().set_device(gpu_);
+  if (gpu_) kernels_.set_device(gpu_);
 }
 
 void HotspotObserver::choose_device_at_first_use(device::DeviceChoice choice) {
@@ -54,7 +46,7 @@ void HotspotObserver::choose_device_at_first_use(device::DeviceChoice choice) {
     pending_choice_ = choice;
     device_.reset();
   }
-  kir::KernelCalls::process().set_device_resolver(this, [this]() -> std::shared_ptr<kir::KernelDevice> {
+  kernels_.set_device_resolver([this]() -> std::shared_ptr<kernels::KernelTarget> {
     std::lock_guard<std::mutex> lock(device_mu_);
     select_pending_device();
     if (!gpu_) {
@@ -83,21 +75,17 @@ void HotspotObserver::select_pending_device() const {
   pending_choice_.reset();
 }
 
-std::shared_ptr<device::GpuKernelDevice> HotspotObserver::make_gpu_device() const {
+std::shared_ptr<kernels::GpuTarget> HotspotObserver::make_gpu_device() {
   if (!device_ || !device_->gpu) return nullptr;
   std::shared_ptr<device::DeviceBackend> backend;
   if (device_->emulated) backend = std::make_shared<device::EmulatedBackend>();
 #ifndef TESSERA_NO_CUDA_HEADERS
-  else backend = std::make_shared<device::CudaBackend>(*device_, params_.kcache ? kir::KernelDiskCache::default_dir() : "");
+  else backend = std::make_shared<device::CudaBackend>(*device_);
 #endif
   if (!backend) return nullptr;
-  device::GpuKernelDevice::Options opt;
-  opt.background = params_.async != 0;
-  opt.specialize = static_cast<int>(params_.specialize);
-  opt.recompiles = static_cast<int>(params_.recompiles);
+  kernels::GpuTarget::Options opt;
   opt.tune = params_.gputune != 0;
-  if (params_.kcache) opt.tune_cache_dir = kir::KernelDiskCache::default_dir();
-  auto gpu = std::make_shared<device::GpuKernelDevice>(std::move(backend), std::move(opt));
+  auto gpu = std::make_shared<kernels::GpuTarget>(std::move(backend), kernels_.store(), opt);
   if (events_) gpu->set_events(events_);
   return gpu;
 }
@@ -127,7 +115,7 @@ bool HotspotObserver::on_hot_loop(FunctionProto& fn, uint32_t pc) {
 }
 
 void HotspotObserver::enable_tracing(VM& vm, const std::string& dump_dir) {
-  tracing_ = std::make_unique<jit::TraceJit>(vm, params_, script_name_, dump_dir, events_);
+  tracing_ = std::make_unique<jit::TraceJit>(vm, params_, kernels_, script_name_, dump_dir, events_);
 }
 
 bool HotspotObserver::record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
@@ -196,7 +184,7 @@ void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
   }
   os << "\n";
   if (const auto& d = device()) os << fmt::format("  device: {}\n", d->describe());
-  if (gpu_) os << gpu_->report();
+  if (gpu_) os << gpu_->report(kernels_);
   if (params_.enabled) {
     os << fmt::format("  hot loops: {} (each reported once per {} back-edges{})\n", loops_.size(), params_.hotloop,
                       params_.hotwork ? fmt::format(", fewer after tensor work: one more per {} elements made",

@@ -21,7 +21,8 @@
 #include <vector>
 
 #include "runtime/device/device_selection.h"
-#include "runtime/device/gpu_kernel_device.h"
+#include "runtime/kernels/gpu_target.h"
+#include "runtime/kernels/kernel_runtime.h"
 #include "runtime/jit_params.h"
 #include "runtime/trace_jit.h"
 #include "vm/interp/jit_hooks.h"
@@ -31,7 +32,7 @@ namespace tessera {
 class HotspotObserver : public JitHooks {
  public:
   explicit HotspotObserver(JitParams params = {});
-  ~HotspotObserver();  // uninstalls its GPU device from the kernel calls
+  ~HotspotObserver();  // waits for the kernel runtime's background job
 
   const JitParams& params() const { return params_; }
   // File name used for "FILE:LINE" in the report (the script's path).
@@ -39,8 +40,8 @@ class HotspotObserver : public JitHooks {
 
   // The device chosen for tensor kernels (--device); the report says which
   // and why. Kept for the run: a GPU's primary context lives as long. With
-  // a GPU (or its host emulation), fused calls run there: the device is
-  // installed for the process's kernel calls until this observer goes.
+  // a GPU (or its host emulation), fused calls run there (the VM's kernel
+  // runtime's device target).
   // Throws DeviceError when the GPU cannot be started.
   void set_device(device::DeviceSelection selection);
   // Or the device is chosen when first needed (--device=auto): at the first
@@ -59,6 +60,9 @@ class HotspotObserver : public JitHooks {
   // hot code is only observed. `dump_dir`: see TraceJit.
   void enable_tracing(VM& vm, const std::string& dump_dir = {});
   const jit::TraceJit* tracing() const { return tracing_.get(); }
+  // The VM's fused calls: their kernels, targets and counters.
+  const kernels::KernelRuntime& kernels() const { return kernels_; }
+  kernels::KernelRuntime& kernels() { return kernels_; }
   // --dump: the first file of a trace or kernel that could not be written
   // ("PATH: REASON"), or "" (the CLI reports it and exits 1).
   std::string dump_error() const;
@@ -112,19 +116,20 @@ class HotspotObserver : public JitHooks {
  private:
   JitParams params_;
   std::string script_name_ = "?";
+  kernels::KernelRuntime kernels_;  // before tracing_, whose traces call it
   std::unique_ptr<jit::TraceJit> tracing_;
   // Made on first use under choose_device_at_first_use (hence mutable):
   // device_mu_ guards the three.
   mutable std::mutex device_mu_;
   mutable std::optional<device::DeviceChoice> pending_choice_;
   mutable std::optional<device::DeviceSelection> device_;
-  std::shared_ptr<device::GpuKernelDevice> gpu_;  // installed in kir::KernelCalls
+  std::shared_ptr<kernels::GpuTarget> gpu_;  // the kernel runtime's device target
   // device_ from pending_choice_, if one is pending; device_mu_ held.
   void select_pending_device() const;
   // The GPU backend and kernel device for device_ (null on the CPU); throws
   // DeviceError when the GPU cannot be started.
-  std::shared_ptr<device::GpuKernelDevice> make_gpu_device() const;
-  std::shared_ptr<jit::JitEventLog> events_;      // installed in kir::KernelCalls
+  std::shared_ptr<kernels::GpuTarget> make_gpu_device();
+  std::shared_ptr<jit::JitEventLog> events_;  // also the kernel runtime's
   std::vector<HotLoop> loops_;
   std::vector<HotFunction> functions_;
   // Keyed by content, not by FunctionProto*: a proto's address may be reused

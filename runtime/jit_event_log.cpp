@@ -183,12 +183,6 @@ void JitEventLog::to_timeline(JitEventKind k, bool vm, const EventFields& fields
   timeline_->instant(track, jit_event_info(k).name, "jit", end, fields);
 }
 
-void JitEventLog::kernel_event(std::string_view name, EventFields fields) {
-  const std::optional<JitEventKind> k = jit_event_by_name(name);
-  if (!k) throw std::logic_error(fmt::format("kernel event '{}' is not in runtime/jit_events.def", name));
-  emit(*k, std::move(fields));
-}
-
 uint64_t JitEventLog::count(JitEventKind k) const {
   std::lock_guard<std::mutex> lock(mu_);
   return counts_[static_cast<size_t>(k)];

@@ -50,10 +50,10 @@ struct JitEventInfo {
 const JitEventInfo& jit_event_info(JitEventKind k);
 std::optional<JitEventKind> jit_event_by_name(std::string_view name);
 
-class JitEventLog : public kir::KernelEventSink {
+class JitEventLog {
  public:
   JitEventLog();  // the clock starts
-  ~JitEventLog() override;
+  ~JitEventLog();
 
   // Lines go to `os` (not owned: it must outlive the log, whose destructor
   // flushes it; stderr for --jit-log).
@@ -80,10 +80,10 @@ class JitEventLog : public kir::KernelEventSink {
 
   bool on() const { return text_ != nullptr || jsonl_.is_open() || timing(); }
   void emit(JitEventKind k, EventFields fields);
-  // From codegen (kir::KernelCalls): `name` must be one of the table's.
-  void kernel_event(std::string_view name, EventFields fields) override;
-  bool wants_spans() const override { return timing(); }
-  void kernel_span(std::string_view name, const kir::KernelSpan& span) override;
+  // Whether it wants a span per fused call as it runs (the timeline, the tally).
+  bool wants_spans() const { return timing(); }
+  // A fused call's span (or a GPU launch's time on the device).
+  void kernel_span(std::string_view name, const kir::KernelSpan& span);
   // Events emitted so far, by kind (what tests compare with --stats).
   uint64_t count(JitEventKind k) const;
   // Lines are flushed as they are written (a file holds every event so far

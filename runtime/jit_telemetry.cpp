@@ -1,3 +1,4 @@
+#include "runtime/kernels/kernel_runtime.h"
 #include "runtime/jit_telemetry.h"
 
 #include <fmt/format.h>
@@ -9,7 +10,6 @@
 
 #include <unistd.h>  // getpid, for the perf map
 
-#include "codegen/kernel/cpu/kernel_calls.h"
 #include "vm/graph/region.h"
 
 namespace tessera::jit {
@@ -120,7 +120,8 @@ void JitTelemetry::note_dump_error(const std::string& error) {
   dump_error_.note(error);
 }
 
-void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_ptr<Trace>>& traces) const {
+void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_ptr<Trace>>& traces,
+                               const kernels::KernelCallStats& k) const {
   uint64_t aborted = 0;
   for (uint64_t a : stats_.aborts) aborted += a;
   auto count = [](uint64_t n, const char* noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); };
@@ -151,8 +152,8 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
                       lists);
     // What fusion made of them (optimizer/fusion.h): kernel calls in the
     // traces, the operations they took in (whose intermediate tensors are
-    // never allocated), and what ran them (codegen/kernel/cpu/kernel_calls.h,
-    // counted for the process).
+    // never allocated), and what ran them on the CPU (the VM's kernel
+    // runtime: runtime/kernels/kernel_runtime.h).
     size_t kernels = 0, row_kernels = 0, fused_ops = 0;
     for (const auto& t : traces)
       for (const IRIns& in : t->ir.instructions())
@@ -162,7 +163,6 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
           fused_ops += t->ir.calls()[in.op2].region->ops.size();
         }
     if (kernels > 0) {
-      const kir::KernelCallStats k = kir::KernelCalls::process().stats();
       os << fmt::format(
           "  fusion: {} kernel call{} in the traces ({} elementwise, {} with reductions or norms), computing {} "
           "tensor operations; {} intermediate tensors not allocated by the kernels' runs\n",

@@ -24,6 +24,10 @@
 #include "tracer/recorder.h"
 #include "vm/core/text_file.h"
 
+namespace tessera::kernels {
+struct KernelCallStats;
+}
+
 namespace tessera::jit {
 
 
@@ -106,7 +110,9 @@ class JitTelemetry {
   std::string dump_error() const;
   void note_dump_error(const std::string& error);
   // The trace part of the --stats report.
-  void print_stats(std::ostream& os, const std::vector<std::unique_ptr<Trace>>& traces) const;
+  // `kernels`: the VM's fused calls (runtime/kernels/kernel_runtime.h).
+  void print_stats(std::ostream& os, const std::vector<std::unique_ptr<Trace>>& traces,
+                   const kernels::KernelCallStats& kernels) const;
 
  private:
   std::string script_name_;

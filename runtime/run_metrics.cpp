@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "codegen/kernel/cpu/kernel_calls.h"
 #include "runtime/tier_profile.h"
 
 namespace tessera {
@@ -80,7 +79,7 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
     for (const auto& t : tj->traces()) native += t->native_ms;
     r["native_ms"] = round3(native);
   }
-  const kir::KernelCallStats k = kir::KernelCalls::process().stats();
+  const kernels::KernelCallStats k = rt.kernels().stats();
   r["kernel_compile_ms"] = round3(k.compile_ms + k.load_ms);
   r["kernel_tune_ms"] = round3(k.tune_ms);
   r["kernels"] = kernel_lines(tally);

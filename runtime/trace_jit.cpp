@@ -5,18 +5,17 @@
 #include <algorithm>
 #include <iostream>
 
-#include "codegen/kernel/cpu/kernel_calls.h"
-#include "runtime/device/cuda_kernel_compiler.h"
 #include "tracer/exit_slot_types.h"
 #include "tracer/ir_value_tags.h"
 #include "vm/interp/vm.h"
 
 namespace tessera::jit {
 
-TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir,
-                   std::shared_ptr<JitEventLog> events)
+TraceJit::TraceJit(VM& vm, const JitParams& params, kernels::KernelRuntime& kernels, std::string script_name,
+                   std::string dump_dir, std::shared_ptr<JitEventLog> events)
     : vm_(vm),
       params_(params),
+      kernels_(kernels),
       optimizer_(TracePipeline::Options(params)),
       exit_policy_(ExitPolicy::Params{.hotexit = static_cast<uint32_t>(params.hotexit),
                                       .maxside = static_cast<uint32_t>(params.maxside),
@@ -28,22 +27,13 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, std::string script_name, std
       tiers_(params, registry_, telemetry_) {
   telemetry_.set_events(std::move(events));
   registry_.set_pass_registers(params.passregs != 0);
-  kir::KernelCallConfig k;
-  k.specialize = params.specialize;
-  k.recompiles = params.recompiles;
+  kernels::KernelRuntimeConfig k;
+  k.specialize = static_cast<int>(params.specialize);
+  k.recompiles = static_cast<int>(params.recompiles);
   k.background = params.async != 0;
   if (params.kcache) k.cache_dir = kir::KernelDiskCache::default_dir();
   k.dump_dir = telemetry_.dump_dir();
-  // --dump: each kernel's PTX beside its CUDA C++, for the architecture family of the GPUs
-  // the backend targets (Hopper), where NVRTC is installed.
-  if (!k.dump_dir.empty())
-    k.dump_ptx = [](const kir::CudaKernelSource& src) -> std::string {
-      const device::NvrtcLibrary& nvrtc = device::NvrtcLibrary::get();
-      if (!nvrtc.available()) return "// no PTX: " + nvrtc.why_unavailable() + "\n";
-      const device::CudaCompiled out = device::CudaKernelCompiler(nvrtc).compile(src, "compute_90");
-      return out.ok ? out.ptx : "// NVRTC refused the kernel:\n" + out.log;
-    };
-  kir::KernelCalls::process().configure(k);
+  kernels_.configure(k);
 }
 
 RecorderLimits TraceJit::limits() const {
@@ -121,7 +111,7 @@ void TraceJit::stop_compiling() {
       telemetry_.note_dump_error(e.what());  // the run's output stands; the dump is short of a file
     }
   }
-  kir::KernelCalls::process().cancel_background();
+  kernels_.cancel_background();
   registry_.forget_globals();  // the interpreter's, going away with it
 }
 
@@ -318,6 +308,7 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
   ctx.globals = globals;
   ctx.frames = frames;
   ctx.jit = this;
+  ctx.fused = &kernels_;
   ctx.global_stored = [](void* jit, uint32_t index) { static_cast<TraceJit*>(jit)->invalidate_global(index); };
   ++registry_[id].entries;
   // Linked exits go from trace to trace natively (tail calls); what comes

@@ -21,6 +21,7 @@
 
 #include "deopt/exit_policy.h"
 #include "optimizer/pipeline.h"
+#include "runtime/kernels/kernel_runtime.h"
 #include "runtime/jit_params.h"
 #include "runtime/jit_telemetry.h"
 #include "runtime/tier_policy.h"
@@ -37,9 +38,11 @@ class TraceJit {
  public:
   // `dump_dir` non-empty: write each trace's IR, snapshots and code there
   // as it is compiled (file names say which loop: SCRIPT-LINE-traceN.ir/.ll).
-  // `events`: the event log (--jit-log, events.jsonl), or null.
-  TraceJit(VM& vm, const JitParams& params, std::string script_name, std::string dump_dir,
-           std::shared_ptr<JitEventLog> events = nullptr);
+  // `events`: the event log (--jit-log, events.jsonl), or null. `kernels`:
+  // the VM's kernel runtime, which the traces' fused calls run on
+  // (configured here from the parameters; it outlives the TraceJit).
+  TraceJit(VM& vm, const JitParams& params, kernels::KernelRuntime& kernels, std::string script_name,
+           std::string dump_dir, std::shared_ptr<JitEventLog> events = nullptr);
 
   // JitHooks protocol (forwarded by HotspotObserver).
   bool start_recording(FunctionProto& fn, uint32_t loop_pc);
@@ -72,7 +75,7 @@ class TraceJit {
   void enable_tier_profile() { telemetry_.enable_tier_profile(); }
   const TraceStats& stats() const { return telemetry_.stats(); }
   const std::vector<std::unique_ptr<Trace>>& traces() const { return registry_.all(); }
-  void print_stats(std::ostream& os) const { telemetry_.print_stats(os, registry_.all()); }
+  void print_stats(std::ostream& os) const { telemetry_.print_stats(os, registry_.all(), kernels_.stats()); }
   const JitTelemetry& telemetry() const { return telemetry_; }
   const std::vector<BlacklistedRoot>& blacklisted() const { return blacklisted_; }
 
@@ -121,6 +124,7 @@ class TraceJit {
 
   VM& vm_;
   JitParams params_;
+  kernels::KernelRuntime& kernels_;
   TracePipeline optimizer_;
   ExitPolicy exit_policy_;
   Blacklist blacklist_;

@@ -29,7 +29,7 @@ std::string read_text(const fs::path& p) {
 }
 
 // The note a kernel file of the dump opens with (the region's text, as `//`
-// lines: codegen/kernel/cpu/kernel_store.cpp), which names its region.
+// lines: runtime/kernels/cpu_target.cpp), which names its region.
 std::string leading_note(const std::string& text) {
   std::string note;
   size_t pos = 0;

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "codegen/host/trace_abi.h"
-#include "codegen/kernel/cpu/kernel_calls.h"
 #include "deopt/exit_plan.h"
 #include "tracer/trace_ir.h"
 #include "vm/builtins/builtin.h"
@@ -127,7 +126,8 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
     }
     case CallTarget::Kind::Kernel:
       if (!t.region) throw RuntimeError("jit: kernel call without a region");
-      return kir::run_kernel_call(*t.region, t.kernel, args);
+      if (!ctx->fused) throw RuntimeError("jit: a fused call without a kernel runtime");
+      return ctx->fused->run_fused_call(t.region, args);
     case CallTarget::Kind::IndexSet:
       if (args.size() < 2) throw RuntimeError("jit: index_set call needs an object and a value");
       index_set(args[0], args.data() + 1, args.size() - 2, args.back());

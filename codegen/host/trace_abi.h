@@ -34,6 +34,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 
 #include "tracer/trace_ir.h"  // kPassedInts, kPassedFloats
 #include "vm/core/value.h"
@@ -48,6 +50,15 @@ namespace tessera::jit {
 
 struct CallTarget;
 struct ExitPlan;
+
+// Runs a trace's fused calls (CallTarget kind Kernel): the VM's kernel
+// runtime (runtime/kernels/kernel_runtime.h) implements it, a layer above.
+class FusedCallRunner {
+ public:
+  virtual ~FusedCallRunner() = default;
+  // The region's output for these inputs; throws what the interpreter's kernels throw.
+  virtual Value run_fused_call(const std::shared_ptr<const Region>& region, std::span<const Value> inputs) = 0;
+};
 
 // Runtime context of one trace invocation: everything the helpers need that
 // is not an argument of the IR instruction.
@@ -70,6 +81,8 @@ struct JitContext {
   void* jit = nullptr;
   // This thread's shared one-byte strings (SCHAR indexes them by byte).
   const Value* one_byte_strings = tessera::one_byte_strings();
+  // The VM's fused calls (null: a trace with one fails as a runtime error).
+  FusedCallRunner* fused = nullptr;
 };
 
 // Values passed in registers (LuaJIT's side traces inherit their parent's

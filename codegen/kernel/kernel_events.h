@@ -1,8 +1,7 @@
-// What the fused calls' kernels report as they happen (a kernel compiled,
-// promoted to K3, a dim marked dynamic, a region refused), for the
-// runtime's event log (--jit-log, events.jsonl: runtime/jit_event_log.h).
-// Declared here so that codegen reports upward without knowing the runtime
-// (architecture §2); the runtime installs a sink in KernelCalls.
+// How the fused calls' kernels are named and measured in reports: the
+// events' fields and the spans the kernel runtime (runtime/kernels/) gives
+// the event log (--jit-log, events.jsonl, the timeline:
+// runtime/jit_event_log.h).
 #pragma once
 
 #include <cstdint>
@@ -46,17 +45,5 @@ struct KernelSpan {
   int64_t flops = 0;                // a leading matrix product's, else 0
 };
 
-class KernelEventSink {
- public:
-  virtual ~KernelEventSink() = default;
-  // `name` is one of the event table's (runtime/jit_events.def), e.g.
-  // "kernel.compiled". Called from the VM's thread and from the background
-  // compiler's.
-  virtual void kernel_event(std::string_view name, EventFields fields) = 0;
-  // Whether it wants a span per fused call as it runs (the timeline), and
-  // the span: steady-clock milliseconds (runtime/jit_clock.h's epoch).
-  virtual bool wants_spans() const { return false; }
-  virtual void kernel_span(std::string_view /*name*/, const KernelSpan& /*span*/) {}
-};
 
 }  // namespace tessera::kir

@@ -22,9 +22,9 @@
 #include "codegen/kernel/lower_region.h"
 #include "experiments/micro/bench_regions.h"
 #include "runtime/device/device_selection.h"
-#include "runtime/device/gpu_kernel_store.h"
-#include "runtime/device/gpu_kernel_tuner.h"
+#include "runtime/device/cuda_kernel_compiler.h"
 #include "runtime/device/gpu_stream.h"
+#include "runtime/kernels/gpu_target.h"
 
 namespace {
 
@@ -44,14 +44,13 @@ const std::vector<BenchCase>& gpu_cases() {
   return c;
 }
 
-// The process's GPU, stream, allocator and kernel store; null with the reason when there is none.
+// The process's GPU, stream, allocator and compiler; null with the reason when there is none.
 struct Gpu {
   DeviceSelection sel;
   std::unique_ptr<GpuStream> stream;
   std::unique_ptr<CudaMemory> memory;
   std::unique_ptr<DeviceAllocator> alloc;
   std::unique_ptr<CudaKernelCompiler> compiler;
-  std::unique_ptr<GpuKernelStore> store;
 };
 
 Gpu* gpu(std::string* why) {
@@ -66,7 +65,6 @@ Gpu* gpu(std::string* why) {
     x->memory = std::make_unique<CudaMemory>(*x->stream);
     x->alloc = std::make_unique<DeviceAllocator>(*x->memory);
     x->compiler = std::make_unique<CudaKernelCompiler>();
-    x->store = std::make_unique<GpuKernelStore>(*x->compiler, x->sel.arch, "");
     return x;
   }();
   static std::string reason = *why;
@@ -114,18 +112,19 @@ DeviceParams upload(Gpu& g, const Region& r, const std::vector<int64_t>& sym) {
 
 // One loaded kernel of a region, ready to launch on the params.
 struct Launchable {
-  std::shared_ptr<const GpuStoredKernel> stored;
+  kir::CudaKernelSource source;
+  std::optional<PtxasReport> report;
   std::unique_ptr<GpuModule> module;
   kir::Kernel kernel;
   std::vector<int64_t> grid;
   std::vector<void*> args;
   double time_ms(Gpu& g, const std::vector<int64_t>& sym, DeviceParams& p, int reps) {
     grid = kernel.grid_extents(sym);
-    args = kir::cuda_kernel_args(stored->source, p.params, sym, grid);
+    args = kir::cuda_kernel_args(source, p.params, sym, grid);
     const int64_t blocks = grid[0] * grid[1] * grid[2];
     std::vector<double> t;
     for (int i = 0; i < reps + 2; ++i)
-      t.push_back(g.stream->time_ms([&] { module->launch(*g.stream, blocks, stored->source.threads, args); }));
+      t.push_back(g.stream->time_ms([&] { module->launch(*g.stream, blocks, source.threads, args); }));
     t.erase(t.begin(), t.begin() + 2);  // warm-up
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
@@ -135,9 +134,12 @@ struct Launchable {
 Launchable make(Gpu& g, const Region& r, const kir::RegionLowering& opt, int threads) {
   Launchable l;
   l.kernel = kir::lower_region(r, "region", opt);
-  const kir::CudaKernelSource src = kir::emit_cuda_kernel(l.kernel, "tsr_region", kir::cuda_target_for(r, threads));
-  l.stored = g.store->get(src);
-  l.module = std::make_unique<GpuModule>(*g.sel.gpu_device, l.stored->image, src.entry, src.shared_bytes);
+  l.source = kir::emit_cuda_kernel(l.kernel, "tsr_region", kir::cuda_target_for(r, threads));
+  CudaCompiled c = g.compiler->compile(l.source, g.sel.arch);
+  if (!c.ok) throw DeviceError("NVRTC refused kernel " + l.source.entry + ":\n" + c.log);
+  l.report = c.report;
+  l.module = std::make_unique<GpuModule>(*g.sel.gpu_device, c.cubin.empty() ? c.ptx : c.cubin, l.source.entry,
+                                         l.source.shared_bytes);
   return l;
 }
 
@@ -175,17 +177,20 @@ void BM_Kernel(benchmark::State& state) {
   } else {
     // K3: the GPU tuner's choice among its variants, each compiled and timed
     // with CUDA events (no cache: tuned in every run of the benchmark).
-    const kir::KernelDiskCache no_cache;
-    const DimSpec spec(c.symbols.begin(), c.symbols.end());
-    const GpuTuneOutcome t = tune_gpu_region(r, spec, g->sel.arch, no_cache, [&](const GpuVariant& v) {
-      Launchable l = make(*g, r, v.lowering(spec), v.threads);
-      return l.time_ms(*g, c.symbols, p, 5);
-    });
+    const kernels::DimSpec spec(c.symbols.begin(), c.symbols.end());
+    const std::vector<kernels::KernelVariant> variants = kernels::gpu_variants(r);
+    const kernels::TuneOutcome t = kernels::KernelTuner::fastest(
+        variants,
+        [&](size_t i) {
+          Launchable l = make(*g, r, variants[i].lowering(spec), variants[i].threads);
+          return l.time_ms(*g, c.symbols, p, 5);
+        },
+        kernels::TimingPlan{});
     best = make(*g, r, t.best.lowering(spec), t.best.threads);
     label = "K3 " + t.best.str();
   }
   for (auto _ : state) state.SetIterationTime(best.time_ms(*g, c.symbols, p, 1) / 1e3);
-  state.SetLabel(label + " regs=" + (best.stored->report ? std::to_string(best.stored->report->registers) : "?"));
+  state.SetLabel(label + " regs=" + (best.report ? std::to_string(best.report->registers) : "?"));
   state.counters["bytes"] = static_cast<double>(p.bytes);
   state.counters["GBps"] = benchmark::Counter(static_cast<double>(p.bytes) * static_cast<double>(state.iterations()) / 1e9,
                                               benchmark::Counter::kIsRate);

@@ -3,7 +3,8 @@
 // Google Benchmarks:
 //   BM_Run/CASE/0   the region's K2 kernel (dims are parameters, launch heuristics)
 //   BM_Run/CASE/1   its K3 kernel: dims constant, tile and layout chosen by
-//                   the tuner (codegen/kernel/cpu/kernel_tuner.h), which the
+//                   the tuner (runtime/kernels/kernel_tuner.h: the CPU
+//                   target's variants, timed), which the
 //                   label names
 //   BM_CompileK2/CASE   compiling the K2 kernel (kernel IR → object code)
 // The same inputs for both (every element 1, as the tuner's), outputs
@@ -16,9 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/kernel/cpu/kernel_store.h"
-#include "codegen/kernel/cpu/kernel_tuner.h"
-#include "codegen/kernel/cpu/region_kernel.h"
+#include "runtime/kernels/cpu_target.h"
+#include "runtime/kernels/kernel_tuner.h"
 #include "experiments/micro/bench_regions.h"
 
 namespace {
@@ -58,9 +58,11 @@ std::vector<Value> inputs(const Region& r, const std::vector<int64_t>& sym) {
   return in;
 }
 
-KernelStore& store() {
-  static KernelStore* s = new KernelStore;  // no disk cache: every kernel compiled here
-  return *s;
+tessera::kernels::CpuTarget& cpu() {
+  using namespace tessera::kernels;
+  static KernelStore* store = new KernelStore;  // no disk cache: every kernel compiled here
+  static CpuTarget* t = new CpuTarget(*store);
+  return *t;
 }
 
 void BM_Run(benchmark::State& state) {
@@ -68,20 +70,21 @@ void BM_Run(benchmark::State& state) {
   const bool k3 = state.range(1) == 1;
   const Region r = parse_region(c.region);
   const std::vector<Value> in = inputs(r, c.symbols);
-  RegionLowering opt;
-  int threads = 0;
+  using namespace tessera::kernels;
+  DimSpec spec;
+  KernelVariant best;
   if (k3) {
-    const std::vector<std::optional<int64_t>> spec(c.symbols.begin(), c.symbols.end());
-    const TuneOutcome t = tune_region(r, spec, c.symbols, store());
-    opt.tile = t.best.tile;
-    opt.flat = t.best.flat;
-    opt.symbol_values = spec;
-    threads = t.best.threads;
-    state.SetLabel(t.best.str());
+    spec.assign(c.symbols.begin(), c.symbols.end());
+    const std::vector<KernelVariant> variants = cpu().variants(r, spec, c.symbols);
+    std::vector<std::shared_ptr<const TargetKernel>> ks;
+    for (const KernelVariant& v : variants) ks.push_back(cpu().compile(r, spec, v));
+    auto time = cpu().timer(r, c.symbols);
+    best = KernelTuner::fastest(variants, [&](size_t i) { return time(*ks[i]); }, cpu().timing_plan()).best;
+    state.SetLabel(best.str());
   }
-  auto stored = store().get(lower_region(r, "region", opt));
-  const CpuRegionKernel kernel(r, stored->kernel, stored->fn, threads);
-  for (auto _ : state) benchmark::DoNotOptimize(kernel.run_bound(in, c.symbols));
+  const std::shared_ptr<const TargetKernel> kernel = cpu().compile(r, spec, best);
+  std::string why;
+  for (auto _ : state) benchmark::DoNotOptimize(cpu().launch(r, *kernel, in, c.symbols, nullptr, why));
   int64_t elements = 1;
   for (int64_t s : c.symbols) elements *= s;
   state.SetItemsProcessed(state.iterations() * elements);
@@ -90,7 +93,7 @@ void BM_Run(benchmark::State& state) {
 void BM_CompileK2(benchmark::State& state) {
   const Case& c = cases()[static_cast<size_t>(state.range(0))];
   const Kernel k = lower_region(parse_region(c.region), "region");
-  for (auto _ : state) benchmark::DoNotOptimize(store().compiler().compile_object(k, "k").bytes.size());
+  for (auto _ : state) benchmark::DoNotOptimize(cpu().compiler().compile_object(k, "k").bytes.size());
 }
 
 void all_cases(benchmark::internal::Benchmark* b, bool tiers) {

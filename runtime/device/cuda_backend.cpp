@@ -19,14 +19,13 @@ class CudaKernel : public LaunchableKernel {
 
 }  // namespace
 
-CudaBackend::CudaBackend(const DeviceSelection& selection, const std::string& cache_dir)
+CudaBackend::CudaBackend(const DeviceSelection& selection)
     : device_(selection.gpu_device), describe_(selection.describe()), arch_(selection.arch) {
   if (!device_) throw DeviceError("the CUDA backend needs a selected GPU");
   stream_ = std::make_unique<GpuStream>(*device_);
   memory_ = std::make_unique<CudaMemory>(*stream_);
   alloc_ = std::make_unique<DeviceAllocator>(*memory_);
   compiler_ = std::make_unique<CudaKernelCompiler>();
-  store_ = std::make_unique<GpuKernelStore>(*compiler_, selection.arch, cache_dir);
 }
 
 CudaBackend::~CudaBackend() {
@@ -38,10 +37,17 @@ CudaBackend::~CudaBackend() {
   gemm_.reset();
 }
 
-std::shared_ptr<LaunchableKernel> CudaBackend::build(const kir::CudaKernelSource& src) {
-  std::shared_ptr<const GpuStoredKernel> k = store_->get(src);  // throws with NVRTC's log
+std::string CudaBackend::image_identity(const kir::CudaKernelSource& src) const { return compiler_->identity(src, arch_); }
+
+std::string CudaBackend::compile(const kir::CudaKernelSource& src) {
+  CudaCompiled c = compiler_->compile(src, arch_);
+  if (!c.ok) throw DeviceError("NVRTC refused kernel " + src.entry + " for " + arch_ + ":\n" + c.log);
+  return c.cubin.empty() ? std::move(c.ptx) : std::move(c.cubin);
+}
+
+std::shared_ptr<LaunchableKernel> CudaBackend::load(const kir::CudaKernelSource& src, const std::string& image) {
   device_->make_current();  // the background compiler's thread loads modules too
-  auto module = std::make_unique<GpuModule>(*device_, k->image, src.entry, src.shared_bytes);
+  auto module = std::make_unique<GpuModule>(*device_, image, src.entry, src.shared_bytes);
   return std::make_shared<CudaKernel>(src, std::move(module), *stream_);
 }
 
@@ -54,15 +60,9 @@ void CudaBackend::matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, Dev
   gemm_->run(batch, m, n, k, a, stride_a, b, stride_b, c, stride_c);
 }
 
-DeviceBackend::BuildStats CudaBackend::build_stats() const {
-  const GpuKernelStore::Stats s = store_->stats();
-  BuildStats b;
-  b.built = s.compiled;
-  b.from_cache = s.from_disk;
-  b.build_ms = s.compile_ms + s.load_ms;
+std::string CudaBackend::compiler() const {
   const auto v = NvrtcLibrary::get().version();
-  b.compiler = "NVRTC " + std::to_string(v.first) + "." + std::to_string(v.second);
-  return b;
+  return "NVRTC " + std::to_string(v.first) + "." + std::to_string(v.second);
 }
 
 }  // namespace tessera::device

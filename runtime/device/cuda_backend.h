@@ -1,7 +1,7 @@
 // The CUDA device backend: device 0's primary context, one stream, the
 // caching allocator over the driver's memory, kernels compiled by NVRTC
-// through the kernel store (persistent cache of cubins) and loaded as
-// modules, f32 products through cuBLASLt.
+// (the kernel runtime's store keeps their cubins) and loaded as modules,
+// f32 products through cuBLASLt.
 #pragma once
 
 #include <memory>
@@ -11,15 +11,15 @@
 #include "runtime/device/cublaslt.h"
 #include "runtime/device/device_backend.h"
 #include "runtime/device/device_selection.h"
-#include "runtime/device/gpu_kernel_store.h"
+#include "runtime/device/cuda_kernel_compiler.h"
 #include "runtime/device/gpu_stream.h"
 
 namespace tessera::device {
 
 class CudaBackend : public DeviceBackend {
  public:
-  // `selection` must have selected a GPU; `cache_dir` as GpuKernelStore's.
-  CudaBackend(const DeviceSelection& selection, const std::string& cache_dir);
+  // `selection` must have selected a GPU.
+  explicit CudaBackend(const DeviceSelection& selection);
   ~CudaBackend() override;
 
   std::string describe() const override { return describe_; }
@@ -27,12 +27,15 @@ class CudaBackend : public DeviceBackend {
   DeviceAllocator& allocator() override { return *alloc_; }
   void upload(DevicePtr to, const void* from, size_t bytes) override { stream_->upload(to, from, bytes); }
   void download(void* to, DevicePtr from, size_t bytes) override { stream_->download(to, from, bytes); }
-  std::shared_ptr<LaunchableKernel> build(const kir::CudaKernelSource& src) override;
+  std::string image_kind() const override { return "cubin"; }
+  std::string image_identity(const kir::CudaKernelSource& src) const override;
+  std::string compile(const kir::CudaKernelSource& src) override;
+  std::shared_ptr<LaunchableKernel> load(const kir::CudaKernelSource& src, const std::string& image) override;
   void matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
                   int64_t stride_b, DevicePtr c, int64_t stride_c) override;
   double time_ms(const std::function<void()>& work) override { return stream_->time_ms(work); }
   PinnedStaging::Stats staging() const override { return stream_->staging(); }
-  BuildStats build_stats() const override;
+  std::string compiler() const override;
 
  private:
   std::shared_ptr<GpuDevice> device_;
@@ -41,7 +44,6 @@ class CudaBackend : public DeviceBackend {
   std::unique_ptr<CudaMemory> memory_;
   std::unique_ptr<DeviceAllocator> alloc_;
   std::unique_ptr<CudaKernelCompiler> compiler_;
-  std::unique_ptr<GpuKernelStore> store_;
   std::mutex gemm_mu_;
   std::unique_ptr<GpuGemm> gemm_;  // made on the first product
 };

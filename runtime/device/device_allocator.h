@@ -86,4 +86,29 @@ class DeviceAllocator {
   Stats stats_;
 };
 
+// One block of a DeviceAllocator, freed when the handle goes unless
+// release() handed it on (to a tensor's device copy): a failure at any step
+// of a call leaves no block of the call allocated.
+class DeviceBlock {
+ public:
+  DeviceBlock(DeviceAllocator& a, size_t bytes) : alloc_(&a), p_(a.allocate(bytes)) {}
+  DeviceBlock(DeviceBlock&& o) noexcept : alloc_(o.alloc_), p_(o.p_) { o.p_ = 0; }
+  DeviceBlock& operator=(DeviceBlock&&) = delete;
+  DeviceBlock(const DeviceBlock&) = delete;
+  DeviceBlock& operator=(const DeviceBlock&) = delete;
+  ~DeviceBlock() {
+    if (p_) alloc_->free(p_);
+  }
+  DevicePtr get() const { return p_; }
+  DevicePtr release() {
+    const DevicePtr p = p_;
+    p_ = 0;
+    return p;
+  }
+
+ private:
+  DeviceAllocator* alloc_;
+  DevicePtr p_;
+};
+
 }  // namespace tessera::device

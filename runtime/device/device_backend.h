@@ -1,6 +1,7 @@
-// DeviceBackend: what the GPU kernel device (gpu_kernel_device.h) needs of a
-// device: its memory (through the caching allocator), copies to and from
-// it, kernels built from generated CUDA C++, and matrix products. Two
+// DeviceBackend: what the GPU kernel target (runtime/kernels/gpu_target.h)
+// needs of a device: its memory (through the caching allocator), copies to
+// and from it, kernels compiled from generated CUDA C++ to an image (which
+// the kernel runtime's store caches) and loaded, and matrix products. Two
 // implementations: the CUDA driver with NVRTC and cuBLASLt (cuda_backend.h),
 // and the host emulation of the generated code (emulated_backend.h), which
 // stands in for a GPU in the tests of machines without one.
@@ -38,7 +39,7 @@ class DeviceBackend {
   virtual ~DeviceBackend() = default;
   virtual std::string describe() const = 0;
   // What kernels are built for ("sm_90a"; the emulation's "host"): part of
-  // the key of the tuning choices kept (gpu_kernel_tuner.h).
+  // the key of the tuning choices kept (runtime/kernels/kernel_tuner.h).
   virtual std::string arch() const = 0;
   virtual DeviceAllocator& allocator() = 0;
   virtual void upload(DevicePtr to, const void* from, size_t bytes) = 0;
@@ -48,9 +49,18 @@ class DeviceBackend {
   // a step of a region in place.
   virtual bool host_memory() const { return false; }
 
-  // Builds a kernel; throws DeviceError (with the compiler's log) when it
-  // cannot. Thread-safe: the background compiler calls it.
-  virtual std::shared_ptr<LaunchableKernel> build(const kir::CudaKernelSource& src) = 0;
+  // A kernel's image: the disk cache's kind of entry for it, its identity
+  // (every input of the compile: source, headers, compiler, options,
+  // architecture), the image (a cubin or PTX; the emulation's shared
+  // library), and the image loaded for launches. compile and load throw
+  // DeviceError (with the compiler's log) when they cannot; both are
+  // thread-safe (the background compiler calls them).
+  virtual std::string image_kind() const = 0;
+  virtual std::string image_identity(const kir::CudaKernelSource& src) const = 0;
+  virtual std::string compile(const kir::CudaKernelSource& src) = 0;
+  virtual std::shared_ptr<LaunchableKernel> load(const kir::CudaKernelSource& src, const std::string& image) = 0;
+  // Compiled and loaded, without a cache (tests, benchmarks).
+  std::shared_ptr<LaunchableKernel> build(const kir::CudaKernelSource& src) { return load(src, compile(src)); }
 
   // C[b] = A[b] B[b], row-major f32 with batch strides (0 broadcasts);
   // throws DeviceError where the device has no product (then the caller
@@ -71,12 +81,8 @@ class DeviceBackend {
   // memory is host memory.
   virtual PinnedStaging::Stats staging() const { return {}; }
 
-  struct BuildStats {
-    uint64_t built = 0, from_cache = 0;
-    double build_ms = 0;
-    std::string compiler;  // "NVRTC 13.0", "host c++"
-  };
-  virtual BuildStats build_stats() const = 0;
+  // What compiles its kernels ("NVRTC 13.0", "c++ (host emulation)").
+  virtual std::string compiler() const = 0;
 };
 
 }  // namespace tessera::device

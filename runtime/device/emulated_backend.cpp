@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <unordered_map>
 #include <fstream>
 #include <sstream>
 
@@ -19,9 +20,26 @@ namespace {
 
 using HostEntry = void (*)(void* const*, long long, int, long long);
 
-// Names each build's directory, across every backend of the process: dlopen
-// hands back a library already loaded from the same path.
+// Names each build's and load's directory, across every backend of the
+// process: dlopen hands back a library already loaded from the same path.
 std::atomic<uint64_t> builds{0};
+
+std::filesystem::path fresh_dir(const char* what) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tessera-gpu-emulation-" + std::to_string(::getpid()) + "-" + what +
+                                                    "-" + std::to_string(builds.fetch_add(1)));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+constexpr const char* kFlags = "-std=c++17 -O1 -w -fPIC -shared -DTSR_HOST_EMULATION";
 
 class EmulatedKernel : public LaunchableKernel {
  public:
@@ -39,15 +57,43 @@ class EmulatedKernel : public LaunchableKernel {
 
 class EmulatedBackend::HostMemory : public DeviceMemoryBackend {
  public:
+  explicit HostMemory(size_t cap) : cap_(cap) {}
   DevicePtr allocate(size_t bytes) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (cap_ && used_ + bytes > cap_) return 0;  // out of device memory
     void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p) return 0;
+    used_ += bytes;
+    sizes_[reinterpret_cast<DevicePtr>(p)] = bytes;
     return reinterpret_cast<DevicePtr>(p);
   }
-  void release(DevicePtr p) override { std::free(reinterpret_cast<void*>(p)); }
+  void release(DevicePtr p) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = sizes_.find(p); it != sizes_.end()) {
+      used_ -= it->second;
+      sizes_.erase(it);
+    }
+    std::free(reinterpret_cast<void*>(p));
+  }
   void synchronize() override {}
+
+ private:
+  std::mutex mu_;
+  size_t cap_, used_ = 0;
+  std::unordered_map<DevicePtr, size_t> sizes_;
 };
 
-EmulatedBackend::EmulatedBackend() : memory_(std::make_unique<HostMemory>()) {
+namespace {
+
+size_t cap_from_environment() {
+  const char* cap = std::getenv("TESSERA_GPU_EMULATION_MEMORY");
+  return cap && *cap ? static_cast<size_t>(std::strtoull(cap, nullptr, 10)) : 0;
+}
+
+}  // namespace
+
+EmulatedBackend::EmulatedBackend(size_t memory_cap)
+    : memory_(std::make_unique<HostMemory>(memory_cap ? memory_cap : cap_from_environment())) {
   alloc_ = std::make_unique<DeviceAllocator>(*memory_);
   const char* cxx = std::getenv("TESSERA_EMULATION_CXX");
   cxx_ = cxx && *cxx ? cxx : "c++";
@@ -68,55 +114,52 @@ void EmulatedBackend::download(void* to, DevicePtr from, size_t bytes) {
   if (bytes) std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
 }
 
-std::shared_ptr<LaunchableKernel> EmulatedBackend::build(const kir::CudaKernelSource& src) {
+std::string EmulatedBackend::image_identity(const kir::CudaKernelSource& src) const {
+  return "emulated " + cxx_ + " " + kFlags + "\n" + kir::cuda_wrapper_header() + "\n" + kir::cuda_host_prelude() + "\n" +
+         src.source;
+}
+
+std::string EmulatedBackend::compile(const kir::CudaKernelSource& src) {
   namespace fs = std::filesystem;
-  const auto t0 = std::chrono::steady_clock::now();
-  const fs::path dir = fs::temp_directory_path() / ("tessera-gpu-emulation-" + std::to_string(::getpid()) + "-" +
-                                                    std::to_string(builds.fetch_add(1)));
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("build");
   std::ofstream(dir / "tessera_cuda.h") << kir::cuda_wrapper_header();
   std::ofstream(dir / "tessera_cuda_host.h") << kir::cuda_host_prelude();
   std::ofstream(dir / "kernel.cpp") << src.source;
   const std::string so = (dir / "kernel.so").string(), log = (dir / "compile.log").string();
-  const std::string cmd = cxx_ + " -std=c++17 -O1 -w -fPIC -shared -DTSR_HOST_EMULATION -I" + dir.string() + " " +
-                          (dir / "kernel.cpp").string() + " -o " + so + " -lboost_context > " + log + " 2>&1";
+  const std::string cmd = cxx_ + " " + kFlags + " -I" + dir.string() + " " + (dir / "kernel.cpp").string() + " -o " +
+                          so + " -lboost_context > " + log + " 2>&1";
   const int rc = std::system(cmd.c_str());
+  std::string image = rc == 0 ? read_file(so) : std::string();
+  const std::string error = rc != 0 ? "the host compiler refused kernel " + src.entry + " (" + cmd + "):\n" + read_file(log)
+                                    : std::string();
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (!error.empty()) throw DeviceError(error);
+  return image;
+}
+
+std::shared_ptr<LaunchableKernel> EmulatedBackend::load(const kir::CudaKernelSource& src, const std::string& image) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fresh_dir("load");
+  const std::string so = (dir / "kernel.so").string();
+  std::ofstream(so, std::ios::binary) << image;
   std::string error;
   void* handle = nullptr;
   HostEntry fn = nullptr;
-  if (rc != 0) {
-    std::ifstream in(log);
-    std::stringstream text;
-    text << in.rdbuf();
-    error = "the host compiler refused kernel " + src.entry + " (" + cmd + "):\n" + text.str();
-  } else if (!(handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL))) {
+  if (!(handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL))) {
     error = std::string("dlopen of the emulated kernel: ") + dlerror();
   } else if (!(fn = reinterpret_cast<HostEntry>(dlsym(handle, (src.entry + "_host").c_str())))) {
     error = "the emulated kernel has no " + src.entry + "_host";
   }
   std::error_code ec;
-  fs::remove_all(dir, ec);
+  fs::remove_all(dir, ec);  // the library stays mapped
   if (!error.empty()) throw DeviceError(error);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++built_;
-    build_ms_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
   return std::make_shared<EmulatedKernel>(src, fn);
 }
 
 void EmulatedBackend::matmul_f32(int64_t, int64_t, int64_t, int64_t, DevicePtr, int64_t, DevicePtr, int64_t, DevicePtr,
                                  int64_t) {
   throw DeviceError("the emulation computes products on the host (host_memory)");
-}
-
-DeviceBackend::BuildStats EmulatedBackend::build_stats() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  BuildStats b;
-  b.built = built_;
-  b.build_ms = build_ms_;
-  b.compiler = cxx_ + " (host emulation)";
-  return b;
 }
 
 }  // namespace tessera::device

@@ -1,12 +1,15 @@
-// The host emulation of a GPU, for testing the GPU backend on machines
+// The host emulation of a GPU, for testing the GPU target on machines
 // without one: device memory is host memory (through the same caching
 // allocator), and each generated kernel is compiled by the host's C++
 // compiler against the emulation prelude (codegen/kernel/cuda/
-// tessera_cuda_host.h: a block's threads as fibers), loaded with dlopen and
-// run on the calling thread. Selected with TESSERA_GPU_EMULATION=1 together
-// with --device=gpu (docs/gpu.md); never by --device=auto. It needs a C++
-// compiler and Boost.Context's headers and library at run time
+// tessera_cuda_host.h: a block's threads as fibers) into a shared library
+// (its image, which the kernel cache keeps like a cubin), loaded with dlopen
+// and run on the calling thread. Selected with TESSERA_GPU_EMULATION=1
+// together with --device=gpu (docs/gpu.md); never by --device=auto. It
+// needs a C++ compiler and Boost.Context's headers and library at run time
 // ($TESSERA_EMULATION_CXX, default c++), so it is a testing aid only.
+// TESSERA_GPU_EMULATION_MEMORY=BYTES caps its device memory (tests of
+// running out of it).
 #pragma once
 
 #include <memory>
@@ -19,7 +22,8 @@ namespace tessera::device {
 
 class EmulatedBackend : public DeviceBackend {
  public:
-  EmulatedBackend();
+  // `memory_cap`: bytes of device memory at most (0: $TESSERA_GPU_EMULATION_MEMORY, else no cap).
+  explicit EmulatedBackend(size_t memory_cap = 0);
   ~EmulatedBackend() override;
 
   std::string describe() const override;
@@ -28,19 +32,19 @@ class EmulatedBackend : public DeviceBackend {
   void upload(DevicePtr to, const void* from, size_t bytes) override;
   void download(void* to, DevicePtr from, size_t bytes) override;
   bool host_memory() const override { return true; }
-  std::shared_ptr<LaunchableKernel> build(const kir::CudaKernelSource& src) override;
+  std::string image_kind() const override { return "emulated"; }
+  std::string image_identity(const kir::CudaKernelSource& src) const override;
+  std::string compile(const kir::CudaKernelSource& src) override;
+  std::shared_ptr<LaunchableKernel> load(const kir::CudaKernelSource& src, const std::string& image) override;
   void matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
                   int64_t stride_b, DevicePtr c, int64_t stride_c) override;
-  BuildStats build_stats() const override;
+  std::string compiler() const override { return cxx_ + " (host emulation)"; }
 
  private:
   class HostMemory;
   std::unique_ptr<HostMemory> memory_;
   std::unique_ptr<DeviceAllocator> alloc_;
   std::string cxx_;
-  mutable std::mutex mu_;
-  uint64_t built_ = 0;
-  double build_ms_ = 0;
 };
 
 }  // namespace tessera::device

@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "runtime/kernels/kernel_runtime.h"
 #include "runtime/tier_policy.h"
 
 namespace tessera::jit {
@@ -96,7 +97,7 @@ TEST(TierPolicy, AFailedTierUpKeepsTheTraceInT1AndIsCounted) {
   EXPECT_EQ(fx.aborts(AbortReason::TierUpFailed), 1u);
 
   std::ostringstream os;
-  fx.telemetry.print_stats(os, fx.registry.all());
+  fx.telemetry.print_stats(os, fx.registry.all(), kernels::KernelCallStats{});
   EXPECT_NE(os.str().find("aborted (tier-up: T2 (LLVM) could not recompile the trace; it stays in T1): 1 (last "),
             std::string::npos)
       << os.str();

@@ -23,6 +23,10 @@ struct CompiledKernel {
   std::string llvm_ir;  // after optimization, when the compiler keeps text
 };
 
+// The emitter's fingerprint (a hash of the sources that decide the machine
+// code): part of every CPU kernel's identity in the kernel cache.
+const char* cpu_emitter_fingerprint();
+
 class CpuKernelCompiler {
  public:
   // Throws std::runtime_error when the LLVM library cannot be loaded or LLVM

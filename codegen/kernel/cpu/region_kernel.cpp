@@ -1,8 +1,11 @@
 #include "codegen/kernel/cpu/region_kernel.h"
 
 #include "codegen/kernel/cpu/cpu_launch.h"
+#include "codegen/kernel/cpu/emitter_fingerprint.h"
 
 namespace tessera::kir {
+
+const char* cpu_emitter_fingerprint() { return TESSERA_CPU_EMITTER_FINGERPRINT; }
 
 CpuRegionKernel::CpuRegionKernel(Region r, CpuKernelCompiler& compiler, const RegionLowering& opt)
     : region_(std::move(r)), kernel_(std::make_shared<const Kernel>(lower_region(region_, "region", opt))) {

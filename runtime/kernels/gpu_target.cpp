@@ -1,0 +1,368 @@
+#include "runtime/kernels/gpu_target.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "codegen/kernel/cuda/cuda_region.h"
+#include "codegen/kernel/kernel_events.h"
+#include "codegen/kernel/lower_region.h"
+#include "runtime/device/device_error.h"
+#include "vm/core/error.h"
+
+namespace tessera::kernels {
+
+using device::DeviceBlock;
+using device::DevicePtr;
+
+namespace {
+
+// Dims of a region value's tensor for these symbols' values.
+Shape shape_of(const RegionType& t, const std::vector<int64_t>& sym) {
+  Shape s;
+  for (int d : t.dims) s.push_back(d == kDimOne ? 1 : sym.at(static_cast<size_t>(d)));
+  return s;
+}
+
+int64_t numel_of(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+// The value tile lower_attention is given: the value dim rounded up to 16, at least 16.
+constexpr int64_t kAttentionValueTile = 64;
+
+// A kernel of a region on the device: the region's kernel (after its
+// leading step, if any) and attention's kernel for a leading attention.
+class GpuKernel : public TargetKernel {
+ public:
+  kir::Kernel main;
+  kir::CudaKernelSource main_src;
+  std::shared_ptr<device::LaunchableKernel> main_built;
+  std::optional<kir::Kernel> step;
+  std::optional<kir::CudaKernelSource> step_src;
+  std::shared_ptr<device::LaunchableKernel> step_built;
+};
+
+}  // namespace
+
+// A tensor's elements in one of the device's blocks: a kernel output's,
+// left there until the host reads them, or a mirror of a host tensor a
+// kernel read (host_current), kept until the host touches it.
+class GpuBlockCopy : public DeviceCopy {
+ public:
+  GpuBlockCopy(std::shared_ptr<GpuTarget> owner, DevicePtr block, bool host_current)
+      : owner_(std::move(owner)), block_(block), host_current_(host_current) {}
+  ~GpuBlockCopy() override { owner_->backend().allocator().free(block_); }
+  // A device that fails here (a lost GPU, a kernel that faulted) fails the
+  // script's operation that needed the elements, as a runtime error.
+  void to_host(void* host, size_t bytes) override {
+    if (host_current_) return;
+    try {
+      owner_->backend().download(host, block_, bytes);
+    } catch (const device::DeviceError& e) {
+      throw RuntimeError(std::string("the GPU could not give back a tensor's elements: ") + e.what());
+    }
+    owner_->note_download(bytes);
+  }
+  const GpuTarget* owner() const { return owner_.get(); }
+  DevicePtr block() const { return block_; }
+
+ private:
+  std::shared_ptr<GpuTarget> owner_;  // keeps the device (and its memory) alive
+  DevicePtr block_;
+  bool host_current_;
+};
+
+GpuTarget::GpuTarget(std::shared_ptr<device::DeviceBackend> backend, KernelStore& store, Options options)
+    : backend_(std::move(backend)), store_(store), opt_(options) {}
+
+std::string GpuTarget::refuses(const Region& r) const {
+  const RegionOp* lead = r.leading_step() ? &r.ops.front() : nullptr;
+  if (lead && lead->op == OpId::MatMul && !backend_->host_memory())
+    for (int a : lead->args)
+      if (r.type(a).dtype != DType::F32)
+        return std::string("a matrix product of ") + dtype_name(r.type(a).dtype) +
+               " on the GPU is not built (f32 products run on cuBLASLt)";
+  return {};
+}
+
+std::vector<KernelVariant> gpu_variants(const Region& r) {
+  std::vector<KernelVariant> v;
+  const bool rows = !r.row_dims().empty();
+  size_t rank = 0;
+  for (int o : r.outputs) rank = std::max(rank, r.type(o).dims.size());
+  for (int64_t tile : {256, 512, 1024, 2048, 4096}) {
+    if (rows && tile != 1024) continue;
+    for (int threads : {128, 256}) {
+      if (threads > tile) continue;
+      v.push_back({tile, threads, false});
+      if (!rows && rank > 1) v.push_back({tile, threads, true});
+    }
+  }
+  return v;
+}
+
+std::shared_ptr<const TargetKernel> GpuTarget::compile(const Region& r, const DimSpec& spec, const KernelVariant& v) {
+  auto k = std::make_shared<GpuKernel>();
+  k->spec = spec;
+  k->variant = v;
+  const kir::RegionLowering opt = v.lowering(spec);
+  const int threads = spec.empty() ? 0 : v.threads;  // 0: from the kernel's tile (K2, untuned K3)
+  k->main = kir::lower_region(r, "region", opt);
+  k->main_src = kir::emit_cuda_kernel(k->main, "tsr_region", kir::cuda_target_for(r, threads));
+  if (r.leading_step() && r.ops.front().op == OpId::Attention) {
+    k->step = kir::lower_attention(r, "attention", opt, kAttentionValueTile);
+    k->step_src = kir::emit_cuda_kernel(*k->step, "tsr_attention", kir::cuda_target_for(r));
+  }
+  // Built through the store (its image cached on disk), then loaded for this device.
+  auto build = [&](const kir::CudaKernelSource& src) {
+    KernelRecipe recipe;
+    recipe.kind = backend_->image_kind();
+    recipe.compile = [&] { return backend_->compile(src); };
+    std::shared_ptr<const StoredKernel> stored = store_.get(name(), backend_->image_identity(src), "cuda", recipe);
+    return std::make_pair(backend_->load(src, stored->image), stored);
+  };
+  std::tie(k->main_built, k->stored) = build(k->main_src);
+  if (k->step_src) k->step_built = build(*k->step_src).first;
+  return k;
+}
+
+std::function<double(const TargetKernel&)> GpuTarget::timer(const Region&, const std::vector<int64_t>&) {
+  // A GPU times its variants at a call (times_at_call), on the call's buffers.
+  return [](const TargetKernel&) -> double { throw std::logic_error("the GPU times its variants at a call"); };
+}
+
+std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kernel, std::span<const Value> inputs,
+                                       const std::vector<int64_t>& sym, CallTuning* tuning, std::string& why) {
+  const GpuKernel* v = static_cast<const GpuKernel*>(&kernel);
+  device::DeviceAllocator& alloc = backend_->allocator();
+  try {
+    union Scalar {
+      float f;
+      int64_t i;
+      uint8_t b;
+    };
+    const size_t n_in = inputs.size();
+    std::vector<void*> ptrs(n_in + 1 + r.outputs.size(), nullptr);
+    std::vector<Scalar> scalars(n_in);
+    std::vector<void*> params;
+    // Blocks of this call, freed when it fails: the leading step's result
+    // (freed after the launch, stream-ordered), the outputs' (theirs once
+    // the launch is made), and host tensors uploaded for the call (which
+    // keep their block as a mirror once the launch is made).
+    std::vector<DeviceBlock> temps, out_blocks;
+    std::vector<std::pair<TensorObj*, DeviceBlock>> mirrors;
+    uint64_t up = 0, up_bytes = 0, resident = 0;
+    for (size_t i = 0; i < n_in; ++i) {
+      const Value& in = inputs[i];
+      if (!in.is_tensor()) {
+        if (in.is_float()) scalars[i].f = static_cast<float>(in.as_float());
+        else if (in.is_int()) scalars[i].i = in.as_int();
+        else scalars[i].b = in.as_bool() ? 1 : 0;
+        params.push_back(&scalars[i]);
+        continue;
+      }
+      const TensorObj& t = *in.as_tensor();
+      auto* held = dynamic_cast<const GpuBlockCopy*>(t.device_copy);
+      auto same = std::find_if(mirrors.begin(), mirrors.end(), [&](const auto& m) { return m.first == &t; });
+      if (held && held->owner() == this) {
+        ptrs[i] = reinterpret_cast<void*>(held->block());
+        ++resident;
+      } else if (same != mirrors.end()) {
+        ptrs[i] = reinterpret_cast<void*>(same->second.get());  // an input passed twice: uploaded once
+      } else {
+        const void* host = t.data();  // another device's copy comes back first
+        DeviceBlock b(alloc, t.nbytes());
+        backend_->upload(b.get(), host, t.nbytes());
+        ptrs[i] = reinterpret_cast<void*>(b.get());
+        // The elements do not change: only who holds them.
+        mirrors.emplace_back(const_cast<TensorObj*>(&t), std::move(b));
+        ++up;
+        up_bytes += t.nbytes();
+      }
+      params.push_back(&ptrs[i]);
+    }
+    // The leading step's result, which the region's kernel reads after the inputs.
+    if (r.leading_step()) {
+      const RegionOp& lead = r.ops.front();
+      const Shape shape = shape_of(lead.type, sym);
+      const size_t bytes = static_cast<size_t>(numel_of(shape)) * dtype_size(lead.type.dtype);
+      const DevicePtr p = temps.emplace_back(alloc, bytes).get();
+      ptrs[n_in] = reinterpret_cast<void*>(p);
+      if (lead.op == OpId::Attention) {
+        std::vector<void*> step_params(params.begin(), params.end());
+        step_params.push_back(&ptrs[n_in]);
+        const int64_t dv = shape.back();
+        if (dv > kAttentionValueTile)
+          throw device::DeviceError(fmt::format("attention with a value dim of {} (over {}) on the GPU is not built",
+                                                dv, kAttentionValueTile));
+        const std::vector<int64_t> grid = v->step->grid_extents(sym);
+        std::vector<void*> args = kir::cuda_kernel_args(*v->step_src, step_params, sym, grid);
+        v->step_built->launch(grid[0] * grid[1] * grid[2], args);
+      } else if (backend_->host_memory()) {
+        // The emulation: the product by the interpreter's kernel, in place.
+        const Value product = run_leading_step(r, inputs);
+        backend_->upload(p, product.as_tensor()->data(), bytes);
+      } else {
+        const Shape a = shape_of(r.type(lead.args[0]), sym), b = shape_of(r.type(lead.args[1]), sym);
+        if (a.size() < 2 || b.size() < 2 || a.size() > 3 || b.size() > 3)
+          throw device::DeviceError("a matrix product of vectors or of rank over 3 on the GPU is not built");
+        const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+        const int64_t batch = a.size() == 3 ? a[0] : 1;
+        if (b.size() == 3 && b[0] != batch)
+          throw device::DeviceError("a batched product whose batches differ on the GPU is not built");
+        auto dptr = [&](int arg) { return reinterpret_cast<DevicePtr>(ptrs[static_cast<size_t>(r.index_of(arg))]); };
+        backend_->matmul_f32(batch, m, n, k, dptr(lead.args[0]), m * k, dptr(lead.args[1]), b.size() == 3 ? k * n : 0,
+                             p, m * n);
+      }
+      params.push_back(&ptrs[n_in]);
+    }
+    std::vector<Value> outs;
+    for (size_t o = 0; o < r.outputs.size(); ++o) {
+      const RegionType& t = r.type(r.outputs[o]);
+      outs.push_back(make_tensor(t.dtype, shape_of(t, sym), false));
+      ptrs[n_in + 1 + o] = reinterpret_cast<void*>(out_blocks.emplace_back(alloc, outs.back().as_tensor()->nbytes()).get());
+      params.push_back(&ptrs[n_in + 1 + o]);
+    }
+    // Variants being tuned: each timed on this call's buffers (after a
+    // launch that loads its module), the fastest runs the call. (Every
+    // variant of an attention region has its own step kernel; the first's ran above.)
+    if (tuning) {
+      const auto start = std::chrono::steady_clock::now();
+      std::vector<KernelVariant> variants;
+      for (const TargetKernel* c : tuning->candidates) variants.push_back(c->variant);
+      constexpr int kLaunches = 3;
+      tuning->outcome = KernelTuner::fastest(
+          variants,
+          [&](size_t i) {
+            const GpuKernel& c = static_cast<const GpuKernel&>(*tuning->candidates[i]);
+            const std::vector<int64_t> grid = c.main.grid_extents(sym);
+            std::vector<void*> args = kir::cuda_kernel_args(c.main_src, params, sym, grid);
+            auto once = [&] { c.main_built->launch(grid[0] * grid[1] * grid[2], args); };
+            once();
+            return backend_->time_ms([&] {
+                     for (int n = 0; n < kLaunches; ++n) once();
+                   }) / kLaunches;
+          },
+          timing_plan());
+      for (size_t i = 0; i < tuning->candidates.size(); ++i)
+        if (tuning->candidates[i]->variant == tuning->outcome->best) {
+          tuning->best = i;
+          v = static_cast<const GpuKernel*>(tuning->candidates[i]);
+          break;
+        }
+      tuning->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    const std::vector<int64_t> grid = v->main.grid_extents(sym);
+    std::vector<void*> args = kir::cuda_kernel_args(v->main_src, params, sym, grid);
+    int64_t moved = 0;  // what the kernel reads and writes (its tensor inputs and outputs), for the timeline's GB/s
+    for (const Value& in : inputs)
+      if (in.is_tensor()) moved += static_cast<int64_t>(in.as_tensor()->nbytes());
+    for (const Value& o : outs) moved += static_cast<int64_t>(o.as_tensor()->nbytes());
+    launch_timed(r, *v, grid, args, moved);
+    for (size_t o = 0; o < outs.size(); ++o)
+      outs[o].as_tensor()->attach_device_copy(
+          std::make_unique<GpuBlockCopy>(shared_from_this(), out_blocks[o].release(), false));
+    for (auto& [t, b] : mirrors) t->attach_device_copy(std::make_unique<GpuBlockCopy>(shared_from_this(), b.release(), true));
+    std::lock_guard<std::mutex> lock(mu_);
+    traffic_.uploads += up;
+    traffic_.upload_bytes += up_bytes;
+    traffic_.resident_inputs += resident;
+    return outs.at(0);
+  } catch (const device::DeviceOutOfMemory&) {
+    throw RuntimeError("out of memory");  // the script's error, as for the host's memory
+  } catch (const device::DeviceError& e) {
+    why = e.what();
+    return std::nullopt;
+  } catch (const std::runtime_error& e) {
+    if (!tuning || tuning->outcome) throw;
+    why = e.what();  // no variant of the tuning could run
+    return std::nullopt;
+  }
+}
+
+// Launches the region's kernel; when the event log keeps a timeline, the
+// launch is timed on the device (CUDA events; the emulation's clock) and
+// reported as a span on the GPU's track, ending when the device finished.
+// That waits for the device, so it happens only for --dump and --metrics.
+void GpuTarget::launch_timed(const Region& r, const TargetKernel& k, const std::vector<int64_t>& grid,
+                             std::vector<void*>& args, int64_t bytes) {
+  std::shared_ptr<jit::JitEventLog> e;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    e = events_;
+  }
+  const GpuKernel& g = static_cast<const GpuKernel&>(k);
+  auto launch = [&] { g.main_built->launch(grid[0] * grid[1] * grid[2], args); };
+  if (!e || !e->wants_spans()) {
+    launch();
+    return;
+  }
+  const double ms = backend_->time_ms(launch);
+  const double end = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  kir::KernelSpan span;
+  span.start_ms = end - ms;
+  span.end_ms = end;
+  span.gpu = span.on_device = true;
+  span.tier = k.tier();
+  span.blocks = grid[0] * grid[1] * grid[2];
+  span.bytes = bytes;
+  e->kernel_span("gpu " + kir::region_report_id(r) + " (" + kir::region_ops_text(r) + ")", span);
+}
+
+void GpuTarget::set_events(std::shared_ptr<jit::JitEventLog> e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  events_ = std::move(e);
+}
+
+void GpuTarget::note_download(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++traffic_.downloads;
+  traffic_.download_bytes += bytes;
+}
+
+GpuTarget::Traffic GpuTarget::traffic() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return traffic_;
+}
+
+std::string GpuTarget::report(const KernelRuntime& runtime) const {
+  const TargetCounters& c = runtime.counters(name());
+  const Traffic t = traffic();
+  const KernelStore::TargetStats b = store_.stats(name());
+  double build_ms = b.load_ms;
+  for (double ms : b.compile_ms) build_ms += ms;
+  const std::string first = runtime.first_failure(name());
+  const device::DeviceAllocator::Stats memory = backend_->allocator().stats();
+  const device::PinnedStaging::Stats staging = backend_->staging();
+  const uint64_t k2 = c.k2_runs.load(), k3 = c.k3_runs.load();
+  std::string out = fmt::format(
+      "  gpu: {} fused calls on the device at {} sites (K2 {}, K3 {}; {} on the CPU while their kernel was built, {} "
+      "refused{}); {} kernels built by {} in {:.1f} ms, {} from the kernel cache\n",
+      k2 + k3, c.sites.load(), k2, k3, c.while_building.load(), c.refused.load(),
+      first.empty() ? "" : ", the first because: " + first.substr(0, first.find('\n')), b.compiled,
+      backend_->compiler(), build_ms, b.from_disk);
+  if (c.k3_tuned || c.k3_kept || c.variants_timed)
+    out += fmt::format("  gpu tuning: {} K3 kernels tuned ({} variants timed on the device in {:.1f} ms), {} as an earlier "
+                       "run's tuning chose\n",
+                       c.k3_tuned.load(), c.variants_timed.load(), static_cast<double>(c.tune_us.load()) / 1000.0,
+                       c.k3_kept.load());
+  out += fmt::format(
+      "  gpu memory: {} inputs uploaded ({:.1f} MiB: their elements were on the host), {} inputs already on the device, "
+      "{} outputs read back by the host ({:.1f} MiB); allocator high-water {:.1f} MiB, {} of {} blocks reused\n",
+      t.uploads, static_cast<double>(t.upload_bytes) / (1 << 20), t.resident_inputs, t.downloads,
+      static_cast<double>(t.download_bytes) / (1 << 20), static_cast<double>(memory.high_water_bytes) / (1 << 20),
+      memory.reuses, memory.allocations);
+  if (staging.pinned_bytes)
+    out += fmt::format("  gpu copies: {} uploads and {} downloads ({:.1f} MiB) staged through {:.0f} MiB of pinned host memory\n",
+                       staging.uploads, staging.downloads, static_cast<double>(staging.bytes) / (1 << 20),
+                       static_cast<double>(staging.pinned_bytes) / (1 << 20));
+  else if (!staging.unavailable.empty())
+    out += "  gpu copies: not staged: " + staging.unavailable + "\n";
+  return out;
+}
+
+}  // namespace tessera::kernels

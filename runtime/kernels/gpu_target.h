@@ -1,0 +1,99 @@
+// GpuTarget: fused calls' kernels on a GPU (kernel_target.h), over a
+// DeviceBackend: the CUDA driver with NVRTC and cuBLASLt, or the host
+// emulation of the generated CUDA C++ (runtime/device/).
+//
+// A site's K2 kernel is built on the background thread (the CPU runs the
+// calls meanwhile); K3 variants (tiles, layouts, threads per block) are all
+// built there, and timed with CUDA events at the first call of their
+// shapes once all are built, on that call's buffers. Every call runs on
+// the device:
+//   - tensor inputs whose elements the device holds (an earlier call's
+//     output, or a host tensor uploaded by an earlier call that the host
+//     has not touched since) are passed as they are; others are uploaded,
+//     and keep the device's block as a mirror (device_copy.h) until the host
+//     touches them, so a weight made once is uploaded once;
+//   - a leading matrix product runs on cuBLASLt (f32), attention as
+//     lower_attention's kernel; then the region's kernel;
+//   - the output is a tensor whose elements stay on the device (a
+//     DeviceCopy over its block) until the host reads them, so a chain of
+//     fused calls moves nothing between host and device but its inputs.
+// Device blocks are owned by RAII handles (DeviceBlock) until a tensor
+// takes them: a failure at any step of a call (out of device memory, a
+// launch the device refuses) frees every block the call allocated. Out of
+// device memory fails the script's operation with "out of memory"; other
+// device errors leave the site to the CPU, counted with the reason.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "runtime/device/device_backend.h"
+#include "runtime/jit_event_log.h"
+#include "runtime/kernels/kernel_runtime.h"
+#include "runtime/kernels/kernel_target.h"
+
+namespace tessera::kernels {
+
+// The variants a GPU's K3 tuning tries: tiles of 256 to 4096 elements in
+// blocks of 128 or 256 threads (no more threads than elements), rows or
+// flat for outputs of rank 2 or more; row kernels (lower_region.h) have one
+// layout and tile.
+std::vector<KernelVariant> gpu_variants(const Region& r);
+
+class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTarget> {
+ public:
+  struct Options {
+    // Tune K3 kernels by timing their variants (the JIT parameter gputune;
+    // false: one K3 kernel with K2's tile, the same kernels every run).
+    bool tune = true;
+  };
+  // `store` is the VM's kernel runtime's (it outlives the target's use).
+  GpuTarget(std::shared_ptr<device::DeviceBackend> backend, KernelStore& store, Options options);
+
+  const char* name() const override { return "gpu"; }
+  std::string arch() const override { return backend_->arch(); }
+  std::string refuses(const Region& r) const override;
+  bool builds_k2_in_background() const override { return true; }
+  bool tunes() const override { return opt_.tune; }
+  bool times_at_call() const override { return true; }
+  TimingPlan timing_plan() const override { return TimingPlan{1, 1, 0}; }
+  // gpu_variants.
+  std::vector<KernelVariant> variants(const Region& r, const DimSpec&, const std::vector<int64_t>&) const override {
+    return gpu_variants(r);
+  }
+  std::shared_ptr<const TargetKernel> compile(const Region& r, const DimSpec& spec, const KernelVariant& v) override;
+  std::optional<Value> launch(const Region& r, const TargetKernel& k, std::span<const Value> inputs,
+                              const std::vector<int64_t>& sym, CallTuning* tuning, std::string& why) override;
+  std::function<double(const TargetKernel&)> timer(const Region& r, const std::vector<int64_t>& sym) override;
+
+  device::DeviceBackend& backend() const { return *backend_; }
+
+  // What moved between host and device.
+  struct Traffic {
+    uint64_t uploads = 0, upload_bytes = 0;      // inputs copied to the device (their elements were on the host)
+    uint64_t downloads = 0, download_bytes = 0;  // outputs copied back (the host read them)
+    uint64_t resident_inputs = 0;  // inputs already on the device (an earlier call's output, or a mirror)
+  };
+  Traffic traffic() const;
+  // Counted by the DeviceCopy of outputs when the host reads them.
+  void note_download(size_t bytes);
+  // The --stats lines ("  gpu: ..."), with the runtime's counters of this target.
+  std::string report(const KernelRuntime& runtime) const;
+
+  // Where the launches' spans on the device go (the timeline; null: nowhere).
+  void set_events(std::shared_ptr<jit::JitEventLog> e);
+
+ private:
+  void launch_timed(const Region& r, const TargetKernel& k, const std::vector<int64_t>& grid, std::vector<void*>& args,
+                    int64_t bytes);
+
+  std::shared_ptr<device::DeviceBackend> backend_;
+  KernelStore& store_;
+  Options opt_;
+  mutable std::mutex mu_;  // traffic_, events_
+  Traffic traffic_;
+  std::shared_ptr<jit::JitEventLog> events_;
+};
+
+}  // namespace tessera::kernels

@@ -1,0 +1,37 @@
+#include "runtime/kernels/kernel_variant.h"
+
+#include <cstdio>
+
+#include "codegen/kernel/cpu/cpu_launch.h"
+
+namespace tessera::kernels {
+
+std::string dims_text(const DimSpec& spec) {
+  std::string dims;
+  for (const auto& d : spec) dims += (dims.empty() ? "" : ",") + (d ? std::to_string(*d) : std::string("?"));
+  return dims;
+}
+
+std::string KernelVariant::str() const {
+  return "tile=" + std::to_string(tile) + " threads=" + std::to_string(threads) + " flat=" + (flat ? "1" : "0");
+}
+
+std::optional<KernelVariant> KernelVariant::parse(const std::string& s) {
+  long long tile = 0;
+  int threads = 0, flat = 0;
+  char tail = 0;
+  if (std::sscanf(s.c_str(), "tile=%lld threads=%d flat=%d%c", &tile, &threads, &flat, &tail) != 3) return std::nullopt;
+  if (tile < 1 || tile > (1 << 20) || threads < kir::kEveryCore || threads > 1024 || (flat != 0 && flat != 1))
+    return std::nullopt;
+  return KernelVariant{tile, threads, flat == 1};
+}
+
+kir::RegionLowering KernelVariant::lowering(const DimSpec& spec) const {
+  kir::RegionLowering opt;
+  opt.tile = tile;
+  opt.flat = flat;
+  if (!spec.empty()) opt.symbol_values = spec;
+  return opt;
+}
+
+}  // namespace tessera::kernels
