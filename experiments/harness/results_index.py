@@ -263,7 +263,7 @@ def refresh(folder=RESULTS, repo=REPO):
     """Rewrites folder/INDEX.md where the folder keeps one (the repository's results folder does; a
     harness's scratch --out-dir or the GPU bundle's output does not); prints the problems, and a
     harness's run goes on regardless."""
-    if not (os.path.exists(os.path.join(folder, INDEX)) or os.path.samefile(folder, RESULTS)):
+    if not (os.path.exists(os.path.join(folder, INDEX)) or os.path.realpath(folder) == os.path.realpath(RESULTS)):
         return []
     entries, problems = scan(folder, repo)
     with open(os.path.join(folder, INDEX), "w") as f:

@@ -678,7 +678,7 @@ def main():
         written += results_index.save(a.out_dir, "jit-warmup", "svg", svg, dated)
     log("wrote " + ", ".join(os.path.basename(x) for x in written) + " in " + a.out_dir)
     results_index.refresh(a.out_dir)
-    print(report)
+    print(report.replace("{RUN}", "latest"))
     if missing_vm:
         failures += 1
     if mismatches or failures:

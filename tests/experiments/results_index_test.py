@@ -96,6 +96,22 @@ class TemporaryResults(unittest.TestCase):
         self.assertIsNone(results_index.dated_run(False, None))
 
 
+    def test_refresh_keeps_an_index_only_where_the_folder_has_one(self):
+        # A harness's scratch --out-dir (or the GPU bundle's output) gets no INDEX.md ...
+        self.write("bench-latest.md", REPORT.format(date="2026-02-03", commit="abcdef123456"))
+        self.assertEqual(results_index.refresh(self.results, self.repo), [])
+        self.assertFalse(os.path.exists(os.path.join(self.results, "INDEX.md")))
+        # ... and a folder that keeps one has it rewritten, problems listed.
+        self.write("INDEX.md", "old\n")
+        self.write("latest-other.md", "x\n")
+        problems = results_index.refresh(self.results, self.repo)
+        self.assertEqual(len(problems), 1, problems)
+        with open(os.path.join(self.results, "INDEX.md")) as f:
+            index = f.read()
+        self.assertIn("| bench |", index)
+        self.assertIn("latest-other.md: not named", index)
+
+
 class CommittedResults(unittest.TestCase):
     def test_index_is_up_to_date_and_every_file_follows_the_scheme(self):
         p = subprocess.run([sys.executable, os.path.join(REPO, "experiments", "harness", "results_index.py"),
