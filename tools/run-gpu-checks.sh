@@ -38,7 +38,7 @@ run gpu_kernels 300 python3 "$HERE/experiments/harness/run_gpu_kernels.py" --ben
   --out "$RES/gpu-kernels-latest.md" --dated
 
 echo
-echo "GPU checks of commit $(cat "$HERE/COMMIT") on $(head -1 "$RES/device.txt")"
+echo "GPU checks of commit $(cat "$HERE/COMMIT") on $(head -1 "$RES/device.txt"), $(date -u +%F)"
 for name in select device_test cuda_device_test conformance_gpu gpu_kernels; do
   case "${status[$name]}" in
     0) verdict=ok ;;

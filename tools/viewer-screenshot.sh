@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes docs/images/trace-viewer.png, the README's picture of the trace
+# Makes docs/images/trace-viewer.png, docs/cli.md's picture of the trace
 # viewer: a real --dump of tests/runtime/programs/jit_log_shapes.tsb (a loop,
 # its side trace, a blacklisted loop) opened at trace 0 by headless Chromium.
 #   tools/viewer-screenshot.sh [build/tessera-vm]

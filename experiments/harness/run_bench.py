@@ -13,18 +13,16 @@ trace), and one extra `--stats` run with tier=1 / tier=2 (for tessera-t1 / tesse
 selected) gives the compile-latency-per-tier table (per-trace T1 and T2 compile times, code
 bytes); and experiments/bench/warmup/warmup.tsb runs once under --jit=off, tier=1, tier=2
 (async=0) and auto, printing its time per iteration, for the warm-up plot. Writes
-experiments/results/jit-YYYY-MM-DD.md (all tables, a link to the plot) + .csv, the warm-up CSV
-jit-warmup-YYYY-MM-DD.csv, the per-iteration CSV warmup-iterations-YYYY-MM-DD.csv, the plot
-warmup-YYYY-MM-DD.svg, and latest.md / latest.csv / latest-warmup.csv /
-latest-warmup-iterations.csv / latest-warmup.svg. Older results files (interp-*.md, the
-interpreter-only runs) are never touched.
+experiments/results/jit-latest.md (all tables, a link to the plot) + .csv, the warm-up CSV
+jit-warmup-latest.csv, the per-iteration CSV jit-warmup-iterations-latest.csv and the plot
+jit-warmup-latest.svg; with --dated (or --tag TEXT) also copies named jit-DATE[-TEXT].md, ...,
+which a document should cite (experiments/results/INDEX.md, rewritten at the end, lists them).
 
 Programs: experiments/bench/tsb/*.tsb (ours); the twins live in the shared folder
 (../shared/bench/{lua,py,c} relative to the repository root, or --shared PATH).
 """
 
 import argparse
-import csv
 import datetime
 import math
 import os
@@ -41,6 +39,7 @@ import time
 # The --stats report (its parsers, and a run that reads it) and the warm-up plot.
 from stats_report import TIER_FIELDS, WARMUP_FIELDS, parse_stats, parse_tiers, run_stats, tier_summary
 from svg_plot import svg_line_plot
+import results_index
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROGRAMS = ["fib", "loop_sum", "mandelbrot", "nbody", "sieve", "spectral_norm",
@@ -231,8 +230,7 @@ def main():
     ap.add_argument("--peers", help="comma-separated subset of: " + ",".join(PEERS))
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
     ap.add_argument("--out-dir", default=os.path.join(REPO, "experiments", "results"))
-    ap.add_argument("--tag", help="appended to the dated files' names (jit-DATE-TAG.md, ...): what the run is "
-                                  "of, in a word or two, so that a second run the same day keeps both")
+    results_index.dated_arguments(ap, "jit")
     ap.add_argument("--check-only", action="store_true",
                     help="exit non-zero on any checksum mismatch, crash or timeout (for CI)")
     ap.add_argument("--no-warmup", action="store_true",
@@ -464,8 +462,6 @@ def main():
     ratio_cols = [c for c in ratio_cols if c[1] in peers and c[2] in peers]
 
     today = datetime.date.today().isoformat()
-    # The dated files' names: the date, then the tag when one is given.
-    dated = today + ("-" + a.tag if a.tag else "")
     command = shlex.join([sys.executable] + sys.argv)
     lines = ["# Tessera VM benchmarks (trace JIT and interpreter), %s" % today, "",
              "- machine: %d CPUs (nproc), %s, %s" % (os.cpu_count() or 0, cpu_model(), platform.platform()),
@@ -618,10 +614,9 @@ def main():
                      "traces compiled ..., B bytes of code`). all programs = median over every trace of "
                      "every program, totals of traces and bytes. `—` = no such line in the report (e.g. "
                      "no trace reached T2)." % (src_text[tier_src["1"]], src_text[tier_src["2"]]))
-    svg_name = "warmup-%s.svg" % dated
     if iters:
         lines += ["", "## Warm-up plot (experiments/bench/warmup/warmup.tsb)", "",
-                  "![time per iteration of warmup.tsb under each mode](%s)" % svg_name, ""]
+                  "![time per iteration of warmup.tsb under each mode](jit-warmup-{RUN}.svg)", ""]
         ih = ["mode", "options", "iterations", "iteration 0 µs", "median µs of iterations 1-9",
               "median µs of the last half", "total ms", "checksum"]
         lines.append("| " + " | ".join(ih) + " |")
@@ -646,65 +641,44 @@ def main():
                      "(microseconds; the plot's y axis is logarithmic). jit=off: interpreter only; "
                      "tier=1: asmjit only; tier=2: LLVM only, compiled before going on (`async=0`), so "
                      "its compile time lands in the iterations that trigger it; auto: the default. "
-                     "The per-iteration times are in `warmup-iterations-%s.csv`. "
+                     "The per-iteration times are in `jit-warmup-iterations-{RUN}.csv`. "
                      "The checksum must agree across the modes."
-                     % (WARMUP_ITERS[a.size], WARMUP_ITERS[a.size], dated))
+                     % (WARMUP_ITERS[a.size], WARMUP_ITERS[a.size]))
     if mismatches:
         lines.append("")
         lines.append("**%d checksum mismatch(es)** — see the log of the run." % mismatches)
     report = "\n".join(lines) + "\n"
 
-    os.makedirs(a.out_dir, exist_ok=True)
-    stem = os.path.join(a.out_dir, "jit-%s" % dated)
-    for path in (stem + ".md", os.path.join(a.out_dir, "latest.md")):
-        with open(path, "w") as f:
-            f.write(report)
-    for path in (stem + ".csv", os.path.join(a.out_dir, "latest.csv")):
-        with open(path, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["program", "runtime", "status", "median_seconds", "output"])
-            for prog in programs:
-                for p in peers:
-                    r = results.get((prog, p))
-                    if r:
-                        w.writerow([prog, p, r.status, "%.6f" % r.seconds if r.seconds else "", r.output])
-    written = [stem + ".md", stem + ".csv", "latest.md", "latest.csv"]
+    dated = results_index.dated_run(a.dated, a.tag)
+    written = results_index.save(a.out_dir, "jit", "md", report, dated)
+    written += results_index.save(a.out_dir, "jit", "csv", results_index.csv_text(
+        [["program", "runtime", "status", "median_seconds", "output"]]
+        + [[prog, p, r.status, "%.6f" % r.seconds if r.seconds else "", r.output]
+           for prog in programs for p in peers for r in [results.get((prog, p))] if r]), dated)
     if warmup:
-        wstem = os.path.join(a.out_dir, "jit-warmup-%s" % dated)
-        for path in (wstem + ".csv", os.path.join(a.out_dir, "latest-warmup.csv")):
-            with open(path, "w", newline="") as f:
-                cw = csv.writer(f)
-                cw.writerow(["program", "status"] + WARMUP_FIELDS + TIER_FIELDS + ["wall_seconds", "output"])
-                for prog in programs:
-                    wr = warmup.get(prog)
-                    if wr:
-                        tr = tier_row(prog)
-                        cw.writerow([prog, wr["status"]]
-                                    + ["" if wr[k] is None else wr[k] for k in WARMUP_FIELDS]
-                                    + ["" if tr[k] is None else tr[k] for k in TIER_FIELDS]
-                                    + ["%.6f" % wr["seconds"] if wr["seconds"] else "", wr["output"]])
-        written += [wstem + ".csv", "latest-warmup.csv"]
+        rows = [["program", "status"] + WARMUP_FIELDS + TIER_FIELDS + ["wall_seconds", "output"]]
+        for prog in programs:
+            wr = warmup.get(prog)
+            if wr:
+                tr = tier_row(prog)
+                rows.append([prog, wr["status"]]
+                            + ["" if wr[k] is None else wr[k] for k in WARMUP_FIELDS]
+                            + ["" if tr[k] is None else tr[k] for k in TIER_FIELDS]
+                            + ["%.6f" % wr["seconds"] if wr["seconds"] else "", wr["output"]])
+        written += results_index.save(a.out_dir, "jit-warmup", "csv", results_index.csv_text(rows), dated)
     if iters:
-        istem = os.path.join(a.out_dir, "warmup-iterations-%s" % dated)
-        for path in (istem + ".csv", os.path.join(a.out_dir, "latest-warmup-iterations.csv")):
-            with open(path, "w", newline="") as f:
-                cw = csv.writer(f)
-                cw.writerow(["mode", "iteration", "microseconds"])
-                for mode, _ in WARMUP_MODES:
-                    for i, us in iters[mode]["times"]:
-                        cw.writerow([mode, i, us])
+        written += results_index.save(a.out_dir, "jit-warmup-iterations", "csv", results_index.csv_text(
+            [["mode", "iteration", "microseconds"]]
+            + [[mode, i, us] for mode, _ in WARMUP_MODES for i, us in iters[mode]["times"]]), dated)
         svg = svg_line_plot(
             [(mode + ("" if iters[mode]["status"] == "ok" else " (" + iters[mode]["status"] + ")"),
               iters[mode]["times"]) for mode, _ in WARMUP_MODES],
             "warmup.tsb: time per iteration (%s, %d iterations)" % (today, WARMUP_ITERS[a.size]),
             "iteration", "time per iteration (µs, log scale)")
-        for path in (os.path.join(a.out_dir, svg_name), os.path.join(a.out_dir, "latest-warmup.svg")):
-            with open(path, "w") as f:
-                f.write(svg)
-        written += [istem + ".csv", "latest-warmup-iterations.csv", svg_name, "latest-warmup.svg"]
-    log("wrote " + ", ".join(os.path.relpath(x, a.out_dir) if os.path.isabs(x) else x for x in written)
-        + " in " + a.out_dir)
-    print(report)
+        written += results_index.save(a.out_dir, "jit-warmup", "svg", svg, dated)
+    log("wrote " + ", ".join(os.path.basename(x) for x in written) + " in " + a.out_dir)
+    results_index.refresh(a.out_dir)
+    print(report.replace("{RUN}", "latest"))
     if missing_vm:
         failures += 1
     if mismatches or failures:

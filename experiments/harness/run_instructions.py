@@ -19,14 +19,13 @@ which builds that commit's tessera-vm (git worktree add + cmake + ninja) in
 build-baseline-HASH/ or build-commit-HASH/ at the repository root (ignored by git; reused by
 later runs).
 
-Writes experiments/results/instructions-tier1-tier2-YYYY-MM-DD.md and .csv (the tiers measured
-in the name; --tag TEXT adds -TEXT, a word on what is compared) and the copies
-latest-instructions.md / .csv.
+Writes experiments/results/instructions-latest.md and .csv; with --dated (or --tag TEXT) also
+instructions-YYYY-MM-DD-tier1-tier2[-TEXT].md / .csv (the tiers measured, then a word on what is
+compared).
 """
 
 import argparse
 import concurrent.futures
-import csv
 import datetime
 import os
 import platform
@@ -46,6 +45,7 @@ sys.path.insert(0, HARNESS)
 import callgrind_calls  # noqa: E402  (the instructions spent in the host compilers)
 import run_bench  # noqa: E402  (the programs, the checksum comparison, the machine's name)
 import stats_report  # noqa: E402  (compile times from --stats)
+import results_index  # noqa: E402  (the results' names and INDEX.md)
 
 PROGRAMS = run_bench.PROGRAMS
 # Sizes chosen to keep valgrind short (seconds at tier=1, minutes at tier=2 where LLVM runs under
@@ -242,7 +242,7 @@ def main():
                     help="--stats runs per binary, tier and program for the compile-latency tables, "
                          "one at a time (default 3; 0: no latency tables)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per run (default 1800)")
-    ap.add_argument("--tag", help="appended to the result files' name (-TEXT): what is compared, in a word or two")
+    results_index.dated_arguments(ap, "instructions")
     ap.add_argument("--out-dir", default=os.path.join(REPO, "experiments", "results"),
                     help="where the results go (default experiments/results)")
     a = ap.parse_args()
@@ -465,34 +465,31 @@ def main():
                       "the median over every trace of every run of every program."]
     report = "\n".join(lines) + "\n"
 
-    os.makedirs(a.out_dir, exist_ok=True)
-    stem = "instructions-%s-%s%s" % ("-".join("tier" + t for t in tiers), today, "-" + a.tag if a.tag else "")
-    md, cs = os.path.join(a.out_dir, stem + ".md"), os.path.join(a.out_dir, stem + ".csv")
-    with open(md, "w") as f:
-        f.write(report)
-    with open(cs, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["tier", "program", "args", "baseline", "new", "baseline_instructions", "new_instructions",
-                    "change_percent", "status", "baseline_traces", "baseline_median_compile_ms",
-                    "new_traces", "new_median_compile_ms", "baseline_compile_instructions", "baseline_compile_calls",
-                    "new_compile_instructions", "new_compile_calls"])
-        for t in tiers:
-            for p in programs:
-                r = rows[(t, p)]
-                lat = []
-                for role in ("baseline", "new"):
-                    ms, traces = r["lat"][role]
-                    lat += ["" if traces is None else traces,
-                            "%.6f" % statistics.median(ms) if ms else ""]
-                w.writerow([t, p, " ".join(ARGS[p]), base.label, new.label,
-                            "" if r["base"]["instr"] is None else r["base"]["instr"],
-                            "" if r["new"]["instr"] is None else r["new"]["instr"],
-                            "" if r["change"] is None else "%.4f" % r["change"], r["status"]] + lat
-                           + [v for role in ("base", "new")
-                              for v in (r[role]["compile"] or ("", ""))])
-    shutil.copyfile(md, os.path.join(a.out_dir, "latest-instructions.md"))
-    shutil.copyfile(cs, os.path.join(a.out_dir, "latest-instructions.csv"))
-    log("wrote %s.md, %s.csv, latest-instructions.md, latest-instructions.csv in %s" % (stem, stem, a.out_dir))
+    table = [["tier", "program", "args", "baseline", "new", "baseline_instructions", "new_instructions",
+             "change_percent", "status", "baseline_traces", "baseline_median_compile_ms",
+             "new_traces", "new_median_compile_ms", "baseline_compile_instructions", "baseline_compile_calls",
+             "new_compile_instructions", "new_compile_calls"]]
+    for t in tiers:
+        for p in programs:
+            r = rows[(t, p)]
+            lat = []
+            for role in ("baseline", "new"):
+                ms, traces = r["lat"][role]
+                lat += ["" if traces is None else traces,
+                        "%.6f" % statistics.median(ms) if ms else ""]
+            table.append([t, p, " ".join(ARGS[p]), base.label, new.label,
+                         "" if r["base"]["instr"] is None else r["base"]["instr"],
+                         "" if r["new"]["instr"] is None else r["new"]["instr"],
+                         "" if r["change"] is None else "%.4f" % r["change"], r["status"]] + lat
+                        + [v for role in ("base", "new")
+                           for v in (r[role]["compile"] or ("", ""))])
+    # The tiers measured go into the dated copies' names, after the date: instructions-DATE-tier1-tier2[-TAG].
+    what = "-".join("tier" + t for t in tiers) + ("-" + a.tag if a.tag else "")
+    dated = results_index.dated_run(a.dated or a.tag, what)
+    written = results_index.save(a.out_dir, "instructions", "md", report, dated)
+    written += results_index.save(a.out_dir, "instructions", "csv", results_index.csv_text(table), dated)
+    log("wrote " + ", ".join(os.path.basename(x) for x in written) + " in " + a.out_dir)
+    results_index.refresh(a.out_dir)
     print(report)
     if failures or outside:
         log("%d failed run(s), %d program(s) outside ±%s" % (len(failures), len(outside), tol))

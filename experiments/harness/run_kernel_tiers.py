@@ -23,6 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_bench import REPO, cpu_model, git_out  # noqa: E402
+import results_index  # noqa: E402
 
 
 def log(msg):
@@ -56,13 +57,14 @@ def command_line(script, command):
 
 
 def write_report(text, out, dated_name=None):
-    """Writes the report to `out` and, given a name, a dated copy beside it."""
+    """Writes the report to `out` and, given a name, a dated copy beside it; then the folder's index."""
     os.makedirs(os.path.dirname(out), exist_ok=True)
     paths = [out] + ([os.path.join(os.path.dirname(out), dated_name)] if dated_name else [])
     for path in paths:
         with open(path, "w") as f:
             f.write(text)
         log(f"wrote {path}")
+    results_index.refresh(os.path.dirname(out))
 
 
 def run(bench, repetitions, min_time):

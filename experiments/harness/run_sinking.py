@@ -5,24 +5,24 @@ default), side by side.
 
 Every program prints a `checksum ...` line; every mode must print the same one (the JIT never
 changes what a program prints), else the run fails. Writes
-experiments/results/sinking-YYYY-MM-DD.md and .csv (median wall seconds of --runs runs per
+experiments/results/sinking-latest.md and .csv (median wall seconds of --runs runs per
 program and mode, the speed-up of sinking per tier, and the traces' sunk tensors and remaining
-tensor helper calls from one `--stats --dump` run), and latest-sinking.md / .csv.
+tensor helper calls from one `--stats --dump` run), and with --dated (or --tag) dated copies.
 """
 
 import argparse
-import csv
 import datetime
 import glob
 import os
 import platform
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+import results_index
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(REPO, "experiments", "bench", "sinking")
@@ -84,6 +84,7 @@ def main():
     ap.add_argument("--programs", default=",".join(PROGRAMS))
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--out-dir", default=os.path.join(REPO, "experiments", "results"))
+    results_index.dated_arguments(ap, "sinking")
     ap.add_argument("--check-only", action="store_true",
                     help="only check that every mode prints the same checksum; write nothing")
     a = ap.parse_args()
@@ -117,14 +118,10 @@ def main():
         return
 
     today = datetime.date.today().isoformat()
-    os.makedirs(a.out_dir, exist_ok=True)
     labels = [m[0] for m in MODES]
-    csv_path = os.path.join(a.out_dir, f"sinking-{today}.csv")
-    with open(csv_path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["program"] + labels + ["sunk tensors", "calls left", "checksum"])
-        for prog, times, checksum, sunk, calls in rows:
-            w.writerow([prog] + [f"{times[l]:.4f}" for l in labels] + [sunk, calls, checksum])
+    table = results_index.csv_text([["program"] + labels + ["sunk tensors", "calls left", "checksum"]]
+                                   + [[prog] + [f"{times[l]:.4f}" for l in labels] + [sunk, calls, checksum]
+                                      for prog, times, checksum, sunk, calls in rows])
     md = [f"# Allocation sinking of small tensors ({today})", "",
           f"Median wall seconds of {a.runs} runs, `tessera-vm` at {a.vm}, size `{a.size}`; "
           f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}.",
@@ -139,12 +136,11 @@ def main():
            "`VNEWTENSOR` instructions in the compiled traces of one default run; calls left: helper "
            "calls those traces still make (any kind). Every mode printed the same checksum."]
     text = "\n".join(md) + "\n"
-    md_path = os.path.join(a.out_dir, f"sinking-{today}.md")
-    with open(md_path, "w") as f:
-        f.write(text)
-    shutil.copyfile(md_path, os.path.join(a.out_dir, "latest-sinking.md"))
-    shutil.copyfile(csv_path, os.path.join(a.out_dir, "latest-sinking.csv"))
-    log(f"wrote {md_path}")
+    dated = results_index.dated_run(a.dated, a.tag)
+    written = results_index.save(a.out_dir, "sinking", "md", text, dated)
+    written += results_index.save(a.out_dir, "sinking", "csv", table, dated)
+    log("wrote " + ", ".join(written))
+    results_index.refresh(a.out_dir)
 
 
 if __name__ == "__main__":

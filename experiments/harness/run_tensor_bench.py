@@ -8,13 +8,12 @@ time per iteration, the checksums are compared with the NumPy peer's (the interp
 is missing) within --rtol, and the speed-ups of tessera over numpy and torch, with their geometric
 mean over the suite. The machine's memory bandwidth is measured first with a STREAM triad
 (stream_triad.c, compiled here with cc -O3 -march=native -fopenmp), so that the memory-bound
-programs' achieved GB/s can be given as a share of it. Writes tensor-latest.md / .csv and
-tensor-YYYY-MM-DD.md / .csv in --out-dir; progress goes to stderr.
+programs' achieved GB/s can be given as a share of it. Writes tensor-latest.md / .csv (with --dated or --tag,
+also tensor-YYYY-MM-DD[-TAG].md / .csv) in --out-dir; progress goes to stderr.
 """
 
 import argparse
 import collections
-import csv
 import datetime
 import json
 import math
@@ -30,6 +29,7 @@ import tempfile
 
 # Shared with the scalar harness: where the repository is, the machine and the binary's commit.
 from run_bench import REPO, cpu_model, git_out, source_commit, version_of
+import results_index
 
 BENCH = os.path.join(REPO, "experiments", "bench", "tensor")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -217,8 +217,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
     ap.add_argument("--rtol", type=float, default=1e-3, help="relative tolerance of the checksum comparison")
     ap.add_argument("--out-dir", default=os.path.join(REPO, "experiments", "results"))
-    ap.add_argument("--tag", help="appended to the dated files' names (tensor-DATE-TAG.md): what the run is "
-                                  "of, so that a second run the same day keeps both")
+    results_index.dated_arguments(ap, "tensor")
     ap.add_argument("--tessera-args", default="",
                     help="extra tessera-vm run options for every tessera peer, e.g. '--jit-param tier=1'")
     ap.add_argument("--stream-elements", type=int,
@@ -357,7 +356,6 @@ def main():
         return r["status"].upper() if r["status"] != "n/a" else "n/a"
 
     today = datetime.date.today().isoformat()
-    dated = today + ("-" + a.tag if a.tag else "")
     commit, dirty = source_commit(vm)
     head = git_out(REPO, "rev-parse", "--short=12", "HEAD")
     lines = ["# Tessera VM tensor benchmarks against NumPy and PyTorch (eager), %s" % today, "",
@@ -455,27 +453,22 @@ def main():
         lines += ["- %s, %s: %s: %s" % (prog, p, r["status"].upper(), r["detail"]) for prog, p, r in problems]
     report = "\n".join(lines) + "\n"
 
-    os.makedirs(a.out_dir, exist_ok=True)
-    stem = os.path.join(a.out_dir, "tensor-%s" % dated)
-    for path in (stem + ".md", os.path.join(a.out_dir, "tensor-latest.md")):
-        with open(path, "w") as f:
-            f.write(report)
-    for path in (stem + ".csv", os.path.join(a.out_dir, "tensor-latest.csv")):
-        with open(path, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["program", "peer", "status", "runs", "median_us_per_iter", "checksum", "reference",
-                        "checksum_rel_diff", "gb_per_s", "percent_of_stream", "gflop_per_s", "detail"])
-            for prog in programs:
-                for p in peers:
-                    r = results[(prog, p)]
-                    x, pct = throughput(prog, p)
-                    mem = PROGRAMS[prog].bound == "memory"
-                    w.writerow([prog, p, r["status"], len(runs.get((prog, p), [])), fmt(r.get("us"), "%.3f"),
-                                fmt(r.get("checksum"), "%r"), refs[prog] or "", fmt(r.get("diff"), "%.3g"),
-                                fmt(x if mem else None, "%.3f"), fmt(pct, "%.1f"),
-                                fmt(None if mem else x, "%.3f"), r["detail"]])
-    log("wrote %s.md, %s.csv, tensor-latest.md, tensor-latest.csv in %s" % (
-        os.path.basename(stem), os.path.basename(stem), a.out_dir))
+    dated = results_index.dated_run(a.dated, a.tag)
+    rows = [["program", "peer", "status", "runs", "median_us_per_iter", "checksum", "reference",
+             "checksum_rel_diff", "gb_per_s", "percent_of_stream", "gflop_per_s", "detail"]]
+    for prog in programs:
+        for p in peers:
+            r = results[(prog, p)]
+            x, pct = throughput(prog, p)
+            mem = PROGRAMS[prog].bound == "memory"
+            rows.append([prog, p, r["status"], len(runs.get((prog, p), [])), fmt(r.get("us"), "%.3f"),
+                         fmt(r.get("checksum"), "%r"), refs[prog] or "", fmt(r.get("diff"), "%.3g"),
+                         fmt(x if mem else None, "%.3f"), fmt(pct, "%.1f"),
+                         fmt(None if mem else x, "%.3f"), r["detail"]])
+    written = results_index.save(a.out_dir, "tensor", "md", report, dated)
+    written += results_index.save(a.out_dir, "tensor", "csv", results_index.csv_text(rows), dated)
+    log("wrote " + ", ".join(os.path.basename(x) for x in written) + " in " + a.out_dir)
+    results_index.refresh(a.out_dir)
     print(report)
     if mismatches or failures:
         log("%d checksum mismatch(es), %d failed or timed-out program/peer pair(s)" % (mismatches, failures))

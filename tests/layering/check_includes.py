@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Layering check: no #include (and no CMake link dependency) goes up the layer table.
 
-The layer table below is the one place the layering is written down (README.md's
+The layer table below is the one place the layering is written down (docs/architecture.md's
 "Layers" section mirrors it; shared/design/architecture.md §2 has the top-level picture).
 Each layer lists the layers it may include *directly*; what those may include is
 allowed too (the relation is transitive). An include between two layers is a
