@@ -125,25 +125,22 @@ TEST(LinearScan, AFreedRegisterGoesBackToItsPlaceInThePreferenceOrder) {
   EXPECT_EQ(a.out.reg[3], kRax);
 }
 
-TEST(LinearScan, SpillsTheActiveIntervalThatEndsLast) {
+// With both registers taken, %2 arrives: whichever of %1 and %2 ends last
+// gets no register (the other takes rcx).
+TEST(LinearScan, SpillsWhicheverIntervalEndsLast) {
   const RegisterSet regs = gprs({kRax, kRcx});
-  // %1 lives longest; %2 arrives with no register free and takes %1's.
-  Allocation a = allocate({iv(0, 0, 4), iv(1, 1, 9), iv(2, 2, 5)}, regs);
-  expect_invariants(a, regs);
-  EXPECT_EQ(a.out.spilled, 1u);
-  EXPECT_EQ(a.out.reg[0], kRax);
-  EXPECT_EQ(a.out.reg[1], kNoReg);
-  EXPECT_EQ(a.out.reg[2], kRcx);
-}
-
-TEST(LinearScan, SpillsTheNewIntervalWhenItEndsLast) {
-  const RegisterSet regs = gprs({kRax, kRcx});
-  Allocation a = allocate({iv(0, 0, 4), iv(1, 1, 5), iv(2, 2, 9)}, regs);
-  expect_invariants(a, regs);
-  EXPECT_EQ(a.out.spilled, 1u);
-  EXPECT_EQ(a.out.reg[0], kRax);
-  EXPECT_EQ(a.out.reg[1], kRcx);
-  EXPECT_EQ(a.out.reg[2], kNoReg);
+  struct Case {
+    uint32_t end1, end2;
+    IRRef spilled, kept;
+  };
+  for (const Case& c : {Case{9, 5, 1, 2}, Case{5, 9, 2, 1}}) {
+    Allocation a = allocate({iv(0, 0, 4), iv(1, 1, c.end1), iv(2, 2, c.end2)}, regs);
+    expect_invariants(a, regs);
+    EXPECT_EQ(a.out.spilled, 1u);
+    EXPECT_EQ(a.out.reg[0], kRax);
+    EXPECT_EQ(a.out.reg[c.spilled], kNoReg) << "%1 ends at " << c.end1 << ", %2 at " << c.end2;
+    EXPECT_EQ(a.out.reg[c.kept], kRcx) << "%1 ends at " << c.end1 << ", %2 at " << c.end2;
+  }
 }
 
 TEST(LinearScan, ValuesAcrossCallsTakePreservedRegistersOthersLeaveThem) {
