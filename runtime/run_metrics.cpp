@@ -63,12 +63,20 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
   const jit::TraceJit* tj = rt.tracing();
   if (tj) {
     const jit::TraceStats& s = tj->stats();
-    uint64_t aborted = 0;
-    for (uint64_t a : s.aborts) aborted += a;
+    uint64_t aborted = 0, pending = 0;
+    // By reason (tracer/abort_reasons.def's names), so that a harness tells a
+    // trace the recorder gave up from one a backend could not compile.
+    json aborts = json::object();
+    for (size_t i = 0; i < s.aborts.size(); ++i) {
+      aborted += s.aborts[i];
+      if (s.aborts[i]) aborts[jit::abort_reason_name(static_cast<jit::AbortReason>(i))] = s.aborts[i];
+    }
+    for (const auto& t : tj->traces()) pending += t->pending;
     r["traces"] = {{"recorded", s.recorded},          {"compiled", s.compiled},
                    {"side", s.side_traces},           {"shared_exits", s.shared_exits}, {"aborted", aborted},
                    {"blacklisted_loops", s.blacklisted_loops}, {"blacklisted_functions", s.blacklisted_functions},
-                   {"invalidated", s.invalidated},    {"upgraded_to_t2", s.upgrades}};
+                   {"invalidated", s.invalidated},    {"upgraded_to_t2", s.upgrades}, {"pending", pending}};
+    r["aborts"] = aborts;
     r["compile_ms"] = {{"record", round3(s.record_ms)},
                        {"optimize", round3(s.optimize_ms)},
                        {"t1", round3(s.tier_compile_ms[0])},

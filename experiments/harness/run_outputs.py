@@ -11,10 +11,10 @@ import re
 JIT_LOG_LINE = re.compile(r"^\[jit (\d+\.\d+)\] ([a-z0-9_.]+)((?: \w+=(?:\"(?:[^\"\\]|\\.)*\"|\S*))*)$")
 JIT_LOG_FIELD = re.compile(r" (\w+)=(\"(?:[^\"\\]|\\.)*\"|\S*)")
 # What the harnesses and the tests read of a run record.
-METRICS_RUN_KEYS = ["script", "status", "wall_ms", "jit", "device", "params", "traces", "compile_ms",
+METRICS_RUN_KEYS = ["script", "status", "wall_ms", "jit", "device", "params", "traces", "aborts", "compile_ms",
                     "native_ms", "kernel_compile_ms", "kernel_tune_ms", "kernels"]
 METRICS_TRACE_KEYS = ["recorded", "compiled", "side", "shared_exits", "aborted", "blacklisted_loops",
-                      "blacklisted_functions", "invalidated", "upgraded_to_t2"]
+                      "blacklisted_functions", "invalidated", "upgraded_to_t2", "pending"]
 
 
 def _value(text):

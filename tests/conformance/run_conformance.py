@@ -28,16 +28,27 @@ Convention for paths: every test runs with the working directory set to this dir
 Whatever the expectations, a test fails if the VM dies from a signal or a sanitizer reports
 an error: the spec says no input may crash the VM. A run in which LeakSanitizer's own tracer
 crashed at exit is run once more (tests/lsan_tracer_crash.py says why).
+
+--expect-jit (the modes that pin a tier or set the hot thresholds low): the same output would
+come from a JIT that compiles nothing, so the run also writes `--metrics` and the test fails
+  - when a backend could not compile a trace (abort reasons CompileFailedT1, CompileFailedT2,
+    TierUpFailed): a trace the recorder finished must compile in the tier the mode pins;
+  - when traces were recorded but none was compiled, and none was still compiling when the run
+    ended (with async=1 a short program may end before LLVM is done: that is not a failure).
+A hot loop whose recordings all aborted (NYI, a trace too long, ...) has no trace to compile:
+tests/runtime/abort_reasons_test.py judges those. Tests with @argv are not checked.
 """
 
 import argparse
 import concurrent.futures
 import difflib
+import json
 import os
 import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(ROOT))
@@ -88,6 +99,30 @@ def diff(expected, actual, what):
     return out
 
 
+# Abort reasons (tracer/abort_reasons.def) that say a backend failed, not the recorder.
+COMPILE_FAILURES = ("CompileFailedT1", "CompileFailedT2", "TierUpFailed")
+
+
+def jit_problems(metrics_path):
+    """What --expect-jit finds wrong in a run's --metrics lines (see the module's doc)."""
+    try:
+        with open(metrics_path, encoding="utf-8") as f:
+            runs = [r for r in map(json.loads, f) if r.get("record") == "run"]
+    except (OSError, ValueError) as e:
+        return ["--expect-jit: cannot read the --metrics file: %s" % e]
+    if not runs or "traces" not in runs[-1]:
+        return ["--expect-jit: the run wrote no --metrics run line with traces (is the JIT on?)"]
+    r = runs[-1]
+    t, aborts = r["traces"], r.get("aborts", {})
+    tier = {0: "auto", 1: "T1", 2: "T2"}.get(r["params"].get("tier"), "?")
+    problems = ["--expect-jit (tier %s): %d trace(s) not compiled: %s" % (tier, aborts[k], k)
+                for k in COMPILE_FAILURES if aborts.get(k)]
+    if not problems and t["recorded"] > 0 and t["compiled"] == 0 and t["pending"] == 0:
+        problems.append("--expect-jit (tier %s): %d trace(s) recorded, none compiled (traces: %s; aborts: %s)"
+                        % (tier, t["recorded"], json.dumps(t), json.dumps(aborts)))
+    return problems
+
+
 def test_rel_path(path):
     """Path as passed to the VM: relative to ROOT when the test lives below it."""
     ap = os.path.abspath(path)
@@ -95,8 +130,20 @@ def test_rel_path(path):
     return ap if rel.startswith("..") else rel
 
 
-def run_test(path, vm, vm_args, default_timeout):
+def run_test(path, vm, vm_args, default_timeout, expect_jit=False):
     """Runs one test. Returns (ok, report)."""
+    if not expect_jit:
+        return run_checked(path, vm, vm_args, default_timeout, None)
+    fd, metrics = tempfile.mkstemp(prefix="tessera-conformance-", suffix=".jsonl")
+    os.close(fd)
+    try:
+        return run_checked(path, vm, vm_args, default_timeout, metrics)
+    finally:
+        os.unlink(metrics)
+
+
+def run_checked(path, vm, vm_args, default_timeout, metrics):
+    """run_test's work; `metrics`: the --metrics file for --expect-jit, or None."""
     base = os.path.splitext(path)[0]
     src = read_bytes(path)
     d = directives(src)
@@ -104,8 +151,11 @@ def run_test(path, vm, vm_args, default_timeout):
     if "argv" in d:
         argv = [a.replace("{file}", rel) for a in shlex.split(d["argv"])]
         cmd = [vm] + argv
+        metrics = None
     else:
         cmd = [vm, "run", rel] + list(vm_args)
+        if metrics:
+            cmd += ["--metrics", metrics]
         if "args" in d:
             cmd += ["--"] + shlex.split(d["args"])
     timeout = float(d.get("timeout", default_timeout))
@@ -162,6 +212,9 @@ def run_test(path, vm, vm_args, default_timeout):
     if want_err is None and want_errre is None and want_code == 0 and p.stderr:
         problems.append("unexpected stderr:\n" + show(p.stderr)[:4000])
 
+    if metrics:
+        problems += jit_problems(metrics)
+
     if problems:
         report = "command: %s (cwd %s)\n" % (shlex.join(cmd), ROOT) + "\n".join(problems)
         if p.stderr and not any(x.startswith("stderr differs") for x in problems):
@@ -196,6 +249,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per test (default 60)")
     ap.add_argument("-j", "--jobs", type=int, default=1,
                     help="tests run at once (default 1); the report keeps the tests' order")
+    ap.add_argument("--expect-jit", action="store_true",
+                    help="also fail a test whose recorded traces did not compile (see above)")
     ap.add_argument("--one", help="run a single test (CTest mode)")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list passing tests")
     ap.add_argument("paths", nargs="*", help="test directories or .tsb files (default: all)")
@@ -220,7 +275,7 @@ def main():
     vm_args = shlex.split(a.vm_args)
     # Each test is its own VM process, so threads only wait on them; map() keeps the order.
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        outcomes = pool.map(lambda t: run_test(t, vm, vm_args, a.timeout), tests)
+        outcomes = pool.map(lambda t: run_test(t, vm, vm_args, a.timeout, a.expect_jit), tests)
         return report_outcomes(tests, outcomes, a.verbose or a.one)
 
 

@@ -10,6 +10,7 @@
 #include "codegen/host/code_data.h"
 #include "codegen/host/lowering_env.h"
 #include "codegen/host/object_layout.h"
+#include "codegen/host/test_compile_failure.h"
 #include "tracer/ir_verify.h"
 
 namespace tessera::jit {
@@ -42,6 +43,7 @@ struct AsmjitBackend::Impl {
   // default: it costs T1 about 7% of a small trace's compile, and the
   // optimizer's output is verified after every pass in the tests and CI.
   bool verify = ir_verify_mode() != IRVerifyMode::off;
+  const bool fail_for_test = test_compile_failure_on("TESSERA_TEST_FAIL_T1");
 };
 
 AsmjitBackend::AsmjitBackend() : impl_(std::make_unique<Impl>()) {}
@@ -57,6 +59,7 @@ CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name,
 CompiledTrace AsmjitBackend::compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
                                      const FunctionProto* proto, const uint8_t* global_watch,
                                      uint32_t* tier_up_counter) {
+  if (impl_->fail_for_test) throw_test_compile_failure("TESSERA_TEST_FAIL_T1", name);
   // Constants may stand anywhere here.
   if (impl_->verify) check_ir(ir, "before asmjit compiles " + name, IRVerifyOptions{.constants_first = false});
   const auto t0 = std::chrono::steady_clock::now();

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "codegen/host/compiled_trace.h"
+#include "codegen/host/test_compile_failure.h"
 #include "tracer/trace_ir.h"
 
 namespace tessera::jit {
@@ -39,6 +40,7 @@ class LlvmBackend final : public HostBackend {
   using HostBackend::compile;
   CompiledTrace compile(const TraceIR& ir, const std::string& name, const ExitLinking& linking,
                         const FunctionProto* proto = nullptr, const uint8_t* global_watch = nullptr) override {
+    if (fail_for_test_) throw_test_compile_failure("TESSERA_TEST_FAIL_T2", name);
     return compiler_->compile(ir, name, linking, proto, global_watch);
   }
   // CompiledTrace::text is the optimized module (printing a large module
@@ -47,6 +49,7 @@ class LlvmBackend final : public HostBackend {
 
  private:
   std::unique_ptr<HostBackend> compiler_;
+  const bool fail_for_test_ = test_compile_failure_on("TESSERA_TEST_FAIL_T2");
 };
 
 }  // namespace tessera::jit
