@@ -12,6 +12,7 @@
 #include "codegen/host/asmjit/asmjit_backend.h"
 #include "codegen/host/llvm/llvm_backend.h"
 #include "codegen/host/trace_abi.h"
+#include "tracer/ir_verify.h"
 #include "tracer/trace_ir.h"
 #include "vm/builtins/builtin.h"
 #include "vm/core/value.h"
@@ -81,6 +82,7 @@ TEST(LoopHeaderSlotTags, MalformedStoresChangeNothing) {
 // checks; T2 verifies every trace before lowering it, so such a store never
 // reached the scan: it is rejected with a message, as before.
 TEST(LoopHeaderSlotTags, T2RejectsAStoreOfAReferencePastTheTrace) {
+  const ScopedIRVerifyMode throwing("1");  // the IR verifier's rejections throw here
   TraceIR ir = parse_ir(
       "0000 >  int  SLOAD  0  0  #0\n"
       "0001    none LOOP\n"
