@@ -12,8 +12,26 @@ namespace {
 // ir.def's FLAGS.
 enum : uint8_t { comm = 1, trap = 2, raise = 4, clob = 8, call = 16, peel = 32, base = 64 };
 
+// ir.def's type words (IRTypeRule).
+constexpr uint16_t bit(IRType t) { return static_cast<uint16_t>(1u << static_cast<int>(t)); }
+constexpr uint16_t kAllTypes = (1u << kNumIRTypes) - 1;
+constexpr uint16_t kValues = kAllTypes & ~bit(IRType::None);
+constexpr IRTypeRule ty_any{kAllTypes, false, "any"};
+constexpr IRTypeRule ty_val{kValues, false, "a value"};
+constexpr IRTypeRule ty_none{bit(IRType::None), false, "none"};
+constexpr IRTypeRule ty_int{bit(IRType::Int), false, "int"};
+constexpr IRTypeRule ty_flt{bit(IRType::Float), false, "flt"};
+constexpr IRTypeRule ty_num{static_cast<uint16_t>(bit(IRType::Int) | bit(IRType::Float)), false, "int or flt"};
+constexpr IRTypeRule ty_bool{bit(IRType::Bool), false, "bool"};
+constexpr IRTypeRule ty_str{bit(IRType::Str), false, "str"};
+constexpr IRTypeRule ty_list{bit(IRType::List), false, "list"};
+constexpr IRTypeRule ty_tens{bit(IRType::Tensor), false, "tens"};
+constexpr IRTypeRule ty_func{bit(IRType::Func), false, "func"};
+constexpr IRTypeRule ty_same{kValues, true, "op1's type"};
+
 constexpr IROpInfo row(const char* name, uint8_t mode, OperandKind op1, OperandKind op2, IRMemSpace space,
-                       IRMemAccess access, unsigned flags, const char* desc) {
+                       IRMemAccess access, unsigned flags, IRTypeRule t1, IRTypeRule t2, IRTypeRule tres,
+                       IRHelper helper, const char* desc) {
   return {name,
           mode,
           op1,
@@ -27,13 +45,17 @@ constexpr IROpInfo row(const char* name, uint8_t mode, OperandKind op1, OperandK
           (flags & call) != 0,
           (flags & peel) != 0,
           (flags & base) != 0,
+          t1,
+          t2,
+          tres,
+          helper,
           desc};
 }
 
 constexpr IROpInfo kOpTable[] = {
-#define IROP(name, mode, op1, op2, space, access, flags, desc)                                              \
+#define IROP(name, mode, op1, op2, space, access, flags, t1, t2, tres, helper, desc)                        \
   row(#name, static_cast<uint8_t>(mode), OperandKind::op1, OperandKind::op2, IRMemSpace::space, IRMemAccess::access, \
-      flags, desc),
+      flags, ty_##t1, ty_##t2, ty_##tres, IRHelper::helper, desc),
 #include "tracer/ir.def"
 #undef IROP
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tracer/ir_operands.h"
+#include "tracer/ir_type_check.h"
 
 namespace tessera::jit {
 
@@ -44,10 +45,6 @@ class Verifier {
     throw Failure{"snapshot #" + std::to_string(k) + ": " + what};
   }
   [[noreturn]] static void fail(const std::string& what) { throw Failure{what}; }
-
-  bool is_type(IRRef r, IRType t) const { return r < n_ && ir_[r].type == t; }
-  bool is_op(IRRef r, IROp op) const { return r < n_ && ir_[r].op == op; }
-  std::string type_of(IRRef r) const { return r < n_ ? ir_type_name(ir_[r].type) : "?"; }
 
   // Constants first: recorder's close_trace and every rebuild_trace put them
   // there (the backends materialize them before the code, and passes index
@@ -109,20 +106,6 @@ class Verifier {
     }
   }
 
-  // Whether operand k of `in` may name a value-less instruction.
-  static bool takes_valueless(const IRIns& in, int k) {
-    if (k != 0) return false;
-    switch (in.op) {
-      case IROp::CARG:
-      case IROp::CALL:
-      case IROp::VNEWLIST:
-      case IROp::VNEWTENSOR:
-      case IROp::LSTORE:
-      case IROp::TSTORE: return true;
-      default: return false;
-    }
-  }
-
   void instruction(IRRef r) {
     const IRIns& in = ir_[r];
     // kNoRef as a reference operand: only the empty argument chain.
@@ -138,7 +121,7 @@ class Verifier {
       if (!backedge && a >= r) fail_at(r, "operand " + ref_name(a) + " is used before it is defined");
       if (ir_[a].op == IROp::PHI)
         fail_at(r, "operand " + ref_name(a) + " is a PHI (the loop body names a PHI's first operand)");
-      if (ir_[a].type == IRType::None && !takes_valueless(in, k))
+      if (ir_[a].type == IRType::None && !ir_operand_type(in.op, k).allows(IRType::None))
         fail_at(r, "operand " + ref_name(a) + " (" + ir_op_info(ir_[a].op).name + ") has no value");
       if (ir_is_sunk_allocation(ir_[a].op) && in.op != IROp::CARG && !ir_is_sunk_allocation(in.op))
         fail_at(r, "operand " + ref_name(a) + " is a sunk allocation, which only exits build");
@@ -152,7 +135,8 @@ class Verifier {
       if (!ir_may_exit(in.op)) fail_at(r, "names snapshot #" + std::to_string(in.snap) + " but cannot exit");
       if (in.snap >= ir_.snapshots().size()) fail_at(r, "snapshot #" + std::to_string(in.snap) + " does not exist");
     }
-    types(r, in);
+    structure_of(r, in);
+    if (std::string e = ir_type_error(ir_, r); !e.empty()) fail_at(r, e);
   }
 
   // The checks build their messages only when they fail: the verifier runs
@@ -161,20 +145,6 @@ class Verifier {
   do {                 \
     if (!(ok)) fail_at(r, what); \
   } while (0)
-  void want_result(IRRef r, IRType t) const {
-    if (ir_[r].type != t)
-      fail_at(r, std::string("result type ") + ir_type_name(ir_[r].type) + ", ir.def says " + ir_type_name(t));
-  }
-  void want_operand(IRRef r, int k, IRType t) const {
-    const IRRef a = k == 0 ? ir_[r].op1 : ir_[r].op2;
-    if (!is_type(a, t))
-      fail_at(r, std::string(k == 0 ? "op1" : "op2") + " " + ref_name(a) + " is " + type_of(a) + ", not " +
-                     ir_type_name(t));
-  }
-  void want_operand_op(IRRef r, int k, IROp op) const {
-    const IRRef a = k == 0 ? ir_[r].op1 : ir_[r].op2;
-    if (!is_op(a, op)) fail_at(r, std::string(k == 0 ? "op1" : "op2") + " " + ref_name(a) + " is not a " + ir_op_info(op).name);
-  }
   size_t chain_length(IRRef r, IRRef chain) const {
     try {
       return carg_list(ir_, chain).size();
@@ -183,120 +153,32 @@ class Verifier {
     }
   }
 
-  void types(IRRef r, const IRIns& in) {
+  // What is not a type (ir_type_check.h has those): the tables an operand
+  // indexes, argument counts, SLOAD's modes, where LOOP and PHIs may be.
+  void structure_of(IRRef r, const IRIns& in) {
     switch (in.op) {
-      case IROp::ADD: case IROp::SUB: case IROp::MUL: case IROp::IDIV: case IROp::IMOD: case IROp::IPOW:
-      case IROp::IMIN: case IROp::IMAX:
-        want_operand(r, 1, IRType::Int);
-        [[fallthrough]];
-      case IROp::NEG:
-        want_operand(r, 0, IRType::Int);
-        want_result(r, IRType::Int);
-        break;
-      case IROp::FADD: case IROp::FSUB: case IROp::FMUL: case IROp::FDIV: case IROp::FFLOORDIV: case IROp::FMOD:
-      case IROp::FPOW:
-        want_operand(r, 1, IRType::Float);
-        [[fallthrough]];
-      case IROp::FNEG: case IROp::F32RND:
-        want_operand(r, 0, IRType::Float);
-        want_result(r, IRType::Float);
-        break;
       case IROp::FMATH:
-        want_operand(r, 0, IRType::Float);
-        want_result(r, IRType::Float);
         WANT(in.op2 < static_cast<uint32_t>(FloatMath::NumFns), "no math function " + std::to_string(in.op2));
         break;
-      case IROp::CONV:
-        want_operand(r, 0, IRType::Int);
-        want_result(r, IRType::Float);
-        break;
-      case IROp::LT: case IROp::LE: case IROp::GT: case IROp::GE: case IROp::ULT:
-        WANT(is_type(in.op1, IRType::Int) || is_type(in.op1, IRType::Float),
-             std::string("compares ") + type_of(in.op1) + " values, not int or float");
-        [[fallthrough]];
-      case IROp::EQ: case IROp::NE:
-        WANT(ir_[in.op1].type == ir_[in.op2].type,
-             std::string("compares ") + type_of(in.op1) + " with " + type_of(in.op2));
-        want_result(r, IRType::Bool);
-        break;
-      case IROp::NOT:
-        want_operand(r, 0, IRType::Bool);
-        want_result(r, IRType::Bool);
-        break;
-      case IROp::GUARDT: case IROp::GUARDF: want_operand(r, 0, IRType::Bool); break;
-      case IROp::LLEN:
-        want_operand(r, 0, IRType::List);
-        want_result(r, IRType::Int);
-        break;
-      case IROp::SLEN:
-        want_operand(r, 0, IRType::Str);
-        want_result(r, IRType::Int);
-        break;
-      case IROp::SBYTE:
-        want_operand(r, 0, IRType::Str);
-        want_operand(r, 1, IRType::Int);
-        want_result(r, IRType::Int);
-        break;
-      case IROp::SCHAR:
-        want_operand(r, 0, IRType::Int);
-        want_result(r, IRType::Str);
-        break;
-      case IROp::LLOAD: case IROp::LREF:
-        want_operand(r, 0, IRType::List);
-        want_operand(r, 1, IRType::Int);
-        break;
-      case IROp::LLOADN:
-        want_operand(r, 0, IRType::List);
-        want_operand(r, 1, IRType::Int);
-        want_result(r, IRType::Float);
-        break;
-      case IROp::LSTORE: want_operand_op(r, 0, IROp::LREF); break;
-      case IROp::LPUSH:
-        want_operand(r, 0, IRType::List);
-        want_result(r, IRType::None);
-        break;
-      case IROp::TDTYPE: case IROp::TDIM: case IROp::TRANK: want_operand(r, 0, IRType::Tensor); break;
-      case IROp::TIDX:
-        want_operand(r, 0, IRType::Int);
-        want_result(r, IRType::Int);
-        break;
-      case IROp::TLOAD: case IROp::TREF:
-        want_operand(r, 0, IRType::Tensor);
-        want_operand_op(r, 1, IROp::TIDX);
-        break;
-      case IROp::TSTORE: want_operand_op(r, 0, IROp::TREF); break;
       case IROp::CALL:
         WANT(in.op2 < ir_.calls().size(), "call #" + std::to_string(in.op2) + " does not exist");
         if (in.op1 != kNoRef) chain_length(r, in.op1);
         break;
       case IROp::VNEWLIST:
-        want_result(r, IRType::List);
         WANT((in.op1 == kNoRef ? 0 : chain_length(r, in.op1)) == in.op2,
              "the element count does not match op2 = " + std::to_string(in.op2));
         break;
       case IROp::VNEWTENSOR:
-        want_result(r, IRType::Tensor);
         WANT(in.op2 < ir_.virtual_tensors().size(), "virtual tensor #" + std::to_string(in.op2) + " does not exist");
         WANT(static_cast<int64_t>(in.op1 == kNoRef ? 0 : chain_length(r, in.op1)) ==
                  ir_.virtual_tensors()[in.op2].numel(),
              "the element count does not match VTENSOR #" + std::to_string(in.op2));
         break;
-      case IROp::FPUSH: case IROp::RETGUARD:
-        WANT(is_op(in.op1, IROp::KOBJ) && is_type(in.op1, IRType::Func), "op1 is not a function constant");
-        break;
-      case IROp::SLOAD:
-        WANT(in.op2 < kSloadPassed + kPassedValues, "SLOAD mode " + std::to_string(in.op2));
-        if (sload_passed(in))
-          WANT(in.type == (sload_passed_reg(in) < kPassedInts ? IRType::Int : IRType::Float),
-               "passed value " + std::to_string(sload_passed_reg(in)) + " of the wrong type");
-        [[fallthrough]];
-      case IROp::GLOAD: WANT(in.type != IRType::None, "a load of no type"); break;
+      case IROp::SLOAD: WANT(in.op2 < kSloadPassed + kPassedValues, "SLOAD mode " + std::to_string(in.op2)); break;
       case IROp::LOOP: WANT(in.snap == kNoSnap, "LOOP names a snapshot"); break;
       case IROp::PHI:
         WANT(in.op1 < loop_ || ir_is_const(ir_[in.op1].op), "its first operand " + ref_name(in.op1) + " is not defined before LOOP " + ref_name(loop_));
         WANT(in.op2 < n_ && ir_[in.op2].op != IROp::PHI, "its second operand " + ref_name(in.op2) + " is a PHI");
-        WANT(ir_[in.op1].type == in.type && ir_[in.op2].type == in.type,
-             std::string("a ") + ir_type_name(in.type) + " PHI of " + type_of(in.op1) + " and " + type_of(in.op2));
         break;
       default: break;
     }

@@ -26,7 +26,7 @@ class Region;  // vm/graph/region.h
 namespace tessera::jit {
 
 enum class IROp : uint8_t {
-#define IROP(name, mode, op1, op2, space, access, flags, desc) name,
+#define IROP(name, mode, op1, op2, space, access, flags, t1, t2, tres, helper, desc) name,
 #include "tracer/ir.def"
 #undef IROP
   NumOps
@@ -39,6 +39,26 @@ enum class OperandKind : uint8_t { none, ref, lit, cst };
 // The memory an instruction touches, and how (ir.def's SPACE and ACCESS).
 enum class IRMemSpace : uint8_t { None, Slot, Global, ListLength, ListElement, TensorElement };
 enum class IRMemAccess : uint8_t { None, Load, Address, Store };
+
+// Result types. Pointer types refer to interpreter objects.
+enum class IRType : uint8_t { None, Nil, Bool, Int, Float, Str, List, Tensor, Func, Builtin, DType };
+const char* ir_type_name(IRType t);  // "int", "flt", "bool", ... (the text form's spelling)
+constexpr int kNumIRTypes = static_cast<int>(IRType::DType) + 1;
+
+// A type column of ir.def (T1, T2, TRES): the set of IRTypes allowed, one
+// bit per type; `same`: the type of op1 (and a value). `name` is the
+// column's word, for messages.
+struct IRTypeRule {
+  uint16_t allowed;
+  bool same;
+  const char* name;
+  constexpr bool allows(IRType t) const { return (allowed >> static_cast<int>(t)) & 1u; }
+  constexpr bool unchecked() const { return !same && allowed == (1u << kNumIRTypes) - 1; }
+};
+
+// ir.def's HELPER column: the C helper an opcode's instruction calls
+// (codegen/host/trace_helpers.h has each one's address and signature).
+enum class IRHelper : uint8_t { none, int_pow, float_floordiv, float_mod, float_pow, float_math, list_push, call };
 
 // Everything ir.def says about an opcode. Passes and backends ask this
 // table instead of keeping lists of opcodes of their own.
@@ -55,6 +75,8 @@ struct IROpInfo {
   bool calls_helper;     // the backends call a C helper for it (FMATH: but sqrt)
   bool peelable;         // loop peeling may copy it
   bool moves_base;       // another frame becomes the base: slot numbers name other registers after it
+  IRTypeRule op1_type, op2_type, result_type;
+  IRHelper helper;
   const char* description;
 };
 const IROpInfo& ir_op_info(IROp op);
@@ -65,6 +87,10 @@ inline bool ir_is_const(IROp op) { return ir_op_info(op).mode & K; }
 // Whether an instruction of this opcode may leave the trace through a
 // snapshot: guards, and instructions that raise (a helper's error).
 inline bool ir_may_exit(IROp op) { return ir_is_guard(op) || ir_op_info(op).raises; }
+// ir.def's type column of operand k (0: op1, 1: op2).
+inline const IRTypeRule& ir_operand_type(IROp op, int k) {
+  return k == 0 ? ir_op_info(op).op1_type : ir_op_info(op).op2_type;
+}
 
 // Operand 2 of FMATH: which unary math function of a float, one row of
 // tracer/float_math.def each. The names are the built-ins' names (the
@@ -79,9 +105,6 @@ const char* float_math_name(FloatMath f);
 // The FloatMath called `name`, or NumFns when there is none.
 FloatMath float_math_by_name(std::string_view name);
 
-// Result types. Pointer types refer to interpreter objects.
-enum class IRType : uint8_t { None, Nil, Bool, Int, Float, Str, List, Tensor, Func, Builtin, DType };
-const char* ir_type_name(IRType t);  // "int", "flt", "bool", ... (the text form's spelling)
 
 using IRRef = uint32_t;
 constexpr IRRef kNoRef = 0xFFFFFFFFu;

@@ -221,7 +221,7 @@ double tessera_jit_float_mod(double a, double b);
 double tessera_jit_float_pow(double a, double b);
 // The FMATH functions (tracer/float_math.def): tessera_jit_<fn>(x) is
 // std::<fn>(x). A tier calls one where it has no instruction for it
-// (codegen/host/float_math.h has them by FloatMath id).
+// (codegen/host/trace_helpers.h has them by FloatMath id).
 #define FLOATMATH(Name, fn, t1, t2, impl) double tessera_jit_##fn(double x);
 #include "tracer/float_math.def"
 #undef FLOATMATH

@@ -285,6 +285,84 @@ TEST(IRVerify, OperandTypes) {
   EXPECT_NE(e.find("0001 LPUSH: op1 0000 is str, not list"), std::string::npos) << e;
 }
 
+// ir.def's type columns (tracer/ir_type_check.h): one rejected combination
+// per kind of column, and the rules the columns cannot say.
+TEST(IRVerify, TypeColumnsRejectWrongCombinations) {
+  struct Case {
+    const char* what;
+    const char* text;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"num: an ordered comparison of strings",
+       "0000 >  str  SLOAD  0  0  #0\n"
+       "0001    bool LT     0000  0000\n",
+       "0001 LT: op1 0000 is str, not int or flt"},
+      {"same: EQ of an int and a bool",
+       "0000    bool KBOOL  true\n"
+       "0001 >  int  SLOAD  0  0  #0\n"
+       "0002    bool EQ     0001  0000\n",
+       "0002 EQ: compares int with bool"},
+      {"the result column: a float ADD",
+       "0000 >  int  SLOAD  0  0  #0\n"
+       "0001    flt  ADD    0000  0000\n",
+       "0001 ADD: result type flt, ir.def says int"},
+      {"a CONV that claims to give an int",
+       "0000 >  int  SLOAD  0  0  #0\n"
+       "0001    int  CONV   0000\n",
+       "0001 CONV: result type int, ir.def says flt"},
+      {"none: LPUSH has no value",
+       "0000 >  list SLOAD  0  0  #0\n"
+       "0001    int  LPUSH  0000  0000  #0\n",
+       "0001 LPUSH: result type int, ir.def says none"},
+      {"a tensor access of a list",
+       "0000 >  list SLOAD  0  0  #0\n"
+       "0001    int  TRANK  0000\n",
+       "0001 TRANK: op1 0000 is list, not tens"},
+      {"a float index into a string",
+       "0000    flt  KFLOAT 1.5\n"
+       "0001 >  str  SLOAD  0  0  #0\n"
+       "0002    int  SBYTE  0001  0000\n",
+       "0002 SBYTE: op2 0000 is flt, not int"},
+      {"FMATH of an int",
+       "0000 >  int  SLOAD  0  0  #0\n"
+       "0001    flt  FMATH  0000  1\n",
+       "0001 FMATH: op1 0000 is int, not flt"},
+      {"beside the columns: TLOAD at something other than a TIDX",
+       "0000    int  KINT   0\n"
+       "0001 >  tens SLOAD  0  0  #0\n"
+       "0002    flt  TLOAD  0001  0000\n",
+       "0002 TLOAD: op2 0000 is not a TIDX"},
+  };
+  for (const Case& c : cases) {
+    // Every trace's SLOAD guards through snapshot #0, taken at the SLOAD.
+    const std::string body = c.text;
+    const std::string sload = body.substr(body.find(" >  ") - 4, 4);
+    const std::string text = body + "SNAP #0 ir=" + sload + " pc=0 frames=[] []\n";
+    const std::string e = error_of(text);
+    EXPECT_NE(e.find(c.error), std::string::npos) << c.what << ": " << e;
+  }
+  // val: a load of no type.
+  TraceIR ir = parse_ir(kLoop);
+  ir[2].type = IRType::None;
+  const std::string e = ir_verify_error(ir);
+  EXPECT_NE(e.find("0002 SLOAD: result type none, ir.def says a value"), std::string::npos) << e;
+}
+
+// Every column keeps what the backends rely on: a reference operand typed
+// `any` is one that may name a value-less instruction, and only such.
+TEST(IRVerify, OnlyChainsAndAddressesTakeValuelessOperands) {
+  for (int i = 0; i < kNumIROps; ++i) {
+    const IROp op = static_cast<IROp>(i);
+    for (int k = 0; k < 2; ++k) {
+      if (!ir_operand_is_ref(op, k) || !ir_operand_type(op, k).allows(IRType::None)) continue;
+      const bool chain = k == 0 && (op == IROp::CARG || op == IROp::CALL || ir_is_sunk_allocation(op));
+      const bool address = k == 0 && (op == IROp::LSTORE || op == IROp::TSTORE);
+      EXPECT_TRUE(chain || address) << ir_op_info(op).name << " operand " << k;
+    }
+  }
+}
+
 TEST(IRVerify, SunkAllocationsOnlyInSnapshots) {
   std::string e = error_of(
       "0000    int  KINT   1\n"

@@ -10,6 +10,7 @@
 // call-clobbered registers are saved around helper calls (only the values
 // live across the call, and only those not in rbx or r13-r15).
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -17,7 +18,9 @@
 #include <vector>
 
 #include "codegen/host/asmjit/asm_state.h"
+#include "codegen/host/slot_tags.h"
 #include "codegen/host/trace_abi.h"
+#include "codegen/host/trace_helpers.h"
 
 namespace tessera::jit::t1 {
 
@@ -166,67 +169,84 @@ void TraceAssembler::call_addr(const void* fn) {
   a_.call(x86::rax);
 }
 
-// int64 f(int64, int64) or double f(double[, double]) through the C ABI.
-void TraceAssembler::lower_scalar_call(IRRef r, const IRIns& ins, const void* fn, int nargs, bool floats) {
+// Every helper-call instruction (ir.def's HELPER column) through the C ABI:
+// the arguments by the table's sources (trace_helpers.h) into the integer
+// and float argument registers in order, the seventh integer one on the
+// stack; then the value in rax or xmm0, or the exit when the helper
+// reports a failure. A CALL's arguments go through the frame's buffers
+// (tags and payloads) and its result through kResult.
+void TraceAssembler::lower_helper_call(IRRef r, const IRIns& ins, const TraceHelper& h) {
+  static const x86::Gp kIntArgs[] = {x86::rdi, x86::rsi, x86::rdx, x86::rcx, x86::r8, x86::r9};
+  static const x86::Xmm kFloatArgs[] = {x86::xmm0, x86::xmm1};
+  const bool calls_target = ins.op == IROp::CALL;
+  if (calls_target && ins.op2 >= env_.calls.size()) fail("call table index " + std::to_string(ins.op2) + " out of range");
   save_live(r);
-  if (floats) {
-    load_float_arg(x86::xmm0, ins.op1);
-    if (nargs == 2) load_float_arg(x86::xmm1, ins.op2);
-  } else {
-    load_arg(x86::rdi, ins.op1);
-    if (nargs == 2) load_arg(x86::rsi, ins.op2);
+  uint32_t n = 0;
+  if (calls_target) {
+    const std::vector<IRRef> args = carg_list(ir_, ins.op1);
+    n = static_cast<uint32_t>(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      check_ref(args[i]);
+      const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[args[i]].type));
+      a_.mov(x86::byte_ptr(x86::rsp, tags_off_ + static_cast<int32_t>(i)), tag);
+      load_arg(x86::rax, args[i]);  // a float's bits: saved by save_live, or spilled
+      a_.mov(x86::qword_ptr(x86::rsp, kArgs + 8 * static_cast<int32_t>(i)), x86::rax);
+    }
   }
-  call_addr(fn);
-  restore_live(r);
-  if (floats) commit(r, x86::xmm0);
-  else commit(r, x86::rax);
-}
-
-// LPUSH: tessera_jit_list_push(list, payload, tag); false (out of memory)
-// exits through the LPUSH's snapshot.
-void TraceAssembler::lower_list_push(IRRef r, const IRIns& ins) {
-  save_live(r);
-  load_arg(x86::rdi, ins.op1);
-  load_arg(x86::rsi, ins.op2);  // a float's bits: saved by save_live, or spilled
-  a_.mov(x86::edx, static_cast<uint32_t>(tag_for(ir_[ins.op2].type)));
-  call_addr(reinterpret_cast<const void*>(&tessera_jit_list_push));
-  restore_live(r);  // movs leave the flags alone
-  a_.test(x86::al, x86::al);
-  jump_to_exit(CondCode::kZ, ins.snap);
-}
-
-// CALL: tessera_jit_call (trace_abi.h) with the arguments' tags and
-// payloads in the frame's buffer and the result in kResult; it fails (the
-// trace exits through the CALL's snapshot) when the callee raises or its
-// result is not of the expected type.
-void TraceAssembler::lower_call(IRRef r, const IRIns& ins) {
-  if (ins.op2 >= env_.calls.size()) fail("call table index " + std::to_string(ins.op2) + " out of range");
-  const std::vector<IRRef> args = carg_list(ir_, ins.op1);
-  save_live(r);
-  for (size_t i = 0; i < args.size(); ++i) {
-    check_ref(args[i]);
-    const uint8_t tag = static_cast<uint8_t>(tag_for(ir_[args[i]].type));
-    a_.mov(x86::byte_ptr(x86::rsp, tags_off_ + static_cast<int32_t>(i)), tag);
-    load_arg(x86::rax, args[i]);  // a float's bits: saved by save_live, or spilled
-    a_.mov(x86::qword_ptr(x86::rsp, kArgs + 8 * static_cast<int32_t>(i)), x86::rax);
+  // Which register each argument takes; the stack argument is written
+  // first, as rax carries it.
+  uint8_t ints = 0, floats = 0;
+  std::array<int8_t, TraceHelper::kMaxArgs> reg{};
+  for (uint8_t i = 0; i < h.nargs; ++i) reg[i] = static_cast<int8_t>(h.types[i] == HelperType::F64 ? floats++ : ints++);
+  if (floats > std::size(kFloatArgs) || ints > std::size(kIntArgs) + 1) fail(std::string(h.name) + ": too many arguments");
+  for (uint8_t i = 0; i < h.nargs; ++i) {
+    if (h.types[i] == HelperType::F64 || reg[i] < static_cast<int8_t>(std::size(kIntArgs))) continue;
+    if (h.args[i] != HelperArg::ResultOut) fail(std::string(h.name) + ": only the result's address goes on the stack");
+    a_.lea(x86::rax, x86::qword_ptr(x86::rsp, kResult));
+    a_.mov(x86::qword_ptr(x86::rsp, kOutArg), x86::rax);
   }
-  const uint8_t expect = ins.type == IRType::None ? kJitAnyTag : static_cast<uint8_t>(tag_for(ins.type));
-  a_.lea(x86::rax, x86::qword_ptr(x86::rsp, kResult));
-  a_.mov(x86::qword_ptr(x86::rsp, kOutArg), x86::rax);
-  a_.mov(x86::rdi, x86::qword_ptr(x86::rsp, kCtx));
-  // The helper writes its result register through ctx->base, which frame
-  // pushes and pops leave stale (trace_abi.h): bring it up to date here.
-  a_.mov(x86::qword_ptr(x86::rdi, static_cast<int32_t>(offsetof(JitContext, base))), kBase);
-  a_.mov(x86::rsi, reinterpret_cast<uint64_t>(env_.calls[ins.op2]));
-  a_.lea(x86::rdx, x86::qword_ptr(x86::rsp, tags_off_));
-  a_.lea(x86::rcx, x86::qword_ptr(x86::rsp, kArgs));
-  a_.mov(x86::r8d, static_cast<uint32_t>(args.size()));
-  a_.mov(x86::r9d, expect);
-  call_addr(reinterpret_cast<const void*>(&tessera_jit_call));
+  for (uint8_t i = 0; i < h.nargs; ++i) {
+    if (h.types[i] == HelperType::F64) {
+      load_float_arg(kFloatArgs[reg[i]], h.args[i] == HelperArg::Op1 ? ins.op1 : ins.op2);
+      continue;
+    }
+    if (reg[i] >= static_cast<int8_t>(std::size(kIntArgs))) continue;  // on the stack
+    const x86::Gp d = kIntArgs[reg[i]];
+    switch (h.args[i]) {
+      case HelperArg::Op1: load_arg(d, ins.op1); break;
+      case HelperArg::Op2: load_arg(d, ins.op2); break;  // a float's bits: saved by save_live, or spilled
+      case HelperArg::Op2Tag: a_.mov(d.r32(), static_cast<uint32_t>(tag_for(ir_[ins.op2].type))); break;
+      case HelperArg::Ctx:
+        // The helper writes its result register through ctx->base, which
+        // frame pushes and pops leave stale (trace_abi.h): bring it up to date.
+        a_.mov(d, x86::qword_ptr(x86::rsp, kCtx));
+        a_.mov(x86::qword_ptr(d, static_cast<int32_t>(offsetof(JitContext, base))), kBase);
+        break;
+      case HelperArg::Target: a_.mov(d, reinterpret_cast<uint64_t>(env_.calls[ins.op2])); break;
+      case HelperArg::ArgTags: a_.lea(d, x86::qword_ptr(x86::rsp, tags_off_)); break;
+      case HelperArg::ArgPayloads: a_.lea(d, x86::qword_ptr(x86::rsp, kArgs)); break;
+      case HelperArg::ArgCount: a_.mov(d.r32(), n); break;
+      case HelperArg::ExpectTag:
+        a_.mov(d.r32(), ins.type == IRType::None ? kJitAnyTag : static_cast<uint8_t>(tag_for(ins.type)));
+        break;
+      case HelperArg::ResultOut:
+      case HelperArg::Internal: fail(std::string(h.name) + ": argument " + std::to_string(i) + " has no source here");
+    }
+  }
+  call_addr(h.address);
   restore_live(r);  // movs leave the flags alone
-  a_.test(x86::al, x86::al);
-  jump_to_exit(CondCode::kZ, ins.snap);
-  if (ins.type == IRType::None) return;
+  if (h.result == HelperResult::Value) {
+    if (h.ret == HelperType::F64) commit(r, x86::xmm0);
+    else commit(r, x86::rax);
+    return;
+  }
+  if (h.result == HelperResult::Ok) {
+    a_.test(x86::al, x86::al);
+    jump_to_exit(CondCode::kZ, ins.snap);
+  }
+  // The helper wrote its result slot (if any) whatever the CALL's type.
+  update_slot_tags(slot_tags_, ir_, ins);
+  if (!calls_target || ins.type == IRType::None) return;
   if (ins.type == IRType::Float) {
     const x86::Xmm d = def_xmm(r);
     a_.movsd(d, x86::qword_ptr(x86::rsp, kResult));
@@ -237,7 +257,6 @@ void TraceAssembler::lower_call(IRRef r, const IRIns& ins) {
     else a_.mov(d, x86::qword_ptr(x86::rsp, kResult));
     commit(r, d);
   }
-  if (env_.calls[ins.op2]->dest_slot >= 0) slot_tags_.erase(static_cast<uint32_t>(env_.calls[ins.op2]->dest_slot));
 }
 
 }  // namespace tessera::jit::t1

@@ -47,6 +47,7 @@
 #include "codegen/host/asmjit/live_intervals.h"
 #include "codegen/host/asmjit/trace_assembler.h"
 #include "codegen/host/lowering_env.h"
+#include "codegen/host/trace_helpers.h"
 #include "tracer/ir_value_tags.h"
 #include "vm/core/value.h"
 
@@ -158,9 +159,7 @@ class TraceAssembler {
   void load_arg(const x86::Gp& dst, IRRef v);
   void load_float_arg(const x86::Xmm& dst, IRRef v);
   void call_addr(const void* fn);
-  void lower_scalar_call(IRRef r, const IRIns& ins, const void* fn, int nargs, bool floats);
-  void lower_call(IRRef r, const IRIns& ins);
-  void lower_list_push(IRRef r, const IRIns& ins);
+  void lower_helper_call(IRRef r, const IRIns& ins, const TraceHelper& h);
 
   // --- exits (asm_exits.cpp)
   void poll_tier_up(bool at_entry);

@@ -13,8 +13,9 @@
 #include <utility>
 
 #include "codegen/host/asmjit/asm_state.h"
-#include "codegen/host/float_math.h"
+#include "codegen/host/slot_tags.h"
 #include "codegen/host/trace_abi.h"
+#include "codegen/host/trace_helpers.h"
 
 namespace tessera::jit::t1 {
 
@@ -82,6 +83,15 @@ constexpr x86::Inst::Id kFloatMathInst[] = {
 static_assert(std::size(kFloatMathInst) == static_cast<size_t>(FloatMath::NumFns));
 
 CondCode negate(CondCode c) { return static_cast<CondCode>(static_cast<uint8_t>(c) ^ 1u); }
+
+// The helper `ins` calls (trace_helpers.h), or nullptr where it is code of
+// its own: FMATH of a function x86 has an instruction for.
+const TraceHelper* called_helper(const IRIns& ins) {
+  if (ins.op == IROp::FMATH && ins.op2 < static_cast<uint32_t>(FloatMath::NumFns) &&
+      kFloatMathInst[ins.op2] != x86::Inst::kIdNone)
+    return nullptr;
+  return trace_helper_of(ins);
+}
 
 }  // namespace
 
@@ -157,20 +167,7 @@ void TraceAssembler::find_loop() {
 }
 
 void TraceAssembler::begin_loop() {
-  // Slot tags known at the loop header: those no iteration changes.
-  for (IRRef r = loop_ + 1; r < ir_.size(); ++r) {
-    const IRIns& in = ir_[r];
-    if (in.op == IROp::SSTORE && in.op2 < ir_.size()) {
-      auto it = slot_tags_.find(in.op1);
-      if (it != slot_tags_.end() && ir_[in.op2].type != IRType::None &&
-          it->second != static_cast<uint8_t>(tag_for(ir_[in.op2].type)))
-        slot_tags_.erase(it);
-    } else if (in.op == IROp::CALL && in.op2 < env_.calls.size() && env_.calls[in.op2]->dest_slot >= 0) {
-      slot_tags_.erase(static_cast<uint32_t>(env_.calls[in.op2]->dest_slot));
-    } else if (ir_op_info(in.op).moves_base) {
-      slot_tags_.clear();
-    }
-  }
+  slot_tags_ = loop_header_slot_tags(ir_);
   loop_label_ = a_.newLabel();
   a_.align(AlignMode::kCode, 16);
   a_.bind(loop_label_);
@@ -186,18 +183,20 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
     if (!fused_.count(r)) lower_compare(r);
     return;
   }
+  if (const TraceHelper* h = called_helper(ins)) {
+    lower_helper_call(r, ins, *h);
+    return;
+  }
   switch (ins.op) {
     case IROp::SLOAD:
       // A passed value is in its register from the entry on (emit_prologue);
       // its slot in memory holds what the parent's exit left there: a scalar
       // or nil (it released an object), of a tag not known here (Undef).
-      if (sload_passed(ins)) {
-        slot_tags_[ins.op1] = static_cast<uint8_t>(Tag::Undef);
-        break;
+      if (!sload_passed(ins)) {
+        if (ins.op2 == kSloadParentTyped) load_typed(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type);
+        else load_guarded(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type, ins.snap);
       }
-      if (ins.op2 == kSloadParentTyped) load_typed(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type);
-      else load_guarded(r, kBase, static_cast<int32_t>(ins.op1) * kValueSize, ins.type, ins.snap);
-      slot_tags_[ins.op1] = static_cast<uint8_t>(tag_for(ins.type));
+      update_slot_tags(slot_tags_, ir_, ins);
       break;
     case IROp::GLOAD:
       a_.mov(x86::rdx, x86::qword_ptr(x86::rsp, kGlobals));
@@ -221,9 +220,6 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
     }
     case IROp::IDIV:
     case IROp::IMOD: lower_divmod(r, ins); break;
-    case IROp::IPOW:
-      lower_scalar_call(r, ins, reinterpret_cast<const void*>(&tessera_jit_int_pow), 2, false);
-      break;
     case IROp::FNEG: {
       const x86::Xmm d = def_xmm(r);
       move_xmm(d, ins.op1);
@@ -233,20 +229,10 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
       commit(r, d);
       break;
     }
-    case IROp::FFLOORDIV:
-      lower_scalar_call(r, ins, reinterpret_cast<const void*>(&tessera_jit_float_floordiv), 2, true);
-      break;
-    case IROp::FMOD: lower_scalar_call(r, ins, reinterpret_cast<const void*>(&tessera_jit_float_mod), 2, true); break;
-    case IROp::FPOW: lower_scalar_call(r, ins, reinterpret_cast<const void*>(&tessera_jit_float_pow), 2, true); break;
-    case IROp::FMATH: {
-      if (ins.op2 >= static_cast<uint32_t>(FloatMath::NumFns)) fail("unknown FloatMath id " + std::to_string(ins.op2));
-      if (const x86::Inst::Id inst = kFloatMathInst[ins.op2]; inst != x86::Inst::kIdNone) {
-        const x86::Xmm d = def_xmm(r);
-        a_.emit(inst, d, xmm_src(ins.op1, x86::xmm0));
-        commit(r, d);
-        break;
-      }
-      lower_scalar_call(r, ins, reinterpret_cast<const void*>(kFloatMathHelpers[ins.op2]), 1, true);
+    case IROp::FMATH: {  // of a function with an instruction (called_helper)
+      const x86::Xmm d = def_xmm(r);
+      a_.emit(kFloatMathInst[ins.op2], d, xmm_src(ins.op1, x86::xmm0));
+      commit(r, d);
       break;
     }
     case IROp::CONV: {
@@ -391,8 +377,6 @@ void TraceAssembler::lower(IRRef r, const IRIns& ins) {
     case IROp::TLOAD: lower_tload(r, ins); break;
     case IROp::TSTORE: lower_tstore(ins); break;
 
-    case IROp::CALL: lower_call(r, ins); break;
-    case IROp::LPUSH: lower_list_push(r, ins); break;
 
     default: fail("opcode not supported by the asmjit backend");
   }

@@ -11,9 +11,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "codegen/host/float_math.h"
 #include "codegen/host/llvm/lower_state.h"
+#include "codegen/host/slot_tags.h"
 #include "codegen/host/trace_abi.h"
+#include "codegen/host/trace_helpers.h"
+#include "tracer/ir_type_check.h"
 #include "tracer/ir_value_tags.h"
 
 namespace tessera::jit {
@@ -225,17 +227,34 @@ void Lowering::expect_type(IRRef r, llvm::Type* t, const char* what) {
 }
 
 void Lowering::lower(IRRef r, const IRIns& ins) {
+  // Operand and result types: ir.def's columns, as the verifier checks them.
+  if (std::string e = ir_type_error(ir_, r); !e.empty()) fail(e);
+  llvm::Value* v = nullptr;
+  if (const TraceHelper* h = called_helper(ins)) {
+    v = lower_helper_call(ins, *h);
+    update_slot_tags(slot_tags_, ir_, ins);  // a CALL's result slot
+  } else {
+    v = lower_inline(ins);
+  }
+  // LREF is a raw address: keep it whatever type the recorder gave it.
+  if (v != nullptr && ins.op != IROp::LREF && ins.op != IROp::TREF && v->getType() != type_of(ins.type))
+    fail(std::string("result type does not match the instruction's type ") + ir_type_name(ins.type));
+  val_[r] = v;
+}
+
+// The helper `ins` calls (trace_helpers.h), or nullptr where it is code of
+// its own: FMATH of a function LLVM has an intrinsic for.
+const TraceHelper* Lowering::called_helper(const IRIns& ins) {
+  if (ins.op == IROp::FMATH && ins.op2 < static_cast<uint32_t>(FloatMath::NumFns) &&
+      kFloatMathIntrinsic[ins.op2] != llvm::Intrinsic::not_intrinsic)
+    return nullptr;
+  return trace_helper_of(ins);
+}
+
+llvm::Value* Lowering::lower_inline(const IRIns& ins) {
   llvm::Value* v = nullptr;
   auto A = [&] { return value_of(ins.op1); };
   auto B = [&] { return value_of(ins.op2); };
-  auto ints = [&] {
-    expect_type(ins.op1, i64_, "an int");
-    expect_type(ins.op2, i64_, "an int");
-  };
-  auto floats = [&] {
-    expect_type(ins.op1, f64_, "a float");
-    expect_type(ins.op2, f64_, "a float");
-  };
   switch (ins.op) {
     case IROp::SLOAD:
       if (sload_passed(ins)) {
@@ -243,13 +262,11 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
         // parent's exit left there: a scalar or nil (it released an
         // object), of a tag not known here (Undef).
         v = f_->getArg(kPassedArg[sload_passed_reg(ins)]);
-        if (v->getType() != type_of(ins.type)) fail("passed value " + std::to_string(sload_passed_reg(ins)) + " has the wrong type");
-        slot_tags_[ins.op1] = static_cast<uint8_t>(Tag::Undef);
-        break;
+      } else {
+        v = ins.op2 == kSloadParentTyped ? load_typed(slot_addr(base_, ins.op1), ins.type)
+                                         : load_guarded(slot_addr(base_, ins.op1), ins.type, ins.snap);
       }
-      v = ins.op2 == kSloadParentTyped ? load_typed(slot_addr(base_, ins.op1), ins.type)
-                                       : load_guarded(slot_addr(base_, ins.op1), ins.type, ins.snap);
-      slot_tags_[ins.op1] = static_cast<uint8_t>(tag_for(ins.type));
+      update_slot_tags(slot_tags_, ir_, ins);
       break;
     case IROp::GLOAD: v = load_guarded(slot_addr(globals_, ins.op1), ins.type, ins.snap); break;
     case IROp::SSTORE: store_slot(ins.op1, ins.op2); break;
@@ -258,31 +275,21 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
       if (env_.global_watch != nullptr) report_global_store(ins.op1);
       break;
 
-    case IROp::ADD: ints(); v = b_.CreateAdd(A(), B()); break;
-    case IROp::SUB: ints(); v = b_.CreateSub(A(), B()); break;
-    case IROp::MUL: ints(); v = b_.CreateMul(A(), B()); break;
-    case IROp::NEG: expect_type(ins.op1, i64_, "an int"); v = b_.CreateSub(llvm::ConstantInt::get(i64_, 0), A()); break;
-    case IROp::IDIV: ints(); v = floored_divmod(A(), B()).first; break;
-    case IROp::IMOD: ints(); v = floored_divmod(A(), B()).second; break;
-    case IROp::IPOW: {
-      ints();
-      auto* fty = llvm::FunctionType::get(i64_, {i64_, i64_}, false);
-      v = call_addr(reinterpret_cast<const void*>(&tessera_jit_int_pow), fty, {A(), B()}, true);
-      break;
-    }
+    case IROp::ADD: v = b_.CreateAdd(A(), B()); break;
+    case IROp::SUB: v = b_.CreateSub(A(), B()); break;
+    case IROp::MUL: v = b_.CreateMul(A(), B()); break;
+    case IROp::NEG: v = b_.CreateSub(llvm::ConstantInt::get(i64_, 0), A()); break;
+    case IROp::IDIV: v = floored_divmod(A(), B()).first; break;
+    case IROp::IMOD: v = floored_divmod(A(), B()).second; break;
 
-    case IROp::FADD: floats(); v = b_.CreateFAdd(A(), B()); break;
-    case IROp::FSUB: floats(); v = b_.CreateFSub(A(), B()); break;
-    case IROp::FMUL: floats(); v = b_.CreateFMul(A(), B()); break;
-    case IROp::FDIV: floats(); v = b_.CreateFDiv(A(), B()); break;
-    case IROp::FNEG: expect_type(ins.op1, f64_, "a float"); v = b_.CreateFNeg(A()); break;
-    case IROp::FFLOORDIV: floats(); v = call_ff(&tessera_jit_float_floordiv, A(), B()); break;
-    case IROp::FMOD: floats(); v = call_ff(&tessera_jit_float_mod, A(), B()); break;
-    case IROp::FPOW: floats(); v = call_ff(&tessera_jit_float_pow, A(), B()); break;
-    case IROp::FMATH: expect_type(ins.op1, f64_, "a float"); v = float_math(A(), ins.op2); break;
-    case IROp::CONV: expect_type(ins.op1, i64_, "an int"); v = b_.CreateSIToFP(A(), f64_); break;
+    case IROp::FADD: v = b_.CreateFAdd(A(), B()); break;
+    case IROp::FSUB: v = b_.CreateFSub(A(), B()); break;
+    case IROp::FMUL: v = b_.CreateFMul(A(), B()); break;
+    case IROp::FDIV: v = b_.CreateFDiv(A(), B()); break;
+    case IROp::FNEG: v = b_.CreateFNeg(A()); break;
+    case IROp::FMATH: v = b_.CreateIntrinsic(kFloatMathIntrinsic[ins.op2], {f64_}, {A()}); break;
+    case IROp::CONV: v = b_.CreateSIToFP(A(), f64_); break;
     case IROp::F32RND:
-      expect_type(ins.op1, f64_, "a float");
       v = b_.CreateFPExt(b_.CreateFPTrunc(A(), llvm::Type::getFloatTy(c_)), f64_);
       break;
 
@@ -293,9 +300,9 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
     case IROp::EQ:
     case IROp::NE:
     case IROp::ULT: v = compare(ins.op, ins.op1, ins.op2); break;
-    case IROp::NOT: expect_type(ins.op1, i1_, "a bool"); v = b_.CreateXor(A(), llvm::ConstantInt::get(i1_, 1)); break;
+    case IROp::NOT: v = b_.CreateXor(A(), llvm::ConstantInt::get(i1_, 1)); break;
 
-    case IROp::GUARDT: expect_type(ins.op1, i1_, "a bool"); guard(A(), ins.snap); break;
+    case IROp::GUARDT: guard(A(), ins.snap); break;
     case IROp::EXIT: {
       b_.CreateBr(exit_block(ins.snap));
       // Anything after an EXIT is unreachable; give it a block of its own.
@@ -303,12 +310,10 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
       break;
     }
     case IROp::GUARDF:
-      expect_type(ins.op1, i1_, "a bool");
       guard(b_.CreateXor(A(), llvm::ConstantInt::get(i1_, 1)), ins.snap);
       break;
 
     case IROp::LLEN: {
-      expect_type(ins.op1, ptr_, "a list");
       llvm::Value* items = byte_gep(A(), env_.list.items_offset);
       llvm::Value* begin = b_.CreatePtrToInt(b_.CreateLoad(ptr_, byte_gep(items, env_.list.begin_offset)), i64_);
       llvm::Value* end = b_.CreatePtrToInt(b_.CreateLoad(ptr_, byte_gep(items, env_.list.end_offset)), i64_);
@@ -316,22 +321,15 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
       break;
     }
     case IROp::LLOAD:
-      expect_type(ins.op1, ptr_, "a list");
-      expect_type(ins.op2, i64_, "an int");
       v = load_guarded(element_addr(ins.op1, ins.op2), ins.type, ins.snap);
       break;
     case IROp::LLOADN:
-      expect_type(ins.op1, ptr_, "a list");
-      expect_type(ins.op2, i64_, "an int");
       v = load_number(element_addr(ins.op1, ins.op2), ins.snap);
       break;
     case IROp::LREF:
-      expect_type(ins.op1, ptr_, "a list");
-      expect_type(ins.op2, i64_, "an int");
       v = element_addr(ins.op1, ins.op2);
       break;
     case IROp::LSTORE:
-      if (ir_[ins.op1].op != IROp::LREF) fail("LSTORE's op1 must be an LREF");
       store_value(A(), ins.op2);
       break;
 
@@ -342,19 +340,15 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
       v = b_.CreateSelect(b_.CreateICmpSGT(A(), B()), A(), B());
       break;
     case IROp::SLEN:
-      expect_type(ins.op1, ptr_, "a string");
       v = b_.CreateLoad(i64_, byte_gep(A(), env_.str.length_offset));
       break;
     case IROp::SBYTE: {
-      expect_type(ins.op1, ptr_, "a string");
-      expect_type(ins.op2, i64_, "an int");
       llvm::Value* at = b_.CreateInBoundsGEP(i8_, byte_gep(A(), env_.str.data_offset), B());
       v = b_.CreateZExt(b_.CreateLoad(i8_, at), i64_);
       break;
     }
     case IROp::SCHAR: {
       // ctx->one_byte_strings[b]'s payload (a Value is 16 bytes).
-      expect_type(ins.op1, i64_, "an int");
       llvm::Value* table = b_.CreateLoad(ptr_, field(ctx_, offsetof(JitContext, one_byte_strings)));
       llvm::Value* entry = b_.CreateInBoundsGEP(i8_, table, b_.CreateShl(A(), 4));
       v = b_.CreateLoad(ptr_, byte_gep(entry, Value::kPayloadOffset));
@@ -366,30 +360,25 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
     case IROp::FPOP: pop_frame(ins); break;
 
     case IROp::TDTYPE:
-      expect_type(ins.op1, ptr_, "a tensor");
       v = b_.CreateZExt(b_.CreateLoad(i8_, byte_gep(A(), env_.tensor.dtype_offset)), i64_);
       break;
     case IROp::TDIM: {
-      expect_type(ins.op1, ptr_, "a tensor");
       llvm::Value* dims = b_.CreateLoad(ptr_, byte_gep(A(), env_.tensor.shape_begin_offset));
       v = b_.CreateLoad(i64_, b_.CreateConstInBoundsGEP1_64(i64_, dims, ins.op2));
       break;
     }
     case IROp::TRANK: {
-      expect_type(ins.op1, ptr_, "a tensor");
       llvm::Value* begin = b_.CreateLoad(ptr_, byte_gep(A(), env_.tensor.shape_begin_offset));
       llvm::Value* end = b_.CreateLoad(ptr_, byte_gep(A(), env_.tensor.shape_end_offset));
       v = b_.CreateExactSDiv(b_.CreateSub(b_.CreatePtrToInt(end, i64_), b_.CreatePtrToInt(begin, i64_)),
                              llvm::ConstantInt::get(i64_, 8));
       break;
     }
-    case IROp::TIDX: expect_type(ins.op1, i64_, "an int"); v = A(); break;
+    case IROp::TIDX: v = A(); break;
     case IROp::TREF:
-      expect_type(ins.op1, ptr_, "a tensor");
       v = tensor_element_addr(ins.op1, ins.op2);
       break;
     case IROp::TLOAD: {
-      expect_type(ins.op1, ptr_, "a tensor");
       llvm::Value* addr = tensor_element_addr(ins.op1, ins.op2);
       switch (tensor_dtype(ins.op2)) {
         case DType::F32: v = b_.CreateFPExt(b_.CreateLoad(llvm::Type::getFloatTy(c_), addr), f64_); break;
@@ -401,7 +390,6 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
       break;
     }
     case IROp::TSTORE: {
-      if (ir_[ins.op1].op != IROp::TREF) fail("TSTORE's op1 must be a TREF");
       llvm::Value* addr = A();
       llvm::Value* x = B();
       // The conversions of TensorObj::set_f / set_i.
@@ -422,28 +410,9 @@ void Lowering::lower(IRRef r, const IRIns& ins) {
     case IROp::CARG: break;  // consumed by its CALL
     case IROp::VNEWLIST:
     case IROp::VNEWTENSOR: break;  // no code: exits that name it build the object
-    case IROp::LPUSH: {
-      auto* fty = llvm::FunctionType::get(i8_, {ptr_, i64_, i8_}, false);
-      const auto tag = static_cast<uint8_t>(tag_for(ir_[ins.op2].type));
-      llvm::CallInst* ci = call_addr(reinterpret_cast<const void*>(&tessera_jit_list_push), fty,
-                                     {A(), to_payload(B()), llvm::ConstantInt::get(i8_, tag)}, false);
-      ci->addParamAttr(2, llvm::Attribute::ZExt);
-      ci->addRetAttr(llvm::Attribute::ZExt);
-      guard(b_.CreateICmpNE(ci, llvm::ConstantInt::get(i8_, 0)), ins.snap);
-      break;
-    }
-    case IROp::CALL:
-      v = lower_call(ins);
-      if (ins.op2 < env_.calls.size() && env_.calls[ins.op2]->dest_slot >= 0)
-        slot_tags_.erase(static_cast<uint32_t>(env_.calls[ins.op2]->dest_slot));
-      break;
-
     default: fail("opcode not supported by the LLVM backend");
   }
-  // LREF is a raw address: keep it whatever type the recorder gave it.
-  if (v != nullptr && ins.op != IROp::LREF && ins.op != IROp::TREF && v->getType() != type_of(ins.type))
-    fail(std::string("result type does not match the instruction's type ") + ir_type_name(ins.type));
-  val_[r] = v;
+  return v;
 }
 
 // Int division, floored and never trapping: b == 0 gives 0 (the recorder
@@ -475,7 +444,6 @@ std::pair<llvm::Value*, llvm::Value*> Lowering::floored_divmod(llvm::Value* a, l
 llvm::Value* Lowering::compare(IROp op, IRRef x, IRRef y) {
   llvm::Value* a = value_of(x);
   llvm::Value* b = value_of(y);
-  if (a->getType() != b->getType()) fail("comparison of operands of different types");
   if (op == IROp::ULT) return b_.CreateICmpULT(a, b);
   if (a->getType() == f64_) {
     switch (op) {
@@ -499,13 +467,6 @@ llvm::Value* Lowering::compare(IROp op, IRRef x, IRRef y) {
   }
 }
 
-llvm::Value* Lowering::float_math(llvm::Value* x, uint32_t id) {
-  if (id >= static_cast<uint32_t>(FloatMath::NumFns)) fail("unknown FloatMath id " + std::to_string(id));
-  if (kFloatMathIntrinsic[id] != llvm::Intrinsic::not_intrinsic)
-    return b_.CreateIntrinsic(kFloatMathIntrinsic[id], {f64_}, {x});
-  return call_f(kFloatMathHelpers[id], x);
-}
-
 void Lowering::begin_loop(IRRef loop) {
   top_ = nullptr;  // see frame_top()
   // Every PHI(a, b): `a` (before LOOP) is loop-carried; inside the body all
@@ -520,21 +481,7 @@ void Lowering::begin_loop(IRRef loop) {
     phis_.push_back({p.op1, p.op2, nullptr});
   }
   cur_ = loop;
-  // Slot tags known at the loop header: those known on entry that no
-  // iteration changes (a helper's result slot, a store of another type,
-  // a frame switch make them unknown).
-  for (IRRef r = loop + 1; r < ir_.size(); ++r) {
-    const IRIns& in = ir_[r];
-    if (in.op == IROp::SSTORE) {
-      auto it = slot_tags_.find(in.op1);
-      if (it != slot_tags_.end() && it->second != static_cast<uint8_t>(tag_for(ir_[in.op2].type)))
-        slot_tags_.erase(it);
-    } else if (in.op == IROp::CALL && in.op2 < env_.calls.size() && env_.calls[in.op2]->dest_slot >= 0) {
-      slot_tags_.erase(static_cast<uint32_t>(env_.calls[in.op2]->dest_slot));
-    } else if (ir_op_info(in.op).moves_base) {
-      slot_tags_.clear();
-    }
-  }
+  slot_tags_ = loop_header_slot_tags(ir_);
   preheader_ = b_.GetInsertBlock();
   header_ = llvm::BasicBlock::Create(c_, "loop", f_);
   b_.CreateBr(header_);

@@ -9,64 +9,104 @@
 
 #include "codegen/host/llvm/lower_state.h"
 #include "codegen/host/trace_abi.h"
+#include "codegen/host/trace_helpers.h"
 #include "tracer/ir_value_tags.h"
 
 namespace tessera::jit::t2 {
 
-llvm::CallInst* Lowering::call_addr(const void* fn, llvm::FunctionType* fty, llvm::ArrayRef<llvm::Value*> args,
-                                    bool pure) {
-  llvm::CallInst* ci = b_.CreateCall(fty, ptr_const(fn), args);
+llvm::Type* Lowering::helper_type(HelperType t) {
+  switch (t) {
+    case HelperType::Void: return llvm::Type::getVoidTy(c_);
+    case HelperType::I8: return i8_;
+    case HelperType::I32: return i32_;
+    case HelperType::I64: return i64_;
+    case HelperType::F64: return f64_;
+    case HelperType::Ptr: return ptr_;
+  }
+  fail("unknown helper type");
+}
+
+// A call of helper `h` (trace_helpers.h): its signature from the table,
+// bools and tags zero-extended (the C ABI's), pure ones free to CSE and hoist.
+llvm::CallInst* Lowering::call_helper(const TraceHelper& h, llvm::ArrayRef<llvm::Value*> args) {
+  std::vector<llvm::Type*> params;
+  for (uint8_t i = 0; i < h.nargs; ++i) params.push_back(helper_type(h.types[i]));
+  auto* fty = llvm::FunctionType::get(helper_type(h.ret), params, false);
+  llvm::CallInst* ci = b_.CreateCall(fty, ptr_const(h.address), args);
   ci->setDoesNotThrow();
-  if (pure) {
-    // Pure scalar functions: lets LLVM CSE and hoist them.
+  if (h.pure) {
     ci->setDoesNotAccessMemory();
     ci->addFnAttr(llvm::Attribute::WillReturn);
   }
+  for (uint8_t i = 0; i < h.nargs; ++i)
+    if (h.types[i] == HelperType::I8) ci->addParamAttr(i, llvm::Attribute::ZExt);
+  if (h.ret == HelperType::I8) ci->addRetAttr(llvm::Attribute::ZExt);
   return ci;
 }
 
-llvm::Value* Lowering::call_ff(double (*fn)(double, double), llvm::Value* a, llvm::Value* b) {
-  auto* fty = llvm::FunctionType::get(f64_, {f64_, f64_}, false);
-  return call_addr(reinterpret_cast<const void*>(fn), fty, {a, b}, true);
-}
-
-llvm::Value* Lowering::call_f(double (*fn)(double), llvm::Value* a) {
-  auto* fty = llvm::FunctionType::get(f64_, {f64_}, false);
-  return call_addr(reinterpret_cast<const void*>(fn), fty, {a}, true);
-}
-
-llvm::Value* Lowering::lower_call(const IRIns& ins) {
-  if (ins.op2 >= env_.calls.size()) fail("call table index " + std::to_string(ins.op2) + " out of range");
-  const std::vector<IRRef> args = carg_list(ir_, ins.op1);
-  const uint32_t n = static_cast<uint32_t>(args.size());
-
-  // Argument buffers live in the entry block's frame, so a call inside the
-  // loop does not grow the stack on each iteration.
-  llvm::IRBuilder<> ab(entry_, entry_->begin());
-  const uint32_t cap = n == 0 ? 1 : n;
-  llvm::Value* tags = ab.CreateAlloca(llvm::ArrayType::get(i8_, cap), nullptr, "call.tags");
-  llvm::Value* pays = ab.CreateAlloca(llvm::ArrayType::get(i64_, cap), nullptr, "call.payloads");
-  llvm::Value* result = ab.CreateAlloca(i64_, nullptr, "call.result");
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(args[i])));
-    b_.CreateStore(llvm::ConstantInt::get(i8_, tag), b_.CreateConstInBoundsGEP1_64(i8_, tags, i));
-    b_.CreateStore(to_payload(value_of(args[i])), b_.CreateConstInBoundsGEP1_64(i64_, pays, i));
+// Every helper-call instruction (ir.def's HELPER column): its arguments by
+// the table's sources, then its result or the guard on its success.
+llvm::Value* Lowering::lower_helper_call(const IRIns& ins, const TraceHelper& h) {
+  const bool calls_target = ins.op == IROp::CALL;
+  if (calls_target && ins.op2 >= env_.calls.size())
+    fail("call table index " + std::to_string(ins.op2) + " out of range");
+  // A CALL's arguments go through buffers in the entry block's frame, so a
+  // call inside the loop does not grow the stack on each iteration.
+  llvm::Value* tags = nullptr;
+  llvm::Value* pays = nullptr;
+  llvm::Value* result = nullptr;
+  uint32_t n = 0;
+  if (calls_target) {
+    const std::vector<IRRef> args = carg_list(ir_, ins.op1);
+    n = static_cast<uint32_t>(args.size());
+    llvm::IRBuilder<> ab(entry_, entry_->begin());
+    const uint32_t cap = n == 0 ? 1 : n;
+    tags = ab.CreateAlloca(llvm::ArrayType::get(i8_, cap), nullptr, "call.tags");
+    pays = ab.CreateAlloca(llvm::ArrayType::get(i64_, cap), nullptr, "call.payloads");
+    result = ab.CreateAlloca(i64_, nullptr, "call.result");
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint8_t tag = static_cast<uint8_t>(tag_for(type_of_ref(args[i])));
+      b_.CreateStore(llvm::ConstantInt::get(i8_, tag), b_.CreateConstInBoundsGEP1_64(i8_, tags, i));
+      b_.CreateStore(to_payload(value_of(args[i])), b_.CreateConstInBoundsGEP1_64(i64_, pays, i));
+    }
   }
-  const uint8_t expect = ins.type == IRType::None ? kJitAnyTag : static_cast<uint8_t>(tag_for(ins.type));
-  auto* fty = llvm::FunctionType::get(i8_, {ptr_, ptr_, ptr_, ptr_, i32_, i8_, ptr_}, false);
-  // The helper writes its result register through ctx->base, which frame
-  // pushes and pops leave stale (trace_abi.h): bring it up to date here.
-  b_.CreateStore(base_, field(ctx_, offsetof(JitContext, base)));
-  top_ = nullptr;  // see frame_top()
-  llvm::CallInst* ci = call_addr(
-      reinterpret_cast<const void*>(&tessera_jit_call), fty,
-      {ctx_, ptr_const(env_.calls[ins.op2]), tags, pays, llvm::ConstantInt::get(i32_, n),
-       llvm::ConstantInt::get(i8_, expect), result},
-      false);
-  ci->addParamAttr(5, llvm::Attribute::ZExt);
-  ci->addRetAttr(llvm::Attribute::ZExt);
-  guard(b_.CreateICmpNE(ci, llvm::ConstantInt::get(i8_, 0)), ins.snap);
-  if (ins.type == IRType::None) return nullptr;
+  auto operand = [&](IRRef r, HelperType t) {
+    llvm::Value* v = value_of(r);
+    return t == HelperType::I64 ? to_payload(v) : v;
+  };
+  std::vector<llvm::Value*> args;
+  for (uint8_t i = 0; i < h.nargs; ++i) {
+    switch (h.args[i]) {
+      case HelperArg::Op1: args.push_back(operand(ins.op1, h.types[i])); break;
+      case HelperArg::Op2: args.push_back(operand(ins.op2, h.types[i])); break;
+      case HelperArg::Op2Tag:
+        args.push_back(llvm::ConstantInt::get(i8_, static_cast<uint8_t>(tag_for(ir_[ins.op2].type))));
+        break;
+      case HelperArg::Ctx:
+        // The helper writes its result register through ctx->base, which
+        // frame pushes and pops leave stale (trace_abi.h): bring it up to date.
+        b_.CreateStore(base_, field(ctx_, offsetof(JitContext, base)));
+        top_ = nullptr;  // see frame_top()
+        args.push_back(ctx_);
+        break;
+      case HelperArg::Target: args.push_back(ptr_const(env_.calls[ins.op2])); break;
+      case HelperArg::ArgTags: args.push_back(tags); break;
+      case HelperArg::ArgPayloads: args.push_back(pays); break;
+      case HelperArg::ArgCount: args.push_back(llvm::ConstantInt::get(i32_, n)); break;
+      case HelperArg::ExpectTag: {
+        const uint8_t expect = ins.type == IRType::None ? kJitAnyTag : static_cast<uint8_t>(tag_for(ins.type));
+        args.push_back(llvm::ConstantInt::get(i8_, expect));
+        break;
+      }
+      case HelperArg::ResultOut: args.push_back(result); break;
+      case HelperArg::Internal: fail(std::string(h.name) + " is not called for an instruction");
+    }
+    if (args.back() == nullptr) fail(std::string(h.name) + ": argument " + std::to_string(i) + " has no source here");
+  }
+  llvm::CallInst* ci = call_helper(h, args);
+  if (h.result == HelperResult::Value) return ci;
+  if (h.result == HelperResult::Ok) guard(b_.CreateICmpNE(ci, llvm::ConstantInt::get(i8_, 0)), ins.snap);
+  if (result == nullptr || ins.type == IRType::None) return nullptr;
   return from_payload(b_.CreateLoad(i64_, result), ins.type);
 }
 
@@ -82,9 +122,7 @@ void Lowering::report_global_store(uint32_t index) {
   b_.CreateCondBr(b_.CreateICmpNE(w, llvm::ConstantInt::get(i8_, 0)), report, done,
                   md.createBranchWeights(1, 1u << 10));
   b_.SetInsertPoint(report);
-  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i32_}, false);
-  call_addr(reinterpret_cast<const void*>(&tessera_jit_global_stored), fty,
-            {ctx_, llvm::ConstantInt::get(i32_, index)}, false);
+  call_helper(trace_helper("tessera_jit_global_stored"), {ctx_, llvm::ConstantInt::get(i32_, index)});
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }

@@ -11,6 +11,7 @@
 
 #include "codegen/host/llvm/lower_state.h"
 #include "codegen/host/trace_abi.h"
+#include "codegen/host/trace_helpers.h"
 #include "tracer/ir_value_tags.h"
 
 namespace tessera::jit::t2 {
@@ -91,11 +92,9 @@ void Lowering::write_registers(const ExitPlan& plan, bool defer_passed) {
   // benchmarks, the inline form made compiling 30-90% slower and the code
   // no faster, even where hot exits overwrite objects every time.
   if_objects(tags, "exit.release", [&] {
-    auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, ptr_, i32_}, false);
-    call_addr(reinterpret_cast<const void*>(&tessera_jit_release_slots), fty,
-              {base_, slot_list(plan.release_checked),
-               llvm::ConstantInt::get(i32_, static_cast<uint32_t>(plan.release_checked.size()))},
-              false);
+    call_helper(trace_helper("tessera_jit_release_slots"),
+                {base_, slot_list(plan.release_checked),
+                 llvm::ConstantInt::get(i32_, static_cast<uint32_t>(plan.release_checked.size()))});
   });
   std::vector<bool> deferred(plan.writes.size(), false);
   if (defer_passed)
@@ -139,9 +138,7 @@ void Lowering::restore_with_helper(const ExitPlan& plan) {
   llvm::Value* buf = ab.CreateAlloca(llvm::ArrayType::get(i64_, n == 0 ? 1 : n), nullptr, "exit.values");
   for (uint64_t i = 0; i < n; ++i)
     b_.CreateStore(to_payload(value_of(plan.values[i].ref)), b_.CreateConstInBoundsGEP1_64(i64_, buf, i));
-  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, ptr_, ptr_}, false);
-  call_addr(reinterpret_cast<const void*>(&tessera_jit_restore_exit), fty,
-            {ptr_const(&plan), base_, buf}, false);
+  call_helper(trace_helper("tessera_jit_restore_exit"), {ptr_const(&plan), base_, buf});
 }
 
 // When the OR-ed tags `tags` (null: none) show some register holding an

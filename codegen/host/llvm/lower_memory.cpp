@@ -6,6 +6,7 @@
 
 #include "codegen/host/llvm/lower_state.h"
 #include "codegen/host/trace_abi.h"
+#include "codegen/host/trace_helpers.h"
 #include "tracer/ir_value_tags.h"
 
 namespace tessera::jit::t2 {
@@ -82,8 +83,7 @@ void Lowering::store_value(llvm::Value* dst, IRRef v) {
   b_.CreateCondBr(b_.CreateICmpEQ(left, llvm::ConstantInt::get(i32_, 0)), free, done,
                   md.createBranchWeights(1, 1u << 10));
   b_.SetInsertPoint(free);
-  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {i64_}, false);
-  call_addr(reinterpret_cast<const void*>(&tessera_jit_free), fty, {old_payload}, false);
+  call_helper(trace_helper("tessera_jit_free"), {old_payload});
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }
@@ -123,8 +123,7 @@ void Lowering::fetch_if_on_device(llvm::Value* tensor) {
   llvm::MDBuilder md(c_);
   b_.CreateCondBr(b_.CreateIsNotNull(copy), fetch, done, md.createBranchWeights(1, 1u << 10));
   b_.SetInsertPoint(fetch);
-  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_}, false);
-  call_addr(reinterpret_cast<const void*>(&tessera_jit_tensor_fetch), fty, {tensor}, false);
+  call_helper(trace_helper("tessera_jit_tensor_fetch"), {tensor});
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }

@@ -9,6 +9,7 @@
 #include "codegen/host/caller_base_distance.h"
 #include "codegen/host/llvm/lower_state.h"
 #include "codegen/host/trace_abi.h"
+#include "codegen/host/trace_helpers.h"
 #include "tracer/ir_value_tags.h"
 #include "vm/bytecode/bytecode.h"
 #include "vm/interp/jit_hooks.h"
@@ -107,15 +108,11 @@ void Lowering::pop_frame(const IRIns& ins) {
     llvm::Value* t = b_.CreateLoad(i8_, slot_addr(base_, i));
     tags = tags ? b_.CreateOr(tags, t) : t;
   }
-  auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(c_), {ptr_, i32_}, false);
+  const TraceHelper& clear = trace_helper("tessera_jit_clear_registers");
   if (n > 64) {
-    call_addr(reinterpret_cast<const void*>(&tessera_jit_clear_registers), fty,
-              {base_, llvm::ConstantInt::get(i32_, n)}, false);
+    call_helper(clear, {base_, llvm::ConstantInt::get(i32_, n)});
   } else {
-    if_objects(tags, "pop.clear", [&] {
-      call_addr(reinterpret_cast<const void*>(&tessera_jit_clear_registers), fty,
-                {base_, llvm::ConstantInt::get(i32_, n)}, false);
-    });
+    if_objects(tags, "pop.clear", [&] { call_helper(clear, {base_, llvm::ConstantInt::get(i32_, n)}); });
   }
   llvm::Value* fr = frame_region();
   llvm::Value* top = frame_top(fr);

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "codegen/host/lowering_env.h"
+#include "codegen/host/trace_helpers.h"
 #include "tracer/trace_ir.h"
 #include "vm/core/value.h"
 
@@ -86,9 +87,10 @@ class Lowering {
   llvm::Value* slot_addr(llvm::Value* array, uint32_t index);
   void expect_type(IRRef r, llvm::Type* t, const char* what);
   void lower(IRRef r, const IRIns& ins);
+  const TraceHelper* called_helper(const IRIns& ins);
+  llvm::Value* lower_inline(const IRIns& ins);
   std::pair<llvm::Value*, llvm::Value*> floored_divmod(llvm::Value* a, llvm::Value* b);
   llvm::Value* compare(IROp op, IRRef x, IRRef y);
-  llvm::Value* float_math(llvm::Value* x, uint32_t id);
   void begin_loop(IRRef loop);
   void end_loop();
 
@@ -106,11 +108,9 @@ class Lowering {
   llvm::Value* slot_list(const std::vector<uint32_t>& slots);
 
   // --- helper calls (lower_calls.cpp)
-  llvm::CallInst* call_addr(const void* fn, llvm::FunctionType* fty, llvm::ArrayRef<llvm::Value*> args,
-                            bool pure);
-  llvm::Value* call_ff(double (*fn)(double, double), llvm::Value* a, llvm::Value* b);
-  llvm::Value* call_f(double (*fn)(double), llvm::Value* a);
-  llvm::Value* lower_call(const IRIns& ins);
+  llvm::Type* helper_type(HelperType t);
+  llvm::CallInst* call_helper(const TraceHelper& h, llvm::ArrayRef<llvm::Value*> args);
+  llvm::Value* lower_helper_call(const IRIns& ins, const TraceHelper& h);
   void report_global_store(uint32_t index);
 
   // --- Values in memory (lower_memory.cpp)
