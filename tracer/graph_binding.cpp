@@ -6,17 +6,16 @@
 
 #include "vm/core/operators.h"
 #include "vm/core/value.h"
+#include "vm/tensor/elementwise_ops.h"
 #include "vm/tensor/tensor.h"
 
 namespace tessera::jit {
 
 namespace {
 
-// The Graph IR operation of the generic helpers, by BinOp and CmpOp.
-constexpr OpId kArithOps[] = {OpId::Add, OpId::Sub,      OpId::Mul, OpId::Div,
-                              OpId::FloorDiv, OpId::Mod, OpId::Pow, OpId::MatMul};
-static_assert(std::size(kArithOps) == kNumBinOps);
-constexpr OpId kCompareOps[] = {OpId::Eq, OpId::Ne, OpId::Lt, OpId::Le, OpId::Gt, OpId::Ge};
+// The Graph IR operation of the generic helpers, by BinOp and CmpOp: the
+// elementwise table's (elementwise_ops.def), and `@`'s.
+OpId arith_op(BinOp op) { return has_binary(op) ? graph_op(to_binary(op)) : OpId::MatMul; }
 
 // How the op table's attributes (ops.def) become a region's, one row a
 // name: false where the value is not one the attribute takes.
@@ -115,8 +114,8 @@ std::optional<OpId> graph_op(const CallTarget& t) {
   }
   if (t.seen.empty()) return std::nullopt;  // operators on plain numbers
   switch (t.kind) {
-    case CallTarget::Kind::Arith: return kArithOps[t.sub];
-    case CallTarget::Kind::Compare: return kCompareOps[t.sub];
+    case CallTarget::Kind::Arith: return arith_op(static_cast<BinOp>(t.sub));
+    case CallTarget::Kind::Compare: return graph_op(to_binary(static_cast<CmpOp>(t.sub)));
     case CallTarget::Kind::Negate: return OpId::Neg;
     default: return std::nullopt;
   }

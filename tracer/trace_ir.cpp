@@ -6,6 +6,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "tracer/trace_ir.h"
 
@@ -18,7 +19,22 @@ constexpr const char* kFloatMathNames[] = {
 #undef FLOATMATH
 };
 static_assert(std::size(kFloatMathNames) == static_cast<size_t>(FloatMath::NumFns));
-static_assert(std::size(kFloatMathNames) == static_cast<size_t>(FloatMath::NumFns));
+
+// The elementwise table's fmath column (vm/tensor/elementwise_ops.def) is
+// right both ways: a row it names is spelled as the built-in (the recorder
+// finds it by that name), and a built-in it gives none has no row.
+constexpr bool fmath_column_holds(FloatMath f, std::string_view name) {
+  if (f != FloatMath::NumFns) return std::string_view(kFloatMathNames[static_cast<size_t>(f)]) == name;
+  for (const char* n : kFloatMathNames)
+    if (std::string_view(n) == name) return false;
+  return true;
+}
+#define TESSERA_UNARY(Name, name, display, builtin, keeps, kflags, fmath, ...) \
+  static_assert(fmath_column_holds(FloatMath::fmath, name), "elementwise_ops.def: the fmath column of " name);
+#define TESSERA_BINARY(...)
+#include "vm/tensor/elementwise_ops.def"
+#undef TESSERA_UNARY
+#undef TESSERA_BINARY
 }  // namespace
 
 const char* float_math_name(FloatMath f) {

@@ -26,6 +26,7 @@
 #include "vm/core/value.h"
 #include "vm/interp/indexing.h"
 #include "vm/interp/vm.h"  // VM is the built-ins' BuiltinContext
+#include "vm/tensor/scalar_math.h"
 #include "vm/tensor/tensor.h"
 #include "vm/tensor/vector_math.h"
 

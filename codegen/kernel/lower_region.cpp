@@ -15,22 +15,32 @@ namespace detail {
 
 namespace {
 
-// Unary and Binary (vm/tensor/op_kinds.h) to kernel IR operations, in enum order.
-constexpr KOp kUnaryOps[] = {KOp::Neg,  KOp::Abs,     KOp::Exp,  KOp::Log,  KOp::Sqrt, KOp::Rsqrt, KOp::Tanh,
-                             KOp::Sigmoid, KOp::Relu, KOp::Gelu, KOp::Silu, KOp::Sin,  KOp::Cos};
-static_assert(std::size(kUnaryOps) == static_cast<size_t>(Unary::Cos) + 1);
+// Unary and Binary (vm/tensor/elementwise_ops.def) to kernel IR operations.
+KOp kernel_op(Unary u) {
+  switch (u) {
+#define TESSERA_UNARY(Name, ...) case Unary::Name: return KOp::Name;
+#define TESSERA_BINARY(...)
+#include "vm/tensor/elementwise_ops.def"
+#undef TESSERA_UNARY
+#undef TESSERA_BINARY
+  }
+  return KOp::NumOps;
+}
 
 struct BinaryLowering {
-  KOp op;
+  KOp op;     // NumOps: not fused
   Pred pred;  // comparisons (op == Cmp)
 };
-constexpr BinaryLowering kBinaryOps[] = {
-    {KOp::Add, Pred::Eq}, {KOp::Sub, Pred::Eq}, {KOp::Mul, Pred::Eq}, {KOp::Div, Pred::Eq},
-    {KOp::NumOps, Pred::Eq} /* IDiv: not fused */, {KOp::NumOps, Pred::Eq} /* Mod: not fused */,
-    {KOp::Pow, Pred::Eq}, {KOp::Min, Pred::Eq}, {KOp::Max, Pred::Eq},
-    {KOp::Cmp, Pred::Eq}, {KOp::Cmp, Pred::Ne}, {KOp::Cmp, Pred::Lt}, {KOp::Cmp, Pred::Le},
-    {KOp::Cmp, Pred::Gt}, {KOp::Cmp, Pred::Ge}};
-static_assert(std::size(kBinaryOps) == static_cast<size_t>(Binary::Ge) + 1);
+BinaryLowering kernel_op(Binary b) {
+  switch (b) {
+#define TESSERA_UNARY(...)
+#define TESSERA_BINARY(Name, graph, kind, kop, pred) case Binary::Name: return {KOp::kop, Pred::pred};
+#include "vm/tensor/elementwise_ops.def"
+#undef TESSERA_UNARY
+#undef TESSERA_BINARY
+  }
+  return {KOp::NumOps, Pred::Eq};
+}
 
 }  // namespace
 
@@ -227,12 +237,12 @@ ValueId RegionLowerer::elementwise_op(const RegionOp& o) {
         const ValueId zero = b_.const_int(0);
         r = b_.binary(KOp::Max, x, any_tile ? tile_of(zero) : zero);
       } else {
-        r = b_.unary(kUnaryOps[static_cast<size_t>(fc.unary())], x);
+        r = b_.unary(kernel_op(fc.unary()), x);
       }
       break;
     }
     case FusionKind::Binary: {
-      const BinaryLowering bl = kBinaryOps[static_cast<size_t>(fc.binary())];
+      const BinaryLowering bl = kernel_op(fc.binary());
       if (bl.op == KOp::NumOps) throw std::invalid_argument("lower_region: integer division is not fused");
       if (bl.op == KOp::Cmp) {
         // Both float (f32) or both int (i64), as Region::add admits them.

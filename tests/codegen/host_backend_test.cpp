@@ -292,9 +292,9 @@ TEST_P(HostBackendTest, FloatMathAndConv) {
   const double x = 3.0;
   // The *_f32 rows are the tensor kernels' f32 functions of the argument rounded to f32.
   auto f32 = [&](Unary op) { return static_cast<double>(vmath::unary_one(op, static_cast<float>(x))); };
-  const double expect[] = {std::sqrt(x),    std::exp(x),     std::log(x),     std::sin(x),
-                           std::cos(x),     std::tanh(x),    f32(Unary::Exp), f32(Unary::Log),
-                           f32(Unary::Sin), f32(Unary::Cos), f32(Unary::Tanh)};
+  const double expect[] = {std::sqrt(x), std::exp(x), std::log(x), std::sin(x), std::cos(x), std::tanh(x), std::erf(x),
+                           x + std::log1p(std::exp(-x)), f32(Unary::Exp), f32(Unary::Log), f32(Unary::Sin),
+                           f32(Unary::Cos), f32(Unary::Tanh)};
   static_assert(std::size(expect) == static_cast<size_t>(FloatMath::NumFns), "a FloatMath function without a test");
   for (size_t k = 0; k < std::size(expect); ++k)
     EXPECT_EQ(r.exit_vals[k], std::bit_cast<uint64_t>(expect[k])) << float_math_name(static_cast<FloatMath>(k));

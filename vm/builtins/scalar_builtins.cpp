@@ -1,6 +1,6 @@
 // The scalar, string and list built-ins of spec §6 (the tensor table owns
-// abs exp log sqrt rsqrt tanh sigmoid relu gelu silu sin cos min max, which
-// accept scalars too).
+// the elementwise math built-ins of vm/tensor/elementwise_ops.def, abs exp
+// ... softplus erf, and min max, which accept scalars too).
 #include <vector>
 #include <array>
 #include <charconv>

@@ -56,12 +56,6 @@ const TensorObj* opt_tensor(const OpCall& c, const char* name) {
 
 }  // namespace
 
-const char* unary_name(Unary u) {
-  static constexpr const char* kNames[] = {"-", "abs", "exp", "log", "sqrt", "rsqrt", "tanh",
-                                           "sigmoid", "relu", "gelu", "silu", "sin", "cos"};
-  return kNames[static_cast<int>(u)];
-}
-
 // ------------------------------------------------------------ shape inference
 
 Shape shape_from_list(const OpCall& c) { return parse_shape(c.inputs[0], c.name()); }

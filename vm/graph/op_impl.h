@@ -4,6 +4,7 @@
 #pragma once
 
 #include "vm/graph/op_table.h"
+#include "vm/tensor/elementwise_ops.h"
 #include "vm/tensor/kernels.h"
 
 namespace tessera::opimpl {
@@ -44,8 +45,7 @@ template <Binary B> DType dtype_binary(const OpCall& c) { return binary_dtype(B,
 template <Reduce R> DType dtype_reduce(const OpCall& c) { return reduce_dtype(R, c.tensor(0).dtype); }
 
 // ---- scalar forms
-const char* unary_name(Unary u);
-template <Unary U> Value scalar_unary(std::span<const Value> a) { return unary_scalar(U, a[0], unary_name(U)); }
+template <Unary U> Value scalar_unary(std::span<const Value> a) { return unary_scalar(U, a[0], unary_display(U)); }
 template <Binary B> Value scalar_minmax(std::span<const Value> a) {
   return minmax_scalar(B, a[0], a[1], B == Binary::Min ? "min" : "max");
 }

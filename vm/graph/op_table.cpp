@@ -35,6 +35,19 @@ constexpr bool table_is_consistent() {
   return true;
 }
 static_assert(table_is_consistent());
+// Each elementwise operation's Graph IR op (graph_op) fuses as that operation.
+constexpr bool elementwise_ops_map_back() {
+  for (int i = 0; i < kNumUnary; ++i) {
+    const FusionClass f = kOps[static_cast<size_t>(graph_op(static_cast<Unary>(i)))].fusion;
+    if (f.kind != FusionKind::Unary || f.sub != i) return false;
+  }
+  for (int i = 0; i < kNumBinary; ++i) {
+    const FusionClass f = kOps[static_cast<size_t>(graph_op(static_cast<Binary>(i)))].fusion;
+    if (f.kind != FusionKind::Binary || f.sub != i) return false;
+  }
+  return true;
+}
+static_assert(elementwise_ops_map_back());
 
 const char* attr_expectation(AttrType t) {
   switch (t) {

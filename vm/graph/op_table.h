@@ -136,6 +136,29 @@ std::span<const OpDef> op_table();
 const OpDef& op_def(OpId id);
 const OpDef* find_op(std::string_view name);  // null if unknown
 
+// The Graph IR op of an elementwise operation (elementwise_ops.def): the
+// op whose fusion column names it back.
+constexpr OpId graph_op(Unary u) {
+  switch (u) {
+#define TESSERA_UNARY(Name, ...) case Unary::Name: return OpId::Name;
+#define TESSERA_BINARY(...)
+#include "vm/tensor/elementwise_ops.def"
+#undef TESSERA_UNARY
+#undef TESSERA_BINARY
+  }
+  return OpId::Neg;
+}
+constexpr OpId graph_op(Binary b) {
+  switch (b) {
+#define TESSERA_UNARY(...)
+#define TESSERA_BINARY(Name, graph, ...) case Binary::Name: return OpId::graph;
+#include "vm/tensor/elementwise_ops.def"
+#undef TESSERA_UNARY
+#undef TESSERA_BINARY
+  }
+  return OpId::Add;
+}
+
 // Arity and attribute binding, with errors such as
 // "zeros: unexpected keyword argument 'foo'", "sum() takes 1 to 3 arguments (4 given)",
 // "sum: axis must be int or nil, got float", "cast: missing argument 'dtype'".

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "vm/core/error.h"
+#include "vm/tensor/elementwise_ops.h"
 
 namespace tessera {
 
@@ -175,9 +176,8 @@ std::optional<int> Region::add_op(OpId op, std::vector<int> args, const RegionAt
     case FusionKind::Unary: {
       if (ts.size() != 1 || !ts[0].tensor) return std::nullopt;
       const Unary u = fc.unary();
-      const bool keeps_int = u == Unary::Neg || u == Unary::Abs || u == Unary::Relu;
       // Float tensors compute in f32; ints only where they stay ints (others take a double loop).
-      if (!types_only && !float_tensor(ts[0]) && !(keeps_int && int_tensor(ts[0]))) return std::nullopt;
+      if (!types_only && !float_tensor(ts[0]) && !(keeps_int(u) && int_tensor(ts[0]))) return std::nullopt;
       out.dtype = unary_dtype(u, ts[0].dtype, def.display);
       dims = ts[0].dims;
       break;

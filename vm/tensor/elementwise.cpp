@@ -12,9 +12,11 @@
 #include <cstring>
 
 #include "vm/core/error.h"
+#include "vm/tensor/elementwise_ops.h"
 #include "vm/tensor/f32_view.h"
 #include "vm/tensor/kernels.h"
 #include "vm/tensor/parallel_rows.h"
+#include "vm/tensor/scalar_math.h"
 #include "vm/tensor/vector_math.h"
 
 namespace tessera {
@@ -48,24 +50,14 @@ struct Operand {
   int64_t li(int64_t off) const { return t ? t->get_i(off) : i; }
 };
 
-double gelu(double x) { return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)); }
-double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
-
 double unary_f(Unary op, double x) {
   switch (op) {
-    case Unary::Neg: return -x;
-    case Unary::Abs: return std::fabs(x);
-    case Unary::Exp: return std::exp(x);
-    case Unary::Log: return std::log(x);
-    case Unary::Sqrt: return std::sqrt(x);
-    case Unary::Rsqrt: return 1.0 / std::sqrt(x);
-    case Unary::Tanh: return std::tanh(x);
-    case Unary::Sigmoid: return sigmoid(x);
-    case Unary::Relu: return x > 0 ? x : (std::isnan(x) ? x : 0.0);
-    case Unary::Gelu: return gelu(x);
-    case Unary::Silu: return x * sigmoid(x);
-    case Unary::Sin: return std::sin(x);
-    case Unary::Cos: return std::cos(x);
+#define TESSERA_UNARY(Name, name, display, builtin, keeps, kflags, fmath, sleef, scalar, ...) \
+    case Unary::Name: return (scalar);
+#define TESSERA_BINARY(...)
+#include "vm/tensor/elementwise_ops.def"
+#undef TESSERA_UNARY
+#undef TESSERA_BINARY
   }
   return x;
 }
@@ -78,8 +70,6 @@ int64_t unary_i(Unary op, int64_t x) {
     default: return x;  // unreachable: other ops produce floats
   }
 }
-
-bool keeps_int(Unary op) { return op == Unary::Neg || op == Unary::Abs || op == Unary::Relu; }
 
 double floor_div(double x, double y) { return std::floor(x / y); }
 double floor_mod(double x, double y) {

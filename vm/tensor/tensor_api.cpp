@@ -5,37 +5,12 @@
 #include <cstring>
 
 #include "vm/core/error.h"
+#include "vm/tensor/elementwise_ops.h"
 #include "vm/tensor/kernels.h"
 
 namespace tessera {
 
 namespace {
-
-Binary to_binary(BinOp op) {
-  switch (op) {
-    case BinOp::Add: return Binary::Add;
-    case BinOp::Sub: return Binary::Sub;
-    case BinOp::Mul: return Binary::Mul;
-    case BinOp::Div: return Binary::Div;
-    case BinOp::IDiv: return Binary::IDiv;
-    case BinOp::Mod: return Binary::Mod;
-    case BinOp::Pow: return Binary::Pow;
-    case BinOp::MatMul: break;
-  }
-  return Binary::Add;
-}
-
-Binary to_binary(CmpOp op) {
-  switch (op) {
-    case CmpOp::Eq: return Binary::Eq;
-    case CmpOp::Ne: return Binary::Ne;
-    case CmpOp::Lt: return Binary::Lt;
-    case CmpOp::Le: return Binary::Le;
-    case CmpOp::Gt: return Binary::Gt;
-    case CmpOp::Ge: return Binary::Ge;
-  }
-  return Binary::Eq;
-}
 
 // Flat offset of the element (or sub-array) selected by n int indices.
 int64_t index_offset(const TensorObj& t, const Value* idx, size_t n) {

@@ -2,7 +2,7 @@
 // kernels: the inner loops, vectorized for the widest SIMD the CPU has.
 //
 // Design: the primitives are written once (vector_math_impl.h, GCC vector
-// types plus SLEEF's vector math for exp/log/tanh/erf/sin/cos/pow) and
+// types plus SLEEF's vector math for exp/log/log1p/tanh/erf/sin/cos/pow) and
 // compiled three times, for AVX-512 (16 lanes), AVX2 (8 lanes) and baseline
 // SSE2 (4 lanes); the widest build the CPU reports at run time is used.
 // Transcendentals go through SLEEF's 1-ULP (u10) functions for every element,

@@ -100,26 +100,20 @@ inline void map2(const float* a, bool as, const float* b, bool bs, int64_t n, F 
 }
 
 VF sigmoid(VF x) { return 1.0f / (1.0f + TESSERA_VM_SLEEF(exp)(-x)); }
+// max(x, 0) + log1p(e^-|x|), as softplus_ref (scalar_math.h) in f32.
+VF softplus(VF x) {
+  const VF neg_abs = -(VF)((VI)x & 0x7fffffff);
+  return (x > 0.0f ? x : VF{}) + TESSERA_VM_SLEEF(log1p)(TESSERA_VM_SLEEF(exp)(neg_abs));
+}
 
 void unary(Unary op, const float* x, float* out, int64_t n) {
   switch (op) {
-    case Unary::Neg: return map1(x, out, n, [](VF v) { return -v; });
-    case Unary::Abs: return map1(x, out, n, [](VF v) { return (VF)((VI)v & 0x7fffffff); });
-    case Unary::Exp: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(exp)(v); });
-    case Unary::Log: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF(log)(v); });
-    case Unary::Sqrt: return map1(x, out, n, [](VF v) { return TESSERA_VM_SQRT(v); });
-    case Unary::Rsqrt: return map1(x, out, n, [](VF v) { return 1.0f / TESSERA_VM_SQRT(v); });
-    case Unary::Tanh: return map1(x, out, n, [](VF v) { return TESSERA_VM_SLEEF35(tanh)(v); });
-    case Unary::Sigmoid: return map1(x, out, n, [](VF v) { return sigmoid(v); });
-    // x > 0 or NaN keeps x; everything else (-0 included) becomes +0.
-    case Unary::Relu: return map1(x, out, n, [](VF v) { return (v > 0.0f) | lanes_nan(v) ? v : VF{}; });
-    case Unary::Gelu:
-      return map1(x, out, n, [](VF v) {
-        return 0.5f * v * (1.0f + TESSERA_VM_SLEEF(erf)(v * 0.70710678118654752f));
-      });
-    case Unary::Silu: return map1(x, out, n, [](VF v) { return v * sigmoid(v); });
-    case Unary::Sin: return map1(x, out, n, [](VF v) { return trig_lanewise(v, TESSERA_VM_SLEEF(sin)); });
-    case Unary::Cos: return map1(x, out, n, [](VF v) { return trig_lanewise(v, TESSERA_VM_SLEEF(cos)); });
+#define TESSERA_UNARY(Name, name, display, builtin, keeps, kflags, fmath, sleef, scalar, vector, ...) \
+    case Unary::Name: return map1(x, out, n, [](VF v) { return (vector); });
+#define TESSERA_BINARY(...)
+#include "vm/tensor/elementwise_ops.def"
+#undef TESSERA_UNARY
+#undef TESSERA_BINARY
   }
 }
 

@@ -1,11 +1,30 @@
 // The CPU emitter's elementwise operations, on scalars and on strips alike:
 // the same f32 operations and SLEEF functions as the interpreter's kernels.
 #include "codegen/kernel/cpu/cpu_emitter_internal.h"
+
+#include <string_view>
+
 #include "vm/tensor/vector_math.h"
 
 namespace tessera::kir::detail {
 
 // ------------------------------------------------------------ math
+namespace {
+// The SLEEF function that is a unary operation's whole f32 form
+// (elementwise_ops.def's sleef column), or null where compute() has a case.
+const char* sleef_routine(KOp op) {
+  switch (op) {
+#define TESSERA_UNARY(Name, name, display, builtin, keeps, kflags, fmath, sleef, ...) \
+    case KOp::Name: return std::string_view(#sleef) == "inline" ? nullptr : #sleef;
+#define TESSERA_BINARY(...)
+#include "vm/tensor/elementwise_ops.def"
+#undef TESSERA_UNARY
+#undef TESSERA_BINARY
+    default: return nullptr;
+  }
+}
+}  // namespace
+
 llvm::Value* CpuEmitter::sleef(const char* fn, std::vector<llvm::Value*> xs) {
   const bool is_scalar = !xs[0]->getType()->isVectorTy();
   if (is_scalar)  // a lane of the vector function, as the interpreter's one-element path
@@ -52,11 +71,8 @@ llvm::Value* CpuEmitter::compute(const Inst& in, const std::vector<llvm::Value*>
     case KOp::Abs:
       return fl ? b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x[0])
                 : b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x[0], b_.getFalse());
-    case KOp::Exp: return sleef("exp", {x[0]});
-    case KOp::Log: return sleef("log", {x[0]});
     case KOp::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x[0]);
     case KOp::Rsqrt: return b_.CreateFDiv(fconst(x[0], 1.0), b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x[0]));
-    case KOp::Tanh: return sleef("tanh", {x[0]});
     case KOp::Sigmoid: return sigmoid(x[0]);
     case KOp::Relu: {
       llvm::Value* keep = b_.CreateOr(b_.CreateFCmpOGT(x[0], fconst(x[0], 0.0)), is_nan(x[0]));
@@ -69,6 +85,11 @@ llvm::Value* CpuEmitter::compute(const Inst& in, const std::vector<llvm::Value*>
     case KOp::Silu: return b_.CreateFMul(x[0], sigmoid(x[0]));
     case KOp::Sin: return trig("sin", x[0]);
     case KOp::Cos: return trig("cos", x[0]);
+    case KOp::Softplus: {  // max(x, 0) + log1p(e^-|x|), as the interpreter's vector form
+      llvm::Value* pos = b_.CreateSelect(b_.CreateFCmpOGT(x[0], fconst(x[0], 0.0)), x[0], fconst(x[0], 0.0));
+      llvm::Value* e = sleef("exp", {b_.CreateFNeg(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x[0]))});
+      return b_.CreateFAdd(pos, sleef("log1p", {e}));
+    }
     case KOp::Add: return fl ? b_.CreateFAdd(x[0], x[1]) : b_.CreateAdd(x[0], x[1]);
     case KOp::Sub: return fl ? b_.CreateFSub(x[0], x[1]) : b_.CreateSub(x[0], x[1]);
     case KOp::Mul: return fl ? b_.CreateFMul(x[0], x[1]) : b_.CreateMul(x[0], x[1]);
@@ -97,7 +118,9 @@ llvm::Value* CpuEmitter::compute(const Inst& in, const std::vector<llvm::Value*>
     case KOp::Cmp: return compare(in.pred, fl, x[0], x[1]);
     case KOp::Select: return b_.CreateSelect(x[0], x[1], x[2]);
     case KOp::Cast: return cast(x[0], e, type(in.results[0]).elem);
-    default: fail(std::string("no elementwise form of ") + op_info(in.op).name);
+    default:
+      if (const char* fn = sleef_routine(in.op)) return sleef(fn, {x[0]});
+      fail(std::string("no elementwise form of ") + op_info(in.op).name);
   }
 }
 llvm::Value* CpuEmitter::sigmoid(llvm::Value* x) {

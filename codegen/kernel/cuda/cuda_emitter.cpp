@@ -24,19 +24,12 @@ struct OpForm {
 };
 
 constexpr OpForm kOpForms[] = {
-    {KOp::Neg, "(-$0)", "(-$0)", "tsr_ineg($0)"},
-    {KOp::Abs, "tsr_fabsf($0)", "tsr_fabs($0)", "tsr_iabs($0)"},
-    {KOp::Exp, "tsr_expf($0)", nullptr, nullptr},
-    {KOp::Log, "tsr_logf($0)", nullptr, nullptr},
-    {KOp::Sqrt, "tsr_sqrtf($0)", "tsr_sqrt($0)", nullptr},
-    {KOp::Rsqrt, "tsr_rsqrt($0)", nullptr, nullptr},
-    {KOp::Tanh, "tsr_tanhf($0)", nullptr, nullptr},
-    {KOp::Sigmoid, "tsr_sigmoid($0)", nullptr, nullptr},
-    {KOp::Relu, "tsr_relu($0)", nullptr, nullptr},
-    {KOp::Gelu, "tsr_gelu($0)", nullptr, nullptr},
-    {KOp::Silu, "tsr_silu($0)", nullptr, nullptr},
-    {KOp::Sin, "tsr_sinf($0)", nullptr, nullptr},
-    {KOp::Cos, "tsr_cosf($0)", nullptr, nullptr},
+#define TESSERA_UNARY(Name, name, display, builtin, keeps, kflags, fmath, sleef, scalar, vector, f32, f64, i, doc) \
+    {KOp::Name, f32, f64, i},
+#define TESSERA_BINARY(...)
+#include "vm/tensor/elementwise_ops.def"
+#undef TESSERA_UNARY
+#undef TESSERA_BINARY
     {KOp::Add, "($0 + $1)", "($0 + $1)", "tsr_iadd($0, $1)"},
     {KOp::Sub, "($0 - $1)", "($0 - $1)", "tsr_isub($0, $1)"},
     {KOp::Mul, "($0 * $1)", "($0 * $1)", "tsr_imul($0, $1)"},

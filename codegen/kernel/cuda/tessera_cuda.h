@@ -47,6 +47,7 @@ TSR_FN unsigned int tsr_f32_bits(float f) { return __float_as_uint(f); }
 TSR_FN double tsr_bits_f64(unsigned long long u) { return __longlong_as_double((long long)u); }
 TSR_FN float tsr_expf(float x) { return expf(x); }
 TSR_FN float tsr_logf(float x) { return logf(x); }
+TSR_FN float tsr_log1pf(float x) { return log1pf(x); }
 TSR_FN float tsr_sqrtf(float x) { return sqrtf(x); }
 TSR_FN double tsr_sqrt(double x) { return sqrt(x); }
 TSR_FN float tsr_tanhf(float x) { return tanhf(x); }
@@ -98,6 +99,8 @@ TSR_FN float tsr_sigmoid(float x) { return 1.0f / (1.0f + tsr_expf(-x)); }
 TSR_FN float tsr_relu(float x) { return (x > 0.0f || tsr_isnan(x)) ? x : 0.0f; }
 TSR_FN float tsr_gelu(float x) { return 0.5f * x * (1.0f + tsr_erff(x * 0.70710678118654752f)); }
 TSR_FN float tsr_silu(float x) { return x * tsr_sigmoid(x); }
+// max(x, 0) + log1p(e^-|x|): no overflow for large x (the interpreter's form).
+TSR_FN float tsr_softplus(float x) { return (x > 0.0f ? x : 0.0f) + tsr_log1pf(tsr_expf(-tsr_fabsf(x))); }
 TSR_FN float tsr_rsqrt(float x) { return 1.0f / tsr_sqrtf(x); }
 
 // ---------------------------------------------------------------- reductions

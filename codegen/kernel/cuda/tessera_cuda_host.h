@@ -204,6 +204,7 @@ TSR_FN unsigned short tsr_f32_to_f16(float f) {
 }
 TSR_FN float tsr_expf(float x) { return std::exp(x); }
 TSR_FN float tsr_logf(float x) { return std::log(x); }
+TSR_FN float tsr_log1pf(float x) { return std::log1p(x); }
 TSR_FN float tsr_sqrtf(float x) { return std::sqrt(x); }
 TSR_FN double tsr_sqrt(double x) { return std::sqrt(x); }
 TSR_FN float tsr_tanhf(float x) { return std::tanh(x); }

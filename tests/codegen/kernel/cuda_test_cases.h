@@ -76,6 +76,23 @@ inline std::vector<CudaCase> cuda_cases() {
                           Value::number(1.3), Value::number(0.2)});
     cases.push_back(std::move(c));
   }
+  {  // every unary operation of the elementwise table (elementwise_ops.def), one output each,
+     // over values out to +-12 (softplus's large-x branch, tanh and erf saturating); log,
+     // sqrt and rsqrt of |x| + 0.25
+    CudaCase c{"every_unary", {}, {}};
+    Region& r = c.region;
+    const int n = r.new_symbol();
+    const int x = r.add_tensor_input(DType::F32, {n}), q = r.add_scalar_input(ScalarKind::Float);
+    const int p = *r.add(OpId::Add, {*r.add(OpId::Abs, {x}), q});
+    for (int i = 0; i < kNumUnary; ++i) {
+      const Unary u = static_cast<Unary>(i);
+      const bool positive = u == Unary::Log || u == Unary::Sqrt || u == Unary::Rsqrt;
+      r.outputs.push_back(*r.add(graph_op(u), {positive ? p : x}));
+    }
+    for (int64_t len : {3, 300})
+      c.inputs.push_back({wave_tensor(DType::F32, {len}, 12.0f, 0.3f), Value::number(0.25)});
+    cases.push_back(std::move(c));
+  }
   {  // broadcasting rows and columns (a size-1 dim), f16 and bf16
     CudaCase c{"broadcast_half", {}, {}};
     Region& r = c.region;

@@ -151,13 +151,13 @@ TEST(Api, BuiltinTableCoversSection7) {
   for (const BuiltinDef& d : tensor_builtins()) names.insert(d.name);
   for (const char* n : {"zeros", "ones", "full", "arange", "tensor", "randn", "rand", "shape", "ndim", "numel",
                         "dtype", "item", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "relu", "gelu",
-                        "silu", "sin", "cos", "min", "max", "where", "cast", "sum", "mean", "amax", "amin",
+                        "silu", "sin", "cos", "softplus", "erf", "min", "max", "where", "cast", "sum", "mean", "amax", "amin",
                         "argmax", "matmul", "softmax", "layer_norm", "rms_norm", "attention", "reshape",
                         "transpose", "permute", "concat", "slice", "allclose", "world_size", "world_rank",
                         "all_reduce"})
     EXPECT_TRUE(names.count(n)) << n;
   EXPECT_FALSE(names.count("add"));  // operators are ops but not built-ins
-  EXPECT_EQ(names.size(), 47u);
+  EXPECT_EQ(names.size(), 49u);
   for (const OpDef& d : op_table()) EXPECT_EQ(&op_def(d.id), &d);
 }
 
