@@ -20,34 +20,39 @@ def passes(checks, text=TEXT):
     check(text, read_checks(checks, "t"))
 
 
+# Per directive: checks that pass TEXT, and checks that fail it with (a part of) their message.
+CASES = {
+    "in order": (["// CHECK: load\n// CHECK: tanh\n// CHECK: store"],
+                 [("// CHECK: tanh\n// CHECK: load", "expected 'load'")]),
+    "next and same": (["// CHECK: load\n// CHECK-NEXT: tanh\n// CHECK-SAME: tile<256xf32>"],
+                      [("// CHECK: load\n// CHECK-NEXT: store", "on the next line"),
+                       ("// CHECK: tanh\n// CHECK-SAME: load", "on the same line")]),
+    "not, between matches and at the end": (
+        ["// CHECK: load\n// CHECK-NOT: exp\n// CHECK: store"],
+        [("// CHECK: load\n// CHECK-NOT: tanh\n// CHECK: store", "CHECK-NOT: found 'tanh'"),
+         ("// CHECK: store\n// CHECK-NOT: exp", "CHECK-NOT: found 'exp'")]),
+    "a label bounds a not": (["// CHECK-LABEL: @k\n// CHECK-NOT: exp\n// CHECK-LABEL: @other\n// CHECK: exp"],
+                             [("// CHECK-LABEL: @other\n// CHECK: tanh", "expected 'tanh'")]),
+    "regexes and variables": (
+        ["// CHECK: [[X:%[0-9]+]] = load\n// CHECK: tanh [[X]] : tile<{{[0-9]+}}xf32>"],
+        [("// CHECK: [[X:%[0-9]+]] = tanh\n// CHECK: store %out0[%off], [[X]]x", "expected"),
+         ("// CHECK: [[Y]]", "used before it is defined")]),
+}
+
+
 class FileCheckTest(unittest.TestCase):
     def fails(self, checks, message, text=TEXT):
         with self.assertRaises(CheckError) as e:
             passes(checks, text)
         self.assertIn(message, str(e.exception))
 
-    def test_check_in_order(self):
-        passes("// CHECK: load\n// CHECK: tanh\n// CHECK: store")
-        self.fails("// CHECK: tanh\n// CHECK: load", "expected 'load'")
-
-    def test_next_and_same(self):
-        passes("// CHECK: load\n// CHECK-NEXT: tanh\n// CHECK-SAME: tile<256xf32>")
-        self.fails("// CHECK: load\n// CHECK-NEXT: store", "on the next line")
-        self.fails("// CHECK: tanh\n// CHECK-SAME: load", "on the same line")
-
-    def test_not_between_matches_and_at_the_end(self):
-        passes("// CHECK: load\n// CHECK-NOT: exp\n// CHECK: store")
-        self.fails("// CHECK: load\n// CHECK-NOT: tanh\n// CHECK: store", "CHECK-NOT: found 'tanh'")
-        self.fails("// CHECK: store\n// CHECK-NOT: exp", "CHECK-NOT: found 'exp'")
-
-    def test_label_bounds_a_not(self):
-        passes("// CHECK-LABEL: @k\n// CHECK-NOT: exp\n// CHECK-LABEL: @other\n// CHECK: exp")
-        self.fails("// CHECK-LABEL: @other\n// CHECK: tanh", "expected 'tanh'")
-
-    def test_regex_and_variables(self):
-        passes("// CHECK: [[X:%[0-9]+]] = load\n// CHECK: tanh [[X]] : tile<{{[0-9]+}}xf32>")
-        self.fails("// CHECK: [[X:%[0-9]+]] = tanh\n// CHECK: store %out0[%off], [[X]]x", "expected")
-        self.fails("// CHECK: [[Y]]", "used before it is defined")
+    def test_directives(self):
+        for name, (good, bad) in CASES.items():
+            with self.subTest(name):
+                for checks in good:
+                    passes(checks)
+                for checks, message in bad:
+                    self.fails(checks, message)
 
     def test_whitespace_runs_compare_as_one_space(self):
         passes("// CHECK: %2   =\ttanh %1")
