@@ -20,6 +20,7 @@ struct CallFields {
   std::vector<std::string> kw;
 };
 
+// What call target `c` prints in those fields.
 CallFields call_fields(const CallTarget& c);
 
 // The call target of kind `kind` with fields `f`, or the name of a field
