@@ -51,7 +51,7 @@ class Sinker {
     const IRIns& call = ir_[c];
     if (call.op != IROp::CALL || call.op2 >= ir_.calls().size()) return -1;
     const CallTarget& target = ir_.calls()[call.op2];
-    return target.kind == CallTarget::Kind::NewList ? target.dest_slot : -1;
+    return target.is<call::NewList>() ? target.dest_slot : -1;
   }
 
   // The reload that types the CALL's result (SLOAD op2=1 of its register

@@ -33,7 +33,7 @@ class Fuser {
     if (!changed) return false;
     for (IRRef c : guarded_) {
       const CallTarget& t = ir_.calls()[ir_[c].op2];
-      guard_layouts(*t.region, carg_list(ir_, ir_[c].op1), c, ir_[c].snap);
+      guard_layouts(*t.as<call::Kernel>().region, carg_list(ir_, ir_[c].op1), c, ir_[c].snap);
     }
     std::vector<IRRef> order;
     for (IRRef r = 0; r < n; ++r) {
@@ -312,10 +312,13 @@ class Fuser {
     // in its instructions' order, in which new ones would come last.)
     guarded_.push_back(out.call);
     // The last call computes the region from the region's inputs.
-    CallTarget t{CallTarget::Kind::Kernel, 0, nullptr, "kernel"};
-    t.dest_slot = ir_.calls()[ir_[out.call].op2].dest_slot;
-    t.region = std::make_shared<const Region>(std::move(region));
-    ir_.calls().push_back(std::move(t));
+    // (Built in place: moving a CallTarget here trips GCC 12's
+    // -Wmaybe-uninitialized on the variant's other alternatives.)
+    const int32_t dest = ir_.calls()[ir_[out.call].op2].dest_slot;
+    CallTarget& t = ir_.calls().emplace_back();
+    t.what = call::Kernel{std::make_shared<const Region>(std::move(region))};
+    t.name = "kernel";
+    t.dest_slot = dest;
     for (const Step& s : steps)  // every old argument chain of the run
       if (s.call <= out.call)
         for (IRRef c : chain_nodes(s.call)) subst_[c] = kNoRef;

@@ -21,7 +21,7 @@
 // DeferredWrites); such a call, its reload and its arguments are dropped, so
 // its tensor is never allocated; a row kernel's output must be of its rows
 // (Region::valid_output). The run's last call becomes a Kernel call of the
-// run's region (CallTarget::region) on the region's inputs, writing the same
+// run's region (call::Kernel::region) on the region's inputs, writing the same
 // register and reloaded as before, after guards on its inputs' layouts, and
 // it takes the run's first snapshot: when the kernel raises (the
 // interpreter's kernels, which run when the inputs do not fit the kernel,

@@ -95,13 +95,13 @@ constexpr Rule kNegateRules[] = {
 // The row for a helper call with `nargs` arguments, or null.
 const Rule* rule_for(const CallTarget& t, size_t nargs) {
   const Rule* r = nullptr;
-  if (t.kind == CallTarget::Kind::Builtin) {
+  if (t.is<call::Builtin>()) {
     for (const BuiltinRule& b : kBuiltinRules)
       if (b.builtin_name() == t.name) r = &b.rule;
-  } else if (t.kind == CallTarget::Kind::Arith) {
+  } else if (const auto* arith = std::get_if<call::Arith>(&t.what)) {
     for (const ArithRule& a : kArithRules)
-      if (static_cast<uint8_t>(a.op) == t.sub) r = &a.rule;
-  } else if (t.kind == CallTarget::Kind::Negate) {
+      if (a.op == arith->op) r = &a.rule;
+  } else if (t.is<call::Negate>()) {
     r = &kNegateRules[0];
   }
   return r != nullptr && static_cast<size_t>(r->nargs) == nargs ? r : nullptr;
@@ -196,7 +196,7 @@ class TensorSinker {
   std::optional<std::vector<IRRef>> list_literal(IRRef r, IRRef use) const {
     if (r == 0 || r >= ir_.size() || reload_of(r - 1) != r) return std::nullopt;
     const IRIns& call = ir_[r - 1];
-    if (ir_.calls()[call.op2].kind != CallTarget::Kind::NewList) return std::nullopt;
+    if (!ir_.calls()[call.op2].is<call::NewList>()) return std::nullopt;
     for (IRRef q = r + 1; q < use; ++q)
       if (ir_op_info(ir_[q].op).clobbers_memory || ir_[q].op == IROp::LSTORE) return std::nullopt;
     return carg_list(ir_, call.op1);

@@ -157,10 +157,10 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
     size_t kernels = 0, row_kernels = 0, fused_ops = 0;
     for (const auto& t : traces)
       for (const IRIns& in : t->ir.instructions())
-        if (in.op == IROp::CALL && t->ir.calls()[in.op2].kind == CallTarget::Kind::Kernel) {
+        if (const Region* region = in.op == IROp::CALL ? t->ir.calls()[in.op2].kernel_region() : nullptr) {
           ++kernels;
-          row_kernels += t->ir.calls()[in.op2].region->has_row_ops();
-          fused_ops += t->ir.calls()[in.op2].region->ops.size();
+          row_kernels += region->has_row_ops();
+          fused_ops += region->ops.size();
         }
     if (kernels > 0) {
       os << fmt::format(

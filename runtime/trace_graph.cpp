@@ -91,9 +91,10 @@ std::string trace_tree_dot(const std::vector<std::unique_ptr<Trace>>& traces,
     // The fused kernels it calls.
     std::map<std::string, int> calls;
     for (const CallTarget& c : t.ir.calls()) {
-      if (c.kind != CallTarget::Kind::Kernel || !c.region) continue;
-      const std::string k = kir::region_report_id(*c.region);
-      kernels.emplace(k, kernel_label(*c.region));
+      const Region* region = c.kernel_region();
+      if (!region) continue;
+      const std::string k = kir::region_report_id(*region);
+      kernels.emplace(k, kernel_label(*region));
       ++calls[k];
     }
     for (const auto& [k, n] : calls)

@@ -114,14 +114,15 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       j["exits"] = exits;
       std::set<std::string> called;
       for (const jit::CallTarget& c : t.ir.calls()) {
-        if (c.kind != jit::CallTarget::Kind::Kernel || !c.region) continue;
-        const std::string id = kir::region_report_id(*c.region);
+        const Region* region = c.kernel_region();
+        if (!region) continue;
+        const std::string id = kir::region_report_id(*region);
         called.insert(id);
         json& k = kernels[id];
         if (k.is_null()) {
-          k = {{"id", id}, {"ops", kir::region_ops_text(*c.region)}, {"region", c.region->str()}, {"traces", json::array()},
+          k = {{"id", id}, {"ops", kir::region_ops_text(*region)}, {"region", region->str()}, {"traces", json::array()},
                {"files", json::array()}};
-          kernel_region[id] = c.region->str();
+          kernel_region[id] = region->str();
         }
         k["traces"].push_back(t.id);
       }

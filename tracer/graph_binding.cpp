@@ -100,7 +100,7 @@ std::optional<std::vector<int>> axis_ints(const TraceIR& ir, IRRef a, const Valu
 }  // namespace
 
 std::optional<OpId> graph_op(const CallTarget& t) {
-  switch (t.kind) {
+  switch (t.kind()) {
     case CallTarget::Kind::Builtin:
     case CallTarget::Kind::BuiltinKw: {  // by name: parsed IR carries no BuiltinDef
       const OpDef* def = find_op(t.name);
@@ -113,9 +113,9 @@ std::optional<OpId> graph_op(const CallTarget& t) {
     default: break;
   }
   if (t.seen.empty()) return std::nullopt;  // operators on plain numbers
-  switch (t.kind) {
-    case CallTarget::Kind::Arith: return arith_op(static_cast<BinOp>(t.sub));
-    case CallTarget::Kind::Compare: return graph_op(to_binary(static_cast<CmpOp>(t.sub)));
+  switch (t.kind()) {
+    case CallTarget::Kind::Arith: return arith_op(t.as<call::Arith>().op);
+    case CallTarget::Kind::Compare: return graph_op(to_binary(t.as<call::Compare>().op));
     case CallTarget::Kind::Negate: return OpId::Neg;
     default: return std::nullopt;
   }
@@ -133,12 +133,15 @@ std::optional<ScalarKind> scalar_kind(IRType t) {
 std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const OpDef& def,
                                    const std::vector<IRRef>& args, const std::vector<const Value*>* seen) {
   BoundCall b;
-  if (t.kind != CallTarget::Kind::Builtin && t.kind != CallTarget::Kind::BuiltinKw) {
+  if (!t.is<call::Builtin>() && !t.is<call::BuiltinKw>()) {
     for (size_t i = 0; i < args.size(); ++i) b.inputs.push_back(i);  // operators: inputs only
     return b;
   }
-  const size_t nkw = t.kind == CallTarget::Kind::BuiltinKw ? t.sub : 0;
-  if (nkw > args.size() || t.kw.size() != nkw) return std::nullopt;
+  static const std::vector<std::string> kNoKeywords;
+  const call::BuiltinKw* kwcall = std::get_if<call::BuiltinKw>(&t.what);
+  const size_t nkw = kwcall ? kwcall->nkw : 0;
+  const std::vector<std::string>& kw = kwcall ? kwcall->kw : kNoKeywords;
+  if (nkw > args.size() || kw.size() != nkw) return std::nullopt;
   const size_t npos = args.size() - nkw, nattrs = def.attrs.size();
   if (npos < static_cast<size_t>(def.min_inputs) || npos > static_cast<size_t>(def.max_inputs) + nattrs) return std::nullopt;
   const size_t nin = std::min(npos, static_cast<size_t>(def.max_inputs));
@@ -165,7 +168,7 @@ std::optional<BoundCall> bind_call(const TraceIR& ir, const CallTarget& t, const
   for (size_t i = nin; i < npos; ++i) at[i - nin] = i;
   for (size_t k = 0; k < nkw; ++k) {
     size_t j = 0;
-    while (j < nattrs && t.kw[k] != def.attrs[j].name) ++j;
+    while (j < nattrs && kw[k] != def.attrs[j].name) ++j;
     if (j == nattrs || at[j]) return std::nullopt;
     at[j] = npos + k;
   }

@@ -27,6 +27,7 @@
 #include <string>
 #include <system_error>
 
+#include "tracer/call_fields.h"
 #include "tracer/ir_operands.h"
 #include "tracer/trace_ir.h"
 #include "vm/bytecode/bytecode.h"
@@ -328,7 +329,7 @@ class Parser {
     if (ir_.calls().empty() || region_done_) return;
     region_done_ = true;
     CallTarget& c = ir_.calls().back();
-    const bool kernel = c.kind == CallTarget::Kind::Kernel;
+    const bool kernel = c.is<call::Kernel>();
     if (region_text_.empty()) {
       if (kernel) fail(line, "a kernel CALL needs its region ('|' lines)");
       return;
@@ -336,7 +337,7 @@ class Parser {
     try {
       auto r = std::make_shared<const Region>(parse_region(region_text_, !kernel));
       if (!kernel && r->ops.size() != 1) fail(region_line_, "a recorded Graph IR operation is a region of one op");
-      (kernel ? c.region : c.graph) = std::move(r);
+      (kernel ? c.as<call::Kernel>().region : c.graph) = std::move(r);
     } catch (const std::invalid_argument& e) {
       fail(region_line_, e.what());
     }
@@ -550,14 +551,14 @@ class Parser {
     for (int k = 0; k < kNumCallKinds; ++k)
       if (toks[2] == kCallKindNames[k]) kind = k;
     if (kind < 0) fail(line, "unknown call kind '" + std::string(toks[2]) + "'");
-    ct.kind = static_cast<CallTarget::Kind>(kind);
+    CallFields f;
     uint32_t sub;
     if (!parse_num(toks[3], sub) || sub > 255) fail(line, "bad call sub-code '" + std::string(toks[3]) + "'");
-    ct.sub = static_cast<uint8_t>(sub);
+    f.sub = static_cast<uint8_t>(sub);
     ct.name = unescape_name(toks[4], line);
     uint64_t p;
     if (!parse_hex_u64(toks[5], p)) fail(line, "bad call pointer '" + std::string(toks[5]) + "'");
-    ct.ptr = reinterpret_cast<const void*>(static_cast<uintptr_t>(p));
+    f.ptr = reinterpret_cast<const void*>(static_cast<uintptr_t>(p));
     size_t t = 6;
     if (t < toks.size() && toks[t].starts_with("dest=")) {
       int32_t dest;
@@ -569,7 +570,7 @@ class Parser {
     if (t < toks.size() && toks[t].starts_with("aux=")) {
       uint64_t a;
       if (!parse_hex_u64(toks[t].substr(4), a)) fail(line, "bad call aux pointer '" + std::string(toks[t]) + "'");
-      ct.aux = reinterpret_cast<const void*>(static_cast<uintptr_t>(a));
+      f.aux = reinterpret_cast<const void*>(static_cast<uintptr_t>(a));
       ++t;
     }
     if (t < toks.size() && toks[t].starts_with("kw=")) {
@@ -577,7 +578,7 @@ class Parser {
         const size_t comma = rest.find(',');
         const std::string_view name = rest.substr(0, comma);
         if (name.empty()) fail(line, "bad keyword list '" + std::string(toks[t]) + "'");
-        ct.kw.push_back(unescape_name(name, line));
+        f.kw.push_back(unescape_name(name, line));
         rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
       }
       ++t;
@@ -585,6 +586,10 @@ class Parser {
     if (t < toks.size() && toks[t].starts_with("seen=")) ct.seen = parse_seen(toks[t].substr(5), line), ++t;
     if (t != toks.size())
       fail(line, "unexpected '" + std::string(toks[t]) + "' in CALL line (expected dest=SLOT, aux=PTR, kw=..., seen=...)");
+    auto what = make_call(static_cast<CallTarget::Kind>(kind), std::move(f));
+    if (const char* const* field = std::get_if<const char*>(&what))
+      fail(line, "a " + std::string(toks[2]) + " call has no " + *field + " (it must be 0 or absent)");
+    ct.what = std::move(std::get<CallTarget::What>(what));
     ir_.calls().push_back(std::move(ct));
     region_done_ = false;
   }
@@ -732,16 +737,16 @@ std::string print_ir(const TraceIR& ir) {
   const auto& calls = ir.calls();
   for (size_t k = 0; k < calls.size(); ++k) {
     const CallTarget& c = calls[k];
-    int kind = static_cast<int>(c.kind);
-    out += "CALL #" + std::to_string(k) + " " + (kind < kNumCallKinds ? kCallKindNames[kind] : "?") + " " +
-           std::to_string(c.sub) + " " + escape_name(c.name) + " " +
-           fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.ptr)));
+    const CallFields f = call_fields(c);
+    out += "CALL #" + std::to_string(k) + " " + kCallKindNames[static_cast<int>(c.kind())] + " " +
+           std::to_string(f.sub) + " " + escape_name(c.name) + " " +
+           fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(f.ptr)));
     // Most calls return scalars: the owning slot is shown only when there is one.
     if (c.dest_slot >= 0) out += " dest=" + std::to_string(c.dest_slot);
-    if (c.aux) out += " aux=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(c.aux)));
-    if (!c.kw.empty()) {
+    if (f.aux) out += " aux=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(f.aux)));
+    if (!f.kw.empty()) {
       out += " kw=";
-      for (size_t i = 0; i < c.kw.size(); ++i) out += (i ? "," : "") + escape_name(c.kw[i]);
+      for (size_t i = 0; i < f.kw.size(); ++i) out += (i ? "," : "") + escape_name(f.kw[i]);
     }
     if (!c.seen.empty()) {
       std::string items;
@@ -754,7 +759,7 @@ std::string print_ir(const TraceIR& ir) {
     }
     out += '\n';
     // A kernel's region or a recorded operation's, one line per value, each after "  | ".
-    if (const auto& region = c.region ? c.region : c.graph) {
+    if (const Region* region = c.kernel_region() ? c.kernel_region() : c.graph.get()) {
       const std::string text = region->str();
       for (size_t at = 0; at < text.size();) {
         const size_t nl = text.find('\n', at);

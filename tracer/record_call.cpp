@@ -125,7 +125,7 @@ TraceRecorder::Status TraceRecorder::record_call(uint32_t pc, const Instr& ins, 
       write(ins.a, ir_.knil());
       return Status::Continue;
     }
-    call_helper(CallTarget{CallTarget::Kind::Builtin, 0, bd, bd->name}, args, ins.a, values);
+    call_helper(CallTarget{call::Builtin{bd}, bd->name}, args, ins.a, values);
     return Status::Continue;
   }
   return abort(AbortReason::CallNotFunction);
@@ -146,11 +146,10 @@ TraceRecorder::Status TraceRecorder::record_call_kw(const Instr& ins, const Valu
     values.push_back(&R[ins.a + 1 + i]);
   }
   const BuiltinDef* bd = callee.as_builtin();
-  CallTarget t{CallTarget::Kind::BuiltinKw, static_cast<uint8_t>(names->items.size()), bd, bd->name};
-  t.aux = names;
-  for (const Value& n : names->items) t.kw.emplace_back(n.is_str() ? n.as_str()->view() : std::string_view{});
   if (names->items.size() > 255) return abort(AbortReason::KeywordCall);
-  call_helper(std::move(t), args, ins.a, values);
+  call::BuiltinKw kw{bd, static_cast<uint8_t>(names->items.size()), names};
+  for (const Value& n : names->items) kw.kw.emplace_back(n.is_str() ? n.as_str()->view() : std::string_view{});
+  call_helper(CallTarget{std::move(kw), bd->name}, args, ins.a, values);
   return Status::Continue;
 }
 

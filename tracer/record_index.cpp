@@ -61,7 +61,7 @@ TraceRecorder::Status TraceRecorder::record_index(uint32_t pc, const Instr& ins,
         write(ins.a, ir_.emit(IROp::LLOAD, type_of_value(elem), o, i, snapshot(pc)));
         return Status::Continue;
       }
-      call_helper(CallTarget{CallTarget::Kind::IndexGet, 1, nullptr, "index_get"}, {o, i}, ins.a);
+      call_helper(CallTarget{call::IndexGet{1}, "index_get"}, {o, i}, ins.a);
       return Status::Continue;
     }
     case Op::SETINDEX: {
@@ -86,7 +86,7 @@ TraceRecorder::Status TraceRecorder::record_index(uint32_t pc, const Instr& ins,
       }
       // Anything else (a negative or out-of-range index, a value the tensor
       // converts, an object that raises): the generic store.
-      call_effect(CallTarget{CallTarget::Kind::IndexSet, 1, nullptr, "index_set"}, {o, i, v});
+      call_effect(CallTarget{call::IndexSet{1}, "index_set"}, {o, i, v});
       return Status::Continue;
     }
     case Op::GETINDEXN: {
@@ -100,7 +100,7 @@ TraceRecorder::Status TraceRecorder::record_index(uint32_t pc, const Instr& ins,
       }
       std::vector<IRRef> args{read(ins.b, R)};
       for (int k = 0; k < ins.c; ++k) args.push_back(read(ins.b + 1 + k, R));
-      call_helper(CallTarget{CallTarget::Kind::IndexGet, static_cast<uint8_t>(ins.c), nullptr, "index_get"},
+      call_helper(CallTarget{call::IndexGet{static_cast<uint8_t>(ins.c)}, "index_get"},
                   args, ins.a);
       return Status::Continue;
     }
@@ -120,7 +120,7 @@ TraceRecorder::Status TraceRecorder::record_index(uint32_t pc, const Instr& ins,
       std::vector<IRRef> args{read(ins.a, R)};
       for (int k = 0; k < ins.c; ++k) args.push_back(read(ins.a + 1 + k, R));
       args.push_back(read(ins.b, R));
-      call_effect(CallTarget{CallTarget::Kind::IndexSet, static_cast<uint8_t>(ins.c), nullptr, "index_set"}, args);
+      call_effect(CallTarget{call::IndexSet{static_cast<uint8_t>(ins.c)}, "index_set"}, args);
       return Status::Continue;
     }
     default: break;

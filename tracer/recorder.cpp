@@ -311,8 +311,7 @@ TraceRecorder::Status TraceRecorder::arith(BinOp op, uint32_t dst, IRRef a, IRRe
     return Status::Continue;
   }
   // Strings, lists, tensors, errors: the generic semantics in a helper.
-  CallTarget t{CallTarget::Kind::Arith, static_cast<uint8_t>(op), nullptr,
-               std::string("arith") + binop_symbol(op)};
+  CallTarget t{call::Arith{op}, std::string("arith") + binop_symbol(op)};
   call_helper(std::move(t), {a, b}, dst, {&va, &vb});
   return Status::Continue;
 }
@@ -485,7 +484,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       IRRef b = read(ins.b, R);
       if (type_of(b) == IRType::Int) write(ins.a, ir_.emit(IROp::NEG, IRType::Int, b));
       else if (type_of(b) == IRType::Float) write(ins.a, ir_.emit(IROp::FNEG, IRType::Float, b));
-      else call_helper(CallTarget{CallTarget::Kind::Negate, 0, nullptr, "neg"}, {b}, ins.a, {&R[ins.b]});  // tensors; errors
+      else call_helper(CallTarget{call::Negate{}, "neg"}, {b}, ins.a, {&R[ins.b]});  // tensors; errors
       return Status::Continue;
     }
     case Op::NOT: {
@@ -630,14 +629,14 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     case Op::NEWLIST: {
       std::vector<IRRef> args;
       for (int i = 0; i < ins.c; ++i) args.push_back(read(ins.b + i, R));
-      call_helper(CallTarget{CallTarget::Kind::NewList, 0, nullptr, "newlist"}, args, ins.a);
+      call_helper(CallTarget{call::NewList{}, "newlist"}, args, ins.a);
       return Status::Continue;
     }
     case Op::LISTEXT: {
       // A long list literal's later chunk, appended to the list NEWLIST made.
       std::vector<IRRef> args{read(ins.a, R)};
       for (int i = 0; i < ins.c; ++i) args.push_back(read(ins.b + i, R));
-      call_effect(CallTarget{CallTarget::Kind::ListExtend, 0, nullptr, "listext"}, args);
+      call_effect(CallTarget{call::ListExtend{}, "listext"}, args);
       return Status::Continue;
     }
     case Op::RET:
@@ -690,8 +689,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
     if (!compare_strings(c.cmp, a, va, b, vb, out)) compare(c.cmp, a, b, out);
     if (out == kNoRef) {
       if (!branch) {
-        call_helper(CallTarget{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,
-                               std::string("compare") + cmpop_symbol(c.cmp)},
+        call_helper(CallTarget{call::Compare{c.cmp}, std::string("compare") + cmpop_symbol(c.cmp)},
                     {a, b}, ins.a, {&va, &vb});
         return Status::Continue;
       }
@@ -701,8 +699,7 @@ TraceRecorder::Status TraceRecorder::step(FunctionProto* fn, uint32_t pc, const 
       // interpreter if the helper fails.
       Value observed = tessera::compare(c.cmp, va, vb);
       if (!observed.is_bool()) return abort(AbortReason::NonBoolCond);
-      CallTarget t{CallTarget::Kind::Compare, static_cast<uint8_t>(c.cmp), nullptr,
-                   std::string("compare") + cmpop_symbol(c.cmp)};
+      CallTarget t{call::Compare{c.cmp}, std::string("compare") + cmpop_symbol(c.cmp)};
       const uint16_t snap = snapshot(cur_pc_);
       const IRRef chain = arg_chain({a, b});
       ir_.calls().push_back(std::move(t));

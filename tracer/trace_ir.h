@@ -11,12 +11,17 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "tracer/snapshot.h"
+#include "vm/core/operators.h"
 #include "vm/core/value.h"
 
 namespace tessera {
@@ -146,51 +151,107 @@ struct VirtualTensor {
 };
 
 // A call target of CALL: what the backend calls and how its result is typed.
+// A call's target, one struct per kind with only what that kind needs.
+namespace call {
+// A built-in function, called with (VM& as BuiltinContext&, CallArgs).
+struct Builtin {
+  const BuiltinDef* def = nullptr;  // null in IR parsed from text without the VM's table
+};
+// Generic value arithmetic (strings, lists, tensors, errors).
+struct Arith {
+  BinOp op = BinOp::Add;
+};
+// A generic comparison; returns Bool.
+struct Compare {
+  CmpOp op = CmpOp::Eq;
+};
+// Generic obj[i, ...]; the arguments are the object and the indices.
+struct IndexGet {
+  uint8_t nidx = 0;  // the indices the recorder saw (kept for the text form)
+};
+// Generic obj[i, ...] = v; the arguments are the object, the indices and v.
+struct IndexSet {
+  uint8_t nidx = 0;  // as IndexGet
+};
+// A built-in with keyword arguments: the last `nkw` arguments are their values.
+struct BuiltinKw {
+  const BuiltinDef* def = nullptr;
+  uint8_t nkw = 0;
+  const void* names = nullptr;  // the ListObj of keyword names (a bytecode constant), for the runtime
+  // The keyword names as text (`kw=` in the text form), which the optimizer reads.
+  std::vector<std::string> kw = {};
+};
+struct NewList {};     // a new list of the arguments
+struct Negate {};      // generic -x (a tensor: elementwise)
+struct ListExtend {};  // append the arguments after the first to the first (a list)
+// The Graph IR operations of `region` as one kernel (optimizer/fusion.h): the
+// arguments are the region's inputs, the result its output. The call site's
+// runtime state lives in the VM's kernel runtime (runtime/kernels/kernel_runtime.h).
+struct Kernel {
+  std::shared_ptr<const Region> region = {};
+};
+}  // namespace call
+
 struct CallTarget {
-  enum class Kind : uint8_t {
-    Builtin,      // a BuiltinDef (ptr), called with (VM& as BuiltinContext&, CallArgs)
-    Arith,        // generic value arithmetic (BinOp in `sub`)
-    Compare,      // generic comparison (CmpOp in `sub`), returns Bool
-    IndexGet,     // generic obj[i, ...]
-    IndexSet,     // generic obj[i, ...] = v
-    BuiltinKw,    // a BuiltinDef (ptr) with keyword arguments: the last `sub`
-                  // arguments are their values, `aux` the list of their names
-    NewList,      // a new list of the arguments
-    Negate,       // generic -x (a tensor: elementwise)
-    ListExtend,   // append the arguments after the first to the first (a list)
-    Kernel,       // the Graph IR operations of `region` as one kernel (optimizer/fusion.h):
-                  // the arguments are the region's inputs, the result its output
-  };
-  static constexpr int kNumKinds = static_cast<int>(Kind::Kernel) + 1;  // keep Kernel the last kind
-  Kind kind;
-  uint8_t sub = 0;
-  const void* ptr = nullptr;  // e.g. const BuiltinDef*
-  std::string name;           // for the text form and dumps ("sqrt", "arith.+")
+  // The kind is the index of the alternative in What: keep both in one order.
+  enum class Kind : uint8_t { Builtin, Arith, Compare, IndexGet, IndexSet, BuiltinKw, NewList, Negate, ListExtend, Kernel };
+  using What = std::variant<call::Builtin, call::Arith, call::Compare, call::IndexGet, call::IndexSet, call::BuiltinKw,
+                            call::NewList, call::Negate, call::ListExtend, call::Kernel>;
+  static constexpr int kNumKinds = static_cast<int>(std::variant_size_v<What>);
+
+  What what;
+  std::string name;  // for the text form and dumps ("sqrt", "arith.+")
   // Object results: the interpreter slot that owns the result (the helper
   // stores it there, refcounted, before the trace uses the pointer); -1 when
   // the result is a scalar or there is none.
   int32_t dest_slot = -1;
-  const void* aux = nullptr;  // BuiltinKw: the ListObj of keyword names (a bytecode constant)
-  // BuiltinKw: the keyword names as text (`kw=` in the text form), which
-  // the optimizer reads (aux is the call's own, for the runtime).
-  std::vector<std::string> kw = {};
   // Profile for the optimizer: per argument, the dtype and shape it had
   // while recording if it was a tensor, else none; empty when no argument
   // was. Tensor sinking may guard small layouts to compute the call's result
   // element by element (optimizer/tensor_sink.h); fusion types its regions
   // with them (optimizer/fusion.h).
   std::vector<std::optional<VirtualTensor>> seen = {};
-  // Kernel: the region of Graph IR operations the call computes (fusion),
-  // and the runtime's state of the call site once the call has run: its
-  // kernels and what it observed of the shapes (set by the helper on the
-  // trace's thread; type-erased, as the tracer knows no code generator).
-  std::shared_ptr<const Region> region = {};
-  mutable std::shared_ptr<void> kernel = {};
-  // A recorded call of a Graph IR operation (tracer/trace_shapes.h): the
-  // operation as a one-op region, its dims the trace's symbols as they were
-  // when it was recorded; printed after the CALL line like a kernel's region.
+  // A recorded call of a Graph IR operation (tracer/trace_shapes.h), of any
+  // kind the tracer types (built-ins, operators): the operation as a one-op
+  // region, its dims the trace's symbols as they were when it was recorded;
+  // printed after the CALL line like a kernel's region.
   std::shared_ptr<const Region> graph = {};
+
+  Kind kind() const { return static_cast<Kind>(what.index()); }
+  // A kernel call's region; null for the other kinds.
+  const Region* kernel_region() const {
+    const call::Kernel* k = std::get_if<call::Kernel>(&what);
+    return k ? k->region.get() : nullptr;
+  }
+  template <class T>
+  bool is() const {
+    return std::holds_alternative<T>(what);
+  }
+  // The kind's fields; throws std::logic_error when the call is of another kind.
+  template <class T>
+  const T& as() const {
+    if (const T* k = std::get_if<T>(&what)) return *k;
+    throw std::logic_error("call target '" + name + "' is not of the kind asked for");
+  }
+  template <class T>
+  T& as() {
+    return const_cast<T&>(std::as_const(*this).as<T>());
+  }
 };
+
+template <CallTarget::Kind K, class T>
+constexpr bool kCallKindIs = std::is_same_v<std::variant_alternative_t<static_cast<size_t>(K), CallTarget::What>, T>;
+static_assert(kCallKindIs<CallTarget::Kind::Builtin, call::Builtin> && kCallKindIs<CallTarget::Kind::Arith, call::Arith> &&
+                  kCallKindIs<CallTarget::Kind::Compare, call::Compare> &&
+                  kCallKindIs<CallTarget::Kind::IndexGet, call::IndexGet> &&
+                  kCallKindIs<CallTarget::Kind::IndexSet, call::IndexSet> &&
+                  kCallKindIs<CallTarget::Kind::BuiltinKw, call::BuiltinKw> &&
+                  kCallKindIs<CallTarget::Kind::NewList, call::NewList> &&
+                  kCallKindIs<CallTarget::Kind::Negate, call::Negate> &&
+                  kCallKindIs<CallTarget::Kind::ListExtend, call::ListExtend> &&
+                  kCallKindIs<CallTarget::Kind::Kernel, call::Kernel> &&
+                  static_cast<int>(CallTarget::Kind::Kernel) + 1 == CallTarget::kNumKinds,
+              "CallTarget::Kind names the alternatives of CallTarget::What in order");
 
 
 // Whether `op` is an allocation the optimizer sank (VNEWLIST, VNEWTENSOR):

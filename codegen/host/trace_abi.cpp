@@ -76,15 +76,16 @@ Value call_builtin(JitContext* ctx, const BuiltinDef* bd, const CallArgs& ca) {
 
 // The host function a call target calls, or null.
 const BuiltinDef* host_callee(const CallTarget& t) {
-  if (t.kind != CallTarget::Kind::Builtin && t.kind != CallTarget::Kind::BuiltinKw) return nullptr;
-  const auto* bd = static_cast<const BuiltinDef*>(t.ptr);
-  return bd->host ? bd : nullptr;
+  const BuiltinDef* bd = t.is<call::Builtin>()     ? t.as<call::Builtin>().def
+                         : t.is<call::BuiltinKw>() ? t.as<call::BuiltinKw>().def
+                                                   : nullptr;
+  return bd && bd->host ? bd : nullptr;
 }
 
 Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> args) {
-  switch (t.kind) {
+  switch (t.kind()) {
     case CallTarget::Kind::Builtin: {
-      const auto* bd = static_cast<const BuiltinDef*>(t.ptr);
+      const BuiltinDef* bd = t.as<call::Builtin>().def;
       CallArgs ca;
       ca.callee = bd;
       ca.pos = args;
@@ -95,22 +96,23 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
     }
     case CallTarget::Kind::Arith:
       if (args.size() != 2) throw RuntimeError("jit: arith call needs 2 arguments");
-      return arith(static_cast<BinOp>(t.sub), args[0], args[1]);
+      return arith(t.as<call::Arith>().op, args[0], args[1]);
     case CallTarget::Kind::Compare:
       if (args.size() != 2) throw RuntimeError("jit: compare call needs 2 arguments");
-      return compare(static_cast<CmpOp>(t.sub), args[0], args[1]);
+      return compare(t.as<call::Compare>().op, args[0], args[1]);
     case CallTarget::Kind::IndexGet:
       if (args.empty()) throw RuntimeError("jit: index_get call needs an object");
       return index_get(args[0], args.data() + 1, args.size() - 1);
     case CallTarget::Kind::BuiltinKw: {
-      const auto* bd = static_cast<const BuiltinDef*>(t.ptr);
-      const auto* names = static_cast<const ListObj*>(t.aux);
-      if (t.sub > args.size() || names == nullptr || names->items.size() != t.sub)
+      const call::BuiltinKw& kw = t.as<call::BuiltinKw>();
+      const BuiltinDef* bd = kw.def;
+      const auto* names = static_cast<const ListObj*>(kw.names);
+      if (kw.nkw > args.size() || names == nullptr || names->items.size() != kw.nkw)
         throw RuntimeError("jit: malformed keyword call");
       CallArgs ca;
       ca.callee = bd;
-      ca.pos = args.first(args.size() - t.sub);
-      ca.kw_values = args.last(t.sub);
+      ca.pos = args.first(args.size() - kw.nkw);
+      ca.kw_values = args.last(kw.nkw);
       ca.kw_names = &names->items;
       check_arity(bd->name, ca, bd->min_args, bd->max_args, bd->accepts_kwargs);
       return call_builtin(ctx, bd, ca);
@@ -126,9 +128,9 @@ Value call_target(JitContext* ctx, const CallTarget& t, std::span<const Value> a
       return Value::nil();
     }
     case CallTarget::Kind::Kernel:
-      if (!t.region) throw RuntimeError("jit: kernel call without a region");
+      if (!t.as<call::Kernel>().region) throw RuntimeError("jit: kernel call without a region");
       if (!ctx->fused) throw RuntimeError("jit: a fused call without a kernel runtime");
-      return ctx->fused->run_fused_call(t.region, args);
+      return ctx->fused->run_fused_call(t.as<call::Kernel>().region, args);
     case CallTarget::Kind::IndexSet:
       if (args.size() < 2) throw RuntimeError("jit: index_set call needs an object and a value");
       index_set(args[0], args.data() + 1, args.size() - 2, args.back());
@@ -146,7 +148,7 @@ bool string_fast_path(const CallTarget& t, const uint8_t* tags, const uint64_t* 
   constexpr auto kStr = static_cast<uint8_t>(Tag::Str);
   if (n != 2 || tags[0] != kStr) return false;
   const std::string_view a = reinterpret_cast<const StrObj*>(payloads[0])->view();
-  switch (t.kind) {
+  switch (t.kind()) {
     case CallTarget::Kind::IndexGet: {
       if (tags[1] != static_cast<uint8_t>(Tag::Int)) return false;
       const std::optional<size_t> at = sequence_position(static_cast<int64_t>(payloads[1]), a.size());
@@ -155,12 +157,12 @@ bool string_fast_path(const CallTarget& t, const uint8_t* tags, const uint64_t* 
       return true;
     }
     case CallTarget::Kind::Arith:
-      if (tags[1] != kStr || static_cast<BinOp>(t.sub) != BinOp::Add) return false;
+      if (tags[1] != kStr || t.as<call::Arith>().op != BinOp::Add) return false;
       out = concat_str(a, reinterpret_cast<const StrObj*>(payloads[1])->view());
       return true;
     case CallTarget::Kind::Compare:
       if (tags[1] != kStr) return false;
-      out = Value::boolean(str_compare(static_cast<CmpOp>(t.sub), a, reinterpret_cast<const StrObj*>(payloads[1])->view()));
+      out = Value::boolean(str_compare(t.as<call::Compare>().op, a, reinterpret_cast<const StrObj*>(payloads[1])->view()));
       return true;
     default: return false;
   }

@@ -717,14 +717,14 @@ TEST_P(HostBackendTest, CallBuiltin) {
   const uint16_t s0 = snap(ir, {});
   IRRef x = sload(ir, IRType::Float, 0, s0);
   ir.emit(IROp::LOOP, IRType::None);
-  CallTarget sq{CallTarget::Kind::Builtin, 0, builtin_global_value("sqrt").as_builtin(), "sqrt"};
+  CallTarget sq{call::Builtin{builtin_global_value("sqrt").as_builtin()}, "sqrt"};
   sq.dest_slot = 1;
   ir.calls().push_back(sq);
   const uint16_t s1 = snap(ir, {});
   ir.emit(IROp::CALL, IRType::None, x, 0, s1);
   const uint16_t s2 = snap(ir, {});
   IRRef y = ir.emit(IROp::SLOAD, IRType::Float, 1, 1, s2);
-  CallTarget add{CallTarget::Kind::Arith, static_cast<uint8_t>(BinOp::Add), nullptr, "arith.+"};
+  CallTarget add{call::Arith{BinOp::Add}, "arith.+"};
   ir.calls().push_back(add);
   IRRef args = ir.emit(IROp::CARG, IRType::None, x, y);
   IRRef z = ir.emit(IROp::CALL, IRType::Float, args, 1, s1);
@@ -751,7 +751,7 @@ TEST_P(HostBackendTest, FailingCallExitsThroughItsSnapshot) {
   IRRef l = sload(ir, IRType::List, 0, s0);
   IRRef k = sload(ir, IRType::Int, 2, s0);
   ir.emit(IROp::LOOP, IRType::None);
-  CallTarget pop{CallTarget::Kind::Builtin, 0, builtin_global_value("pop").as_builtin(), "pop"};
+  CallTarget pop{call::Builtin{builtin_global_value("pop").as_builtin()}, "pop"};
   pop.dest_slot = 1;
   ir.calls().push_back(pop);
   const uint16_t s1 = snap(ir, {{2, k}});

@@ -110,7 +110,7 @@ TEST(SlotTagsAtACall, AStoreAfterACallReleasesItsResult) {
     ir.snapshots().emplace_back();
     const IRRef l = ir.emit(IROp::SLOAD, IRType::List, 0, 0, 0);
     ir.emit(IROp::SLOAD, IRType::Int, 1, 0, 0);  // slot 1's tag: int
-    CallTarget pop{CallTarget::Kind::Builtin, 0, builtin_global_value("pop").as_builtin(), "pop"};
+    CallTarget pop{call::Builtin{builtin_global_value("pop").as_builtin()}, "pop"};
     pop.dest_slot = 1;
     ir.calls().push_back(pop);
     ir.emit(IROp::CALL, IRType::None, l, 0, 0);  // slot 1 now holds the popped string

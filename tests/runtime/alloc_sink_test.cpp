@@ -26,7 +26,7 @@ Allocations allocations(const HotspotObserver& rt) {
   for (const auto& t : rt.tracing()->traces())
     for (const jit::IRIns& in : t->ir.instructions()) {
       if (in.op == jit::IROp::VNEWLIST) ++a.sunk;
-      if (in.op == jit::IROp::CALL && t->ir.calls()[in.op2].kind == jit::CallTarget::Kind::NewList) ++a.calls;
+      if (in.op == jit::IROp::CALL && t->ir.calls()[in.op2].kind() == jit::CallTarget::Kind::NewList) ++a.calls;
     }
   return a;
 }

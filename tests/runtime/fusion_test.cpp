@@ -26,7 +26,7 @@ size_t kernel_calls(const HotspotObserver& rt) {
   size_t n = 0;
   for (const auto& t : rt.tracing()->traces())
     for (const jit::IRIns& in : t->ir.instructions())
-      if (in.op == jit::IROp::CALL && t->ir.calls()[in.op2].kind == jit::CallTarget::Kind::Kernel) ++n;
+      if (in.op == jit::IROp::CALL && t->ir.calls()[in.op2].kind() == jit::CallTarget::Kind::Kernel) ++n;
   return n;
 }
 
@@ -43,8 +43,8 @@ size_t kernel_tensor_inputs(const HotspotObserver& rt) {
   size_t n = 0;
   for (const auto& t : rt.tracing()->traces())
     for (const jit::IRIns& in : t->ir.instructions())
-      if (in.op == jit::IROp::CALL && t->ir.calls()[in.op2].kind == jit::CallTarget::Kind::Kernel)
-        for (const RegionType& ty : t->ir.calls()[in.op2].region->inputs) n += ty.tensor;
+      if (in.op == jit::IROp::CALL && t->ir.calls()[in.op2].kind() == jit::CallTarget::Kind::Kernel)
+        for (const RegionType& ty : t->ir.calls()[in.op2].kernel_region()->inputs) n += ty.tensor;
   return n;
 }
 
@@ -77,8 +77,8 @@ TEST(FusionInJit, CastsFuseWithTheirChain) {
   size_t casts = 0;
   for (const auto& t : rt->tracing()->traces())
     for (const jit::CallTarget& c : t->ir.calls())
-      if (c.kind == jit::CallTarget::Kind::Kernel)
-        for (const RegionOp& o : c.region->ops) casts += o.op == OpId::Cast;
+      if (c.kind() == jit::CallTarget::Kind::Kernel)
+        for (const RegionOp& o : c.kernel_region()->ops) casts += o.op == OpId::Cast;
   // f16 in the first kernel, bf16 in the second (the i32 cast is cut off by
   // `%`, which the interpreter computes; the f32 one by the move of h into
   // an argument register before cast(h, bf16)).

@@ -32,8 +32,8 @@ TensorWork tensor_work(const HotspotObserver& rt) {
       if (in.op == jit::IROp::VNEWTENSOR) ++w.sunk;
       if (in.op != jit::IROp::CALL) continue;
       const jit::CallTarget& c = t->ir.calls()[in.op2];
-      if (c.kind == jit::CallTarget::Kind::Arith) ++w.calls;
-      if (c.kind == jit::CallTarget::Kind::Builtin)
+      if (c.kind() == jit::CallTarget::Kind::Arith) ++w.calls;
+      if (c.kind() == jit::CallTarget::Kind::Builtin)
         for (const char* name : kTensorBuiltins) w.calls += c.name == name;
     }
   return w;

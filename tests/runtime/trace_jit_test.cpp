@@ -245,7 +245,7 @@ TEST(TraceJit, AStringConstantInARegisterIsAConstant) {
       [](HotspotObserver& rt) {
         size_t compares = 0, in_count = 0;
         for (const auto& t : rt.tracing()->traces()) {
-          for (const jit::CallTarget& c : t->ir.calls()) compares += c.kind == jit::CallTarget::Kind::Compare;
+          for (const jit::CallTarget& c : t->ir.calls()) compares += c.kind() == jit::CallTarget::Kind::Compare;
           in_count += t->function == "count";
         }
         EXPECT_GE(in_count, 1u);
@@ -395,8 +395,8 @@ TEST(TraceJit, ListLiteralsKeywordCallsAndNestedForInLoops) {
   bool newlist = false, kwcall = false;
   for (const auto& t : rt->tracing()->traces())
     for (const jit::CallTarget& c : t->ir.calls()) {
-      newlist = newlist || c.kind == jit::CallTarget::Kind::NewList;
-      kwcall = kwcall || c.kind == jit::CallTarget::Kind::BuiltinKw;
+      newlist = newlist || c.kind() == jit::CallTarget::Kind::NewList;
+      kwcall = kwcall || c.kind() == jit::CallTarget::Kind::BuiltinKw;
     }
   EXPECT_TRUE(newlist);
   EXPECT_TRUE(kwcall);

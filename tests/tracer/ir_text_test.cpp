@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tracer/call_fields.h"
 #include "tracer/trace_ir.h"
 #include "vm/graph/region.h"
 #include "vm/bytecode/bytecode.h"
@@ -46,9 +47,12 @@ void expect_same_trace(const TraceIR& a, const TraceIR& b) {
   }
   ASSERT_EQ(a.calls().size(), b.calls().size());
   for (size_t k = 0; k < a.calls().size(); ++k) {
-    EXPECT_EQ(a.calls()[k].kind, b.calls()[k].kind);
-    EXPECT_EQ(a.calls()[k].sub, b.calls()[k].sub);
-    EXPECT_EQ(a.calls()[k].ptr, b.calls()[k].ptr);
+    EXPECT_EQ(a.calls()[k].kind(), b.calls()[k].kind());
+    const CallFields fa = call_fields(a.calls()[k]), fb = call_fields(b.calls()[k]);
+    EXPECT_EQ(fa.sub, fb.sub);
+    EXPECT_EQ(fa.ptr, fb.ptr);
+    EXPECT_EQ(fa.aux, fb.aux);
+    EXPECT_EQ(fa.kw, fb.kw);
     EXPECT_EQ(a.calls()[k].name, b.calls()[k].name);
     EXPECT_EQ(a.calls()[k].dest_slot, b.calls()[k].dest_slot);
   }
@@ -84,7 +88,7 @@ TEST(IRText, EveryOpcodePrintsAndParses) {
   TraceIR ir;
   static int obj;
   ir.snapshots().push_back(Snapshot{});
-  ir.calls().push_back(CallTarget{CallTarget::Kind::Arith, 3, nullptr, "arith.+"});
+  ir.calls().push_back(CallTarget{call::Arith{BinOp::Div}, "arith.+"});
   ir.virtual_tensors().push_back(VirtualTensor{DType::I64, {1}});  // VNEWTENSOR's one element: `a`
   IRRef a = ir.emit(IROp::SLOAD, IRType::Int, 0, 0, 0);
   IRRef b = ir.emit(IROp::SLOAD, IRType::Int, 1, 0, 0);
@@ -128,7 +132,7 @@ TEST(IRText, RealisticLoopTraceRoundTrips) {
   static int max_builtin;  // stands in for a BuiltinDef
 
   TraceIR ir;
-  ir.calls().push_back(CallTarget{CallTarget::Kind::Builtin, 0, &max_builtin, "max"});
+  ir.calls().push_back(CallTarget{call::Builtin{reinterpret_cast<const BuiltinDef*>(&max_builtin)}, "max"});
   IRRef i = ir.emit(IROp::SLOAD, IRType::Int, 0, 0, 0);
   IRRef n = ir.emit(IROp::SLOAD, IRType::Int, 1, 0, 0);
   IRRef xs = ir.emit(IROp::SLOAD, IRType::List, 2, 0, 0);
@@ -191,7 +195,7 @@ TEST(IRText, RealisticLoopTraceRoundTrips) {
   TraceIR back = parse_ir(text, resolve);
   expect_same_trace(ir, back);
   EXPECT_EQ(print_ir(back), text);
-  EXPECT_EQ(back.calls()[0].ptr, &max_builtin);
+  EXPECT_EQ(back.calls()[0].as<call::Builtin>().def, reinterpret_cast<const BuiltinDef*>(&max_builtin));
   EXPECT_EQ(back.loop_ref(), 5u);
 
   // Without a resolver the frame keeps its name but no proto.
@@ -284,12 +288,12 @@ TEST(IRText, IntAndPointerConstantsRoundTrip) {
 
 TEST(IRText, CallTargetsAndOddNamesRoundTrip) {
   TraceIR ir;
-  ir.calls().push_back(CallTarget{CallTarget::Kind::Builtin, 0, nullptr, "sqrt"});
-  ir.calls().push_back(CallTarget{CallTarget::Kind::Arith, 2, nullptr, "arith.-"});
-  ir.calls().push_back(CallTarget{CallTarget::Kind::Compare, 4, nullptr, "cmp.<="});
-  ir.calls().push_back(CallTarget{CallTarget::Kind::IndexGet, 0, nullptr, "", 12});
-  ir.calls().push_back(CallTarget{CallTarget::Kind::IndexSet, 255, nullptr, "-weird name@[x]/%#"});
-  CallTarget seen{CallTarget::Kind::Arith, 2, nullptr, "arith*", 4};
+  ir.calls().push_back(CallTarget{call::Builtin{}, "sqrt"});
+  ir.calls().push_back(CallTarget{call::Arith{BinOp::Mul}, "arith.-"});
+  ir.calls().push_back(CallTarget{call::Compare{CmpOp::Gt}, "cmp.<="});
+  ir.calls().push_back(CallTarget{call::IndexGet{0}, "", 12});
+  ir.calls().push_back(CallTarget{call::IndexSet{255}, "-weird name@[x]/%#"});
+  CallTarget seen{call::Arith{BinOp::Mul}, "arith*", 4};
   seen.seen = {std::nullopt, VirtualTensor{DType::F32, {2, 3}}, VirtualTensor{DType::I64, {}}};
   ir.calls().push_back(seen);
   Snapshot s;
@@ -332,7 +336,7 @@ TEST(IRText, RecordedGraphOperationsRoundTrip) {
   TraceIR ir = parse_ir(text);
   ASSERT_EQ(ir.calls().size(), 2u);
   ASSERT_TRUE(ir.calls()[0].graph && ir.calls()[1].graph);
-  EXPECT_FALSE(ir.calls()[0].region);  // not a kernel call
+  EXPECT_FALSE(ir.calls()[0].kernel_region());  // not a kernel call
   EXPECT_EQ(ir.calls()[0].graph->ops.at(0).op, OpId::Add);
   EXPECT_EQ(ir.calls()[1].graph->ops.at(0).attrs.axis, 1);
   EXPECT_EQ(ir.calls()[1].graph->inputs.at(0), ir.calls()[0].graph->ops.at(0).type);
@@ -379,9 +383,52 @@ TEST(IRText, CommentsAndBlankLinesAreIgnored) {
             "SNAP #0 ir=0000 pc=1 frames=[] []\n");
 }
 
+// One call target of each kind: each prints with its own fields and reads
+// back as the same kind with the same fields.
+TEST(IRText, EveryCallKindRoundTrips) {
+  const std::string text =
+      "CALL #0 builtin 0 sqrt 0x1000\n"
+      "CALL #1 arith 6 arith** 0x0 dest=2\n"
+      "CALL #2 compare 5 compare>= 0x0\n"
+      "CALL #3 indexget 2 index_get 0x0 dest=3\n"
+      "CALL #4 indexset 1 index_set 0x0\n"
+      "CALL #5 builtinkw 2 zeros 0x2000 dest=4 aux=0x3000 kw=dtype,device\n"
+      "CALL #6 newlist 0 newlist 0x0 dest=5\n"
+      "CALL #7 negate 0 neg 0x0 dest=6 seen=0:f32:2\n"
+      "CALL #8 listext 0 listext 0x0\n"
+      "CALL #9 kernel 0 kernel 0x0 dest=7\n"
+      "  | %0 = input : f32[s0]\n"
+      "  | %1 = tanh(%0) : f32[s0]\n"
+      "  | outputs %1\n";
+  const TraceIR ir = parse_ir(text);
+  ASSERT_EQ(ir.calls().size(), static_cast<size_t>(CallTarget::kNumKinds));
+  for (int k = 0; k < CallTarget::kNumKinds; ++k) EXPECT_EQ(static_cast<int>(ir.calls()[k].kind()), k);
+  EXPECT_EQ(ir.calls()[1].as<call::Arith>().op, BinOp::Pow);
+  EXPECT_EQ(ir.calls()[2].as<call::Compare>().op, CmpOp::Ge);
+  EXPECT_EQ(ir.calls()[3].as<call::IndexGet>().nidx, 2);
+  EXPECT_EQ(ir.calls()[4].as<call::IndexSet>().nidx, 1);
+  const call::BuiltinKw& kw = ir.calls()[5].as<call::BuiltinKw>();
+  EXPECT_EQ(kw.def, reinterpret_cast<const BuiltinDef*>(0x2000));
+  EXPECT_EQ(kw.nkw, 2);
+  EXPECT_EQ(kw.names, reinterpret_cast<const void*>(0x3000));
+  EXPECT_EQ(kw.kw, (std::vector<std::string>{"dtype", "device"}));
+  ASSERT_NE(ir.calls()[9].kernel_region(), nullptr);
+  EXPECT_EQ(ir.calls()[9].kernel_region()->ops.size(), 1u);
+  EXPECT_THROW((void)ir.calls()[0].as<call::Kernel>(), std::logic_error);
+  EXPECT_EQ(print_ir(ir), text);
+  expect_same_trace(ir, parse_ir(print_ir(ir)));
+}
+
+// A field the kind does not have is an error, not dropped.
+TEST(IRText, CallFieldOfAnotherKindIsRejected) {
+  for (const char* line : {"CALL #0 newlist 3 newlist 0x0\n", "CALL #0 arith 0 arith+ 0x1000\n",
+                           "CALL #0 builtin 0 max 0x1000 aux=0x2000\n", "CALL #0 negate 0 neg 0x0 kw=axis\n"})
+    EXPECT_THROW(parse_ir(line), std::invalid_argument) << line;
+}
+
 TEST(IRText, MissingCallArgumentsPrintAsNone) {
   TraceIR ir;
-  ir.calls().push_back(CallTarget{CallTarget::Kind::Builtin, 0, nullptr, "time"});
+  ir.calls().push_back(CallTarget{call::Builtin{}, "time"});
   ir.emit(IROp::CALL, IRType::Float, kNoRef, 0);
   std::string text = print_ir(ir);
   EXPECT_EQ(text.substr(0, text.find('\n')), "0000    flt  CALL   none  0");
@@ -516,7 +563,7 @@ TEST(IRText, RecursionAndKeywordCallsRoundTrip) {
       "CALL #0 builtinkw 1 zeros 0x2000 dest=4 aux=0x3000\n";
   TraceIR ir = parse_ir(text);
   EXPECT_EQ(ir.snapshots()[2].base_name, "fib");
-  EXPECT_EQ(ir.calls()[0].aux, reinterpret_cast<const void*>(0x3000));
+  EXPECT_EQ(ir.calls()[0].as<call::BuiltinKw>().names, reinterpret_cast<const void*>(0x3000));
   EXPECT_EQ(print_ir(ir), text);
   // With a resolver the base frame's function is looked up like any frame's.
   FunctionProto fib;

@@ -292,7 +292,7 @@ TEST(Recorder, BuiltinCallIsAHelperCall) {
                "ASSUME global=2 value=0xADDR\n");
   const jit::TraceIR& ir = r.rt->tracing()->traces().at(0)->ir;
   ASSERT_EQ(ir.calls().size(), 1u);
-  EXPECT_EQ(ir.calls()[0].kind, jit::CallTarget::Kind::Builtin);
+  EXPECT_EQ(ir.calls()[0].kind(), jit::CallTarget::Kind::Builtin);
   EXPECT_EQ(ir.calls()[0].name, "abs");
 }
 
