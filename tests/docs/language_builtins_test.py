@@ -1,5 +1,5 @@
 """docs/language.md lists every built-in: the names of the scalar table (vm/builtins/scalar_builtins.cpp),
-the op table's rows marked builtin (vm/graph/ops.def) and the dtype names (vm/core/value.cpp), read
+the op tables' rows marked builtin (vm/graph/ops.def, vm/tensor/elementwise_ops.def) and the dtype names (vm/core/value.cpp), read
 from the sources, so that a built-in added to a table without its line in the reference fails here."""
 import os
 import re
@@ -19,8 +19,12 @@ def scalar_builtins():
 
 
 def tensor_builtins():
-    """The op table's rows `TESSERA_OP(Id, "name", "display", true, ...)`."""
-    return re.findall(r'TESSERA_OP\(\s*\w+,\s*"([a-z_][a-z0-9_]*)",\s*"[^"]*",\s*true\s*,', read("vm/graph/ops.def"))
+    """The op table's rows `TESSERA_OP(Id, "name", "display", true, ...)` and the elementwise
+    table's `TESSERA_UNARY(Id, "name", "display", true, ...)` (vm/tensor/elementwise_ops.def, whose
+    unary rows ops.def includes)."""
+    row = r'TESSERA_{}\(\s*\w+,\s*"([a-z_][a-z0-9_]*)",\s*"[^"]*",\s*true\s*,'
+    return (re.findall(row.format("OP"), read("vm/graph/ops.def")) +
+            re.findall(row.format("UNARY"), read("vm/tensor/elementwise_ops.def")))
 
 
 def dtype_names():
