@@ -126,8 +126,7 @@ TEST_P(HostBackendTest, CallBuiltin) {
 TEST_P(HostBackendTest, FailingCallExitsThroughItsSnapshot) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});
-  IRRef l = sload(ir, IRType::List, 0, s0);
-  IRRef k = sload(ir, IRType::Int, 2, s0);
+  const IRRef l = sload(ir, IRType::List, 0, s0), k = sload(ir, IRType::Int, 2, s0);
   ir.emit(IROp::LOOP, IRType::None);
   CallTarget pop{call::Builtin{builtin_global_value("pop").as_builtin()}, "pop"};
   pop.dest_slot = 1;
