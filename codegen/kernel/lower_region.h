@@ -48,12 +48,30 @@ struct RegionLowering {
 // Region::valid_output refuses).
 Kernel lower_region(const Region& r, const std::string& name, const RegionLowering& opt = {});
 
+// The tiles of lower_attention's kernel: query rows per program, keys per
+// step of the online softmax, the head dim's chunk of Q Kᵀ, and the value
+// columns per program (a wider value dim is split over grid axis 2). All
+// multiples of 16 (the tensor cores' k and m).
+struct AttentionTiles {
+  int64_t rows = 64;
+  int64_t keys = 64;
+  int64_t head = 64;
+  int64_t value = 64;
+};
+// Head and value dims up to this are taken whole by a K3 kernel.
+constexpr int64_t kAttentionMaxWhole = 256;
+// K2's tiles (opt has no values), or a K3 kernel's for the dims opt gives:
+// the head and value dims whole (rounded up to 16) where they are at most
+// kAttentionMaxWhole; `rows` query rows per program.
+AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64_t rows = 64);
+
 // The region's leading attention (Region::leading_step) as one kernel
-// (lower_attention.cpp): params the region's inputs, then its result; a
-// program per 64 query rows of a batch entry, value tiles dv_tile wide (a
-// multiple of 16, at least the value dim), computing the interpreter's bits.
+// (lower_attention.cpp, which has the design note): params the region's
+// inputs, then its result. f32 inputs give the interpreter's bits; f16 or
+// bf16 inputs FlashAttention-2's numerics (half products with f32
+// accumulators, exp2). Grouped-query attention by the head axis' dims.
 Kernel lower_attention(const Region& r, const std::string& name, const RegionLowering& opt = {},
-                       int64_t dv_tile = 64);
+                       const AttentionTiles& tiles = {});
 
 // The dims of a kernel for region r (its symbols, named s0, s1, ...;
 // constants where opt gives values) and a param for each region input.

@@ -31,9 +31,6 @@ int64_t numel_of(const Shape& s) {
   return n;
 }
 
-// The value tile lower_attention is given: the value dim rounded up to 16, at least 16.
-constexpr int64_t kAttentionValueTile = 64;
-
 // A kernel of a region on the device: the region's kernel (after its
 // leading step, if any) and attention's kernel for a leading attention.
 class GpuKernel : public TargetKernel {
@@ -91,6 +88,14 @@ std::string GpuTarget::refuses(const Region& r) const {
 
 std::vector<KernelVariant> gpu_variants(const Region& r) {
   std::vector<KernelVariant> v;
+  if (r.leading_step() && r.ops.front().op == OpId::Attention) {
+    // The attention kernel's rows per block and threads; the region's
+    // epilogue kernel keeps K2's tile. A variant the emitter refuses (a
+    // thread would hold more than 64 elements of a tile) is skipped.
+    for (int64_t rows : {64, 128})
+      for (int threads : {128, 256}) v.push_back({1024, threads, false, rows});
+    return v;
+  }
   const bool rows = !r.row_dims().empty();
   size_t rank = 0;
   for (int o : r.outputs) rank = std::max(rank, r.type(o).dims.size());
@@ -111,11 +116,12 @@ std::shared_ptr<const TargetKernel> GpuTarget::compile(const Region& r, const Di
   k->variant = v;
   const kir::RegionLowering opt = v.lowering(spec);
   const int threads = spec.empty() ? 0 : v.threads;  // 0: from the kernel's tile (K2, untuned K3)
+  const bool attention = r.leading_step() && r.ops.front().op == OpId::Attention;
   k->main = kir::lower_region(r, "region", opt);
-  k->main_src = kir::emit_cuda_kernel(k->main, "tsr_region", kir::cuda_target_for(r, threads));
-  if (r.leading_step() && r.ops.front().op == OpId::Attention) {
-    k->step = kir::lower_attention(r, "attention", opt, kAttentionValueTile);
-    k->step_src = kir::emit_cuda_kernel(*k->step, "tsr_attention", kir::cuda_target_for(r));
+  k->main_src = kir::emit_cuda_kernel(k->main, "tsr_region", kir::cuda_target_for(r, attention ? 0 : threads));
+  if (attention) {
+    k->step = kir::lower_attention(r, "attention", opt, kir::attention_tiles(r, opt, v.rows ? v.rows : 64));
+    k->step_src = kir::emit_cuda_kernel(*k->step, "tsr_attention", kir::cuda_target_for(r, threads));
   }
   // Built through the store (its image cached on disk), then loaded for this device.
   auto build = [&](const kir::CudaKernelSource& src) {
@@ -193,15 +199,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       const DevicePtr p = temps.emplace_back(alloc, bytes).get();
       ptrs[n_in] = reinterpret_cast<void*>(p);
       if (lead.op == OpId::Attention) {
-        std::vector<void*> step_params(params.begin(), params.end());
-        step_params.push_back(&ptrs[n_in]);
-        const int64_t dv = shape.back();
-        if (dv > kAttentionValueTile)
-          throw device::DeviceError(fmt::format("attention with a value dim of {} (over {}) on the GPU is not built",
-                                                dv, kAttentionValueTile));
-        const std::vector<int64_t> grid = v->step->grid_extents(sym);
-        std::vector<void*> args = kir::cuda_kernel_args(*v->step_src, step_params, sym, grid);
-        v->step_built->launch(grid[0] * grid[1] * grid[2], args);
+        // Launched with the kernel that runs the call (after tuning chooses one).
       } else if (backend_->host_memory()) {
         // The emulation: the product by the interpreter's kernel, in place.
         const Value product = run_leading_step(r, inputs);
@@ -220,6 +218,15 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       }
       params.push_back(&ptrs[n_in]);
     }
+    // A leading attention's kernel, writing the step's result.
+    const size_t step_args = params.size();
+    auto run_step = [&](const GpuKernel& c) {
+      if (!c.step) return;
+      std::vector<void*> step_params(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(step_args));
+      const std::vector<int64_t> grid = c.step->grid_extents(sym);
+      std::vector<void*> args = kir::cuda_kernel_args(*c.step_src, step_params, sym, grid);
+      c.step_built->launch(grid[0] * grid[1] * grid[2], args);
+    };
     std::vector<Value> outs;
     for (size_t o = 0; o < r.outputs.size(); ++o) {
       const RegionType& t = r.type(r.outputs[o]);
@@ -228,8 +235,8 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       params.push_back(&ptrs[n_in + 1 + o]);
     }
     // Variants being tuned: each timed on this call's buffers (after a
-    // launch that loads its module), the fastest runs the call. (Every
-    // variant of an attention region has its own step kernel; the first's ran above.)
+    // launch that loads its module), the fastest runs the call. A variant
+    // of an attention region is timed with its attention kernel.
     if (tuning) {
       const auto start = std::chrono::steady_clock::now();
       std::vector<KernelVariant> variants;
@@ -241,7 +248,10 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
             const GpuKernel& c = static_cast<const GpuKernel&>(*tuning->candidates[i]);
             const std::vector<int64_t> grid = c.main.grid_extents(sym);
             std::vector<void*> args = kir::cuda_kernel_args(c.main_src, params, sym, grid);
-            auto once = [&] { c.main_built->launch(grid[0] * grid[1] * grid[2], args); };
+            auto once = [&] {
+              run_step(c);
+              c.main_built->launch(grid[0] * grid[1] * grid[2], args);
+            };
             once();
             return backend_->time_ms([&] {
                      for (int n = 0; n < kLaunches; ++n) once();
@@ -262,6 +272,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
     for (const Value& in : inputs)
       if (in.is_tensor()) moved += static_cast<int64_t>(in.as_tensor()->nbytes());
     for (const Value& o : outs) moved += static_cast<int64_t>(o.as_tensor()->nbytes());
+    run_step(*v);
     launch_timed(r, *v, grid, args, moved);
     for (size_t o = 0; o < outs.size(); ++o)
       outs[o].as_tensor()->attach_device_copy(

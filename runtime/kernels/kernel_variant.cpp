@@ -13,17 +13,21 @@ std::string dims_text(const DimSpec& spec) {
 }
 
 std::string KernelVariant::str() const {
-  return "tile=" + std::to_string(tile) + " threads=" + std::to_string(threads) + " flat=" + (flat ? "1" : "0");
+  return "tile=" + std::to_string(tile) + " threads=" + std::to_string(threads) + " flat=" + (flat ? "1" : "0") +
+         (rows ? " rows=" + std::to_string(rows) : "");
 }
 
 std::optional<KernelVariant> KernelVariant::parse(const std::string& s) {
-  long long tile = 0;
+  long long tile = 0, rows = 0;
   int threads = 0, flat = 0;
   char tail = 0;
-  if (std::sscanf(s.c_str(), "tile=%lld threads=%d flat=%d%c", &tile, &threads, &flat, &tail) != 3) return std::nullopt;
-  if (tile < 1 || tile > (1 << 20) || threads < kir::kEveryCore || threads > 1024 || (flat != 0 && flat != 1))
+  const int n = std::sscanf(s.c_str(), "tile=%lld threads=%d flat=%d rows=%lld%c", &tile, &threads, &flat, &rows, &tail);
+  if (n == 3 && s.find(" rows=") != std::string::npos) return std::nullopt;
+  if (n != 3 && n != 4) return std::nullopt;
+  if (tile < 1 || tile > (1 << 20) || threads < kir::kEveryCore || threads > 1024 || (flat != 0 && flat != 1) ||
+      rows < 0 || rows > 1024 || rows % 16 != 0 || (n == 4 && rows == 0))
     return std::nullopt;
-  return KernelVariant{tile, threads, flat == 1};
+  return KernelVariant{tile, threads, flat == 1, rows};
 }
 
 kir::RegionLowering KernelVariant::lowering(const DimSpec& spec) const {

@@ -27,8 +27,12 @@ struct KernelVariant {
   // a GPU: threads per block (0: from the kernel's tile).
   int threads = 0;
   bool flat = false;  // RegionLowering::flat
+  // A leading attention's query rows per program (AttentionTiles::rows; 0:
+  // the lowering's default). The text form names it only when set, so the
+  // kernel cache's older notes still read.
+  int64_t rows = 0;
   bool operator==(const KernelVariant&) const = default;
-  std::string str() const;  // "tile=4096 threads=1 flat=0"
+  std::string str() const;  // "tile=4096 threads=1 flat=0" [" rows=128"]
   // nullopt for a text that is not one (a damaged note in the cache).
   static std::optional<KernelVariant> parse(const std::string& s);
   // The lowering of this variant with the constant dims `spec`.

@@ -83,6 +83,7 @@ llvm::Value* CpuEmitter::compute(const Inst& in, const std::vector<llvm::Value*>
       return b_.CreateFMul(b_.CreateFMul(fconst(x[0], 0.5), x[0]), b_.CreateFAdd(fconst(x[0], 1.0), erf));
     }
     case KOp::Silu: return b_.CreateFMul(x[0], sigmoid(x[0]));
+    case KOp::Exp2: return sleef("exp2", {x[0]});
     case KOp::Sin: return trig("sin", x[0]);
     case KOp::Cos: return trig("cos", x[0]);
     case KOp::Softplus: {  // max(x, 0) + log1p(e^-|x|), as the interpreter's vector form

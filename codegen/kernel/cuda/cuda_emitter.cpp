@@ -30,6 +30,7 @@ constexpr OpForm kOpForms[] = {
 #include "vm/tensor/elementwise_ops.def"
 #undef TESSERA_UNARY
 #undef TESSERA_BINARY
+    {KOp::Exp2, "tsr_exp2f($0)", nullptr, nullptr},
     {KOp::Add, "($0 + $1)", "($0 + $1)", "tsr_iadd($0, $1)"},
     {KOp::Sub, "($0 - $1)", "($0 - $1)", "tsr_isub($0, $1)"},
     {KOp::Mul, "($0 * $1)", "($0 * $1)", "tsr_imul($0, $1)"},

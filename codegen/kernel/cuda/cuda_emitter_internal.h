@@ -68,6 +68,9 @@ class CudaEmitter {
   void broadcast(const Inst& in);
   void trans(const Inst& in);
   void dot(const Inst& in);
+  // cuda_emitter_mma.cpp: a dot of half tiles on the tensor cores (mma.sync).
+  bool mma_fits(const Inst& in) const;
+  void dot_mma(const Inst& in);
   void barrier() { line() << "tsr_sync();"; }
 
   const Kernel& k_;
@@ -79,6 +82,9 @@ class CudaEmitter {
   int tmp_ = 0;  // numbering of temporaries
   std::unordered_map<ValueId, std::string> names_;
 };
+
+// Staging areas start on 16-byte boundaries of the shared memory.
+inline int64_t aligned16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
 
 // The accumulator of a sum: f64 for floats (rounded once at the end), the
 // element type for ints (wrapping).

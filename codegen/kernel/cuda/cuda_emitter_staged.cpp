@@ -11,9 +11,6 @@
 namespace tessera::kir::detail {
 namespace {
 
-// Staging areas start on 16-byte boundaries of the shared memory.
-int64_t aligned16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
-
 int64_t elem_bytes(Elem e) {
   static constexpr int64_t kBytes[] = {1, 4, 8, 2, 2, 4, 8};
   return kBytes[static_cast<size_t>(e)];
@@ -183,6 +180,7 @@ void CudaEmitter::trans(const Inst& in) {
 // (in f32, or f64 for an f64 accumulator); half-precision operands are
 // widened to f32 as they are staged.
 void CudaEmitter::dot(const Inst& in) {
+  if (mma_fits(in)) return dot_mma(in);
   const Type& a = type(in.operands[0]);
   const Type& b = type(in.operands[1]);
   const Type& c = type(in.operands[2]);

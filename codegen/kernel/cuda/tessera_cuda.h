@@ -46,6 +46,7 @@ TSR_FN float tsr_bits_f32(unsigned int u) { return __uint_as_float(u); }
 TSR_FN unsigned int tsr_f32_bits(float f) { return __float_as_uint(f); }
 TSR_FN double tsr_bits_f64(unsigned long long u) { return __longlong_as_double((long long)u); }
 TSR_FN float tsr_expf(float x) { return expf(x); }
+TSR_FN float tsr_exp2f(float x) { return exp2f(x); }
 TSR_FN float tsr_logf(float x) { return logf(x); }
 TSR_FN float tsr_log1pf(float x) { return log1pf(x); }
 TSR_FN float tsr_sqrtf(float x) { return sqrtf(x); }

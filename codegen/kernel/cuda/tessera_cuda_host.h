@@ -203,6 +203,7 @@ TSR_FN unsigned short tsr_f32_to_f16(float f) {
   return (unsigned short)(sign | r);
 }
 TSR_FN float tsr_expf(float x) { return std::exp(x); }
+TSR_FN float tsr_exp2f(float x) { return std::exp2(x); }
 TSR_FN float tsr_logf(float x) { return std::log(x); }
 TSR_FN float tsr_log1pf(float x) { return std::log1p(x); }
 TSR_FN float tsr_sqrtf(float x) { return std::sqrt(x); }

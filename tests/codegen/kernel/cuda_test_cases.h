@@ -221,6 +221,26 @@ inline std::vector<CudaCase> cuda_cases() {
                           wave_tensor(dt, {1, sks, dvs}, 1.0f, 0.7f)});
     cases.push_back(std::move(c));
   }
+  // Half-precision attention on the tensor cores (FlashAttention-2's
+  // numerics: half products with f32 accumulators, exp2), at the head dims
+  // K3 specializes (64, 128, 256) and one that is not a power of two (80),
+  // sequence lengths that are not whole tiles, causal and not.
+  for (auto [causal, dt] : {std::pair<bool, DType>{false, DType::F16}, {true, DType::BF16}}) {
+    CudaCase c{std::string("attention_tc") + (causal ? "_causal" : "") + (dt == DType::F16 ? "_f16" : "_bf16"), {}, {}, true};
+    Region& r = c.region;
+    const int b = r.new_symbol(), sq = r.new_symbol(), d = r.new_symbol(), sk = r.new_symbol(), dv = r.new_symbol();
+    const int q = r.add_tensor_input(dt, {b, sq, d});
+    const int k = r.add_tensor_input(dt, {b, sk, d});
+    const int v = r.add_tensor_input(dt, {b, sk, dv});
+    RegionAttrs at;
+    at.causal = causal;
+    r.outputs = {*r.add(OpId::Attention, {q, k, v}, at)};
+    for (auto [bs, sqs, sks, ds] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{2, 70, 90, causal ? 64 : 80},
+                                    {2, 33, 47, 128}, {2, 17, 40, 256}})
+      c.inputs.push_back({wave_tensor(dt, {bs, sqs, ds}, 1.0f, 0.1f), wave_tensor(dt, {bs, sks, ds}, 1.0f, 0.4f),
+                          wave_tensor(dt, {bs, sks, ds}, 1.0f, 0.7f)});
+    cases.push_back(std::move(c));
+  }
   return cases;
 }
 
@@ -229,7 +249,7 @@ inline Kernel lower_case(const CudaCase& c, const std::string& name, const std::
   RegionLowering opt;
   opt.tile = 256;
   if (k3_symbols) opt.symbol_values.assign(k3_symbols->begin(), k3_symbols->end());
-  return c.attention ? lower_attention(c.region, name, opt, 32) : lower_region(c.region, name, opt);
+  return c.attention ? lower_attention(c.region, name, opt, attention_tiles(c.region, opt)) : lower_region(c.region, name, opt);
 }
 
 }  // namespace tessera::kir::testing
