@@ -10,7 +10,10 @@
 //
 // The wrappers a backend supplies: tsr_thread(), tsr_block(), tsr_sync(),
 // tsr_shfl_xor(v, lane_mask), tsr_any(p), tsr_all(p), TSR_SMEM (the block's
-// dynamic shared memory), f16 <-> f32, and the f32/f64 math functions. The
+// dynamic shared memory), f16 <-> f32, the f32/f64 math functions, and the
+// tensor-core instructions (sm_80+): tsr_mma_f16/bf16 (mma m16n8k16, f32
+// accumulators), tsr_ldmatrix_x{1,2,4}[_trans] and tsr_cp_async16 with
+// tsr_cp_async_commit/tsr_cp_async_wait<N>. The
 // rest (NaN-aware min/max, relu, gelu, casts with the interpreter's
 // semantics) is written once below on top of them.
 #ifndef TESSERA_CUDA_H
@@ -59,6 +62,79 @@ TSR_FN float tsr_powf(float a, float b) { return powf(a, b); }
 TSR_FN float tsr_fabsf(float x) { return fabsf(x); }
 TSR_FN double tsr_fabs(double x) { return fabs(x); }
 TSR_FN bool tsr_isnan(double x) { return x != x; }
+
+// ---------------------------------------------------------------- tensor cores (sm_80+)
+// mma, ldmatrix: warp-collective, every lane of the warp calls them at the
+// same point. Their operands are the PTX ISA's fragments:
+//   tsr_mma_{f16,bf16}(d, a, b, c): D = A B + C, mma.m16n8k16.row.col, f32
+//     accumulators. With g = lane / 4, q = lane % 4, halves h0..h7 of a (low
+//     16 bits of a[i] first): A[g][2q + {0,1}], A[g+8][..], A[g][2q+8 + {0,1}],
+//     A[g+8][..]; b: B[2q + {0,1}][g], B[2q+8 + {0,1}][g]; c and d:
+//     C[g][2q + {0,1}], C[g+8][2q + {0,1}].
+//   tsr_ldmatrix_x{1,2,4}[_trans](r, row): lane l passes the shared address
+//     of row l % 8 of matrix l / 8 (16-byte aligned); r[i] gets matrix i's
+//     row l / 4, columns 2(l % 4) and 2(l % 4) + 1 (_trans: of the transpose).
+//   tsr_cp_async16(smem, gmem, src_bytes): per thread; 16 bytes, those past
+//     src_bytes zeros, landed by tsr_cp_async_commit() + tsr_cp_async_wait<N>()
+//     (at most N of the thread's committed groups still pending).
+// The asm that touches memory says so ("memory"), so that the compiler keeps
+// the thread's own shared-memory stores and loads on their side of it.
+TSR_FN unsigned tsr_smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+TSR_FN void tsr_mma_f16(float d[4], const unsigned a[4], const unsigned b[2], const float c[4]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
+TSR_FN void tsr_mma_bf16(float d[4], const unsigned a[4], const unsigned b[2], const float c[4]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
+TSR_FN void tsr_ldmatrix_x1(unsigned r[1], const void* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r[0]) : "r"(tsr_smem_addr(row)) : "memory");
+}
+TSR_FN void tsr_ldmatrix_x2(unsigned r[2], const void* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(tsr_smem_addr(row))
+               : "memory");
+}
+TSR_FN void tsr_ldmatrix_x4(unsigned r[4], const void* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(tsr_smem_addr(row))
+               : "memory");
+}
+TSR_FN void tsr_ldmatrix_x1_trans(unsigned r[1], const void* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];"
+               : "=r"(r[0])
+               : "r"(tsr_smem_addr(row))
+               : "memory");
+}
+TSR_FN void tsr_ldmatrix_x2_trans(unsigned r[2], const void* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(tsr_smem_addr(row))
+               : "memory");
+}
+TSR_FN void tsr_ldmatrix_x4_trans(unsigned r[4], const void* row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(tsr_smem_addr(row))
+               : "memory");
+}
+// Global -> shared, 16 bytes, bypassing L1 (.cg); bytes past src_bytes are zeros.
+TSR_FN void tsr_cp_async16(void* smem, const void* gmem, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(tsr_smem_addr(smem)), "l"(gmem), "r"(src_bytes)
+               : "memory");
+}
+TSR_FN void tsr_cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+TSR_FN void tsr_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
 #endif
 
 // ---------------------------------------------------------------- half precision
@@ -69,6 +145,18 @@ TSR_FN unsigned short tsr_f32_to_bf16(float f) {
   if ((x & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((x >> 16) | 0x40u);
   return (unsigned short)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
+
+#ifdef TSR_HOST_EMULATION
+// The emulated mma is defined here rather than in the prelude so that it
+// converts its operands with the wrappers above (tsr_bf16_to_f32 comes after
+// the prelude).
+TSR_FN void tsr_mma_f16(float d[4], const unsigned a[4], const unsigned b[2], const float c[4]) {
+  tsr_emu::mma_m16n8k16(d, a, b, c, tsr_f16_to_f32);
+}
+TSR_FN void tsr_mma_bf16(float d[4], const unsigned a[4], const unsigned b[2], const float c[4]) {
+  tsr_emu::mma_m16n8k16(d, a, b, c, tsr_bf16_to_f32);
+}
+#endif
 
 // ---------------------------------------------------------------- elementwise math
 // min/max on floats: NaN propagates, ties keep a (the interpreter's rule).

@@ -7,24 +7,20 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "codegen/kernel/cuda/cuda_emitter.h"
 #include "codegen/kernel/cuda/cuda_region.h"
 #include "codegen/kernel/kernel_text.h"
+#include "tests/codegen/kernel/cuda_host_library.h"
 #include "tests/codegen/kernel/cuda_test_launch.h"
 
 namespace tessera::kir {
 namespace {
 
 using testing::CudaCase;
-using HostEntry = void (*)(void* const*, long long, int, long long);
+using testing::HostEntry;
 
 struct KernelRun {
   const CudaCase* c;
@@ -53,52 +49,13 @@ std::vector<KernelRun> make_runs(const std::vector<CudaCase>& cases) {
   return runs;
 }
 
-// Writes the sources and both headers to a fresh directory, compiles them
-// into one shared library and loads it; nullptr and a message on failure.
-struct Library {
-  void* handle = nullptr;
-  std::string error;
-  ~Library() {
-    if (handle) dlclose(handle);
-  }
-};
-
-std::unique_ptr<Library> build_library(const std::vector<std::string>& sources) {
-  auto lib = std::make_unique<Library>();
-  namespace fs = std::filesystem;
-  static int builds = 0;  // a fresh path each time: dlopen hands back a library already loaded from one
-  const fs::path dir =
-      fs::temp_directory_path() / ("tessera-cuda-emu-" + std::to_string(::getpid()) + "-" + std::to_string(builds++));
-  fs::create_directories(dir);
-  std::ofstream(dir / "tessera_cuda.h") << cuda_wrapper_header();
-  std::ofstream(dir / "tessera_cuda_host.h") << cuda_host_prelude();
-  {
-    std::ofstream all(dir / "kernels.cpp");
-    for (const std::string& s : sources) all << s << "\n";
-  }
-  const std::string so = (dir / "kernels.so").string(), log = (dir / "compile.log").string();
-  const std::string cmd = std::string(TESSERA_HOST_CXX) + " -std=c++17 -O1 -w -fPIC -shared -DTSR_HOST_EMULATION -I" +
-                          dir.string() + " " + (dir / "kernels.cpp").string() + " -o " + so + " " + TESSERA_BOOST_CONTEXT +
-                          " > " + log + " 2>&1";
-  if (std::system(cmd.c_str()) != 0) {
-    std::ifstream in(log);
-    lib->error = "host compile failed: " + cmd + "\n" + std::string(std::istreambuf_iterator<char>(in), {});
-    return lib;
-  }
-  lib->handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib->handle) lib->error = std::string("dlopen: ") + dlerror();
-  if (std::getenv("TESSERA_KEEP_CUDA_SOURCES")) std::fprintf(stderr, "sources kept in %s\n", dir.c_str());
-  else fs::remove_all(dir);
-  return lib;
-}
-
 TEST(CudaEmulation, EveryKernelKindComputesWhatTheInterpreterComputes) {
   const std::vector<CudaCase> cases = testing::cuda_cases();
   const std::vector<KernelRun> runs = make_runs(cases);
   ASSERT_FALSE(runs.empty());
   std::vector<std::string> sources;
   for (const KernelRun& r : runs) sources.push_back(r.src.source);
-  auto lib = build_library(sources);
+  auto lib = testing::build_host_library(sources);
   ASSERT_NE(lib->handle, nullptr) << lib->error;
   int launched = 0;
   for (const KernelRun& r : runs) {
@@ -149,7 +106,7 @@ extern "C" void diverge_host(void* const* a, long long programs, int threads, lo
   tsr_emu::launch(programs, threads, shared, [&] { diverge(*(float**)a[0]); });
 }
 )";
-  auto lib = build_library({probe});
+  auto lib = testing::build_host_library({probe});
   ASSERT_NE(lib->handle, nullptr) << lib->error;
   auto fn = reinterpret_cast<HostEntry>(dlsym(lib->handle, "probe_host"));
   ASSERT_NE(fn, nullptr);
