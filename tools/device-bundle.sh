@@ -16,7 +16,7 @@ BUILD="${TESSERA_BUNDLE_BUILD:-$ROOT/build-device}"
 OUT="${1:-$BUILD/tessera-gpu-bundle.tar.xz}"
 LIMIT_MB=50
 BINARIES=(tessera-vm tests/runtime/device_test tests/runtime/cuda_kernel_nvrtc_test tests/runtime/cuda_device_test
-          experiments/micro/cuda_codegen_bench experiments/micro/cuda_device_bench)
+          experiments/micro/cuda_codegen_bench experiments/micro/cuda_device_bench experiments/micro/attention_bench)
 
 echo "==> configure $BUILD (Release, LLVM static, RPATH \$ORIGIN/../lib)"
 # DT_RPATH (not RUNPATH) so that the bundled libraries find each other too (OpenBLAS -> gfortran).

@@ -5,7 +5,13 @@
 #      launched on the GPU against the interpreter;
 #   3. the conformance suite with --device=gpu;
 #   4. the fused kernels' benchmark (K2, K3 tuned with CUDA events, the device's copy bandwidth,
-#      PyTorch eager where it is installed), as the table of experiments/results/gpu-kernels-*.md.
+#      PyTorch eager where it is installed), as the table of experiments/results/gpu-kernels-*.md;
+#   5. the attention and half-precision products benchmark against PyTorch's scaled_dot_product_attention
+#      backends and torch.matmul (experiments/harness/run_attention_bench.py), as the table of
+#      experiments/results/attention-*.md: the quick profile (small and medium configurations, the
+#      precision pair, products up to 4096) with a time budget of 150 s, so that the whole script
+#      stays within about 8 minutes on an H200; the full profile is a run of its own
+#      (run_attention_bench.py --profile full, tens of minutes).
 # (NVRTC's checks of every kernel and the code generation benchmark need no GPU: CI and
 # experiments/harness/run_cuda_codegen.py run them anywhere; the bundle carries them too.)
 # Results (logs, JSON) go to $OUT if set, else ./gpu-results; a summary is printed last.
@@ -36,10 +42,12 @@ run conformance_gpu 240 python3 "$HERE/tests/conformance/run_conformance.py" --v
   --vm-args="--device=gpu" --jobs "$(nproc)"
 run gpu_kernels 300 python3 "$HERE/experiments/harness/run_gpu_kernels.py" --bench "$HERE/bin/cuda_device_bench" \
   --out "$RES/gpu-kernels-latest.md" --dated
+run attention 300 python3 "$HERE/experiments/harness/run_attention_bench.py" --bench "$HERE/bin/attention_bench" \
+  --profile quick --budget-s 150 --out "$RES/attention-latest.md" --dated --json-dir "$RES"
 
 echo
 echo "GPU checks of commit $(cat "$HERE/COMMIT") on $(head -1 "$RES/device.txt"), $(date -u +%F)"
-for name in select device_test cuda_device_test conformance_gpu gpu_kernels; do
+for name in select device_test cuda_device_test conformance_gpu gpu_kernels attention; do
   case "${status[$name]}" in
     0) verdict=ok ;;
     124|137) verdict="STOPPED at its limit" ;;
@@ -48,3 +56,4 @@ for name in select device_test cuda_device_test conformance_gpu gpu_kernels; do
   printf '  %-24s %s\n' "$name" "$verdict"
 done
 [[ -f "$RES/gpu-kernels-latest.md" ]] && cat "$RES/gpu-kernels-latest.md"
+[[ -f "$RES/attention-latest.md" ]] && cat "$RES/attention-latest.md"
