@@ -6,7 +6,8 @@
 // inputs, each once until the host writes it), the host's reads copy
 // elements back, and a region the device
 // cannot run is counted with its reason and runs on the CPU; settled shapes
-// get a K3 kernel.
+// get a K3 kernel; half-precision linear layers run as products with their
+// bias epilogue.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -109,6 +110,20 @@ TEST(GpuEmulation, RowKernelsProductsAndAttentionAgreeWithTheInterpreter) {
   const auto s = g.stats();
   EXPECT_GT(s.launches, 0u) << g.report();
   EXPECT_EQ(s.refused, 0u) << g.report();
+}
+
+// f16 and bf16 linear layers (relu(x @ w + b) and x @ w + b), which a GPU
+// refused before products of half precision ran on cuBLASLt: every call on
+// the device, each one product with its bias epilogue (gemm_epilogue.h; the
+// emulation computes it with the interpreter's kernels), none refused, the
+// interpreter's output.
+TEST(GpuEmulation, HalfPrecisionLinearLayersRunAsProductsWithTheirBiasEpilogue) {
+  const EmulatedGpu g(program("gpu_half_linear.tsb"));
+  const auto s = g.stats();
+  EXPECT_GT(s.launches, 100u) << g.report();
+  EXPECT_EQ(s.traffic.product_epilogues, s.launches) << g.report();
+  EXPECT_EQ(s.refused, 0u) << g.report();
+  EXPECT_NE(g.report().find(", 0 refused)"), std::string::npos) << g.report();
 }
 
 TEST(GpuEmulation, ARegionTheDeviceCannotRunIsCountedWithItsReason) {
