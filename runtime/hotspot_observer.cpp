@@ -85,6 +85,7 @@ std::shared_ptr<kernels::GpuTarget> HotspotObserver::make_gpu_device() {
   if (!backend) return nullptr;
   kernels::GpuTarget::Options opt;
   opt.tune = params_.gputune != 0;
+  opt.tf32 = params_.tf32 != 0;
   auto gpu = std::make_shared<kernels::GpuTarget>(std::move(backend), kernels_.store(), opt);
   if (events_) gpu->set_events(events_);
   return gpu;

@@ -68,13 +68,13 @@ void check(const CublasLt& lib, cublasStatus_t s, const char* what) {
     throw DeviceError(fmt::format("{}: {}", what, lib.api().cublasLtGetStatusString(s)));
 }
 
-// A column-major f32 matrix layout with a batch, destroyed with the scope.
+// A column-major matrix layout of `type` with a batch, destroyed with the scope.
 struct Layout {
   const CublasLt& lib;
   cublasLtMatrixLayout_t l = nullptr;
-  Layout(const CublasLt& lib, int64_t rows, int64_t cols, int64_t ld, int64_t batch, int64_t stride) : lib(lib) {
-    check(lib, lib.api().cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, static_cast<uint64_t>(rows),
-                                                    static_cast<uint64_t>(cols), ld),
+  Layout(const CublasLt& lib, cudaDataType_t type, int64_t rows, int64_t cols, int64_t ld, int64_t batch, int64_t stride)
+      : lib(lib) {
+    check(lib, lib.api().cublasLtMatrixLayoutCreate(&l, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), ld),
           "cublasLtMatrixLayoutCreate");
     const int32_t count = static_cast<int32_t>(batch);
     check(lib, lib.api().cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
@@ -85,6 +85,26 @@ struct Layout {
   }
   ~Layout() { lib.api().cublasLtMatrixLayoutDestroy(l); }
 };
+
+cudaDataType_t cuda_type(DType t) {
+  switch (t) {
+    case DType::F32: return CUDA_R_32F;
+    case DType::F16: return CUDA_R_16F;
+    case DType::BF16: return CUDA_R_16BF;
+    default: break;
+  }
+  throw DeviceError(std::string("a matrix product of ") + dtype_name(t) + " is not built on cuBLASLt (f32, f16, bf16 are)");
+}
+
+// The alignment every batch entry of a matrix at `p` has (at most 256, what
+// cuBLASLt assumes unless told): a batch stride of an odd number of halves
+// leaves entries 2-byte aligned, which only some algorithms take, so the
+// heuristic must know.
+uint32_t alignment(DevicePtr p, int64_t stride_bytes, int64_t batch) {
+  uint64_t bits = p | 256u;
+  if (batch > 1 && stride_bytes) bits |= static_cast<uint64_t>(stride_bytes);
+  return static_cast<uint32_t>(bits & (~bits + 1));  // the lowest set bit
+}
 
 constexpr size_t kWorkspaceBytes = 32u << 20;  // what cuBLAS recommends for Hopper
 
@@ -106,25 +126,45 @@ GpuGemm::~GpuGemm() {
   if (handle_) lib_.api().cublasLtDestroy(static_cast<cublasLtHandle_t>(handle_));
 }
 
-void GpuGemm::run(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
-                  int64_t stride_b, DevicePtr c, int64_t stride_c) {
-  if (batch <= 0 || m <= 0 || n <= 0) return;
-  if (k <= 0) {  // a sum of nothing (cuBLAS takes no empty inner dim)
-    stream_.zero(c, static_cast<size_t>((batch - 1) * stride_c + m * n) * sizeof(float));
+void GpuGemm::run(const GemmDesc& d) {
+  if (d.batch <= 0 || d.m <= 0 || d.n <= 0) return;
+  const cudaDataType_t type = cuda_type(d.dtype);
+  const int64_t size = static_cast<int64_t>(dtype_size(d.dtype));
+  if (d.k <= 0) {  // a sum of nothing (cuBLAS takes no empty inner dim)
+    if (d.epilogue != GemmEpilogue::None)
+      throw DeviceError("a product with an empty inner dim and a bias epilogue: compute the epilogue of zeros separately");
+    stream_.zero(d.c, static_cast<size_t>(((d.batch - 1) * d.stride_c + d.m * d.n) * size));
     return;
   }
   const CublasLt::Api& api = lib_.api();
   // Row-major C = A B is column-major C^T = B^T A^T: B^T is B's buffer read
   // as an n x k column-major matrix, A^T is A's as k x m.
-  const Layout lb(lib_, n, k, n, batch, stride_b), la(lib_, k, m, k, batch, stride_a),
-      lc(lib_, n, m, n, batch, stride_c);
+  const Layout lb(lib_, type, d.n, d.k, d.n, d.batch, d.stride_b), la(lib_, type, d.k, d.m, d.k, d.batch, d.stride_a),
+      lc(lib_, type, d.n, d.m, d.n, d.batch, d.stride_c);
+  // f32 accumulation for every type; TF32 only where asked, for f32 operands.
+  const cublasComputeType_t compute =
+      d.tf32 && d.dtype == DType::F32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   cublasLtMatmulDesc_t desc = nullptr;
-  check(lib_, api.cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+  check(lib_, api.cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F), "cublasLtMatmulDescCreate");
   struct DescGuard {
     const CublasLt::Api& api;
     cublasLtMatmulDesc_t d;
     ~DescGuard() { api.cublasLtMatmulDescDestroy(d); }
   } desc_guard{api, desc};
+  if (d.epilogue != GemmEpilogue::None) {
+    // The bias has n elements of C's type (cuBLASLt's rule for non-integer,
+    // non-fp8 outputs), added to the f32 accumulator; its batch stride is 0
+    // (the default): one bias for every batch entry.
+    const cublasLtEpilogue_t epi = d.epilogue == GemmEpilogue::Bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_RELU_BIAS;
+    const void* bias = reinterpret_cast<const void*>(d.bias);
+    const int32_t bias_type = type;
+    check(lib_, api.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi),
+          "cublasLtMatmulDescSetAttribute(epilogue)");
+    check(lib_, api.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+          "cublasLtMatmulDescSetAttribute(bias pointer)");
+    check(lib_, api.cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type),
+          "cublasLtMatmulDescSetAttribute(bias type)");
+  }
   cublasLtMatmulPreference_t pref = nullptr;
   check(lib_, api.cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
   struct PrefGuard {
@@ -135,17 +175,28 @@ void GpuGemm::run(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, i
   const uint64_t ws = workspace_bytes_;
   check(lib_, api.cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
         "cublasLtMatmulPreferenceSetAttribute(workspace)");
+  // cuBLASLt's A is our B and its B our A; C and D are both c.
+  const uint32_t c_align = alignment(d.c, d.stride_c * size, d.batch);
+  const uint32_t align[] = {alignment(d.b, d.stride_b * size, d.batch), alignment(d.a, d.stride_a * size, d.batch), c_align,
+                            c_align};
+  const cublasLtMatmulPreferenceAttributes_t align_attr[] = {
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+  for (size_t i = 0; i < 4; ++i)
+    check(lib_, api.cublasLtMatmulPreferenceSetAttribute(pref, align_attr[i], &align[i], sizeof(uint32_t)),
+          "cublasLtMatmulPreferenceSetAttribute(alignment)");
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   const auto h = static_cast<cublasLtHandle_t>(handle_);
   check(lib_, api.cublasLtMatmulAlgoGetHeuristic(h, desc, lb.l, la.l, lc.l, lc.l, pref, 1, &result, &found),
         "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0)
-    throw DeviceError(fmt::format("cuBLASLt has no algorithm for a {}x{}x{} f32 product (batch {})", m, n, k, batch));
+    throw DeviceError(fmt::format("cuBLASLt has no algorithm for a {}x{}x{} {} product (batch {}, epilogue {})", d.m, d.n,
+                                  d.k, dtype_name(d.dtype), d.batch, gemm_epilogue_name(d.epilogue)));
   const float alpha = 1.0f, beta = 0.0f;
   check(lib_,
-        api.cublasLtMatmul(h, desc, &alpha, reinterpret_cast<const void*>(b), lb.l, reinterpret_cast<const void*>(a), la.l,
-                           &beta, reinterpret_cast<void*>(c), lc.l, reinterpret_cast<void*>(c), lc.l, &result.algo,
+        api.cublasLtMatmul(h, desc, &alpha, reinterpret_cast<const void*>(d.b), lb.l, reinterpret_cast<const void*>(d.a),
+                           la.l, &beta, reinterpret_cast<void*>(d.c), lc.l, reinterpret_cast<void*>(d.c), lc.l, &result.algo,
                            reinterpret_cast<void*>(workspace_), workspace_bytes_, stream_.get()),
         "cublasLtMatmul");
 }

@@ -4,11 +4,16 @@
 // kernel), with the region's generated epilogue kernel after it.
 //
 // CublasLt is the library (available or not, with why); GpuGemm is one
-// handle and workspace on a stream, computing row-major f32 products
-// C[b] = A[b] B[b] with batch strides (a stride of 0 broadcasts), exact f32
-// arithmetic (CUBLAS_COMPUTE_32F, no TF32), as the interpreter's OpenBLAS
-// product. Row-major is cuBLAS's column-major transposed: C^T = B^T A^T,
-// so the call swaps A and B and m and n.
+// handle and workspace on a stream, computing row-major products
+// C[b] = A[b] B[b] with batch strides (a stride of 0 broadcasts) of f32,
+// f16 or bf16 operands (the result of the same type), always accumulated in
+// f32 (CUBLAS_COMPUTE_32F, as the interpreter widens half operands for
+// OpenBLAS's sgemm and rounds the result once); an f32 product uses TF32
+// only when asked (GemmDesc::tf32). Optionally with the bias epilogue
+// (GemmEpilogue). Row-major is cuBLAS's column-major transposed:
+// C^T = B^T A^T, so the call swaps A and B and m and n, and the row-major
+// bias along C's last dim is a bias along C^T's rows, which is what
+// cuBLASLt's bias epilogue adds.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +23,7 @@
 
 #include "runtime/device/device_allocator.h"
 #include "runtime/device/dynamic_library.h"
+#include "runtime/device/gemm_desc.h"
 #include "runtime/device/gpu_stream.h"
 
 namespace tessera::device {
@@ -49,11 +55,11 @@ class GpuGemm {
   GpuGemm& operator=(const GpuGemm&) = delete;
   ~GpuGemm();
 
-  // C[b] (m x n) = A[b] (m x k) B[b] (k x n), row-major f32, b < batch;
-  // strides in elements between batch entries (0: every entry uses the same
-  // matrix). Asynchronous on the stream.
-  void run(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b, int64_t stride_b,
-           DevicePtr c, int64_t stride_c);
+  // The product `d` (gemm_desc.h), asynchronous on the stream. Throws
+  // DeviceError where cuBLASLt has no algorithm for it, and for an
+  // epilogue with an empty inner dim (k = 0: cuBLASLt takes none; the
+  // caller computes the epilogue of zeros itself).
+  void run(const GemmDesc& d);
 
  private:
   const CublasLt& lib_;

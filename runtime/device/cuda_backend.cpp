@@ -51,13 +51,12 @@ std::shared_ptr<LaunchableKernel> CudaBackend::load(const kir::CudaKernelSource&
   return std::make_shared<CudaKernel>(src, std::move(module), *stream_);
 }
 
-void CudaBackend::matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
-                             int64_t stride_b, DevicePtr c, int64_t stride_c) {
+void CudaBackend::matmul(const GemmDesc& d) {
   {
     std::lock_guard<std::mutex> lock(gemm_mu_);
     if (!gemm_) gemm_ = std::make_unique<GpuGemm>(CublasLt::get(), *stream_, *alloc_);
   }
-  gemm_->run(batch, m, n, k, a, stride_a, b, stride_b, c, stride_c);
+  gemm_->run(d);
 }
 
 std::string CudaBackend::compiler() const {

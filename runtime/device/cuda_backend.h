@@ -1,7 +1,7 @@
 // The CUDA device backend: device 0's primary context, one stream, the
 // caching allocator over the driver's memory, kernels compiled by NVRTC
 // (the kernel runtime's store keeps their cubins) and loaded as modules,
-// f32 products through cuBLASLt.
+// f32, f16 and bf16 products (with their bias epilogues) through cuBLASLt.
 #pragma once
 
 #include <memory>
@@ -31,8 +31,7 @@ class CudaBackend : public DeviceBackend {
   std::string image_identity(const kir::CudaKernelSource& src) const override;
   std::string compile(const kir::CudaKernelSource& src) override;
   std::shared_ptr<LaunchableKernel> load(const kir::CudaKernelSource& src, const std::string& image) override;
-  void matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
-                  int64_t stride_b, DevicePtr c, int64_t stride_c) override;
+  void matmul(const GemmDesc& d) override;
   double time_ms(const std::function<void()>& work) override { return stream_->time_ms(work); }
   PinnedStaging::Stats staging() const override { return stream_->staging(); }
   std::string compiler() const override;

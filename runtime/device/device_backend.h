@@ -16,6 +16,7 @@
 
 #include "codegen/kernel/cuda/cuda_emitter.h"
 #include "runtime/device/device_allocator.h"
+#include "runtime/device/gemm_desc.h"
 #include "runtime/device/pinned_staging.h"
 
 namespace tessera::device {
@@ -62,11 +63,10 @@ class DeviceBackend {
   // Compiled and loaded, without a cache (tests, benchmarks).
   std::shared_ptr<LaunchableKernel> build(const kir::CudaKernelSource& src) { return load(src, compile(src)); }
 
-  // C[b] = A[b] B[b], row-major f32 with batch strides (0 broadcasts);
-  // throws DeviceError where the device has no product (then the caller
-  // refuses the region).
-  virtual void matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
-                          int64_t stride_b, DevicePtr c, int64_t stride_c) = 0;
+  // The product `d` (gemm_desc.h), asynchronous on the device's stream;
+  // throws DeviceError where the device has no product of it (then the
+  // caller refuses the region).
+  virtual void matmul(const GemmDesc& d) = 0;
 
   // Milliseconds the device spends on `work` (launches on its stream):
   // CUDA events around it on a GPU; by default the host's clock, for

@@ -157,8 +157,7 @@ std::shared_ptr<LaunchableKernel> EmulatedBackend::load(const kir::CudaKernelSou
   return std::make_shared<EmulatedKernel>(src, fn);
 }
 
-void EmulatedBackend::matmul_f32(int64_t, int64_t, int64_t, int64_t, DevicePtr, int64_t, DevicePtr, int64_t, DevicePtr,
-                                 int64_t) {
+void EmulatedBackend::matmul(const GemmDesc&) {
   throw DeviceError("the emulation computes products on the host (host_memory)");
 }
 

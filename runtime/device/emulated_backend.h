@@ -36,8 +36,7 @@ class EmulatedBackend : public DeviceBackend {
   std::string image_identity(const kir::CudaKernelSource& src) const override;
   std::string compile(const kir::CudaKernelSource& src) override;
   std::shared_ptr<LaunchableKernel> load(const kir::CudaKernelSource& src, const std::string& image) override;
-  void matmul_f32(int64_t batch, int64_t m, int64_t n, int64_t k, DevicePtr a, int64_t stride_a, DevicePtr b,
-                  int64_t stride_b, DevicePtr c, int64_t stride_c) override;
+  void matmul(const GemmDesc& d) override;
   std::string compiler() const override { return cxx_ + " (host emulation)"; }
 
  private:

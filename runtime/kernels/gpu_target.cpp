@@ -9,6 +9,7 @@
 #include "codegen/kernel/kernel_events.h"
 #include "codegen/kernel/lower_region.h"
 #include "runtime/device/device_error.h"
+#include "runtime/kernels/gemm_epilogue.h"
 #include "vm/core/error.h"
 
 namespace tessera::kernels {
@@ -41,7 +42,31 @@ class GpuKernel : public TargetKernel {
   std::optional<kir::Kernel> step;
   std::optional<kir::CudaKernelSource> step_src;
   std::shared_ptr<device::LaunchableKernel> step_built;
+  GemmEpiloguePlan epilogue;  // a leading product's: what cuBLASLt computes of the rest
 };
+
+// A leading matrix product of these symbols' values as cuBLASLt's call
+// (its result in `c`, stride m n), or a DeviceError for what is not built.
+device::GemmDesc product_desc(const Region& r, const std::vector<int64_t>& sym, const std::vector<void*>& ptrs, DevicePtr c) {
+  const RegionOp& lead = r.ops.front();
+  const Shape a = shape_of(r.type(lead.args[0]), sym), b = shape_of(r.type(lead.args[1]), sym);
+  if (a.size() < 2 || b.size() < 2 || a.size() > 3 || b.size() > 3)
+    throw device::DeviceError("a matrix product of vectors or of rank over 3 on the GPU is not built");
+  device::GemmDesc d;
+  d.m = a[a.size() - 2], d.k = a.back(), d.n = b.back();
+  d.batch = a.size() == 3 ? a[0] : 1;
+  if (b.size() == 3 && b[0] != d.batch)
+    throw device::DeviceError("a batched product whose batches differ on the GPU is not built");
+  d.dtype = lead.type.dtype;  // the operands' too (GpuTarget::refuses)
+  auto dptr = [&](int arg) { return reinterpret_cast<DevicePtr>(ptrs[static_cast<size_t>(r.index_of(arg))]); };
+  d.a = dptr(lead.args[0]);
+  d.b = dptr(lead.args[1]);
+  d.c = c;
+  d.stride_a = d.m * d.k;
+  d.stride_b = b.size() == 3 ? d.k * d.n : 0;
+  d.stride_c = d.m * d.n;
+  return d;
+}
 
 }  // namespace
 
@@ -78,11 +103,20 @@ GpuTarget::GpuTarget(std::shared_ptr<device::DeviceBackend> backend, KernelStore
 
 std::string GpuTarget::refuses(const Region& r) const {
   const RegionOp* lead = r.leading_step() ? &r.ops.front() : nullptr;
-  if (lead && lead->op == OpId::MatMul && !backend_->host_memory())
-    for (int a : lead->args)
-      if (r.type(a).dtype != DType::F32)
-        return std::string("a matrix product of ") + dtype_name(r.type(a).dtype) +
-               " on the GPU is not built (f32 products run on cuBLASLt)";
+  // cuBLASLt multiplies operands of one type, f32, f16 or bf16, into that
+  // type; the interpreter promotes mixed operands (f16 by f32 gives f32).
+  // The emulation (whose products are the interpreter's) refuses what a GPU
+  // refuses, so that its tests see the device's behaviour.
+  if (lead && lead->op == OpId::MatMul) {
+    const DType a = r.type(lead->args[0]).dtype, b = r.type(lead->args[1]).dtype;
+    if (a != b)
+      return fmt::format("a matrix product of {} by {} on the GPU is not built (cuBLASLt takes operands of one type: "
+                         "cast one to the other's dtype first)",
+                         dtype_name(a), dtype_name(b));
+    if (a != DType::F32 && a != DType::F16 && a != DType::BF16)
+      return fmt::format("a matrix product of {} on the GPU is not built (f32, f16 and bf16 run on cuBLASLt)",
+                         dtype_name(a));
+  }
   return {};
 }
 
@@ -110,6 +144,12 @@ std::vector<KernelVariant> gpu_variants(const Region& r) {
   return v;
 }
 
+std::vector<KernelVariant> GpuTarget::variants(const Region& r, const DimSpec&, const std::vector<int64_t>&) const {
+  std::vector<KernelVariant> v = gpu_variants(r);
+  if (plan_gemm_epilogue(r)) v.resize(1);
+  return v;
+}
+
 std::shared_ptr<const TargetKernel> GpuTarget::compile(const Region& r, const DimSpec& spec, const KernelVariant& v) {
   auto k = std::make_shared<GpuKernel>();
   k->spec = spec;
@@ -123,6 +163,9 @@ std::shared_ptr<const TargetKernel> GpuTarget::compile(const Region& r, const Di
     k->step = kir::lower_attention(r, "attention", opt, kir::attention_tiles(r, opt, v.rows ? v.rows : 64));
     k->step_src = kir::emit_cuda_kernel(*k->step, "tsr_attention", kir::cuda_target_for(r, threads));
   }
+  // The region's kernel is built even when cuBLASLt computes its epilogue:
+  // a product with an empty inner dim still needs it (gemm_epilogue.h).
+  k->epilogue = plan_gemm_epilogue(r);
   // Built through the store (its image cached on disk), then loaded for this device.
   auto build = [&](const kir::CudaKernelSource& src) {
     KernelRecipe recipe;
@@ -191,30 +234,41 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       }
       params.push_back(&ptrs[i]);
     }
-    // The leading step's result, which the region's kernel reads after the inputs.
+    // The leading step's result, which the region's kernel reads after the
+    // inputs; or, where cuBLASLt computes the region's bias and relu with
+    // the product (gemm_epilogue.h), the region's output, and its kernel
+    // does not run (`whole`).
+    std::optional<device::GemmDesc> whole;
+    bool whole_on_host = false;  // the emulation: the region by the interpreter's kernels
     if (r.leading_step()) {
       const RegionOp& lead = r.ops.front();
       const Shape shape = shape_of(lead.type, sym);
       const size_t bytes = static_cast<size_t>(numel_of(shape)) * dtype_size(lead.type.dtype);
-      const DevicePtr p = temps.emplace_back(alloc, bytes).get();
+      std::optional<device::GemmDesc> gemm;
+      if (lead.op == OpId::MatMul && !backend_->host_memory()) {
+        gemm = product_desc(r, sym, ptrs, 0);
+        gemm->tf32 = opt_.tf32;
+        // cuBLASLt takes no empty inner dim: then zeros, and the region's kernel.
+        if (v->epilogue && gemm->k > 0) {
+          gemm->epilogue = v->epilogue.epilogue;
+          gemm->bias = reinterpret_cast<DevicePtr>(ptrs[v->epilogue.bias_input]);
+          whole = gemm;
+        }
+      }
+      whole_on_host = lead.op == OpId::MatMul && backend_->host_memory() && v->epilogue;
+      const DevicePtr p = whole || whole_on_host ? 0 : temps.emplace_back(alloc, bytes).get();
       ptrs[n_in] = reinterpret_cast<void*>(p);
       if (lead.op == OpId::Attention) {
         // Launched with the kernel that runs the call (after tuning chooses one).
+      } else if (whole || whole_on_host) {
+        // Computed below, into the output's block.
       } else if (backend_->host_memory()) {
         // The emulation: the product by the interpreter's kernel, in place.
         const Value product = run_leading_step(r, inputs);
         backend_->upload(p, product.as_tensor()->data(), bytes);
       } else {
-        const Shape a = shape_of(r.type(lead.args[0]), sym), b = shape_of(r.type(lead.args[1]), sym);
-        if (a.size() < 2 || b.size() < 2 || a.size() > 3 || b.size() > 3)
-          throw device::DeviceError("a matrix product of vectors or of rank over 3 on the GPU is not built");
-        const int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
-        const int64_t batch = a.size() == 3 ? a[0] : 1;
-        if (b.size() == 3 && b[0] != batch)
-          throw device::DeviceError("a batched product whose batches differ on the GPU is not built");
-        auto dptr = [&](int arg) { return reinterpret_cast<DevicePtr>(ptrs[static_cast<size_t>(r.index_of(arg))]); };
-        backend_->matmul_f32(batch, m, n, k, dptr(lead.args[0]), m * k, dptr(lead.args[1]), b.size() == 3 ? k * n : 0,
-                             p, m * n);
+        gemm->c = p;
+        backend_->matmul(*gemm);
       }
       params.push_back(&ptrs[n_in]);
     }
@@ -234,10 +288,27 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       ptrs[n_in + 1 + o] = reinterpret_cast<void*>(out_blocks.emplace_back(alloc, outs.back().as_tensor()->nbytes()).get());
       params.push_back(&ptrs[n_in + 1 + o]);
     }
+    const bool in_product = whole || whole_on_host;
+    if (in_product) {
+      if (whole) {
+        whole->c = reinterpret_cast<DevicePtr>(ptrs[n_in + 1]);
+        backend_->matmul(*whole);
+      } else {
+        // The emulation stands in for cuBLASLt's epilogue with the
+        // interpreter's kernels: the interpreter's results, and the GPU's
+        // path (no region kernel, nothing to tune) tested.
+        const Value out = run_region_reference(r, inputs).at(0);
+        backend_->upload(reinterpret_cast<DevicePtr>(ptrs[n_in + 1]), out.as_tensor()->data(), out.as_tensor()->nbytes());
+      }
+      if (tuning) {  // the region's kernel does not run: its one variant (variants()) is kept untimed
+        tuning->outcome = TuneOutcome{tuning->candidates.front()->variant, {}, {}};
+        tuning->best = 0;
+      }
+    }
     // Variants being tuned: each timed on this call's buffers (after a
     // launch that loads its module), the fastest runs the call. A variant
     // of an attention region is timed with its attention kernel.
-    if (tuning) {
+    if (tuning && !in_product) {
       const auto start = std::chrono::steady_clock::now();
       std::vector<KernelVariant> variants;
       for (const TargetKernel* c : tuning->candidates) variants.push_back(c->variant);
@@ -273,7 +344,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       if (in.is_tensor()) moved += static_cast<int64_t>(in.as_tensor()->nbytes());
     for (const Value& o : outs) moved += static_cast<int64_t>(o.as_tensor()->nbytes());
     run_step(*v);
-    launch_timed(r, *v, grid, args, moved);
+    if (!in_product) launch_timed(r, *v, grid, args, moved);
     for (size_t o = 0; o < outs.size(); ++o)
       outs[o].as_tensor()->attach_device_copy(
           std::make_unique<GpuBlockCopy>(shared_from_this(), out_blocks[o].release(), false));
@@ -282,6 +353,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
     traffic_.uploads += up;
     traffic_.upload_bytes += up_bytes;
     traffic_.resident_inputs += resident;
+    if (in_product) ++traffic_.product_epilogues;
     return outs.at(0);
   } catch (const device::DeviceOutOfMemory&) {
     throw RuntimeError("out of memory");  // the script's error, as for the host's memory
@@ -367,6 +439,10 @@ std::string GpuTarget::report(const KernelRuntime& runtime) const {
       t.uploads, static_cast<double>(t.upload_bytes) / (1 << 20), t.resident_inputs, t.downloads,
       static_cast<double>(t.download_bytes) / (1 << 20), static_cast<double>(memory.high_water_bytes) / (1 << 20),
       memory.reuses, memory.allocations);
+  if (t.product_epilogues)
+    out += fmt::format("  gpu products: {} calls' bias (and relu) computed with their matrix product (cuBLASLt's epilogue), "
+                       "no kernel of theirs launched\n",
+                       t.product_epilogues);
   if (staging.pinned_bytes)
     out += fmt::format("  gpu copies: {} uploads and {} downloads ({:.1f} MiB) staged through {:.0f} MiB of pinned host memory\n",
                        staging.uploads, staging.downloads, static_cast<double>(staging.bytes) / (1 << 20),

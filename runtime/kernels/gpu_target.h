@@ -12,8 +12,10 @@
 //     has not touched since) are passed as they are; others are uploaded,
 //     and keep the device's block as a mirror (device_copy.h) until the host
 //     touches them, so a weight made once is uploaded once;
-//   - a leading matrix product runs on cuBLASLt (f32), attention as
-//     lower_attention's kernel; then the region's kernel;
+//   - a leading matrix product runs on cuBLASLt (f32, f16, bf16, f32
+//     accumulation), attention as lower_attention's kernel; then the
+//     region's kernel, unless cuBLASLt computed the region's bias and relu
+//     with the product (gemm_epilogue.h);
 //   - the output is a tensor whose elements stay on the device (a
 //     DeviceCopy over its block) until the host reads them, so a chain of
 //     fused calls moves nothing between host and device but its inputs.
@@ -47,6 +49,8 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
     // Tune K3 kernels by timing their variants (the JIT parameter gputune;
     // false: one K3 kernel with K2's tile, the same kernels every run).
     bool tune = true;
+    // f32 products may use TF32 on tensor cores (the JIT parameter tf32).
+    bool tf32 = false;
   };
   // `store` is the VM's kernel runtime's (it outlives the target's use).
   GpuTarget(std::shared_ptr<device::DeviceBackend> backend, KernelStore& store, Options options);
@@ -58,10 +62,9 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
   bool tunes() const override { return opt_.tune; }
   bool times_at_call() const override { return true; }
   TimingPlan timing_plan() const override { return TimingPlan{1, 1, 0}; }
-  // gpu_variants.
-  std::vector<KernelVariant> variants(const Region& r, const DimSpec&, const std::vector<int64_t>&) const override {
-    return gpu_variants(r);
-  }
+  // gpu_variants; one where cuBLASLt computes the region's epilogue (its
+  // kernel does not run, so there is nothing to time).
+  std::vector<KernelVariant> variants(const Region& r, const DimSpec&, const std::vector<int64_t>&) const override;
   std::shared_ptr<const TargetKernel> compile(const Region& r, const DimSpec& spec, const KernelVariant& v) override;
   std::optional<Value> launch(const Region& r, const TargetKernel& k, std::span<const Value> inputs,
                               const std::vector<int64_t>& sym, CallTuning* tuning, std::string& why) override;
@@ -74,6 +77,7 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
     uint64_t uploads = 0, upload_bytes = 0;      // inputs copied to the device (their elements were on the host)
     uint64_t downloads = 0, download_bytes = 0;  // outputs copied back (the host read them)
     uint64_t resident_inputs = 0;  // inputs already on the device (an earlier call's output, or a mirror)
+    uint64_t product_epilogues = 0;  // calls whose bias (and relu) the product computed: no kernel of theirs ran
   };
   Traffic traffic() const;
   // Counted by the DeviceCopy of outputs when the host reads them.

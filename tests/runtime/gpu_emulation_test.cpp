@@ -6,7 +6,8 @@
 // inputs, each once until the host writes it), the host's reads copy
 // elements back, and a region the device
 // cannot run is counted with its reason and runs on the CPU; settled shapes
-// get a K3 kernel.
+// get a K3 kernel; half-precision linear layers run as products with their
+// bias epilogue.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -111,14 +112,39 @@ TEST(GpuEmulation, RowKernelsProductsAndAttentionAgreeWithTheInterpreter) {
   EXPECT_EQ(s.refused, 0u) << g.report();
 }
 
+// f16 and bf16 linear layers (relu(x @ w + b) and x @ w + b), which a GPU
+// refused before products of half precision ran on cuBLASLt: every call on
+// the device, each one product with its bias epilogue (gemm_epilogue.h; the
+// emulation computes it with the interpreter's kernels), none refused, the
+// interpreter's output.
+TEST(GpuEmulation, HalfPrecisionLinearLayersRunAsProductsWithTheirBiasEpilogue) {
+  const EmulatedGpu g(program("gpu_half_linear.tsb"));
+  const auto s = g.stats();
+  EXPECT_GT(s.launches, 100u) << g.report();
+  EXPECT_EQ(s.traffic.product_epilogues, s.launches) << g.report();
+  EXPECT_EQ(s.refused, 0u) << g.report();
+  EXPECT_NE(g.report().find(", 0 refused)"), std::string::npos) << g.report();
+}
+
+// f16 and bf16 attention (head dims 64, 80, 128; causal and not) runs on
+// the device's tensor-core kernel, K2 and then tuned K3, within the
+// half-precision tolerance of the f32 attention (the program checks it and
+// prints the same as the interpreter), nothing refused.
+TEST(GpuEmulation, HalfPrecisionAttentionRunsOnTheTensorCoreKernel) {
+  const EmulatedGpu g(program("gpu_half_attention.tsb"));
+  const auto s = g.stats();
+  EXPECT_GT(s.launches, 100u) << g.report();
+  EXPECT_GT(s.k3_launches, 0u) << g.report();
+  EXPECT_EQ(s.refused, 0u) << g.report();
+}
+
 TEST(GpuEmulation, ARegionTheDeviceCannotRunIsCountedWithItsReason) {
-  const std::string src = program("gpu_wide_attention.tsb");
+  const std::string src = program("gpu_mixed_product.tsb");
   const EmulatedGpu g(src);
   const auto s = g.stats();
   EXPECT_GT(s.refused, 0u) << g.report();
-  EXPECT_NE(s.first_refusal.find("value dim of 80"), std::string::npos) << s.first_refusal;
-  EXPECT_NE(g.report().find("refused, the first because: attention with a value dim of 80"),
-            std::string::npos)
+  EXPECT_NE(s.first_refusal.find("a matrix product of f16 by f32"), std::string::npos) << s.first_refusal;
+  EXPECT_NE(g.report().find("refused, the first because: a matrix product of f16 by f32"), std::string::npos)
       << g.report();
 }
 

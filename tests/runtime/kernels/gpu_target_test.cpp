@@ -16,6 +16,7 @@
 #include "runtime/device/device_error.h"
 #include "runtime/device/emulated_backend.h"
 #include "runtime/kernels/gpu_target.h"
+#include "vm/tensor/f32_view.h"
 #include "vm/core/error.h"
 
 namespace tessera::kernels {
@@ -52,6 +53,8 @@ class FakeBackend : public device::DeviceBackend {
     struct Fill : LaunchableKernel {
       Fill(const kir::CudaKernelSource& src, FakeBackend& b) : LaunchableKernel(src), backend(b) {}
       void launch(int64_t, std::vector<void*>& args) override {
+        ++backend.launches;
+        if (!backend.fill) return;
         float* out = *static_cast<float**>(args[2]);
         const int64_t n = *static_cast<int64_t*>(args[3]);
         for (int64_t i = 0; i < n; ++i) out[i] = 7.0f;
@@ -66,8 +69,27 @@ class FakeBackend : public device::DeviceBackend {
     work();
     return cost ? cost(last_threads) : 1.0;
   }
-  void matmul_f32(int64_t, int64_t, int64_t, int64_t, DevicePtr, int64_t, DevicePtr, int64_t, DevicePtr, int64_t) override {
-    throw DeviceError("no products here");
+  // Products on the host from the call the target makes (device pointers
+  // are host pointers here), in f32 and rounded once, as cuBLASLt with its
+  // epilogue; each call is kept for the tests to read.
+  void matmul(const device::GemmDesc& d) override {
+    products.push_back(d);
+    const size_t size = dtype_size(d.dtype);
+    auto at = [&](DevicePtr p, int64_t i) {
+      float f;
+      to_f32(d.dtype, reinterpret_cast<const char*>(p) + static_cast<size_t>(i) * size, &f, 1);
+      return f;
+    };
+    for (int64_t b = 0; b < d.batch; ++b)
+      for (int64_t i = 0; i < d.m; ++i)
+        for (int64_t j = 0; j < d.n; ++j) {
+          float acc = 0;
+          for (int64_t p = 0; p < d.k; ++p)
+            acc += at(d.a, b * d.stride_a + i * d.k + p) * at(d.b, b * d.stride_b + p * d.n + j);
+          if (d.epilogue != device::GemmEpilogue::None) acc += at(d.bias, j);
+          if (d.epilogue == device::GemmEpilogue::ReluBias && acc < 0) acc = 0;
+          from_f32(d.dtype, &acc, reinterpret_cast<char*>(d.c) + static_cast<size_t>(b * d.stride_c + i * d.n + j) * size, 1);
+        }
   }
   std::string compiler() const override { return "fake"; }
 
@@ -93,6 +115,9 @@ class FakeBackend : public device::DeviceBackend {
   DeviceAllocator alloc_;
   uint64_t built = 0;
   bool fail_downloads = false;
+  bool fill = true;  // kernels write 7s (false: they only count, for regions whose output is not their third param)
+  uint64_t launches = 0;
+  std::vector<device::GemmDesc> products;
   int last_threads = 0;
   std::function<double(int)> cost;
 };
@@ -100,14 +125,15 @@ class FakeBackend : public device::DeviceBackend {
 // A VM's kernel runtime with the GPU target over `backend`: kernels built
 // before the call goes on; K3 after `specialize` calls.
 struct Runtime {
-  explicit Runtime(std::shared_ptr<device::DeviceBackend> b, int specialize = 16, std::string cache_dir = {})
+  explicit Runtime(std::shared_ptr<device::DeviceBackend> b, int specialize = 16, std::string cache_dir = {},
+                   GpuTarget::Options options = {})
       : backend(std::move(b)) {
     KernelRuntimeConfig c;
     c.specialize = specialize;
     c.background = false;
     c.cache_dir = std::move(cache_dir);
     rt.configure(c);
-    gpu = std::make_shared<GpuTarget>(backend, rt.store(), GpuTarget::Options{});
+    gpu = std::make_shared<GpuTarget>(backend, rt.store(), options);
     rt.set_device(gpu);
   }
   std::optional<Value> run(const std::vector<Value>& in) { return rt.run(region, in); }
@@ -274,6 +300,97 @@ TEST(GpuTarget, OutOfMemoryOnTheEmulationLeavesNoBlock) {
   ASSERT_TRUE(out.has_value());
   EXPECT_EQ(out->as_tensor()->get_f(99), 2.0);
   EXPECT_EQ(g.counters().k2_runs.load(), 1u);
+}
+
+// relu(x @ w + b): x [8, 16] of `dt`, w [16, n] of `w_dt` (default `dt`),
+// b [n] of the product's dtype.
+std::shared_ptr<const Region> linear_relu(DType dt, std::optional<DType> w_dt = std::nullopt) {
+  Region r;
+  const int m = r.new_symbol(8), k = r.new_symbol(16), n = r.new_symbol(24);
+  const int x = r.add_tensor_input(dt, {m, k});
+  const int w = r.add_tensor_input(w_dt.value_or(dt), {k, n});
+  const int b = r.add_tensor_input(promote_dtypes(dt, w_dt.value_or(dt)), {n});
+  r.outputs = {*r.add(OpId::Relu, {*r.add(OpId::Add, {*r.add(OpId::MatMul, {x, w}), b})})};
+  return std::make_shared<const Region>(std::move(r));
+}
+
+// Small integers: every sum is exact in f16 and bf16, so the device's one
+// rounding and the interpreter's two give the same bits.
+Value ints(DType dt, Shape shape, int64_t mod, int64_t shift) {
+  Value v = make_tensor(dt, shape);
+  for (int64_t i = 0; i < v.as_tensor()->numel; ++i) v.as_tensor()->set_f(i, static_cast<double>(i * 7 % mod - shift));
+  return v;
+}
+
+// A leading product on a device whose memory is not the host's (a GPU's
+// path): f16 and bf16 products reach the device as they are, with f32
+// accumulation, and relu(x @ w + b) is one product with cuBLASLt's
+// RELU_BIAS epilogue reading the bias input's block; the region's kernel
+// does not run; the output is the interpreter's.
+TEST(GpuTarget, HalfProductsWithABiasAndReluRunAsOneProduct) {
+  for (DType dt : {DType::F16, DType::BF16, DType::F32}) {
+    auto backend = std::make_shared<FakeBackend>(1 << 20);
+    Runtime g(backend, 2);
+    g.region = linear_relu(dt);
+    EXPECT_EQ(g.gpu->refuses(*g.region), "");
+    const std::vector<Value> in = {ints(dt, {8, 16}, 7, 3), ints(dt, {16, 24}, 5, 2), ints(dt, {24}, 9, 4)};
+    const Value want = run_region_reference(*g.region, in).at(0);
+    for (int call = 0; call < 4; ++call) {  // K2, then the K3 kernel (one variant: nothing to time)
+      std::optional<Value> got = g.run(in);
+      ASSERT_TRUE(got) << g.report();
+      ASSERT_EQ(got->as_tensor()->nbytes(), want.as_tensor()->nbytes());
+      EXPECT_EQ(std::memcmp(got->as_tensor()->data(), want.as_tensor()->data(), want.as_tensor()->nbytes()), 0)
+          << dtype_name(dt) << " call " << call;
+    }
+    ASSERT_EQ(backend->products.size(), 4u);
+    const device::GemmDesc& d = backend->products.back();
+    EXPECT_EQ(d.dtype, dt);
+    EXPECT_EQ(d.epilogue, device::GemmEpilogue::ReluBias);
+    EXPECT_EQ(std::make_tuple(d.batch, d.m, d.n, d.k), std::make_tuple(int64_t{1}, int64_t{8}, int64_t{24}, int64_t{16}));
+    EXPECT_NE(d.bias, 0u);
+    EXPECT_FALSE(d.tf32);  // the parameter's default
+    EXPECT_EQ(backend->launches, 0u);  // no region kernel ran
+    EXPECT_EQ(g.gpu->traffic().product_epilogues, 4u);
+    EXPECT_EQ(g.counters().k3_runs.load(), 2u) << g.report();
+    EXPECT_EQ(g.counters().variants_timed.load(), 0u) << g.report();
+    EXPECT_NE(g.report().find("gpu products: 4 calls' bias (and relu) computed with their matrix product"), std::string::npos)
+        << g.report();
+  }
+}
+
+// TF32 is asked of f32 products only with Options::tf32 (the JIT parameter
+// tf32); an empty inner dim is zeros by the product, then the region's kernel.
+TEST(GpuTarget, Tf32IsAskedOnlyWhenSetAndAnEmptyInnerDimRunsTheKernel) {
+  for (bool tf32 : {false, true}) {
+    auto backend = std::make_shared<FakeBackend>(1 << 20);
+    GpuTarget::Options opt;
+    opt.tf32 = tf32;
+    Runtime g(backend, 16, {}, opt);
+    g.region = linear_relu(DType::F32);
+    ASSERT_TRUE(g.run(std::vector<Value>{ints(DType::F32, {8, 16}, 7, 3), ints(DType::F32, {16, 24}, 5, 2),
+                                         ints(DType::F32, {24}, 9, 4)}));
+    ASSERT_EQ(backend->products.size(), 1u);
+    EXPECT_EQ(backend->products[0].tf32, tf32);
+  }
+  auto backend = std::make_shared<FakeBackend>(1 << 20);
+  backend->fill = false;
+  Runtime g(backend);
+  g.region = linear_relu(DType::F16);
+  ASSERT_TRUE(g.run(std::vector<Value>{make_tensor(DType::F16, {8, 0}), make_tensor(DType::F16, {0, 24}),
+                                       ints(DType::F16, {24}, 9, 4)}));
+  ASSERT_EQ(backend->products.size(), 1u);
+  EXPECT_EQ(backend->products[0].epilogue, device::GemmEpilogue::None);
+  EXPECT_EQ(backend->launches, 1u);
+}
+
+// The interpreter promotes mixed operands (f16 by f32 is f32); cuBLASLt
+// multiplies operands of one type: refused on a GPU, with the fix.
+TEST(GpuTarget, MixedProductOperandsAreRefusedWithTheirReason) {
+  Runtime g(std::make_shared<FakeBackend>(1 << 20));
+  EXPECT_EQ(g.gpu->refuses(*linear_relu(DType::F16, DType::BF16)),
+            "a matrix product of f16 by bf16 on the GPU is not built (cuBLASLt takes operands of one type: cast one to "
+            "the other's dtype first)");
+  EXPECT_EQ(g.gpu->refuses(*linear_relu(DType::BF16)), "");
 }
 
 }  // namespace
