@@ -86,6 +86,10 @@ std::string GpuTarget::refuses(const Region& r) const {
       if (r.type(a).dtype != DType::F32)
         return std::string("a matrix product of ") + dtype_name(r.type(a).dtype) +
                " on the GPU is not built (f32 products run on cuBLASLt)";
+  // lower_attention maps each batch entry of the result to the same entry
+  // of k and v; grouped heads (q's head dim a multiple of k's) need h / g.
+  if (lead && lead->op == OpId::Attention && attention_group_heads(r, *lead))
+    return "grouped-query attention (q's heads a multiple of k's and v's) on the GPU is not built";
   return {};
 }
 

@@ -122,5 +122,14 @@ TEST(GpuEmulation, ARegionTheDeviceCannotRunIsCountedWithItsReason) {
       << g.report();
 }
 
+// Grouped-query attention: GpuTarget::refuses it (attention_group_heads)
+// until lower_attention maps query head h to key/value head h / g.
+TEST(GpuEmulation, GroupedQueryAttentionIsRefusedWithItsReason) {
+  const EmulatedGpu g(program("gpu_grouped_attention.tsb"));
+  const auto s = g.stats();
+  EXPECT_GT(s.refused, 0u) << g.report();
+  EXPECT_NE(s.first_refusal.find("grouped-query attention"), std::string::npos) << s.first_refusal;
+}
+
 }  // namespace
 }  // namespace tessera
