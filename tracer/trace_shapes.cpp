@@ -180,6 +180,11 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
   const std::vector<RegionType> before = r.inputs;
   const int entered = num_symbols() + new_symbols;
   if (!r.add(*op, rargs, attrs) || r.num_symbols < entered) return nullptr;
+  // Grouped-query heads are typed by the ratio of the sizes they had (guarded below).
+  if (const auto h = attention_group_heads(r, r.ops.front())) {
+    const auto seen = [&](int s) { return static_cast<size_t>(s) < r.symbol_sizes.size() ? r.symbol_sizes[s] : -1; };
+    if (seen(h->first) <= 0 || seen(h->second) <= 0) return nullptr;
+  }
   // Typed: the new symbols join the table (those the op made for its
   // result have their sizes read off it: set_result), the arguments the
   // type depends on are guarded, and the symbols the op made one merged.
@@ -263,6 +268,13 @@ std::shared_ptr<const Region> TraceShapes::type_call(TraceIR& ir, const CallTarg
     }
   for (RegionType& in : r.inputs) in.dims = canonical(std::move(in.dims));
   for (RegionOp& o : r.ops) o.type.dims = canonical(std::move(o.type.dims));
+  // Grouped-query attention: no merge relates q's heads to k's, so the
+  // ratio g recorded is guarded (Hq == g * Hkv); the result's heads are then
+  // q's for every size, as plain attention's are (Hkv 1 or 0 broadcasts).
+  if (const auto h = attention_group_heads(r, r.ops.front())) {
+    const int64_t g = size_[h->first] / size_[h->second];
+    guard_eq(dim_[h->first], ir.emit(IROp::MUL, IRType::Int, dim_[h->second], ir.kint(g)));
+  }
   r.num_symbols = num_symbols();
   r.symbol_sizes = size_;
   for (const Entering& e : entering) types_[e.x] = r.inputs[static_cast<size_t>(e.input)];

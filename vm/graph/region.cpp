@@ -390,6 +390,25 @@ std::optional<int> Region::add_attention(std::vector<int> args, const std::vecto
   std::optional<std::vector<int>> batch =
       broadcast(std::vector<int>(q.begin(), q.end() - 2), std::vector<int>(k.begin(), k.end() - 2), merges);
   if (batch) batch = broadcast(*batch, std::vector<int>(v.begin(), v.end() - 2), merges);
+  if (!batch && q.size() >= 3 && k.size() >= 3 && v.size() >= 3) {
+    // Grouped-query attention (attention_groups_heads): q's head dim (the
+    // one before Sq) a symbol other than k's and v's, which are one; the
+    // other batch dims broadcast. A region read from text knows no sizes:
+    // its two symbols say so, and bind_symbols checks the sizes they take.
+    const int hq = q[q.size() - 3], hkv = k[k.size() - 3];
+    const auto size = [&](int x) { return static_cast<size_t>(x) < symbol_sizes.size() ? symbol_sizes[x] : -1; };
+    const bool sizes_fit = size(hq) < 0 || size(hkv) < 0 || attention_groups_heads(size(hq), size(hkv));
+    if (hq != kDimOne && hkv != kDimOne && hq != hkv && sizes_fit && unify(hkv, v[v.size() - 3])) {
+      const std::vector<int> gq = type(args[0]).dims, gk = type(args[1]).dims, gv = type(args[2]).dims;
+      merges.clear();
+      if (gq[gq.size() - 3] != gk[gk.size() - 3]) {
+        batch = broadcast(std::vector<int>(gq.begin(), gq.end() - 3), std::vector<int>(gk.begin(), gk.end() - 3),
+                          merges);
+        if (batch) batch = broadcast(*batch, std::vector<int>(gv.begin(), gv.end() - 3), merges);
+        if (batch) batch->push_back(gq[gq.size() - 3]);
+      }
+    }
+  }
   if (!batch) return std::nullopt;
   for (const auto& [keep, drop] : merges) {
     replace_symbol(drop, keep);
@@ -404,6 +423,16 @@ std::optional<int> Region::add_attention(std::vector<int> args, const std::vecto
   kept.causal = attrs.causal;
   kept.scale = attrs.scale;
   return push_op(RegionOp{OpId::Attention, std::move(args), kept, std::move(out)});
+}
+
+std::optional<std::pair<int, int>> attention_group_heads(const Region& r, const RegionOp& o) {
+  if (o.op != OpId::Attention || o.args.size() != 3) return std::nullopt;
+  const std::vector<int>& q = r.type(o.args[0]).dims;
+  const std::vector<int>& k = r.type(o.args[1]).dims;
+  if (q.size() < 3 || k.size() < 3) return std::nullopt;
+  const int hq = q[q.size() - 3], hkv = k[k.size() - 3];
+  if (hq == kDimOne || hkv == kDimOne || hq == hkv) return std::nullopt;
+  return std::make_pair(hq, hkv);
 }
 
 std::vector<int> Region::row_dims() const {

@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "vm/graph/op_table.h"
@@ -206,6 +207,14 @@ class Region {
 };
 
 std::string region_type_str(const RegionType& t);
+
+// Grouped-query attention (attention_groups_heads, kernels.h): the symbols
+// of attention op o's q head dim and of its k and v head dim (each the dim
+// before the tensor's last two), when they are two symbols, k's and v's
+// being one; query head h then reads key/value head h / (q's heads / k's).
+// Nullopt for any other op, or where the heads are one symbol or broadcast
+// (a 1, or a rank below 3), as Region::add types every other attention.
+std::optional<std::pair<int, int>> attention_group_heads(const Region& r, const RegionOp& o);
 
 // Reads Region::str()'s text back (the trace IR's text form carries a
 // kernel call's region so, and a typed call's region with types_only; a

@@ -45,6 +45,13 @@ std::optional<std::vector<int64_t>> bind_symbols(const Region& r, std::span<cons
     for (size_t d = o.attrs.axis ? static_cast<size_t>(*o.attrs.axis) : 0; d < dims.size(); ++d)
       if (dims[d] != kDimOne && sym[dims[d]] == 0) return std::nullopt;
   }
+  // Grouped-query attention raises unless q's heads are k's times g > 1
+  // (or as many: then it is plain attention).
+  for (const RegionOp& o : r.ops)
+    if (const auto h = attention_group_heads(r, o)) {
+      const int64_t hq = sym[static_cast<size_t>(h->first)], hkv = sym[static_cast<size_t>(h->second)];
+      if (hq != hkv && !attention_groups_heads(hq, hkv)) return std::nullopt;
+    }
   return sym;
 }
 

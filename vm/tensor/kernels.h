@@ -87,10 +87,18 @@ void softmax_kernel(const TensorObj& in, int axis, TensorObj& out);
 void check_norm_param(const TensorObj& x, const TensorObj* p, const char* what, const char* name);
 void layer_norm_kernel(const TensorObj& x, const TensorObj* w, const TensorObj* b, double eps, TensorObj& out);
 void rms_norm_kernel(const TensorObj& x, const TensorObj* w, double eps, TensorObj& out);
-// q [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv] -> [..., Sq, Dv]; batch dims broadcast.
+// q [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv] -> [..., Sq, Dv]; batch dims
+// broadcast (right-aligned), except grouped-query attention: where q's head
+// dim (the one before Sq) is Hq, k's and v's (the one before Sk) are both
+// Hkv, and attention_groups_heads(Hq, Hkv), query head h reads key/value
+// head h / (Hq / Hkv). Heads over 1 that differ and do not group (k's and
+// v's equal) raise "q has 6 heads, which is not a multiple of k's 4".
 Shape attention_shape(const Shape& q, const Shape& k, const Shape& v, const char* name);
 void attention_kernel(const TensorObj& q, const TensorObj& k, const TensorObj& v, bool causal,
                       std::optional<double> scale, TensorObj& out);
+// Whether Hq query heads group over Hkv key/value heads: Hkv > 1 and Hq a
+// multiple g > 1 of it (equal heads, and an Hkv of 1, plainly broadcast).
+bool attention_groups_heads(int64_t hq, int64_t hkv);
 
 // --------------------------------------------------------------- shape ops
 // Shape from a script list of non-negative ints (rank <= 8); reshape_shape also allows one -1.

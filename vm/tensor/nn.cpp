@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "vm/core/error.h"
@@ -184,9 +185,16 @@ void rms_norm_kernel(const TensorObj& x, const TensorObj* w, double eps, TensorO
   }
 }
 
+bool attention_groups_heads(int64_t hq, int64_t hkv) { return hkv > 1 && hq > hkv && hq % hkv == 0; }
+
 namespace {
+// batch: the batch entries in the result's order. With grouped-query
+// attention q's head dim Hq is split into [Hkv, g] and k's and v's heads
+// are [Hkv, 1], so that plain broadcasting sends query head h = kv * g + j
+// to kv head h / g, and the entries keep the result's order; out_batch is
+// then batch with [Hkv, g] joined back into Hq.
 struct AttnDims {
-  Shape batch, qb, kb, vb;
+  Shape batch, out_batch, qb, kb, vb;
   int64_t sq, sk, d, dv;
 };
 
@@ -208,6 +216,23 @@ AttnDims attention_dims(const Shape& q, const Shape& k, const Shape& v, const ch
   a.qb.assign(q.begin(), q.end() - 2);
   a.kb.assign(k.begin(), k.end() - 2);
   a.vb.assign(v.begin(), v.end() - 2);
+  // Grouped-query attention: the head dims (each tensor's dim before its
+  // last two, right-aligned as broadcasting aligns them) differ, k's and
+  // v's are equal, and neither side is 1 (which plain broadcasting covers).
+  bool grouped = false;
+  if (a.qb.size() >= 1 && a.kb.size() >= 1 && a.vb.size() >= 1) {
+    const int64_t hq = a.qb.back(), hkv = a.kb.back();
+    if (hkv == a.vb.back() && hkv > 1 && hq > 1 && hq != hkv) {
+      if (!attention_groups_heads(hq, hkv))
+        throw RuntimeError(std::string(name) + ": q has " + std::to_string(hq) +
+                           " heads, which is not a multiple of k's " + std::to_string(hkv));
+      a.qb.back() = hkv;
+      a.qb.push_back(hq / hkv);
+      a.kb.push_back(1);
+      a.vb.push_back(1);
+      grouped = true;
+    }
+  }
   Shape bqk;
   try {
     bqk = broadcast_shapes(a.qb, a.kb, name);
@@ -219,13 +244,19 @@ AttnDims attention_dims(const Shape& q, const Shape& k, const Shape& v, const ch
   } catch (const RuntimeError&) {
     return fail(k, v);
   }
+  a.out_batch = a.batch;
+  if (grouped) {
+    const int64_t g = a.out_batch.back();
+    a.out_batch.pop_back();
+    a.out_batch.back() *= g;
+  }
   return a;
 }
 }  // namespace
 
 Shape attention_shape(const Shape& q, const Shape& k, const Shape& v, const char* name) {
   AttnDims a = attention_dims(q, k, v, name);
-  Shape out = a.batch;
+  Shape out = a.out_batch;
   out.push_back(a.sq);
   out.push_back(a.dv);
   return out;

@@ -241,6 +241,25 @@ inline std::vector<CudaCase> cuda_cases() {
                           wave_tensor(dt, {bs, sks, ds}, 1.0f, 0.7f)});
     cases.push_back(std::move(c));
   }
+  // Grouped-query attention: key/value tensors with fewer heads than q
+  // (query head h reads head h / g), g = 2 and 3, f16 on the tensor cores.
+  {
+    CudaCase c{"attention_gqa_f16", {}, {}, true};
+    Region& r = c.region;
+    const int b = r.new_symbol(), hq = r.new_symbol(), hkv = r.new_symbol(), sq = r.new_symbol(), d = r.new_symbol(),
+              sk = r.new_symbol();
+    const int q = r.add_tensor_input(DType::F16, {b, hq, sq, d});
+    const int k = r.add_tensor_input(DType::F16, {b, hkv, sk, d});
+    const int v = r.add_tensor_input(DType::F16, {b, hkv, sk, d});
+    RegionAttrs at;
+    at.causal = true;
+    r.outputs = {*r.add(OpId::Attention, {q, k, v}, at)};
+    for (auto [heads, kv_heads, ds] : {std::tuple<int64_t, int64_t, int64_t>{4, 2, 64}, {6, 2, 80}})
+      c.inputs.push_back({wave_tensor(DType::F16, {2, heads, 33, ds}, 1.0f, 0.1f),
+                          wave_tensor(DType::F16, {2, kv_heads, 47, ds}, 1.0f, 0.4f),
+                          wave_tensor(DType::F16, {2, kv_heads, 47, ds}, 1.0f, 0.7f)});
+    cases.push_back(std::move(c));
+  }
   return cases;
 }
 

@@ -229,5 +229,54 @@ TEST(Region, BindSymbolsAndTheReferenceRun) {
   EXPECT_FALSE(bind_symbols(r, std::vector<Value>{x, Value::number(2.0), make_tensor(DType::F32, {4})}));
 }
 
+// Grouped-query attention: q's head dim keeps a symbol of its own (6 heads
+// against k's and v's 2, which become one); the result has q's heads; the
+// text form reads back without sizes; bind_symbols takes the sizes for
+// which the interpreter groups or plainly broadcasts the heads.
+TEST(Region, GroupedQueryAttentionKeepsQsHeads) {
+  Region r;
+  const int q = r.add_tensor_input(DType::F32, {r.new_symbol(6), r.new_symbol(8), r.new_symbol(16)});
+  const int k = r.add_tensor_input(DType::F32, {r.new_symbol(3), r.new_symbol(2), r.new_symbol(8), r.new_symbol(16)});
+  const int v = r.add_tensor_input(DType::F32, {r.new_symbol(3), r.new_symbol(2), r.new_symbol(8), r.new_symbol(16)});
+  const std::optional<int> o = r.add(OpId::Attention, {q, k, v}, RegionAttrs{});
+  ASSERT_TRUE(o.has_value());
+  r.outputs = {*o};
+  r.compact_symbols();
+  EXPECT_EQ(r.str(),
+            "%0 = input : f32[s0, s1, s2]\n%1 = input : f32[s3, s4, s5, s2]\n%2 = input : f32[s3, s4, s5, s6]\n"
+            "%3 = attention(%0, %1, %2) : f32[s3, s0, s1, s6]\noutputs %3\n");
+  EXPECT_EQ(attention_group_heads(r, r.ops[0]), std::make_pair(0, 4));
+  EXPECT_EQ(parse_region(r.str()).str(), r.str());
+  const auto bind = [&](int64_t hq, int64_t hkv) {
+    return bind_symbols(r, std::vector<Value>{make_tensor(DType::F32, {hq, 8, 16}), make_tensor(DType::F32, {3, hkv, 8, 16}),
+                                              make_tensor(DType::F32, {3, hkv, 8, 16})})
+        .has_value();
+  };
+  EXPECT_TRUE(bind(6, 2));
+  EXPECT_TRUE(bind(8, 4));
+  EXPECT_TRUE(bind(4, 4));   // plain attention
+  EXPECT_FALSE(bind(6, 4));  // the interpreter raises
+  EXPECT_FALSE(bind(2, 4));
+  // Plain attention's heads are one symbol: not grouped.
+  Region p;
+  const int pq = p.add_tensor_input(DType::F32, {p.new_symbol(4), p.new_symbol(8), p.new_symbol(16)});
+  const int pk = p.add_tensor_input(DType::F32, {p.new_symbol(4), p.new_symbol(8), p.new_symbol(16)});
+  p.add(OpId::Attention, {pq, pk, pk}, RegionAttrs{});
+  ASSERT_EQ(p.ops.size(), 1u);
+  EXPECT_EQ(attention_group_heads(p, p.ops[0]), std::nullopt);
+}
+
+TEST(Region, AttentionHeadsThatDoNotGroupDoNotFuse) {
+  Region r;
+  const int q = r.add_tensor_input(DType::F32, {r.new_symbol(6), r.new_symbol(8), r.new_symbol(16)});
+  const int k = r.add_tensor_input(DType::F32, {r.new_symbol(4), r.new_symbol(8), r.new_symbol(16)});
+  const int k2 = r.add_tensor_input(DType::F32, {r.new_symbol(2), r.new_symbol(8), r.new_symbol(16)});
+  const int v4 = r.add_tensor_input(DType::F32, {r.new_symbol(4), r.new_symbol(8), r.new_symbol(16)});
+  const std::string before = r.str();
+  EXPECT_EQ(r.add(OpId::Attention, {q, k, k}, RegionAttrs{}), std::nullopt);    // 6 heads over 4
+  EXPECT_EQ(r.add(OpId::Attention, {k, k2, v4}, RegionAttrs{}), std::nullopt);  // k's 2 heads, v's 4
+  EXPECT_EQ(r.str(), before);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -168,5 +168,88 @@ TEST(NN, AttentionOverManyBlocks) {
   EXPECT_EQ(vals(none), std::vector<double>(6, 0.0));
 }
 
+// x [outer, heads, n] -> [outer, heads * g, n], head h a copy of x's h / g:
+// grouped-query attention's key/value heads written out by indexing.
+std::vector<double> repeat_heads(const std::vector<double>& x, int outer, int heads, int g, int n) {
+  std::vector<double> out;
+  for (int b = 0; b < outer; ++b)
+    for (int h = 0; h < heads * g; ++h)
+      for (int i = 0; i < n; ++i) out.push_back(x[static_cast<size_t>((b * heads + h / g) * n + i)]);
+  return out;
+}
+
+// Grouped-query attention (docs/language.md): q's head dim (the one before
+// Sq) is g = 3 times k's and v's, so query head h reads key/value head h / 3.
+// Against attention over k and v with their heads repeated by indexing (the
+// same kernel per batch entry: the same bits) and the double-precision
+// reference; f32 and f16 (the tiled path), i64 (the double path); Sq of 70
+// is two query blocks per entry.
+TEST(NN, GroupedQueryAttentionReadsKeyValueHeadHOverG) {
+  const int B = 2, Hq = 6, Hkv = 2, G = 3, Sq = 70, Sk = 9, D = 4;
+  const std::vector<double> kd = filled(B * Hkv * Sk * D, 0.9), vd = filled(B * Hkv * Sk * D, 1.7);
+  const Value q = make_t(filled(B * Hq * Sq * D, 0.2), {B, Hq, Sq, D});
+  const Value k = make_t(kd, {B, Hkv, Sk, D}), v = make_t(vd, {B, Hkv, Sk, D});
+  const Value kr = make_t(repeat_heads(kd, B, Hkv, G, Sk * D), {B, Hq, Sk, D}),
+              vr = make_t(repeat_heads(vd, B, Hkv, G, Sk * D), {B, Hq, Sk, D});
+  for (DType dt : {DType::F32, DType::F16, DType::I64}) {
+    // i64: the values times 3, rounded, so that they are not all zeros.
+    const auto as = [&](const Value& x) {
+      if (dt != DType::I64) return call("cast", {x, Value::dtype(dt)});
+      std::vector<double> r;
+      for (double e : vals(x)) r.push_back(std::round(e * 3));
+      return make_t(r, tensor_of(x).shape, dt);
+    };
+    const Value qc = as(q), kc = as(k), vc = as(v), krc = as(kr), vrc = as(vr);
+    for (bool causal : {false, true}) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + (causal ? " causal" : ""));
+      const Kw kw = {{"causal", Value::boolean(causal)}};
+      const Value o = call("attention", {qc, kc, vc}, kw);
+      EXPECT_EQ(tensor_of(o).shape, (Shape{B, Hq, Sq, D}));
+      EXPECT_EQ(tensor_of(o).dtype, float_result_dtype(dt));
+      EXPECT_EQ(vals(o), vals(call("attention", {qc, krc, vrc}, kw)));
+      expect_close(vals(o), naive_attention(vals(qc), vals(krc), vals(vrc), B * Hq, Sq, Sk, D, causal, 0.5),
+                   dt == DType::F16 ? 5e-3 : 1e-5);
+    }
+  }
+}
+
+// Ranks that differ align right, as broadcasting does: q [6, Sq, D] with k
+// and v [3, 2, Sk, D] gives [3, 6, Sq, D], entry b reading k[b] and v[b].
+TEST(NN, GroupedQueryAttentionBroadcastsTheOtherBatchDims) {
+  const int Hq = 6, Hkv = 2, Sq = 4, Sk = 5, D = 3;
+  const std::vector<double> qd = filled(Hq * Sq * D, 0.4), kd = filled(3 * Hkv * Sk * D, 1.1),
+                            vd = filled(3 * Hkv * Sk * D, 2.6);
+  std::vector<double> qrep;
+  for (int b = 0; b < 3; ++b) qrep.insert(qrep.end(), qd.begin(), qd.end());
+  const Value o = call("attention", {make_t(qd, {Hq, Sq, D}), make_t(kd, {3, Hkv, Sk, D}), make_t(vd, {3, Hkv, Sk, D})},
+                       {{"causal", Value::boolean(true)}});
+  ASSERT_EQ(tensor_of(o).shape, (Shape{3, Hq, Sq, D}));
+  expect_close(vals(o),
+               naive_attention(qrep, repeat_heads(kd, 3, Hkv, 3, Sk * D), repeat_heads(vd, 3, Hkv, 3, Sk * D), 3 * Hq,
+                               Sq, Sk, D, true, 1.0 / std::sqrt(3.0)),
+               1e-5);
+}
+
+TEST(NN, GroupedQueryAttentionErrors) {
+  const auto attn = [](Shape q, Shape k, Shape v) {
+    return error_of([&] {
+      call("attention", {make_tensor(DType::F32, q), make_tensor(DType::F32, k), make_tensor(DType::F32, v)});
+    });
+  };
+  EXPECT_EQ(attn({1, 6, 8, 16}, {1, 4, 8, 16}, {1, 4, 8, 16}), "attention: q has 6 heads, which is not a multiple of k's 4");
+  EXPECT_EQ(attn({2, 8, 16}, {4, 8, 16}, {4, 8, 16}), "attention: q has 2 heads, which is not a multiple of k's 4");
+  // k's and v's heads differ: not grouped.
+  EXPECT_EQ(attn({1, 4, 8, 16}, {1, 2, 8, 16}, {1, 4, 8, 16}),
+            "attention: shapes [1, 4, 8, 16] and [1, 2, 8, 16] are incompatible");
+  // Heads that group, another batch dim that does not broadcast.
+  EXPECT_EQ(attn({2, 4, 8, 16}, {3, 2, 8, 16}, {3, 2, 8, 16}),
+            "attention: shapes [2, 4, 8, 16] and [3, 2, 8, 16] are incompatible");
+  // A 1 still broadcasts, either side.
+  EXPECT_EQ(attn({1, 4, 8, 16}, {1, 1, 8, 16}, {1, 1, 8, 16}), "<no error>");
+  EXPECT_EQ(attn({1, 1, 8, 16}, {1, 4, 8, 16}, {1, 4, 8, 16}), "<no error>");
+  EXPECT_EQ(attention_shape({1, 4, 8, 16}, {1, 2, 8, 16}, {1, 2, 8, 32}, "attention"), (Shape{1, 4, 8, 32}));
+  EXPECT_EQ(attention_shape({1, 1, 8, 16}, {1, 4, 8, 16}, {1, 4, 8, 16}, "attention"), (Shape{1, 4, 8, 16}));
+}
+
 }  // namespace
 }  // namespace tessera
