@@ -29,7 +29,8 @@
 //
 // K2 kernels take every shape (tiles of 64, the value dim split over grid
 // axis 2); K3 kernels know the dims and take the head and value dims whole
-// (rounded up to 16, up to 256), loading Q's block once per program.
+// (rounded up to 16, up to kAttentionMaxWhole), loading Q's block once
+// per program; wider dims keep K2's chunks, with the dims constant.
 #include <algorithm>
 #include <limits>
 #include <stdexcept>

@@ -58,8 +58,11 @@ struct AttentionTiles {
   int64_t head = 64;
   int64_t value = 64;
 };
-// Head and value dims up to this are taken whole by a K3 kernel.
-constexpr int64_t kAttentionMaxWhole = 256;
+// Head and value dims up to this are taken whole by a K3 kernel; wider
+// ones (up to 256 and beyond) keep K2's chunks of 64 with constant dims:
+// whole tiles of 256 columns need more than a GPU thread's 255 registers
+// in the CUDA emitter's layout (ptxas spills; cuda_kernel_nvrtc_test).
+constexpr int64_t kAttentionMaxWhole = 128;
 // K2's tiles (opt has no values), or a K3 kernel's for the dims opt gives:
 // the head and value dims whole (rounded up to 16) where they are at most
 // kAttentionMaxWhole; `rows` query rows per program.
