@@ -197,6 +197,17 @@ ValueId KernelBuilder::load(int param, ValueId offset, std::optional<ValueId> ma
   return typed(k_, *block_, std::move(in));
 }
 
+ValueId KernelBuilder::load_block(int param, ValueId base, ValueId r0, ValueId c0, ValueId nrows, ValueId ncols,
+                                  ValueId stride, int64_t rows, int64_t cols, bool transposed) {
+  if (param < 0 || static_cast<size_t>(param) >= k_.params.size()) throw std::invalid_argument("load_block: no such param");
+  Inst& in = emit(KOp::BlockLoad, {base, r0, c0, nrows, ncols, stride},
+                  Type{k_.params[static_cast<size_t>(param)].elem, {rows, cols}});
+  in.index = param;
+  in.transposed = transposed;
+  infer_result(k_, in);  // checks the operands
+  return in.results[0];
+}
+
 void KernelBuilder::store(int param, ValueId offset, ValueId v, std::optional<ValueId> mask) {
   Inst in = make(KOp::Store, {offset, v});
   if (mask) in.operands.push_back(*mask);

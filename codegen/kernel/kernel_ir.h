@@ -34,7 +34,7 @@ enum class KOp : uint8_t {
 
 enum class KShape : uint8_t {
   Const, Dim, ProgramId, Range, Splat, Broadcast, Trans, Unary, Binary, Cmp, Select, Cast,
-  Load, Store, Reduce, Dot, For, Yield
+  Load, Store, BlockLoad, Reduce, Dot, For, Yield
 };
 
 enum KFlag : uint8_t { Pure = 1, Float = 2, Terminator = 4 };
@@ -90,7 +90,8 @@ struct Inst {
   // Attributes; which one means something depends on the op's shape:
   double fvalue = 0;   // Const of a float type
   int64_t ivalue = 0;  // Const of an int type
-  int32_t index = 0;   // Dim: dim number; ProgramId, Broadcast, Reduce: axis; Load, Store: param number
+  int32_t index = 0;   // Dim: dim number; ProgramId, Broadcast, Reduce: axis; Load, Store, BlockLoad: param number
+  bool transposed = false;  // BlockLoad: the block transposed
   Pred pred = Pred::Eq;
   ReduceKind reduce = ReduceKind::Sum;
   std::unique_ptr<Block> body;  // For: args are the induction variable, then the iter values
@@ -177,6 +178,11 @@ class KernelBuilder {
   ValueId cast(ValueId x, Elem to);
   ValueId load(int param, ValueId offset, std::optional<ValueId> mask = {}, std::optional<ValueId> other = {});
   void store(int param, ValueId offset, ValueId v, std::optional<ValueId> mask = {});
+  // Rows r0 .. r0+rows-1 and columns c0 .. c0+cols-1 of the row-major
+  // [nrows, ncols] matrix at element `base` of param (`stride` elements per
+  // row), zero outside it; transposed: the [cols, rows] block's transpose.
+  ValueId load_block(int param, ValueId base, ValueId r0, ValueId c0, ValueId nrows, ValueId ncols, ValueId stride,
+                     int64_t rows, int64_t cols, bool transposed = false);
   // A float sum may give f64 (`acc`): the sum in double, not rounded to f32.
   ValueId reduce(ReduceKind r, ValueId tile, int axis, std::optional<Elem> acc = {});
   ValueId dot(ValueId a, ValueId b, ValueId acc);

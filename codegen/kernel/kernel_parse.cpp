@@ -314,9 +314,18 @@ class Parser {
           }
         }
         break;
+      case KShape::BlockLoad:
+        if (!suffix.empty() && suffix != "t") { --pos_; error("load_block's only suffix is .t (transposed)"); }
+        in.transposed = suffix == "t";
+        in.index = param_ref();
+        expect("[");
+        in.operands = uses();
+        expect("]");
+        break;
       default: in.operands = uses(); break;
     }
-    if (!suffix.empty() && shape != KShape::Cmp && shape != KShape::Reduce) error("only cmp and reduce take a suffix");
+    if (!suffix.empty() && shape != KShape::Cmp && shape != KShape::Reduce && shape != KShape::BlockLoad)
+      error("only cmp, reduce and load_block take a suffix");
     if (shape == KShape::Store || shape == KShape::Yield) {
       if (!results.empty()) error(std::string(op_info(*op).name) + " gives no value");
     } else {

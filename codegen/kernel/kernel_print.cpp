@@ -112,6 +112,10 @@ class Printer {
           if (in.operands.size() > 1) out_ += ", mask " + v(in.operands[1]);
           if (in.operands.size() > 2) out_ += ", other " + v(in.operands[2]);
           break;
+        case KShape::BlockLoad:
+          if (in.transposed) out_ += ".t";
+          out_ += " " + param(in.index) + "[" + list(in.operands) + "]";
+          break;
         case KShape::Store:
           out_ += " " + param(in.index) + "[" + v(in.operands[0]) + "], " + v(in.operands[1]);
           if (in.operands.size() > 2) out_ += ", mask " + v(in.operands[2]);

@@ -135,6 +135,16 @@ Type infer_result(const Kernel& k, const Inst& in) {
         fail(in, "`other` must be " + type_str(value));
       return value;
     }
+    case KShape::BlockLoad: {
+      if (in.index < 0 || static_cast<size_t>(in.index) >= k.params.size())
+        fail(in, "no param #" + std::to_string(in.index));
+      for (size_t i = 0; i < in.operands.size(); ++i)
+        if (!(operand(k, in, i) == Type{Elem::I64, {}})) fail(in, "base, rows, columns, bounds and stride are i64 scalars");
+      const Type& t = declared(k, in);
+      if (t.shape.size() != 2 || t.elem != k.params[static_cast<size_t>(in.index)].elem)
+        fail(in, "gives a 2-D tile of the param's element type, not " + type_str(t));
+      return t;
+    }
     case KShape::Reduce: {
       Type t = operand(k, in, 0);
       if (!t.is_tile() || in.index < 0 || static_cast<size_t>(in.index) >= t.shape.size())

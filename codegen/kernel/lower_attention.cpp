@@ -110,21 +110,13 @@ class AttentionLowering {
 
   // Elements (r0 + i, c0 + j) of a row-major [nrows, ncols] matrix at `base`,
   // zero where r0 + i >= nrows or c0 + j >= ncols; transposed: element
-  // (r0 + j, c0 + i) as (i, j). As stored (half) on the half path, else f32.
+  // (r0 + j, c0 + i) as (i, j). A block load (the GPU copies it into shared
+  // memory for a tensor-core product), as stored (half) on the half path,
+  // else f32.
   ValueId load_block(int param, ValueId base, ValueId r0, ValueId c0, ValueId nrows, ValueId ncols, int64_t rows,
                      int64_t cols, bool transposed) {
-    ValueId ri = row_index(rows, cols), cj = col_index(rows, cols);
-    if (transposed) std::swap(ri, cj);
-    ValueId r = b_.binary(KOp::Add, tile(r0, rows, cols), ri);
-    ValueId c = b_.binary(KOp::Add, tile(c0, rows, cols), cj);
-    ValueId in_r = b_.cmp(Pred::Lt, r, tile(nrows, rows, cols));
-    ValueId in_c = b_.cmp(Pred::Lt, c, tile(ncols, rows, cols));
-    ValueId mask = b_.select(in_r, in_c, in_r);  // in_r and in_c
-    ValueId off = b_.binary(KOp::Add, tile(base, rows, cols),
-                            b_.binary(KOp::Add, b_.binary(KOp::Mul, r, tile(ncols, rows, cols)), c));
+    const ValueId x = b_.load_block(param, base, r0, c0, nrows, ncols, ncols, rows, cols, transposed);
     const Elem e = k_.params[static_cast<size_t>(param)].elem;
-    ValueId zero = e == Elem::F32 ? b_.const_float(0.0) : b_.cast(b_.const_float(0.0), e);
-    ValueId x = b_.load(param, off, mask, tile(zero, rows, cols));
     return e == Elem::F32 || half_ ? x : b_.cast(x, Elem::F32);
   }
 

@@ -206,6 +206,7 @@ void CpuEmitter::inst(const Inst& in) {
     case KShape::Broadcast: return broadcast(in);
     case KShape::Trans: return trans(in);
     case KShape::Dot: return dot(in);
+    case KShape::BlockLoad: return block_load(in);
     default: fail(std::string("no tile form of ") + op_info(in.op).name);
   }
 }

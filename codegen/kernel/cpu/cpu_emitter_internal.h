@@ -168,6 +168,7 @@ class CpuEmitter {
   llvm::Value* load_strip(const Inst& in, llvm::Value* s, int64_t n);
 
   void store_scalar(const Inst& in);
+  void block_load(const Inst& in);
 
   void store_strip(const Inst& in, llvm::Value* s, int64_t n);
 

@@ -35,6 +35,43 @@ llvm::Value* CpuEmitter::load_strip(const Inst& in, llvm::Value* s, int64_t n) {
   llvm::Value* ptrs = b_.CreateGEP(mem_type(p.elem), param_ptrs_[in.index], strip(in.operands[0], s));
   return to_reg(b_.CreateMaskedGather(vt, ptrs, llvm::Align(1), mask, other));
 }
+// Element by element, each load behind a branch (outside the matrix there
+// may be no memory): the CPU runs no block load in production (a fused
+// attention's step is the interpreter's kernel there), so this is the
+// simple form that checks the IR's semantics.
+void CpuEmitter::block_load(const Inst& in) {
+  const Param& p = k_.params[in.index];
+  const ValueId r = in.results[0];
+  const int64_t cols = type(r).shape[1];
+  llvm::Value* base = scalar(in.operands[0]);
+  llvm::Value* r0 = scalar(in.operands[1]);
+  llvm::Value* c0 = scalar(in.operands[2]);
+  llvm::Value* nrows = scalar(in.operands[3]);
+  llvm::Value* ncols = scalar(in.operands[4]);
+  llvm::Value* stride = scalar(in.operands[5]);
+  llvm::Type* mt = mem_type(p.elem);
+  loop(type(r).shape[0], [&](llvm::Value* i) {
+    loop(cols, [&](llvm::Value* j) {
+      llvm::Value* mr = b_.CreateAdd(r0, in.transposed ? j : i);
+      llvm::Value* mc = b_.CreateAdd(c0, in.transposed ? i : j);
+      llvm::Value* inside = b_.CreateAnd(b_.CreateICmpSLT(mr, nrows), b_.CreateICmpSLT(mc, ncols));
+      llvm::BasicBlock* from = b_.GetInsertBlock();
+      auto* yes = llvm::BasicBlock::Create(ctx_, "blk", fn_);
+      auto* join = llvm::BasicBlock::Create(ctx_, "blk.join", fn_);
+      b_.CreateCondBr(inside, yes, join);
+      b_.SetInsertPoint(yes);
+      llvm::Value* at_elem = b_.CreateAdd(base, b_.CreateAdd(b_.CreateMul(mr, stride), mc));
+      llvm::Value* v = b_.CreateLoad(mt, elem_ptr(param_ptrs_[in.index], p.elem, at_elem));
+      b_.CreateBr(join);
+      b_.SetInsertPoint(join);
+      auto* phi = b_.CreatePHI(mt, 2);
+      phi->addIncoming(v, yes);
+      phi->addIncoming(llvm::Constant::getNullValue(mt), from);
+      llvm::Value* x = p.elem == Elem::I1 ? b_.CreateICmpNE(phi, b_.getInt8(0)) : static_cast<llvm::Value*>(phi);
+      set_at(r, b_.CreateAdd(b_.CreateMul(i, b_.getInt64(cols)), j), x);
+    });
+  });
+}
 void CpuEmitter::store_scalar(const Inst& in) {
   const Param& p = k_.params[in.index];
   auto do_store = [&] {

@@ -220,6 +220,9 @@ void CudaEmitter::inst(const Inst& in) {
       return;
     }
     case KShape::Load: return load(in);
+    case KShape::BlockLoad:
+      if (!staged_loads_.count(in.results[0])) block_load(in);
+      return;  // else the dot that reads it copies it into shared memory (cuda_emitter_mma.cpp)
     case KShape::Store: return store(in);
     case KShape::Reduce: return reduce(in);
     case KShape::Broadcast: return broadcast(in);
@@ -263,6 +266,28 @@ void CudaEmitter::load(const Inst& in) {
               << ")" << other << ";";
   if (tile) close();
   if (p.output) barrier();  // no thread overwrites it before every thread has read it
+}
+
+// Each lane's element at its row and column of the matrix, zero outside;
+// the addresses are computed per element, not kept as tiles of offsets.
+void CudaEmitter::block_load(const Inst& in) {
+  const ValueId r = in.results[0];
+  const Param& p = k_.params.at(static_cast<size_t>(in.index));
+  const int64_t cols = type(r).shape[1];
+  const std::string param = "tsr_p" + std::to_string(in.index);
+  auto op = [&](size_t i) { return name(in.operands[i]); };
+  if (p.output) barrier();
+  declare(r);
+  open_lanes(type(r).numel(), false);
+  line() << "const tsr_i64 tsr_i = tsr_e / " << cols << ", tsr_c = tsr_e % " << cols << ";";
+  line() << "const tsr_i64 tsr_mr = " << op(1) << " + " << (in.transposed ? "tsr_c" : "tsr_i") << ", tsr_mc = " << op(2)
+         << " + " << (in.transposed ? "tsr_i" : "tsr_c") << ";";
+  const std::string value = param + "[" + op(0) + " + tsr_mr * " + op(5) + " + tsr_mc]";
+  line() << name(r) << "[tsr_j] = (tsr_e < " << type(r).numel() << " && tsr_mr < " << op(3) << " && tsr_mc < " << op(4)
+         << ") ? (" << reg_type(p.elem) << ")" << (p.elem == Elem::I1 ? "(" + value + " != 0)" : value) << " : ("
+         << reg_type(p.elem) << ")0;";
+  close();
+  if (p.output) barrier();
 }
 
 void CudaEmitter::store(const Inst& in) {
@@ -379,6 +404,7 @@ CudaKernelSource CudaEmitter::run(const std::string& entry) {
            << ";  // " << k_.dims[d];
     if (c) line() << "(void)tsr_arg_dim" << d << ";";
   }
+  plan_staged_loads();
   block(k_.body);
   indent_ = 0;
   if (shared_bytes_ > kCudaMaxSharedBytes)

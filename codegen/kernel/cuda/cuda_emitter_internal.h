@@ -55,6 +55,7 @@ class CudaEmitter {
   void inst(const Inst& in);
   void elementwise(const Inst& in);
   void load(const Inst& in);
+  void block_load(const Inst& in);
   void store(const Inst& in);
   void for_loop(const Inst& in);
   void copy(const std::string& to, const std::string& from, const Type& t);
@@ -71,6 +72,14 @@ class CudaEmitter {
   // cuda_emitter_mma.cpp: a dot of half tiles on the tensor cores (mma.sync).
   bool mma_fits(const Inst& in) const;
   void dot_mma(const Inst& in);
+  // Block loads whose one use is as an operand of such a dot in the same
+  // block: copied from global into the dot's staging area (cp.async) there,
+  // never held in registers.
+  void plan_staged_loads();
+  // Copies block load `bl` into shared memory at `at`, rows along the
+  // matrix's rows (`rows` x `cols` as stored: a transposed load's block
+  // as the matrix holds it); returns the typed pointer's name.
+  std::string stage_block_load(const Inst& bl, int64_t at);
   void barrier() { line() << "tsr_sync();"; }
 
   const Kernel& k_;
@@ -81,6 +90,7 @@ class CudaEmitter {
   int64_t shared_bytes_ = 0;
   int tmp_ = 0;  // numbering of temporaries
   std::unordered_map<ValueId, std::string> names_;
+  std::unordered_map<ValueId, const Inst*> staged_loads_;  // plan_staged_loads
 };
 
 // Staging areas start on 16-byte boundaries of the shared memory.

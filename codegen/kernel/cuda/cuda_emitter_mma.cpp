@@ -2,12 +2,16 @@
 // tiles into an f32 accumulator, whose shapes are whole m16n8k16 tiles,
 // runs on mma.sync instead of one CUDA-core product per result element.
 //
-// The operands arrive spread over the block's threads (the emitter's one
-// layout, cuda_emitter.h), so they are staged in shared memory as halves
-// (A [M][K] and B [K][N], row-major) with the accumulator C [M][N] in f32.
+// Operands are staged in shared memory as halves (A [M][K], B [K][N] or
+// [N][K]) with the accumulator C [M][N] in f32: an operand that is a block
+// load used only here is copied there from global memory by cp.async (16
+// bytes per copy, zero-filled past the matrix), never held in registers;
+// others arrive spread over the block's threads (the emitter's one layout,
+// cuda_emitter.h) and are written there.
 // The 16x8 result tiles are dealt to the warps round-robin; a warp takes
-// A's fragment with ldmatrix.x4 and B's with ldmatrix.x2.trans (B's rows
-// are k, the fragment wants k along its columns), walks k in steps of 16
+// A's fragment with ldmatrix.x4 and B's with ldmatrix.x2.trans from [K][N]
+// (the fragment wants k along its columns) or ldmatrix.x2 from [N][K],
+// walks k in steps of 16
 // with one mma each, and writes its tile of D over C's in place (each tile
 // is read and written by one warp only). After a barrier every thread
 // reads back the result elements it holds.
@@ -16,6 +20,9 @@
 // of the block the same number of times, as the host emulation runs them
 // between block-wide barriers: a warp with no tile left in the last round
 // computes a tile again and does not write it.
+#include <unordered_map>
+#include <utility>
+
 #include "codegen/kernel/cuda/cuda_emitter_internal.h"
 
 namespace tessera::kir::detail {
@@ -28,14 +35,112 @@ bool CudaEmitter::mma_fits(const Inst& in) const {
   return half && c.elem == Elem::F32 && a.shape[0] % 16 == 0 && a.shape[1] % 16 == 0 && b.shape[1] % 8 == 0;
 }
 
+namespace {
+
+// Every use of each value, and where each value is defined (its
+// instruction and block), over the kernel's nested blocks.
+struct UseDef {
+  std::unordered_map<ValueId, int> uses;
+  std::unordered_map<ValueId, std::pair<const Inst*, const Block*>> def;
+  void walk(const Block& b) {
+    for (const Inst& in : b.insts) {
+      for (ValueId o : in.operands) ++uses[o];
+      for (ValueId r : in.results) def[r] = {&in, &b};
+      if (in.body) walk(*in.body);
+    }
+  }
+};
+
+}  // namespace
+
+void CudaEmitter::plan_staged_loads() {
+  UseDef ud;
+  ud.walk(k_.body);
+  std::vector<const Block*> blocks = {&k_.body};
+  while (!blocks.empty()) {
+    const Block* b = blocks.back();
+    blocks.pop_back();
+    for (const Inst& in : b->insts) {
+      if (in.body) blocks.push_back(in.body.get());
+      if (in.op != KOp::Dot || !mma_fits(in)) continue;
+      for (int operand = 0; operand < 2; ++operand) {
+        const ValueId v = in.operands[static_cast<size_t>(operand)];
+        auto d = ud.def.find(v);
+        if (d == ud.def.end() || d->second.second != b || d->second.first->op != KOp::BlockLoad || ud.uses[v] != 1)
+          continue;
+        const Inst& bl = *d->second.first;
+        if (k_.params[static_cast<size_t>(bl.index)].output) continue;  // what this program stored: fenced loads
+        // Copied in 16-byte pieces along the matrix's rows: A as [M][K], B
+        // as [K][N] or, transposed, [N][K]; A transposed is not staged.
+        const Type& t = type(v);
+        const int64_t row_len = bl.transposed ? t.shape[0] : t.shape[1];
+        if ((operand == 0 && bl.transposed) || row_len % 8 != 0) continue;
+        staged_loads_[v] = &bl;
+      }
+    }
+  }
+}
+
+std::string CudaEmitter::stage_block_load(const Inst& bl, int64_t at) {
+  const Type& t = type(bl.results[0]);
+  const Param& p = k_.params[static_cast<size_t>(bl.index)];
+  // The block as the matrix holds it: rows along the matrix's rows.
+  const int64_t rows = bl.transposed ? t.shape[1] : t.shape[0], cols = bl.transposed ? t.shape[0] : t.shape[1];
+  const std::string sp = "tsr_s" + std::to_string(tmp_++), param = "tsr_p" + std::to_string(bl.index);
+  const char* T = mem_type(p.elem);
+  auto op = [&](size_t i) { return name(bl.operands[i]); };
+  shared_bytes_ = std::max(shared_bytes_, at + aligned16(rows * cols * 2));
+  line() << T << "* " << sp << " = (" << T << "*)(tsr_sm + " << at << ");";
+  line() << "{";
+  ++indent_;
+  // Rows that start on 16-byte boundaries are copied in pieces of 8
+  // elements by cp.async (a piece past the matrix's columns partly, the
+  // rest zeros); other matrices element by element.
+  line() << "if (((" << op(0) << " | " << op(5) << " | " << op(2) << ") & 7) == 0) {";
+  ++indent_;
+  line() << "for (int tsr_q = tsr_t; tsr_q < " << rows * cols / 8 << "; tsr_q += " << threads_ << ") {";
+  ++indent_;
+  line() << "const int tsr_a = tsr_q / " << cols / 8 << ", tsr_b = (tsr_q % " << cols / 8 << ") * 8;";
+  line() << "const tsr_i64 tsr_mr = " << op(1) << " + tsr_a, tsr_mc = " << op(2) << " + tsr_b;";
+  line() << "tsr_i64 tsr_n = tsr_mr < " << op(3) << " ? " << op(4) << " - tsr_mc : 0;";
+  line() << "tsr_n = tsr_n < 0 ? 0 : (tsr_n > 8 ? 8 : tsr_n);";
+  line() << "if (tsr_n > 0) tsr_cp_async16(" << sp << " + tsr_a * " << cols << " + tsr_b, " << param << " + " << op(0)
+         << " + tsr_mr * " << op(5) << " + tsr_mc, (int)tsr_n * 2);";
+  line() << "else { unsigned* tsr_z = (unsigned*)(" << sp << " + tsr_a * " << cols
+         << " + tsr_b); tsr_z[0] = tsr_z[1] = tsr_z[2] = tsr_z[3] = 0u; }";
+  close();
+  line() << "tsr_cp_async_commit();";
+  line() << "tsr_cp_async_wait<0>();";
+  --indent_;
+  line() << "} else {";
+  ++indent_;
+  line() << "for (int tsr_q = tsr_t; tsr_q < " << rows * cols << "; tsr_q += " << threads_ << ") {";
+  ++indent_;
+  line() << "const tsr_i64 tsr_mr = " << op(1) << " + tsr_q / " << cols << ", tsr_mc = " << op(2) << " + tsr_q % " << cols
+         << ";";
+  line() << sp << "[tsr_q] = (tsr_mr < " << op(3) << " && tsr_mc < " << op(4) << ") ? " << param << "[" << op(0)
+         << " + tsr_mr * " << op(5) << " + tsr_mc] : (" << T << ")0;";
+  close();
+  close();
+  close();
+  return sp;
+}
+
 void CudaEmitter::dot_mma(const Inst& in) {
   const Type& a = type(in.operands[0]);
   const Type& b = type(in.operands[1]);
   const Type& c = type(in.operands[2]);
   const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
   const int64_t a_bytes = aligned16(M * K * 2), b_bytes = aligned16(K * N * 2);
-  const std::string sa = stage(in.operands[0], 0, a.elem);
-  const std::string sb = stage(in.operands[1], a_bytes, a.elem);
+  auto staged = [&](ValueId v) -> const Inst* {
+    auto it = staged_loads_.find(v);
+    return it == staged_loads_.end() ? nullptr : it->second;
+  };
+  const Inst* la = staged(in.operands[0]);
+  const Inst* lb = staged(in.operands[1]);
+  const std::string sa = la ? stage_block_load(*la, 0) : stage(in.operands[0], 0, a.elem);
+  const std::string sb = lb ? stage_block_load(*lb, a_bytes) : stage(in.operands[1], a_bytes, a.elem);
+  const bool b_by_columns = lb && lb->transposed;  // B held as [N][K]
   const std::string sc = stage(in.operands[2], a_bytes + b_bytes, Elem::F32);
   barrier();
   const int warps = threads_ / 32;
@@ -58,10 +163,14 @@ void CudaEmitter::dot_mma(const Inst& in) {
   ++indent_;
   // ldmatrix: lane l gives row l % 8 of 8x8 matrix l / 8. A's four are
   // (rows 0-7, 8-15) x (k 0-7, 8-15) in the order of the fragment's
-  // registers; B's two are k 0-7 and 8-15 of its 8 columns.
+  // registers; B's two are k 0-7 and 8-15 of its 8 columns: transposed
+  // from [K][N] (rows are k), as they are from [N][K] (rows are n).
   line() << "unsigned tsr_fa[4], tsr_fb[2];";
   line() << "tsr_ldmatrix_x4(tsr_fa, " << sa << " + (tsr_m0 + tsr_lane % 16) * " << K << " + tsr_k0 + (tsr_lane / 16) * 8);";
-  line() << "tsr_ldmatrix_x2_trans(tsr_fb, " << sb << " + (tsr_k0 + tsr_lane % 16) * " << N << " + tsr_n0);";
+  if (b_by_columns)
+    line() << "tsr_ldmatrix_x2(tsr_fb, " << sb << " + (tsr_n0 + tsr_lane % 8) * " << K << " + tsr_k0 + ((tsr_lane / 8) % 2) * 8);";
+  else
+    line() << "tsr_ldmatrix_x2_trans(tsr_fb, " << sb << " + (tsr_k0 + tsr_lane % 16) * " << N << " + tsr_n0);";
   line() << mma << "(tsr_acc, tsr_fa, tsr_fb, tsr_acc);";
   close();
   line() << "if (tsr_want < " << tiles << ") {";
