@@ -53,7 +53,7 @@ Kernel lower_region(const Region& r, const std::string& name, const RegionLoweri
 // columns per program (a wider value dim is split over grid axis 2). All
 // multiples of 16 (the tensor cores' k and m).
 struct AttentionTiles {
-  int64_t rows = 64;
+  int64_t rows = 32;
   int64_t keys = 64;
   int64_t head = 64;
   int64_t value = 64;
@@ -65,8 +65,10 @@ struct AttentionTiles {
 constexpr int64_t kAttentionMaxWhole = 128;
 // K2's tiles (opt has no values), or a K3 kernel's for the dims opt gives:
 // the head and value dims whole (rounded up to 16) where they are at most
-// kAttentionMaxWhole; `rows` query rows per program.
-AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64_t rows = 64);
+// kAttentionMaxWhole; `rows` query rows per program (32 by default: 64
+// rows of 64 keys need more than a GPU thread's 255 registers for the
+// score, probability and accumulator tiles in the CUDA emitter's layout).
+AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64_t rows = 32);
 
 // The region's leading attention (Region::leading_step) as one kernel
 // (lower_attention.cpp, which has the design note): params the region's

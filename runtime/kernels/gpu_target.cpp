@@ -126,7 +126,7 @@ std::vector<KernelVariant> gpu_variants(const Region& r) {
     // The attention kernel's rows per block and threads; the region's
     // epilogue kernel keeps K2's tile. A variant the emitter refuses (a
     // thread would hold more than 64 elements of a tile) is skipped.
-    for (int64_t rows : {64, 128})
+    for (int64_t rows : {32, 64})
       for (int threads : {128, 256}) v.push_back({1024, threads, false, rows});
     return v;
   }
@@ -160,7 +160,7 @@ std::shared_ptr<const TargetKernel> GpuTarget::compile(const Region& r, const Di
   k->main = kir::lower_region(r, "region", opt);
   k->main_src = kir::emit_cuda_kernel(k->main, "tsr_region", kir::cuda_target_for(r, attention ? 0 : threads));
   if (attention) {
-    k->step = kir::lower_attention(r, "attention", opt, kir::attention_tiles(r, opt, v.rows ? v.rows : 64));
+    k->step = kir::lower_attention(r, "attention", opt, v.rows ? kir::attention_tiles(r, opt, v.rows) : kir::attention_tiles(r, opt));
     k->step_src = kir::emit_cuda_kernel(*k->step, "tsr_attention", kir::cuda_target_for(r, threads));
   }
   // The region's kernel is built even when cuBLASLt computes its epilogue:

@@ -19,13 +19,14 @@ std::string KernelVariant::str() const {
 
 std::optional<KernelVariant> KernelVariant::parse(const std::string& s) {
   long long tile = 0, rows = 0;
-  int threads = 0, flat = 0;
-  char tail = 0;
-  const int n = std::sscanf(s.c_str(), "tile=%lld threads=%d flat=%d rows=%lld%c", &tile, &threads, &flat, &rows, &tail);
-  if (n == 3 && s.find(" rows=") != std::string::npos) return std::nullopt;
-  if (n != 3 && n != 4) return std::nullopt;
+  int threads = 0, flat = 0, used = 0, more = 0;
+  if (std::sscanf(s.c_str(), "tile=%lld threads=%d flat=%d%n", &tile, &threads, &flat, &used) != 3) return std::nullopt;
+  const std::string rest = s.substr(static_cast<size_t>(used));
+  if (!rest.empty() && (std::sscanf(rest.c_str(), " rows=%lld%n", &rows, &more) != 1 ||
+                        static_cast<size_t>(more) != rest.size() || rows == 0))
+    return std::nullopt;
   if (tile < 1 || tile > (1 << 20) || threads < kir::kEveryCore || threads > 1024 || (flat != 0 && flat != 1) ||
-      rows < 0 || rows > 1024 || rows % 16 != 0 || (n == 4 && rows == 0))
+      rows < 0 || rows > 1024 || rows % 16 != 0)
     return std::nullopt;
   return KernelVariant{tile, threads, flat == 1, rows};
 }

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/kernel/cpu/cpu_compiler.h"
 #include "codegen/kernel/cpu/cpu_launch.h"
 #include "codegen/kernel/kernel_text.h"
+#include "codegen/kernel/kernel_verify.h"
 #include "vm/tensor/dtype.h"
 #include "vm/tensor/elementwise_ops.h"
 #include "vm/tensor/vector_math.h"
@@ -430,6 +432,42 @@ TEST(CpuKernel, DotIsTheInterpretersMicroKernel) {
   std::vector<float> want = cv;
   vmath::table().dot(5, 9, 7, av.data(), bv.data(), want.data());
   for (int i = 0; i < 45; ++i) EXPECT_EQ(bits(y[i]), bits(want[i])) << i;
+}
+
+// load_block: a block of a row-major matrix (with a row stride wider than
+// its columns, at an element offset), as it is and transposed, zero outside
+// the matrix's rows and columns, at blocks that cross its edges.
+TEST(CpuKernel, BlockLoadsAreZeroOutsideTheMatrix) {
+  constexpr int64_t R = 8, C = 12, kStride = 16, kBase = 5, kRows = 4, kCols = 8;
+  Kernel k;
+  k.name = "blocks";
+  k.dims = {"r0", "c0"};
+  k.params = {Param{"m", Elem::F32, {{-1, kBase + R * kStride}}, false},
+              Param{"a", Elem::F32, {{-1, kRows * kCols}}, true}, Param{"t", Elem::F32, {{-1, kCols * kRows}}, true}};
+  k.grid = {Extent{}};
+  KernelBuilder b(k);
+  const ValueId base = b.const_int(kBase), nr = b.const_int(R), nc = b.const_int(C), st = b.const_int(kStride);
+  // Flat offsets i * cols + j of a [rows, cols] tile.
+  auto flat = [&](int64_t rows, int64_t cols) {
+    return b.binary(KOp::Add, b.binary(KOp::Mul, b.broadcast(b.range(rows), 1, cols), b.splat(b.const_int(cols), {rows, cols})),
+                    b.broadcast(b.range(cols), 0, rows));
+  };
+  b.store(1, flat(kRows, kCols), b.load_block(0, base, b.dim(0), b.dim(1), nr, nc, st, kRows, kCols));
+  b.store(2, flat(kCols, kRows), b.load_block(0, base, b.dim(0), b.dim(1), nr, nc, st, kCols, kRows, true));
+  ASSERT_TRUE(verify(k).empty()) << verify(k).front();
+  CompiledKernel ck = compiler().compile(k);
+  std::vector<float> m(static_cast<size_t>(kBase + R * kStride));
+  for (size_t i = 0; i < m.size(); ++i) m[i] = static_cast<float>(i) + 0.5f;
+  for (auto [r0, c0] : {std::pair<int64_t, int64_t>{0, 0}, {6, 7}, {2, 10}, {9, 0}}) {
+    std::vector<float> a(kRows * kCols, -1.0f), t(kCols * kRows, -1.0f);
+    launch(k, ck.fn, {m.data(), a.data(), t.data()}, {r0, c0}, 1);
+    auto want = [&](int64_t r, int64_t c) { return r < R && c < C ? m[static_cast<size_t>(kBase + r * kStride + c)] : 0.0f; };
+    for (int64_t i = 0; i < kRows; ++i)
+      for (int64_t j = 0; j < kCols; ++j) {
+        EXPECT_EQ(a[static_cast<size_t>(i * kCols + j)], want(r0 + i, c0 + j)) << r0 << "," << c0 << " (" << i << "," << j << ")";
+        EXPECT_EQ(t[static_cast<size_t>(j * kRows + i)], want(r0 + i, c0 + j)) << r0 << "," << c0 << " transposed";
+      }
+  }
 }
 
 TEST(CpuKernel, WhatTheEmitterDoesNotDoIsAClearError) {

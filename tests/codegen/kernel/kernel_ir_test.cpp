@@ -137,6 +137,23 @@ const char* kRmsRow = R"(kernel @rms_row
 }
 )";
 
+// Blocks of a row-major [R, C] matrix, as it is and transposed (the text
+// form of load_block and its .t suffix).
+const char* kBlocks = R"(kernel @blocks
+  dims R, C
+  in %m : f16[R, C]
+  out %y : f16[R, C]
+  grid [1]
+{
+  %r = dim R : i64
+  %c = dim C : i64
+  %zero = const 0 : i64
+  %one = const 1 : i64
+  %a = load_block %m[%zero, %one, %zero, %r, %c, %c] : tile<16x32xf16>
+  %b = load_block.t %m[%zero, %zero, %one, %r, %c, %c] : tile<32x16xf16>
+}
+)";
+
 Kernel parsed(const char* text) {
   Kernel k = parse(text);
   auto errors = verify(k);
@@ -145,7 +162,7 @@ Kernel parsed(const char* text) {
 }
 
 TEST(KernelIR, TextRoundTrips) {
-  for (const char* text : {kSoftmaxRows, kAttentionStep, kRmsRow}) {
+  for (const char* text : {kSoftmaxRows, kAttentionStep, kRmsRow, kBlocks}) {
     Kernel k = parsed(text);
     EXPECT_EQ(print(k), text);
   }
@@ -235,6 +252,10 @@ TEST(KernelIR, VerifierRefusesIllFormedKernels) {
       {"  %p = program_id 1 : i64\n", "the grid has no axis 1"},
       {"  %a = const 0 : i64\n  for %i = %a to %a step %a {\n    %b = const 1 : i64\n  }\n", "must end with yield"},
       {"  %a = const 0 : i64\n  yield\n", "yield ends a loop body"},
+      {"  %a = const 0 : i64\n  %b = load_block %x[%a, %a, %a, %a, %a, %a] : tile<4x4xf16>\n",
+       "a 2-D tile of the param's element type"},
+      {"  %a = const 0 : i64\n  %f = const 0 : f32\n  %b = load_block %x[%a, %a, %f, %a, %a, %a] : tile<4x4xf32>\n",
+       "i64 scalars"},
       {"  %a = range : tile<8xi64>\n  %f = cast %a : tile<8xf32>\n  %b = broadcast %f, axis 0 : tile<4x8xf32>\n"
        "  %c = dot %b, %b, %b : tile<4x8xf32>\n",
        "multiplies tile<MxK> by tile<KxN>"},
@@ -286,6 +307,8 @@ TEST(KernelIR, ParseErrorsSayWhere) {
   EXPECT_EQ(error_of("kernel @e\n  grid [M]\n{\n}\n"), "2:9: no dim named M, found 'M'");
   EXPECT_EQ(error_of(head), "6:1: expected '}' (at the end)");
   EXPECT_EQ(error_of(head + "  %a = cmp.xx %a, %a : i1\n}\n"), "6:8: cmp needs a predicate: cmp.eq ne lt le gt ge, found 'cmp.xx'");
+  EXPECT_EQ(error_of(head + "  %a = load_block.x %x[] : tile<8x8xf32>\n}\n"),
+            "6:8: load_block's only suffix is .t (transposed), found 'load_block.x'");
 }
 
 TEST(KernelIR, OpTableNamesEveryOp) {

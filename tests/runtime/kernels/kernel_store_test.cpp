@@ -144,8 +144,16 @@ TEST(CpuTarget, DumpWritesKernelIrLlvmIrCudaAndPtx) {
 }
 
 TEST(KernelVariant, TextRoundTripsAndBadTextIsRefused) {
-  for (const KernelVariant& v : {KernelVariant{}, KernelVariant{4096, kir::kEveryCore, true}, KernelVariant{512, 128, false}})
+  for (const KernelVariant& v : {KernelVariant{}, KernelVariant{4096, kir::kEveryCore, true}, KernelVariant{512, 128, false},
+                                 KernelVariant{1024, 256, false, 64}})
     EXPECT_EQ(KernelVariant::parse(v.str()), v) << v.str();
+  // An attention variant names its rows; a note without them (an older
+  // cache's) still reads.
+  EXPECT_EQ(KernelVariant({1024, 128, false, 32}).str(), "tile=1024 threads=128 flat=0 rows=32");
+  EXPECT_EQ(KernelVariant::parse("tile=1024 threads=128 flat=0"), KernelVariant({1024, 128, false, 0}));
+  EXPECT_EQ(KernelVariant::parse("tile=1024 threads=128 flat=0 rows=0"), std::nullopt);
+  EXPECT_EQ(KernelVariant::parse("tile=1024 threads=128 flat=0 rows=20"), std::nullopt);
+  EXPECT_EQ(KernelVariant::parse("tile=1024 threads=128 flat=0 rows="), std::nullopt);
   EXPECT_EQ(KernelVariant::parse("tile=0 threads=1 flat=0"), std::nullopt);
   EXPECT_EQ(KernelVariant::parse("tile=64 threads=1"), std::nullopt);
   EXPECT_EQ(KernelVariant::parse("tile=64 threads=2048 flat=0"), std::nullopt);
