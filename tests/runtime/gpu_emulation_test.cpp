@@ -138,6 +138,18 @@ TEST(GpuEmulation, HalfPrecisionAttentionRunsOnTheTensorCoreKernel) {
   EXPECT_EQ(s.refused, 0u) << g.report();
 }
 
+// Attention whose shapes settle (K3) and then change twice: the calls of
+// each new shape run on K2 again (more K2 calls than one phase's before
+// its K3), and the results stay within the tolerance (the program checks).
+TEST(GpuEmulation, AttentionWhoseShapesChangeGoesBackToK2) {
+  const EmulatedGpu g(program("gpu_attention_shapes.tsb"));
+  const auto s = g.stats();
+  EXPECT_GE(s.launches, 200u) << g.report();
+  EXPECT_GT(s.k3_launches, 0u) << g.report();
+  EXPECT_GT(s.launches - s.k3_launches, 32u) << g.report();
+  EXPECT_EQ(s.refused, 0u) << g.report();
+}
+
 TEST(GpuEmulation, ARegionTheDeviceCannotRunIsCountedWithItsReason) {
   const std::string src = program("gpu_mixed_product.tsb");
   const EmulatedGpu g(src);
