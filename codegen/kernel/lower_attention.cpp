@@ -152,10 +152,18 @@ class AttentionLowering {
     const ValueId l0 = b_.splat(b_.const_float(0.0), {R});
     const std::vector<ValueId> it = b_.begin_for(ci(0), kend, ci(B), {m0, l0, zeros(R, DV)});
     const ValueId k0 = it[0], m = it[1], l = it[2], acc = it[3];
+    // With the head dim in one chunk, K's block and (half path) then V's
+    // are loaded first: the GPU copies them (cp.async) in that order, waits
+    // for K's at the scores' product, and V's copy flies while the scores
+    // and the softmax are computed. Otherwise V is loaded where it is used
+    // (the chunks' products wait for every copy started before them).
+    const bool early_v = half_ && one_chunk;
+    const ValueId k_whole = one_chunk ? load_block(kk, kbase, k0, ci(0), sk, d, H, B, true) : ValueId{0};
+    const ValueId v_early = early_v ? load_block(v, vbase, k0, c0, sk, dv, B, DV, false) : ValueId{0};
     // S = Q Kᵀ over the head dim in chunks, then * scale, then the masks.
     ValueId s_raw;
     if (one_chunk) {
-      s_raw = b_.dot(qwhole, load_block(kk, kbase, k0, ci(0), sk, d, H, B, true), zeros(R, B));
+      s_raw = b_.dot(qwhole, k_whole, zeros(R, B));
     } else {
       const std::vector<ValueId> sd = b_.begin_for(ci(0), d, ci(H), {zeros(R, B)});
       const ValueId qc = load_block(q, qbase, q0, sd[0], sq, d, R, H, false);
@@ -176,7 +184,7 @@ class AttentionLowering {
     const ValueId alpha = b_.unary(exp, b_.binary(KOp::Sub, m, m_new));
     const ValueId l_new = b_.binary(KOp::Add, b_.binary(KOp::Mul, l, alpha), b_.reduce(ReduceKind::Sum, p, 1));
     const ValueId scaled = b_.binary(KOp::Mul, acc, b_.broadcast(alpha, 1, DV));
-    const ValueId vt = load_block(v, vbase, k0, c0, sk, dv, B, DV, false);
+    const ValueId vt = early_v ? v_early : load_block(v, vbase, k0, c0, sk, dv, B, DV, false);
     const ValueId pv = half_ ? b_.cast(p, in_elem_) : p;
     const std::vector<ValueId> res = b_.end_for({m_new, l_new, b_.dot(pv, vt, scaled)});
     // acc / l, zero where no key is visible (l == 0); stored where inside.

@@ -221,8 +221,8 @@ void CudaEmitter::inst(const Inst& in) {
     }
     case KShape::Load: return load(in);
     case KShape::BlockLoad:
-      if (!staged_loads_.count(in.results[0])) block_load(in);
-      return;  // else the dot that reads it copies it into shared memory (cuda_emitter_mma.cpp)
+      // A load a tensor-core dot reads is copied into shared memory (cuda_emitter_mma.cpp).
+      return staged_loads_.count(in.results[0]) ? stage_block_load(in) : block_load(in);
     case KShape::Store: return store(in);
     case KShape::Reduce: return reduce(in);
     case KShape::Broadcast: return broadcast(in);
@@ -396,7 +396,9 @@ CudaKernelSource CudaEmitter::run(const std::string& entry) {
   line() << "const int tsr_t = tsr_thread();";
   line() << "const tsr_i64 tsr_p = tsr_block();";
   line() << "const tsr_i64 tsr_pid0 = tsr_p % tsr_g0, tsr_pid1 = (tsr_p / tsr_g0) % tsr_g1, tsr_pid2 = tsr_p / (tsr_g0 * tsr_g1);";
-  line() << "unsigned char* tsr_sm = TSR_SMEM;";
+  plan_staged_loads();
+  // Shared memory: the staged block loads' areas, then the scratch area.
+  line() << "unsigned char* tsr_sm = TSR_SMEM + " << staged_bytes_ << ";";
   line() << "(void)tsr_pid0, (void)tsr_pid1, (void)tsr_pid2, (void)tsr_sm;";
   for (size_t d = 0; d < k_.dims.size(); ++d) {
     const auto& c = d < k_.dim_values.size() ? k_.dim_values[d] : std::nullopt;
@@ -404,9 +406,9 @@ CudaKernelSource CudaEmitter::run(const std::string& entry) {
            << ";  // " << k_.dims[d];
     if (c) line() << "(void)tsr_arg_dim" << d << ";";
   }
-  plan_staged_loads();
   block(k_.body);
   indent_ = 0;
+  shared_bytes_ += staged_bytes_;
   if (shared_bytes_ > kCudaMaxSharedBytes)
     fail("needs " + std::to_string(shared_bytes_) + " bytes of shared memory per block, more than " +
          std::to_string(kCudaMaxSharedBytes));

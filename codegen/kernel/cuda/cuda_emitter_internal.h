@@ -72,14 +72,21 @@ class CudaEmitter {
   // cuda_emitter_mma.cpp: a dot of half tiles on the tensor cores (mma.sync).
   bool mma_fits(const Inst& in) const;
   void dot_mma(const Inst& in);
-  // Block loads whose one use is as an operand of such a dot in the same
-  // block: copied from global into the dot's staging area (cp.async) there,
-  // never held in registers.
+  // Block loads whose one use is as an operand of such a dot: each has an
+  // area of its own at the start of shared memory (before the scratch area
+  // the other operations stage through), which cp.async fills where the
+  // load stands and the dot waits for, so the copy overlaps the work
+  // between them; never held in registers.
   void plan_staged_loads();
-  // Copies block load `bl` into shared memory at `at`, rows along the
-  // matrix's rows (`rows` x `cols` as stored: a transposed load's block
-  // as the matrix holds it); returns the typed pointer's name.
-  std::string stage_block_load(const Inst& bl, int64_t at);
+  // Starts copying block load `bl` into its area, rows along the matrix's
+  // rows (a transposed load's block as the matrix holds it); the dot that
+  // reads it waits (tsr_cp_async_wait<0>, then a barrier).
+  void stage_block_load(const Inst& bl);
+  struct StagedLoad {
+    int64_t at = 0;              // offset in the staged loads' area
+    const Inst* load = nullptr;  // the block load
+    std::string ptr;             // the typed pointer's name, once the copy is started
+  };
   void barrier() { line() << "tsr_sync();"; }
 
   const Kernel& k_;
@@ -90,7 +97,12 @@ class CudaEmitter {
   int64_t shared_bytes_ = 0;
   int tmp_ = 0;  // numbering of temporaries
   std::unordered_map<ValueId, std::string> names_;
-  std::unordered_map<ValueId, const Inst*> staged_loads_;  // plan_staged_loads
+  std::unordered_map<ValueId, StagedLoad> staged_loads_;  // plan_staged_loads
+  int64_t staged_bytes_ = 0;  // their areas, before the scratch area
+  // Staged loads whose copies were started and not yet waited for, in
+  // program order (each is one cp.async group of every thread): a dot
+  // waits with wait_group N, N the copies started after the last it reads.
+  std::vector<ValueId> inflight_;
 };
 
 // Staging areas start on 16-byte boundaries of the shared memory.

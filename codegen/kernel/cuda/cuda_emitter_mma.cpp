@@ -3,11 +3,14 @@
 // runs on mma.sync instead of one CUDA-core product per result element.
 //
 // Operands are staged in shared memory as halves (A [M][K], B [K][N] or
-// [N][K]) with the accumulator C [M][N] in f32: an operand that is a block
-// load used only here is copied there from global memory by cp.async (16
-// bytes per copy, zero-filled past the matrix), never held in registers;
-// others arrive spread over the block's threads (the emitter's one layout,
-// cuda_emitter.h) and are written there.
+// [N][K]) with the accumulator C [M][N] in f32. An operand that is a block
+// load used only here has an area of its own, which cp.async fills (16
+// bytes per copy, zero-filled past the matrix) from where the load stands
+// in the kernel: the copy flies while the work between the load and the
+// dot runs (attention's V block during the scores and the softmax; Q's,
+// loaded before the key loop, once), and the dot waits for it; it is never
+// held in registers. Other operands arrive spread over the block's threads
+// (the emitter's one layout, cuda_emitter.h) and are written to scratch.
 // The 16x8 result tiles are dealt to the warps round-robin; a warp takes
 // A's fragment with ldmatrix.x4 and B's with ldmatrix.x2.trans from [K][N]
 // (the fragment wants k along its columns) or ldmatrix.x2 from [N][K],
@@ -66,8 +69,7 @@ void CudaEmitter::plan_staged_loads() {
       for (int operand = 0; operand < 2; ++operand) {
         const ValueId v = in.operands[static_cast<size_t>(operand)];
         auto d = ud.def.find(v);
-        if (d == ud.def.end() || d->second.second != b || d->second.first->op != KOp::BlockLoad || ud.uses[v] != 1)
-          continue;
+        if (d == ud.def.end() || d->second.first->op != KOp::BlockLoad || ud.uses[v] != 1) continue;
         const Inst& bl = *d->second.first;
         if (k_.params[static_cast<size_t>(bl.index)].output) continue;  // what this program stored: fenced loads
         // Copied in 16-byte pieces along the matrix's rows: A as [M][K], B
@@ -75,22 +77,25 @@ void CudaEmitter::plan_staged_loads() {
         const Type& t = type(v);
         const int64_t row_len = bl.transposed ? t.shape[0] : t.shape[1];
         if ((operand == 0 && bl.transposed) || row_len % 8 != 0) continue;
-        staged_loads_[v] = &bl;
+        staged_loads_[v] = StagedLoad{staged_bytes_, &bl, {}};
+        staged_bytes_ += aligned16(t.numel() * 2);
       }
     }
   }
 }
 
-std::string CudaEmitter::stage_block_load(const Inst& bl, int64_t at) {
+void CudaEmitter::stage_block_load(const Inst& bl) {
+  StagedLoad& st = staged_loads_.at(bl.results[0]);
   const Type& t = type(bl.results[0]);
   const Param& p = k_.params[static_cast<size_t>(bl.index)];
   // The block as the matrix holds it: rows along the matrix's rows.
   const int64_t rows = bl.transposed ? t.shape[1] : t.shape[0], cols = bl.transposed ? t.shape[0] : t.shape[1];
-  const std::string sp = "tsr_s" + std::to_string(tmp_++), param = "tsr_p" + std::to_string(bl.index);
+  st.ptr = "tsr_s" + std::to_string(tmp_++);
+  const std::string& sp = st.ptr;
+  const std::string param = "tsr_p" + std::to_string(bl.index);
   const char* T = mem_type(p.elem);
   auto op = [&](size_t i) { return name(bl.operands[i]); };
-  shared_bytes_ = std::max(shared_bytes_, at + aligned16(rows * cols * 2));
-  line() << T << "* " << sp << " = (" << T << "*)(tsr_sm + " << at << ");";
+  line() << T << "* " << sp << " = (" << T << "*)(TSR_SMEM + " << st.at << ");";
   line() << "{";
   ++indent_;
   // Rows that start on 16-byte boundaries are copied in pieces of 8
@@ -109,8 +114,6 @@ std::string CudaEmitter::stage_block_load(const Inst& bl, int64_t at) {
   line() << "else { unsigned* tsr_z = (unsigned*)(" << sp << " + tsr_a * " << cols
          << " + tsr_b); tsr_z[0] = tsr_z[1] = tsr_z[2] = tsr_z[3] = 0u; }";
   close();
-  line() << "tsr_cp_async_commit();";
-  line() << "tsr_cp_async_wait<0>();";
   --indent_;
   line() << "} else {";
   ++indent_;
@@ -122,8 +125,11 @@ std::string CudaEmitter::stage_block_load(const Inst& bl, int64_t at) {
          << " + tsr_mr * " << op(5) << " + tsr_mc] : (" << T << ")0;";
   close();
   close();
+  // One group per staged load in every thread (empty where it copied
+  // nothing), so that the dots' wait_group counts hold.
+  line() << "tsr_cp_async_commit();";
   close();
-  return sp;
+  inflight_.push_back(bl.results[0]);
 }
 
 void CudaEmitter::dot_mma(const Inst& in) {
@@ -132,15 +138,24 @@ void CudaEmitter::dot_mma(const Inst& in) {
   const Type& c = type(in.operands[2]);
   const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
   const int64_t a_bytes = aligned16(M * K * 2), b_bytes = aligned16(K * N * 2);
-  auto staged = [&](ValueId v) -> const Inst* {
+  // A staged block load's copy was started where the load stands: wait
+  // for this thread's copies here, and for every thread's at the barrier.
+  auto staged = [&](ValueId v) -> const StagedLoad* {
     auto it = staged_loads_.find(v);
-    return it == staged_loads_.end() ? nullptr : it->second;
+    return it == staged_loads_.end() ? nullptr : &it->second;
   };
-  const Inst* la = staged(in.operands[0]);
-  const Inst* lb = staged(in.operands[1]);
-  const std::string sa = la ? stage_block_load(*la, 0) : stage(in.operands[0], 0, a.elem);
-  const std::string sb = lb ? stage_block_load(*lb, a_bytes) : stage(in.operands[1], a_bytes, a.elem);
-  const bool b_by_columns = lb && lb->transposed;  // B held as [N][K]
+  const StagedLoad* la = staged(in.operands[0]);
+  const StagedLoad* lb = staged(in.operands[1]);
+  size_t last = 0;  // one past the newest copy this dot reads, in inflight_
+  for (size_t i = 0; i < inflight_.size(); ++i)
+    if ((la && inflight_[i] == in.operands[0]) || (lb && inflight_[i] == in.operands[1])) last = i + 1;
+  if (last) {
+    line() << "tsr_cp_async_wait<" << inflight_.size() - last << ">();";
+    inflight_.erase(inflight_.begin(), inflight_.begin() + static_cast<std::ptrdiff_t>(last));
+  }
+  const std::string sa = la ? la->ptr : stage(in.operands[0], 0, a.elem);
+  const std::string sb = lb ? lb->ptr : stage(in.operands[1], a_bytes, a.elem);
+  const bool b_by_columns = lb && lb->load->transposed;  // B held as [N][K]
   const std::string sc = stage(in.operands[2], a_bytes + b_bytes, Elem::F32);
   barrier();
   const int warps = threads_ / 32;
