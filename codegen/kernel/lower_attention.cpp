@@ -231,6 +231,11 @@ AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64
   t.rows = rows;
   const RegionOp& o = r.ops.at(0);
   if (o.op != OpId::Attention) return t;
+  if (!rows) {
+    const DType q = r.type(o.args[0]).dtype;
+    const bool half = (q == DType::F16 || q == DType::BF16) && r.type(o.args[1]).dtype == q && r.type(o.args[2]).dtype == q;
+    t.rows = half ? 32 : 16;
+  }
   const std::optional<int64_t> d = symbol_value(opt, r.type(o.args[0]).dims.back());
   const std::optional<int64_t> dv = symbol_value(opt, r.type(o.args[2]).dims.back());
   if (d && *d <= kAttentionMaxWhole) t.head = std::max<int64_t>(16, round_up(*d, 16));

@@ -65,10 +65,11 @@ struct AttentionTiles {
 constexpr int64_t kAttentionMaxWhole = 128;
 // K2's tiles (opt has no values), or a K3 kernel's for the dims opt gives:
 // the head and value dims whole (rounded up to 16) where they are at most
-// kAttentionMaxWhole; `rows` query rows per program (32 by default: 64
-// rows of 64 keys need more than a GPU thread's 255 registers for the
-// score, probability and accumulator tiles in the CUDA emitter's layout).
-AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64_t rows = 32);
+// kAttentionMaxWhole; `rows` query rows per program (0: 32 for f16/bf16
+// inputs, 16 for f32, whose blocks of Q, K and V are held in registers:
+// more rows need more than a GPU thread's 255 registers in the CUDA
+// emitter's layout).
+AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64_t rows = 0);
 
 // The region's leading attention (Region::leading_step) as one kernel
 // (lower_attention.cpp, which has the design note): params the region's

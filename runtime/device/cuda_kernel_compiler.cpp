@@ -2,8 +2,12 @@
 
 namespace tessera::device {
 
+// -maxrregcount=255 with launch bounds of one block per multiprocessor
+// (tessera_cuda.h's TSR_BOUNDS): without them NVRTC 13's ptxas capped a
+// 256-thread attention kernel at 80 registers and spilled; with them no
+// generated kernel of the tests spills (cuda_kernel_nvrtc_test).
 std::vector<std::string> CudaKernelCompiler::options(const std::string& arch) {
-  return {"-arch=" + arch, "-std=c++17", "--ptxas-options=-v"};
+  return {"-arch=" + arch, "-std=c++17", "-maxrregcount=255", "--ptxas-options=-v"};
 }
 
 CudaCompiled CudaKernelCompiler::compile(const kir::CudaKernelSource& src, const std::string& arch) const {

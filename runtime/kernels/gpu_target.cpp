@@ -126,8 +126,9 @@ std::vector<KernelVariant> gpu_variants(const Region& r) {
     // The attention kernel's rows per block and threads; the region's
     // epilogue kernel keeps K2's tile. A variant the emitter refuses (a
     // thread would hold more than 64 elements of a tile) is skipped.
-    for (int64_t rows : {32, 64})
-      for (int threads : {128, 256}) v.push_back({1024, threads, false, rows});
+    const int64_t rows = kir::attention_tiles(r, {}).rows;  // K2's (by dtype), and twice as many
+    for (int64_t n : {rows, 2 * rows})
+      for (int threads : {128, 256}) v.push_back({1024, threads, false, n});
     return v;
   }
   const bool rows = !r.row_dims().empty();
@@ -160,7 +161,7 @@ std::shared_ptr<const TargetKernel> GpuTarget::compile(const Region& r, const Di
   k->main = kir::lower_region(r, "region", opt);
   k->main_src = kir::emit_cuda_kernel(k->main, "tsr_region", kir::cuda_target_for(r, attention ? 0 : threads));
   if (attention) {
-    k->step = kir::lower_attention(r, "attention", opt, v.rows ? kir::attention_tiles(r, opt, v.rows) : kir::attention_tiles(r, opt));
+    k->step = kir::lower_attention(r, "attention", opt, kir::attention_tiles(r, opt, v.rows));
     k->step_src = kir::emit_cuda_kernel(*k->step, "tsr_attention", kir::cuda_target_for(r, threads));
   }
   // The region's kernel is built even when cuBLASLt computes its epilogue:

@@ -326,6 +326,7 @@ void CudaEmitter::for_loop(const Inst& in) {
     copy(name(arg), name(in.operands[3 + i]), type(arg));
     names_[in.results[i]] = name(arg);
   }
+  start_pipelines(in);
   const std::string& iv = name(body.args[0]);
   line() << "for (tsr_i64 " << iv << " = " << name(in.operands[0]) << "; " << iv << " < " << name(in.operands[1]) << "; "
          << iv << " += " << name(in.operands[2]) << ") {";
@@ -345,7 +346,14 @@ void CudaEmitter::for_loop(const Inst& in) {
     }
     for (size_t i = 0; i < b.operands.size(); ++i) copy(name(body.args[i + 1]), tmps[i], type(b.operands[i]));
   }
+  if (auto it = iteration_.find(&in); it != iteration_.end()) line() << "++" << it->second << ";";
   close();
+  // The copies the last iteration started for an iteration that does not
+  // come land before anything else is waited for.
+  if (std::any_of(inflight_.begin(), inflight_.end(), [](const InFlight& f) { return f.next; })) {
+    line() << "tsr_cp_async_wait<0>();";
+    inflight_.clear();
+  }
 }
 
 // ------------------------------------------------------------ the kernel

@@ -80,13 +80,32 @@ class CudaEmitter {
   void plan_staged_loads();
   // Starts copying block load `bl` into its area, rows along the matrix's
   // rows (a transposed load's block as the matrix holds it); the dot that
-  // reads it waits (tsr_cp_async_wait<0>, then a barrier).
+  // reads it waits (tsr_cp_async_wait<N>, then a barrier). A pipelined
+  // load's copy for the loop's first iteration is started before the loop
+  // (start_pipelines), and each iteration starts the next one's into the
+  // other of its two buffers.
   void stage_block_load(const Inst& bl);
+  void start_pipelines(const Inst& loop);
+  // The copy itself: block `bl` with its first row and column `r0`, `c0`
+  // (C expressions) into `dst`; one cp.async group in every thread.
+  void copy_block(const Inst& bl, const std::string& dst, const std::string& r0, const std::string& c0);
   struct StagedLoad {
     int64_t at = 0;              // offset in the staged loads' area
     const Inst* load = nullptr;  // the block load
     std::string ptr;             // the typed pointer's name, once the copy is started
+    // Pipelined: the innermost loop whose body holds the load, which
+    // operand is its induction variable (1: the first row, 2: the first
+    // column; the others do not change in the loop), and the literal of
+    // each operand that is a constant made in the body.
+    const Inst* loop = nullptr;
+    int iv_operand = 0;
+    std::unordered_map<size_t, std::string> literals;
+    int64_t bytes = 0;  // one buffer
   };
+  // Operand i of a staged load as C: its name, or the literal of a
+  // constant the loop body makes (a pipelined load's copy is started
+  // before the body).
+  std::string staged_operand(const StagedLoad& st, size_t i);
   void barrier() { line() << "tsr_sync();"; }
 
   const Kernel& k_;
@@ -102,7 +121,14 @@ class CudaEmitter {
   // Staged loads whose copies were started and not yet waited for, in
   // program order (each is one cp.async group of every thread): a dot
   // waits with wait_group N, N the copies started after the last it reads.
-  std::vector<ValueId> inflight_;
+  struct InFlight {
+    ValueId load;
+    bool next;  // the next iteration's copy of a pipelined load
+  };
+  std::vector<InFlight> inflight_;
+  // A loop with pipelined loads counts its iterations (the buffers'
+  // parity; no 64-bit division, which is a call on a GPU).
+  std::unordered_map<const Inst*, std::string> iteration_;
 };
 
 // Staging areas start on 16-byte boundaries of the shared memory.

@@ -23,6 +23,7 @@
 // of the block the same number of times, as the host emulation runs them
 // between block-wide barriers: a warp with no tile left in the last round
 // computes a tile again and does not write it.
+#include <algorithm>
 #include <unordered_map>
 #include <utility>
 
@@ -54,6 +55,44 @@ struct UseDef {
   }
 };
 
+// A staged load in the body of an innermost loop whose first row (or
+// column) is the loop's induction variable, every other operand made
+// before the loop or a constant, is double-buffered: the copy of the next
+// iteration's block flies while this one computes. Returns the loop (null:
+// not pipelined), the induction variable's operand (1 or 2) and the
+// operands that are constants made in the body.
+struct Pipeline {
+  const Inst* loop = nullptr;
+  int iv_operand = 0;
+  std::vector<std::pair<size_t, const Inst*>> constants;
+};
+Pipeline pipeline_of(const Inst& load, const UseDef& ud) {
+  const Block* body = ud.def.at(load.results[0]).second;
+  const Inst* loop = nullptr;
+  for (const auto& [v, d] : ud.def)
+    if (d.first->op == KOp::For && d.first->body.get() == body) loop = d.first;
+  if (!loop) return {};
+  for (const Inst& in : body->insts)
+    if (in.op == KOp::For) return {};  // not innermost
+  Pipeline p;
+  const ValueId iv = body->args[0];
+  for (size_t i = 0; i < load.operands.size(); ++i) {
+    const ValueId o = load.operands[i];
+    if (o == iv && (i == 1 || i == 2) && !p.iv_operand) {
+      p.iv_operand = static_cast<int>(i);
+      continue;
+    }
+    if (std::find(body->args.begin(), body->args.end(), o) != body->args.end()) return {};
+    auto d = ud.def.find(o);
+    if (d == ud.def.end() || d->second.second != body) continue;  // made before the loop
+    if (d->second.first->op != KOp::Const) return {};
+    p.constants.emplace_back(i, d->second.first);
+  }
+  if (!p.iv_operand) return {};
+  p.loop = loop;
+  return p;
+}
+
 }  // namespace
 
 void CudaEmitter::plan_staged_loads() {
@@ -77,27 +116,35 @@ void CudaEmitter::plan_staged_loads() {
         const Type& t = type(v);
         const int64_t row_len = bl.transposed ? t.shape[0] : t.shape[1];
         if ((operand == 0 && bl.transposed) || row_len % 8 != 0) continue;
-        staged_loads_[v] = StagedLoad{staged_bytes_, &bl, {}};
-        staged_bytes_ += aligned16(t.numel() * 2);
+        StagedLoad st{staged_bytes_, &bl, {}, nullptr, 0, {}, aligned16(t.numel() * 2)};
+        const Pipeline pl = pipeline_of(bl, ud);
+        st.loop = pl.loop;
+        st.iv_operand = pl.iv_operand;
+        for (const auto& [i, c] : pl.constants) st.literals[i] = int_literal(c->ivalue, Elem::I64);
+        staged_bytes_ += st.loop ? 2 * st.bytes : st.bytes;
+        staged_loads_[v] = std::move(st);
       }
     }
   }
 }
 
-void CudaEmitter::stage_block_load(const Inst& bl) {
-  StagedLoad& st = staged_loads_.at(bl.results[0]);
+std::string CudaEmitter::staged_operand(const StagedLoad& st, size_t i) {
+  auto lit = st.literals.find(i);
+  return lit != st.literals.end() ? lit->second : name(st.load->operands[i]);
+}
+
+void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::string& r0, const std::string& c0) {
   const Type& t = type(bl.results[0]);
   const Param& p = k_.params[static_cast<size_t>(bl.index)];
+  const StagedLoad& st = staged_loads_.at(bl.results[0]);
   // The block as the matrix holds it: rows along the matrix's rows.
   const int64_t rows = bl.transposed ? t.shape[1] : t.shape[0], cols = bl.transposed ? t.shape[0] : t.shape[1];
-  st.ptr = "tsr_s" + std::to_string(tmp_++);
-  const std::string& sp = st.ptr;
   const std::string param = "tsr_p" + std::to_string(bl.index);
   const char* T = mem_type(p.elem);
-  auto op = [&](size_t i) { return name(bl.operands[i]); };
-  line() << T << "* " << sp << " = (" << T << "*)(TSR_SMEM + " << st.at << ");";
+  auto op = [&](size_t i) { return i == 1 ? r0 : i == 2 ? c0 : staged_operand(st, i); };
   line() << "{";
   ++indent_;
+  line() << T << "* tsr_d = " << dst << ";";
   // Rows that start on 16-byte boundaries are copied in pieces of 8
   // elements by cp.async (a piece past the matrix's columns partly, the
   // rest zeros); other matrices element by element.
@@ -109,9 +156,9 @@ void CudaEmitter::stage_block_load(const Inst& bl) {
   line() << "const tsr_i64 tsr_mr = " << op(1) << " + tsr_a, tsr_mc = " << op(2) << " + tsr_b;";
   line() << "tsr_i64 tsr_n = tsr_mr < " << op(3) << " ? " << op(4) << " - tsr_mc : 0;";
   line() << "tsr_n = tsr_n < 0 ? 0 : (tsr_n > 8 ? 8 : tsr_n);";
-  line() << "if (tsr_n > 0) tsr_cp_async16(" << sp << " + tsr_a * " << cols << " + tsr_b, " << param << " + " << op(0)
+  line() << "if (tsr_n > 0) tsr_cp_async16(tsr_d + tsr_a * " << cols << " + tsr_b, " << param << " + " << op(0)
          << " + tsr_mr * " << op(5) << " + tsr_mc, (int)tsr_n * 2);";
-  line() << "else { unsigned* tsr_z = (unsigned*)(" << sp << " + tsr_a * " << cols
+  line() << "else { unsigned* tsr_z = (unsigned*)(tsr_d + tsr_a * " << cols
          << " + tsr_b); tsr_z[0] = tsr_z[1] = tsr_z[2] = tsr_z[3] = 0u; }";
   close();
   --indent_;
@@ -121,15 +168,60 @@ void CudaEmitter::stage_block_load(const Inst& bl) {
   ++indent_;
   line() << "const tsr_i64 tsr_mr = " << op(1) << " + tsr_q / " << cols << ", tsr_mc = " << op(2) << " + tsr_q % " << cols
          << ";";
-  line() << sp << "[tsr_q] = (tsr_mr < " << op(3) << " && tsr_mc < " << op(4) << ") ? " << param << "[" << op(0)
+  line() << "tsr_d[tsr_q] = (tsr_mr < " << op(3) << " && tsr_mc < " << op(4) << ") ? " << param << "[" << op(0)
          << " + tsr_mr * " << op(5) << " + tsr_mc] : (" << T << ")0;";
   close();
   close();
-  // One group per staged load in every thread (empty where it copied
-  // nothing), so that the dots' wait_group counts hold.
+  // One group per copy in every thread (empty where it copied nothing),
+  // so that the dots' wait_group counts hold.
   line() << "tsr_cp_async_commit();";
   close();
-  inflight_.push_back(bl.results[0]);
+}
+
+void CudaEmitter::stage_block_load(const Inst& bl) {
+  StagedLoad& st = staged_loads_.at(bl.results[0]);
+  const char* T = mem_type(k_.params[static_cast<size_t>(bl.index)].elem);
+  st.ptr = "tsr_s" + std::to_string(tmp_++);
+  const std::string cast = std::string("(") + T + "*)(TSR_SMEM + ";
+  if (!st.loop) {
+    line() << T << "* " << st.ptr << " = " << cast << st.at << ");";
+    copy_block(bl, st.ptr, name(bl.operands[1]), name(bl.operands[2]));
+    inflight_.push_back({bl.results[0], false});
+    return;
+  }
+  // This iteration's block is in the buffer of its parity (its copy was
+  // started before the loop or by the iteration before); the next one's
+  // goes to the other.
+  const Inst& f = *st.loop;
+  const std::string iv = name(f.body->args[0]), step = name(f.operands[2]);
+  const std::string par = "tsr_par" + std::to_string(tmp_++);
+  line() << "const int " << par << " = " << iteration_.at(&f) << " & 1;";
+  line() << T << "* " << st.ptr << " = " << cast << st.at << " + " << par << " * " << st.bytes << ");";
+  const std::string next = "(" + iv + " + " + step + ")";
+  copy_block(bl, cast + std::to_string(st.at) + " + (1 - " + par + ") * " + std::to_string(st.bytes) + ")",
+             st.iv_operand == 1 ? next : staged_operand(st, 1), st.iv_operand == 2 ? next : staged_operand(st, 2));
+  inflight_.push_back({bl.results[0], true});
+}
+
+// Before `loop`: the first iteration's copies of its pipelined loads, in
+// the order the body starts them, into buffer 0.
+void CudaEmitter::start_pipelines(const Inst& loop) {
+  bool any = false;
+  for (const Inst& in : loop.body->insts) {
+    if (in.op != KOp::BlockLoad) continue;
+    auto it = staged_loads_.find(in.results[0]);
+    if (it == staged_loads_.end() || it->second.loop != &loop) continue;
+    const StagedLoad& st = it->second;
+    const char* T = mem_type(k_.params[static_cast<size_t>(in.index)].elem);
+    const std::string lo = name(loop.operands[0]);
+    copy_block(in, std::string("(") + T + "*)(TSR_SMEM + " + std::to_string(st.at) + ")",
+               st.iv_operand == 1 ? lo : staged_operand(st, 1), st.iv_operand == 2 ? lo : staged_operand(st, 2));
+    inflight_.push_back({in.results[0], false});
+    any = true;
+  }
+  if (!any) return;
+  const std::string& it = iteration_[&loop] = "tsr_it" + std::to_string(tmp_++);
+  line() << "int " << it << " = 0;";
 }
 
 void CudaEmitter::dot_mma(const Inst& in) {
@@ -146,9 +238,10 @@ void CudaEmitter::dot_mma(const Inst& in) {
   };
   const StagedLoad* la = staged(in.operands[0]);
   const StagedLoad* lb = staged(in.operands[1]);
-  size_t last = 0;  // one past the newest copy this dot reads, in inflight_
+  size_t last = 0;  // one past the newest copy this dot reads (not a next iteration's), in inflight_
   for (size_t i = 0; i < inflight_.size(); ++i)
-    if ((la && inflight_[i] == in.operands[0]) || (lb && inflight_[i] == in.operands[1])) last = i + 1;
+    if (!inflight_[i].next && ((la && inflight_[i].load == in.operands[0]) || (lb && inflight_[i].load == in.operands[1])))
+      last = i + 1;
   if (last) {
     line() << "tsr_cp_async_wait<" << inflight_.size() - last << ">();";
     inflight_.erase(inflight_.begin(), inflight_.begin() + static_cast<std::ptrdiff_t>(last));

@@ -24,7 +24,10 @@
 #else
 #define TSR_FN __device__ __forceinline__
 #define TSR_KERNEL extern "C" __global__
-#define TSR_BOUNDS(n) __launch_bounds__(n)
+// At least one block per multiprocessor: with -maxrregcount=255
+// (CudaKernelCompiler) ptxas may give a thread every register rather than
+// spill to reach an occupancy the kernel does not need.
+#define TSR_BOUNDS(n) __launch_bounds__(n, 1)
 extern __shared__ __align__(16) unsigned char tsr_smem[];
 #define TSR_SMEM tsr_smem
 typedef long long tsr_i64;
