@@ -44,6 +44,19 @@ namespace {
 
 int64_t round_up(int64_t n, int64_t b) { return (n + b - 1) / b * b; }
 
+// A symbol's value in a K3 kernel (nullopt: a parameter).
+std::optional<int64_t> symbol_value(const RegionLowering& opt, int s) {
+  if (s == kDimOne) return 1;
+  if (static_cast<size_t>(s) >= opt.symbol_values.size()) return std::nullopt;
+  return opt.symbol_values[static_cast<size_t>(s)];
+}
+
+// Whether q, k and v are all f16 or all bf16: the tensor-core path.
+bool half_inputs(const Region& r, const RegionOp& o) {
+  const DType q = r.type(o.args[0]).dtype;
+  return (q == DType::F16 || q == DType::BF16) && r.type(o.args[1]).dtype == q && r.type(o.args[2]).dtype == q;
+}
+
 class AttentionLowering {
  public:
   AttentionLowering(const Region& r, const RegionLowering& opt, Kernel& k, const AttentionTiles& t)
@@ -58,11 +71,8 @@ class AttentionLowering {
     kd_ = r_.type(o.args[1]).dims;
     vd_ = r_.type(o.args[2]).dims;
     out_ = o.type.dims;
-    const Elem qe = k_.params[static_cast<size_t>(r_.index_of(o.args[0]))].elem;
-    half_ = (qe == Elem::F16 || qe == Elem::BF16) &&
-            k_.params[static_cast<size_t>(r_.index_of(o.args[1]))].elem == qe &&
-            k_.params[static_cast<size_t>(r_.index_of(o.args[2]))].elem == qe;
-    in_elem_ = qe;
+    half_ = half_inputs(r_, o);
+    in_elem_ = k_.params[static_cast<size_t>(r_.index_of(o.args[0]))].elem;
     Extent blocks;
     if (q_[q_.size() - 2] != kDimOne) blocks.dims.push_back(q_[q_.size() - 2]);
     blocks.div = t_.rows;
@@ -144,7 +154,7 @@ class AttentionLowering {
     const double inf = std::numeric_limits<double>::infinity();
     const KOp exp = half_ ? KOp::Exp2 : KOp::Exp;
     // The head dim in one chunk (a K3 kernel that knows it): Q's block is loaded once.
-    const std::optional<int64_t> dval = opt_value(q_.back());
+    const std::optional<int64_t> dval = symbol_value(opt_, q_.back());
     const bool one_chunk = dval && *dval <= H;
     const ValueId qwhole = one_chunk ? load_block(q, qbase, q0, ci(0), sq, d, R, H, false) : ValueId{0};
     const ValueId kend = o.attrs.causal ? b_.binary(KOp::Min, sk, b_.binary(KOp::Add, q0, ci(R))) : sk;
@@ -201,13 +211,6 @@ class AttentionLowering {
     b_.store(static_cast<int>(k_.params.size() - 1), off, oe == Elem::F32 ? out : b_.cast(out, oe), mask);
   }
 
-  // A symbol's value in a K3 kernel (nullopt: a parameter).
-  std::optional<int64_t> opt_value(int s) const {
-    if (s == kDimOne) return 1;
-    if (static_cast<size_t>(s) >= opt_.symbol_values.size()) return std::nullopt;
-    return opt_.symbol_values[static_cast<size_t>(s)];
-  }
-
   const Region& r_;
   const RegionLowering& opt_;
   Kernel& k_;
@@ -218,12 +221,6 @@ class AttentionLowering {
   std::vector<int> q_, kd_, vd_, out_;
 };
 
-std::optional<int64_t> symbol_value(const RegionLowering& opt, int s) {
-  if (s == kDimOne) return 1;
-  if (static_cast<size_t>(s) >= opt.symbol_values.size()) return std::nullopt;
-  return opt.symbol_values[static_cast<size_t>(s)];
-}
-
 }  // namespace
 
 AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64_t rows) {
@@ -231,11 +228,7 @@ AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64
   t.rows = rows;
   const RegionOp& o = r.ops.at(0);
   if (o.op != OpId::Attention) return t;
-  if (!rows) {
-    const DType q = r.type(o.args[0]).dtype;
-    const bool half = (q == DType::F16 || q == DType::BF16) && r.type(o.args[1]).dtype == q && r.type(o.args[2]).dtype == q;
-    t.rows = half ? 32 : 16;
-  }
+  if (!rows) t.rows = half_inputs(r, o) ? 32 : 16;
   const std::optional<int64_t> d = symbol_value(opt, r.type(o.args[0]).dims.back());
   const std::optional<int64_t> dv = symbol_value(opt, r.type(o.args[2]).dims.back());
   if (d && *d <= kAttentionMaxWhole) t.head = std::max<int64_t>(16, round_up(*d, 16));

@@ -160,8 +160,6 @@ TEST(GpuEmulation, ARegionTheDeviceCannotRunIsCountedWithItsReason) {
       << g.report();
 }
 
-// Grouped-query attention: GpuTarget::refuses it (attention_group_heads)
-// until lower_attention maps query head h to key/value head h / g.
 // Grouped-query attention (8 query heads over 2 key/value heads), f32 and
 // f16, runs on the device's attention kernel, which reads head h / 4.
 TEST(GpuEmulation, GroupedQueryAttentionRunsOnTheDevice) {
