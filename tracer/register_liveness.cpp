@@ -2,7 +2,25 @@
 
 #include <vector>
 
+#include "vm/core/value.h"
+
 namespace tessera::jit {
+
+namespace {
+
+// What instruction `in` reads, with what the opcode table leaves open
+// resolved from the function: CALLKW's srcUp role (every register from A
+// up) is its callee, its B arguments and one keyword value per name in
+// K[C], which the interpreter reads (vm/interp/dispatch.cpp).
+bool reads(const FunctionProto& proto, const Instr& in, uint32_t reg) {
+  if (in.op == Op::CALLKW && in.c < proto.consts.size() && proto.consts[in.c].is_list()) {
+    const size_t names = proto.consts[in.c].as_list()->items.size();
+    return reg >= in.a && reg <= in.a + in.b + names;
+  }
+  return reads_register(in, reg);
+}
+
+}  // namespace
 
 bool register_live_at(const FunctionProto& proto, uint32_t pc, uint32_t reg) {
   const auto& code = proto.code;
@@ -20,7 +38,7 @@ bool register_live_at(const FunctionProto& proto, uint32_t pc, uint32_t reg) {
       seen[at] = true;
       if (++visited > kBudget) return true;
       const Instr& in = code[at];
-      if (reads_register(in, reg)) return true;
+      if (reads(proto, in, reg)) return true;
       if (writes_register(in, reg)) break;  // written first: dead on this path
       const OpFlow flow = op_info(in.op).flow;
       if (flow == OpFlow::ret) break;

@@ -2,6 +2,7 @@
 // registers an exit must write back when the interpreter resumes somewhere.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -74,6 +75,28 @@ TEST(RegisterLiveness, ReadInOneBranchOnlyIsLive) {
   const FunctionProto& h = function(*m, "h");
   EXPECT_TRUE(register_live_at(h, 0, 1));                   // x, read when c holds
   EXPECT_FALSE(register_live_at(h, first_pc(h, Op::JMPF), reg_of(h, "y")));  // written on both paths first
+}
+
+// A call with keywords reads its callee, its arguments and as many keyword
+// values as K[C] names, not every register above it: a temporary above
+// them, dead at an inner loop's exit, stays dead on the path that goes
+// round the outer loop through the call (a fused trace's results were
+// taken as escaping there).
+TEST(RegisterLiveness, ACallWithKeywordsReadsOnlyItsKeywordValues) {
+  auto m = compile_src(
+      "fn f(xs) {\n  let s = 0\n  for c in xs {\n    let a = len(c, end=1)\n"
+      "    for i in range(3) { s += ((a * 2 + i) * (a + 3) - i) * (s + 1) }\n  }\n  return s\n}\n");
+  const FunctionProto& f = function(*m, "f");
+  const uint32_t call = first_pc(f, Op::CALLKW);
+  const Instr& in = f.code[call];
+  const uint32_t past_kw = in.a + in.b + 2;  // callee, one argument, one keyword value
+  for (uint32_t r = in.a; r < past_kw; ++r) EXPECT_TRUE(register_live_at(f, call, r)) << r;
+  // The inner loop's temporaries, above its four registers (which FORPREP
+  // is taken to read).
+  const uint32_t inner_exit = first_pc(f, Op::FORLOOP) + 1;
+  const uint32_t temps = std::max<uint32_t>(past_kw, f.code[first_pc(f, Op::FORPREP)].a + 4);
+  ASSERT_GT(static_cast<uint32_t>(f.nregs), temps + 1);
+  for (uint32_t r = temps; r < static_cast<uint32_t>(f.nregs); ++r) EXPECT_FALSE(register_live_at(f, inner_exit, r)) << r;
 }
 
 TEST(RegisterLiveness, OutsideTheFrameOrTheCodeCountsAsLive) {
