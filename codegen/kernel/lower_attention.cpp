@@ -27,6 +27,12 @@
 // a key/value tensor with Hkv heads, Hkv dividing the output's H, serves
 // query head h with its head h / (H / Hkv) (equal counts: h itself).
 //
+// The trace's consumers of attention's result (attention_writes_outputs:
+// elementwise operations, outputs of its shape) are computed on the output
+// tile before it is stored, as the region's kernel would compute them
+// (RegionLowerer::epilogue): the region is then one kernel, and attention's
+// result never goes through memory.
+//
 // K2 kernels take every shape (tiles of 64, the value dim split over grid
 // axis 2); K3 kernels know the dims and take the head and value dims whole
 // (rounded up to 16, up to kAttentionMaxWhole), loading Q's block once
@@ -36,6 +42,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel/lower_region.h"
+#include "codegen/kernel/lower_region_internal.h"
 #include "codegen/kernel/mask_fold.h"
 
 namespace tessera::kir {
@@ -66,7 +73,14 @@ class AttentionLowering {
     const RegionOp& o = r_.ops.at(0);
     if (o.op != OpId::Attention) throw std::invalid_argument("lower_attention: the region does not start with attention");
     declare_region_inputs(r_, opt_, k_);
-    k_.params.push_back(Param{"out", param_elem(o.type), param_dims(o.type), true});
+    writes_outputs_ = attention_writes_outputs(r_);
+    if (writes_outputs_) {
+      for (size_t i = 0; i < r_.outputs.size(); ++i)
+        k_.params.push_back(Param{"out" + std::to_string(i), param_elem(r_.type(r_.outputs[i])),
+                                  param_dims(r_.type(r_.outputs[i])), true});
+    } else {
+      k_.params.push_back(Param{"out", param_elem(o.type), param_dims(o.type), true});
+    }
     q_ = r_.type(o.args[0]).dims;
     kd_ = r_.type(o.args[1]).dims;
     vd_ = r_.type(o.args[2]).dims;
@@ -207,6 +221,12 @@ class AttentionLowering {
     const ValueId mask = b_.select(in_r, b_.cmp(Pred::Lt, cj, tile(dv, R, DV)), in_r);
     const ValueId off = b_.binary(KOp::Add, tile(obase, R, DV),
                                   b_.binary(KOp::Add, b_.binary(KOp::Mul, ri, tile(dv, R, DV)), cj));
+    if (writes_outputs_) {
+      // The consumers on the tile in registers, written where attention's
+      // result would have been (its flat offsets in the output).
+      detail::RegionLowerer(r_, opt_, k_).epilogue(out, off, mask);
+      return;
+    }
     const Elem oe = k_.params.back().elem;
     b_.store(static_cast<int>(k_.params.size() - 1), off, oe == Elem::F32 ? out : b_.cast(out, oe), mask);
   }
@@ -217,11 +237,21 @@ class AttentionLowering {
   KernelBuilder b_;
   const AttentionTiles t_;
   bool half_ = false;
+  bool writes_outputs_ = false;  // attention_writes_outputs
   Elem in_elem_ = Elem::F32;
   std::vector<int> q_, kd_, vd_, out_;
 };
 
 }  // namespace
+
+bool attention_writes_outputs(const Region& r) {
+  if (r.ops.empty() || r.ops.front().op != OpId::Attention || r.outputs.empty()) return false;
+  for (size_t i = 1; i < r.ops.size(); ++i)
+    if (!op_def(r.ops[i].op).fusion.elementwise()) return false;
+  for (int v : r.outputs)
+    if (!r.type(v).tensor || r.type(v).dims != r.ops.front().type.dims) return false;
+  return true;
+}
 
 AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64_t rows) {
   AttentionTiles t;

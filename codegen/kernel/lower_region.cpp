@@ -122,6 +122,21 @@ void RegionLowerer::elementwise_kernel() {
   }
 }
 
+void RegionLowerer::epilogue(ValueId step, ValueId off, ValueId mask) {
+  in_step_kernel_ = true;
+  shape_ = r_.ops.at(0).type.dims;
+  tile_shape_ = k_.value(off).type.shape;
+  off_ = off;
+  mask_ = mask;
+  // The step's result as the interpreter stores it (rounded to its dtype),
+  // then as its consumers compute with it.
+  vals_[r_.value_of_op(0)] = round_to(step, r_.ops[0].type.dtype);
+  for (size_t i = 0; i < r_.outputs.size(); ++i) {
+    const int v = r_.outputs[i];
+    b_.store(output_param(i), off_, as_tile(value(v), param_elem(r_.type(v))), mask_);
+  }
+}
+
 ValueId RegionLowerer::dim(int s) {
   auto it = dims_.find(s);
   if (it != dims_.end()) return it->second;

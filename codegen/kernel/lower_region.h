@@ -71,11 +71,21 @@ constexpr int64_t kAttentionMaxWhole = 128;
 // emitter's layout).
 AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64_t rows = 0);
 
+// Whether lower_attention's kernel computes the whole region (its
+// consumers fused into attention's write): every operation after the
+// attention is elementwise and every output is a tensor of the attention's
+// shape. Otherwise the kernel writes the attention's result, and the
+// region's kernel (lower_region) reads it as its leading step.
+bool attention_writes_outputs(const Region& r);
+
 // The region's leading attention (Region::leading_step) as one kernel
 // (lower_attention.cpp, which has the design note): params the region's
-// inputs, then its result. f32 inputs give the interpreter's bits; f16 or
-// bf16 inputs FlashAttention-2's numerics (half products with f32
-// accumulators, exp2). Grouped-query attention by the head axis' dims.
+// inputs, then the region's outputs where attention_writes_outputs (the
+// consumers computed from attention's tile in registers, as the region's
+// kernel computes them), else attention's result. f32 inputs give the
+// interpreter's bits; f16 or bf16 inputs FlashAttention-2's numerics (half
+// products with f32 accumulators, exp2). Grouped-query attention by the
+// head axis' dims.
 Kernel lower_attention(const Region& r, const std::string& name, const RegionLowering& opt = {},
                        const AttentionTiles& tiles = {});
 

@@ -23,6 +23,12 @@ class RegionLowerer {
  public:
   RegionLowerer(const Region& r, const RegionLowering& opt, Kernel& k) : r_(r), opt_(opt), k_(k), b_(k) {}
   void run();
+  // lower_attention's fused consumers (attention_writes_outputs): the
+  // region's outputs from the leading attention's computed tile `step`,
+  // stored at the output elements whose flat offsets are the tile `off`
+  // (`mask`: those inside). The kernel's params are declared (the inputs,
+  // then the outputs) and its builder is at its top level.
+  void epilogue(ValueId step, ValueId off, ValueId mask);
 
  private:
   // ---- shared (lower_region.cpp)
@@ -30,7 +36,7 @@ class RegionLowerer {
   ValueId dim(int s);
   // The product of the symbols of dims[from..] (1 for none), as an i64 scalar.
   ValueId product(const std::vector<int>& dims, size_t from);
-  ValueId tile_of(ValueId scalar) { return b_.splat(scalar, {tile_}); }
+  ValueId tile_of(ValueId scalar) { return b_.splat(scalar, tile_shape_.empty() ? std::vector<int64_t>{tile_} : tile_shape_); }
   ValueId row_offset(const std::vector<int>& dims);
   ValueId offsets(const std::vector<int>& dims);
   // A region value at the current iteration (a tile, or a scalar where it
@@ -42,11 +48,12 @@ class RegionLowerer {
   ValueId convert(ValueId x, Elem to);
   ValueId round_to(ValueId x, DType d);
   bool is_tile(ValueId x) const { return k_.value(x).type.is_tile(); }
-  // Params: the region's inputs, the leading matmul's result (Region::
-  // leading_step: the BLAS step's, read as an input), the outputs.
+  // Params: the region's inputs, the leading step's result (Region::
+  // leading_step: the BLAS step's or attention's, read as an input; not in
+  // attention's own kernel, epilogue()), the outputs.
   int step_param() const { return static_cast<int>(r_.inputs.size()); }
   int output_param(size_t i) const {
-    return static_cast<int>(r_.inputs.size() + (r_.leading_step() ? 1 : 0) + i);
+    return static_cast<int>(r_.inputs.size() + (r_.leading_step() && !in_step_kernel_ ? 1 : 0) + i);
   }
 
   // ---- elementwise kernels (lower_region.cpp)
@@ -83,6 +90,8 @@ class RegionLowerer {
   Kernel& k_;
   KernelBuilder b_;
   int64_t tile_ = 1024;
+  std::vector<int64_t> tile_shape_;  // epilogue(): the step's tile (else {tile_})
+  bool in_step_kernel_ = false;      // epilogue(): the leading step's own kernel
   std::vector<int> shape_;  // the iteration space: an output's shape, or a row kernel's rows and row
   bool rowwise_ = false;    // programs over rows (chunks of a row within a program)
   bool row_kernel_ = false;

@@ -33,10 +33,12 @@ int64_t numel_of(const Shape& s) {
 }
 
 // A kernel of a region on the device: the region's kernel (after its
-// leading step, if any) and attention's kernel for a leading attention.
+// leading step, if any) and attention's kernel for a leading attention,
+// or attention's kernel alone where it computes the region
+// (kir::attention_writes_outputs: `main`, and no `step`).
 class GpuKernel : public TargetKernel {
  public:
-  kir::Kernel main;
+  kir::Kernel main;  // the kernel that writes the region's outputs
   kir::CudaKernelSource main_src;
   std::shared_ptr<device::LaunchableKernel> main_built;
   std::optional<kir::Kernel> step;
@@ -158,11 +160,20 @@ std::shared_ptr<const TargetKernel> GpuTarget::compile(const Region& r, const Di
   const kir::RegionLowering opt = v.lowering(spec);
   const int threads = spec.empty() ? 0 : v.threads;  // 0: from the kernel's tile (K2, untuned K3)
   const bool attention = r.leading_step() && r.ops.front().op == OpId::Attention;
-  k->main = kir::lower_region(r, "region", opt);
-  k->main_src = kir::emit_cuda_kernel(k->main, "tsr_region", kir::cuda_target_for(r, attention ? 0 : threads));
   if (attention) {
-    k->step = kir::lower_attention(r, "attention", opt, kir::attention_tiles(r, opt, v.rows));
-    k->step_src = kir::emit_cuda_kernel(*k->step, "tsr_attention", kir::cuda_target_for(r, threads));
+    kir::Kernel a = kir::lower_attention(r, "attention", opt, kir::attention_tiles(r, opt, v.rows));
+    kir::CudaKernelSource src = kir::emit_cuda_kernel(a, "tsr_attention", kir::cuda_target_for(r, threads));
+    if (kir::attention_writes_outputs(r)) {
+      k->main = std::move(a);
+      k->main_src = std::move(src);
+    } else {
+      k->step = std::move(a);
+      k->step_src = std::move(src);
+    }
+  }
+  if (!attention || k->step) {
+    k->main = kir::lower_region(r, "region", opt);
+    k->main_src = kir::emit_cuda_kernel(k->main, "tsr_region", kir::cuda_target_for(r, attention ? 0 : threads));
   }
   // The region's kernel is built even when cuBLASLt computes its epilogue:
   // a product with an empty inner dim still needs it (gemm_epilogue.h).
@@ -241,7 +252,8 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
     // does not run (`whole`).
     std::optional<device::GemmDesc> whole;
     bool whole_on_host = false;  // the emulation: the region by the interpreter's kernels
-    if (r.leading_step()) {
+    // A leading attention whose kernel computes the region has no step result.
+    if (r.leading_step() && !(r.ops.front().op == OpId::Attention && kir::attention_writes_outputs(r))) {
       const RegionOp& lead = r.ops.front();
       const Shape shape = shape_of(lead.type, sym);
       const size_t bytes = static_cast<size_t>(numel_of(shape)) * dtype_size(lead.type.dtype);
@@ -355,6 +367,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
     traffic_.upload_bytes += up_bytes;
     traffic_.resident_inputs += resident;
     if (in_product) ++traffic_.product_epilogues;
+    if (r.leading_step() && !v->step && r.ops.front().op == OpId::Attention) ++traffic_.attention_epilogues;
     return outs.at(0);
   } catch (const device::DeviceOutOfMemory&) {
     throw RuntimeError("out of memory");  // the script's error, as for the host's memory
@@ -444,6 +457,10 @@ std::string GpuTarget::report(const KernelRuntime& runtime) const {
     out += fmt::format("  gpu products: {} calls' bias (and relu) computed with their matrix product (cuBLASLt's epilogue), "
                        "no kernel of theirs launched\n",
                        t.product_epilogues);
+  if (t.attention_epilogues)
+    out += fmt::format("  gpu attention: {} calls computed by their attention kernel alone (the consumers of attention's "
+                       "result fused into its write)\n",
+                       t.attention_epilogues);
   if (staging.pinned_bytes)
     out += fmt::format("  gpu copies: {} uploads and {} downloads ({:.1f} MiB) staged through {:.0f} MiB of pinned host memory\n",
                        staging.uploads, staging.downloads, static_cast<double>(staging.bytes) / (1 << 20),

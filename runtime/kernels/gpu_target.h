@@ -78,6 +78,7 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
     uint64_t downloads = 0, download_bytes = 0;  // outputs copied back (the host read them)
     uint64_t resident_inputs = 0;  // inputs already on the device (an earlier call's output, or a mirror)
     uint64_t product_epilogues = 0;  // calls whose bias (and relu) the product computed: no kernel of theirs ran
+    uint64_t attention_epilogues = 0;  // calls whose attention kernel computed the region (consumers fused into its write)
   };
   Traffic traffic() const;
   // Counted by the DeviceCopy of outputs when the host reads them.

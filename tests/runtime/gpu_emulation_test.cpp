@@ -169,5 +169,21 @@ TEST(GpuEmulation, GroupedQueryAttentionRunsOnTheDevice) {
   EXPECT_EQ(s.refused, 0u) << g.report();
 }
 
+// Attention followed by elementwise consumers (a scale, a bias along the
+// value dim, gelu, a per-query gate, a cast), in a loop inside another:
+// every call is the attention kernel alone, which computes the consumers
+// on its output tile (lower_region.h: attention_writes_outputs), f32, f16
+// and bf16, causal and not, within tolerance of the interpreter's f32
+// attention with the same epilogue (the program checks).
+TEST(GpuEmulation, AttentionConsumersAreFusedIntoItsWrite) {
+  const EmulatedGpu g(program("gpu_attention_epilogue.tsb"));
+  const auto s = g.stats();
+  EXPECT_GT(s.launches, 100u) << g.report();
+  EXPECT_GT(s.k3_launches, 0u) << g.report();
+  EXPECT_EQ(s.traffic.attention_epilogues, s.launches) << g.report();
+  EXPECT_EQ(s.refused, 0u) << g.report();
+  EXPECT_NE(g.report().find("calls computed by their attention kernel alone"), std::string::npos) << g.report();
+}
+
 }  // namespace
 }  // namespace tessera

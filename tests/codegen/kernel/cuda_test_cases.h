@@ -241,6 +241,26 @@ inline std::vector<CudaCase> cuda_cases() {
                           wave_tensor(dt, {bs, sks, ds}, 1.0f, 0.7f)});
     cases.push_back(std::move(c));
   }
+  // Consumers fused into attention's write (attention_writes_outputs): a
+  // bias along the value dim, gelu and a per-query gate (all bf16) on attention
+  // on the tensor cores, at head dims 64 (K3 whole) and 96.
+  {
+    CudaCase c{"attention_tc_epilogue_bf16", {}, {}, true};
+    Region& r = c.region;
+    const int b = r.new_symbol(), sq = r.new_symbol(), d = r.new_symbol(), sk = r.new_symbol(), dv = r.new_symbol();
+    const int q = r.add_tensor_input(DType::BF16, {b, sq, d});
+    const int k = r.add_tensor_input(DType::BF16, {b, sk, d});
+    const int v = r.add_tensor_input(DType::BF16, {b, sk, dv});
+    const int bias = r.add_tensor_input(DType::BF16, {dv});
+    const int gate = r.add_tensor_input(DType::BF16, {sq, kDimOne});
+    const int o = *r.add(OpId::Attention, {q, k, v});
+    r.outputs = {*r.add(OpId::Mul, {*r.add(OpId::Gelu, {*r.add(OpId::Add, {o, bias})}), gate})};
+    for (auto [sqs, sks, ds] : {std::tuple<int64_t, int64_t, int64_t>{70, 90, 64}, {33, 47, 96}})
+      c.inputs.push_back({wave_tensor(DType::BF16, {2, sqs, ds}, 1.0f, 0.1f), wave_tensor(DType::BF16, {2, sks, ds}, 1.0f, 0.4f),
+                          wave_tensor(DType::BF16, {2, sks, ds}, 1.0f, 0.7f), wave_tensor(DType::BF16, {ds}, 0.5f, 0.2f),
+                          wave_tensor(DType::BF16, {sqs, 1}, 2.0f, 0.9f)});
+    cases.push_back(std::move(c));
+  }
   // Grouped-query attention: key/value tensors with fewer heads than q
   // (query head h reads head h / g), g = 2 and 3, f16 on the tensor cores.
   {

@@ -36,6 +36,53 @@ std::vector<uint8_t> bytes(const Value& v) {
   return std::vector<uint8_t>(p, p + t.nbytes());
 }
 
+// The worst error relative to 1 + |want| over the elements.
+double worst_error(const Value& got, const Value& want) {
+  const TensorObj& g = *got.as_tensor();
+  const TensorObj& w = *want.as_tensor();
+  double worst = 0;
+  for (int64_t i = 0; i < w.numel; ++i)
+    worst = std::max(worst, std::fabs(g.get_f(i) - w.get_f(i)) / (1.0 + std::fabs(w.get_f(i))));
+  return worst;
+}
+
+// Runs lower_attention's kernel of region r (K2's tiles, or K3's for the
+// values opt gives) on the CPU: what it writes, attention's result or the
+// region's outputs (attention_writes_outputs). Tiles of 128 columns and
+// more exceed the CPU emitter's 1 MiB of stack for tiles (the CPU runs the
+// interpreter's attention; the CUDA emulation runs those): the widest dims
+// keep K2's chunks of 64 here.
+std::vector<Value> run_attention_kernel(const Region& r, const std::vector<Value>& in, const std::vector<int64_t>& sym,
+                                        const RegionLowering& opt, int threads) {
+  AttentionTiles tiles = attention_tiles(r, opt);
+  if (tiles.head > 96 || tiles.value > 96) tiles.head = tiles.value = 64;
+  const Kernel kern = lower_attention(r, "attention", opt, tiles);
+  EXPECT_TRUE(verify(kern).empty()) << verify(kern).front();
+  EXPECT_EQ(parse(print(kern)).name, "attention");
+  std::vector<int> written = r.outputs;
+  if (!attention_writes_outputs(r)) written = {r.value_of_op(0)};
+  std::vector<Value> out;
+  std::vector<void*> params;
+  std::vector<float> scalars(in.size());  // float scalars (the only ones here), passed by address in f32
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i].is_tensor()) {
+      params.push_back(in[i].as_tensor()->data());
+      continue;
+    }
+    scalars[i] = static_cast<float>(in[i].as_float());
+    params.push_back(&scalars[i]);
+  }
+  for (int v : written) {
+    Shape shape;
+    for (int d : r.type(v).dims) shape.push_back(d == kDimOne ? 1 : sym.at(static_cast<size_t>(d)));
+    out.push_back(make_tensor(r.type(v).dtype, shape));
+    params.push_back(out.back().as_tensor()->data());
+  }
+  CompiledKernel ck = compiler().compile(kern);
+  launch(kern, ck.fn, params, sym, threads);
+  return out;
+}
+
 // Runs the region as K2 and as K3 and compares with the interpreter's kernels.
 void expect_same_as_interpreter(const Region& r, const std::vector<Value>& inputs) {
   const std::vector<Value> want = run_region_reference(r, inputs);
@@ -554,37 +601,73 @@ TEST(LowerRegion, AttentionKernelAgreesWithTheInterpreter) {
     for (bool k3 : {false, true}) {
       RegionLowering opt;
       if (k3) opt.symbol_values.assign(sym->begin(), sym->end());
-      // Tiles of 128 columns and more exceed the CPU emitter's 1 MiB of
-      // stack for tiles (the CPU runs the interpreter's attention; the CUDA
-      // emulation runs those): here the widest dims keep K2's chunks of 64.
-      AttentionTiles tiles = attention_tiles(r, opt);
-      if (tiles.head > 96 || tiles.value > 96) tiles.head = tiles.value = 64;
-      const Kernel kern = lower_attention(r, "attention", opt, tiles);
-      ASSERT_TRUE(verify(kern).empty()) << verify(kern).front();
-      EXPECT_EQ(parse(print(kern)).name, "attention");
       const std::string what = "b " + std::to_string(c.b) + " sq " + std::to_string(c.sq) + " sk " + std::to_string(c.sk) +
                                " d " + std::to_string(c.d) + " dv " + std::to_string(c.dv) + (k3 ? " K3" : " K2");
       SCOPED_TRACE(what);
-      CompiledKernel ck = compiler().compile(kern);
-      Value got = make_tensor(want.as_tensor()->dtype, want.as_tensor()->shape);
-      std::vector<void*> params;
-      for (const Value& x : in) params.push_back(x.as_tensor()->data());
-      params.push_back(got.as_tensor()->data());
       for (int threads : {1, 0}) {
-        launch(kern, ck.fn, params, *sym, threads);
-        if (c.dt == DType::F32) {
-          EXPECT_EQ(bytes(got), bytes(want));
-          continue;
-        }
-        const TensorObj& g = *got.as_tensor();
-        const TensorObj& w = *want.as_tensor();
-        double worst = 0;
-        for (int64_t i = 0; i < w.numel; ++i)
-          worst = std::max(worst, std::fabs(g.get_f(i) - w.get_f(i)) / (1.0 + std::fabs(w.get_f(i))));
-        EXPECT_LE(worst, 1e-2);
+        const Value got = run_attention_kernel(r, in, *sym, opt, threads).at(0);
+        if (c.dt == DType::F32) EXPECT_EQ(bytes(got), bytes(want));
+        else EXPECT_LE(worst_error(got, want), 1e-2);
       }
     }
   }
+}
+
+// The consumers of attention's result fused into its write
+// (attention_writes_outputs): elementwise operations with scalar, row and
+// column broadcasts, two outputs, a cast to f16; f32 attention gives the
+// interpreter's bits, f16 attention the half tolerance. A row operation
+// after attention is not fused (the region's kernel reads the result).
+TEST(LowerRegion, AttentionConsumersAreFusedIntoItsWrite) {
+  for (const DType dt : {DType::F32, DType::F16}) {
+    for (bool causal : {false, true}) {
+      Region r;
+      const int b = r.new_symbol(2), sq = r.new_symbol(40), d = r.new_symbol(16), sk = r.new_symbol(50),
+                dv = r.new_symbol(24);
+      const int q = r.add_tensor_input(dt, {b, sq, d});
+      const int k = r.add_tensor_input(dt, {b, sk, d});
+      const int v = r.add_tensor_input(dt, {b, sk, dv});
+      const int bias = r.add_tensor_input(DType::F32, {dv});
+      const int gate = r.add_tensor_input(DType::F32, {sq, kDimOne});
+      const int s = r.add_scalar_input(ScalarKind::Float);
+      RegionAttrs at;
+      at.causal = causal;
+      const int o = *r.add(OpId::Attention, {q, k, v}, at);
+      const int y = *r.add(OpId::Add, {*r.add(OpId::Mul, {o, s}), bias});
+      RegionAttrs to_half;
+      to_half.cast_to = DType::F16;
+      r.outputs = {*r.add(OpId::Mul, {*r.add(OpId::Gelu, {y}), gate}), *r.add(OpId::Cast, {*r.add(OpId::Relu, {o})}, to_half)};
+      ASSERT_TRUE(attention_writes_outputs(r)) << r.str();
+      std::vector<Value> in = {wave_tensor(dt, {2, 40, 16}, 1.0f, 0.1f), wave_tensor(dt, {2, 50, 16}, 1.0f, 0.4f),
+                               wave_tensor(dt, {2, 50, 24}, 1.0f, 0.7f), wave_tensor(DType::F32, {24}, 0.5f, 0.2f),
+                               wave_tensor(DType::F32, {40, 1}, 2.0f, 0.9f), Value::number(1.5)};
+      const std::vector<Value> want = run_region_reference(r, in);
+      const auto sym = bind_symbols(r, in);
+      ASSERT_TRUE(sym.has_value());
+      for (bool k3 : {false, true}) {
+        SCOPED_TRACE(std::string(dtype_name(dt)) + (causal ? " causal" : "") + (k3 ? " K3" : " K2"));
+        RegionLowering opt;
+        if (k3) opt.symbol_values.assign(sym->begin(), sym->end());
+        const Kernel kern = lower_attention(r, "attention", opt, attention_tiles(r, opt));
+        EXPECT_EQ(kern.params.size(), in.size() + 2);  // no param for attention's result
+        const std::vector<Value> got = run_attention_kernel(r, in, *sym, opt, 0);
+        for (size_t i = 0; i < want.size(); ++i) {
+          EXPECT_EQ(got[i].as_tensor()->dtype, want[i].as_tensor()->dtype);
+          if (dt == DType::F32) EXPECT_EQ(bytes(got[i]), bytes(want[i])) << "output " << i;
+          else EXPECT_LE(worst_error(got[i], want[i]), 1e-2) << "output " << i;
+        }
+      }
+    }
+  }
+  Region r;
+  const int q = r.add_tensor_input(DType::F32, {r.new_symbol(8), r.new_symbol(16)});
+  const int k = r.add_tensor_input(DType::F32, {r.new_symbol(8), r.new_symbol(16)});
+  const int o = *r.add(OpId::Attention, {q, k, k});
+  RegionAttrs sm;
+  sm.axis = -1;
+  r.outputs = {*r.add(OpId::Softmax, {o}, sm)};
+  EXPECT_FALSE(attention_writes_outputs(r));
+  EXPECT_EQ(lower_attention(r, "attention").params.size(), 3u);  // q, k, and attention's result
 }
 
 }  // namespace
