@@ -212,7 +212,10 @@ TSR_FN void tsr_tma_load_2d(void* smem, const tsr_tensor_map* map, int c0, int c
 // The results land at tsr_wgmma_wait<N>() for the thread's groups (commit);
 // d must not be touched in between. Before the first wgmma and after
 // touching d: tsr_wgmma_fence(). After the wait, tsr_wgmma_fence_operand(d)
-// keeps the compiler from moving reads of d above it.
+// keeps the compiler from moving reads of d above it. Make the descriptors
+// before the fence and keep fence .. wgmma .. commit straight-line code:
+// otherwise ptxas adds a warpgroup.arrive (or wait) before wgmma
+// (ptxas info C7519, C7517) and the wgmma no longer overlap.
 TSR_FN void tsr_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 TSR_FN void tsr_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int N>
