@@ -4,7 +4,6 @@
 // (tessera_cuda_host.h) against references computed here, and compiled by
 // NVRTC for sm_90a without spills (skipped where NVRTC is missing), the
 // header still compiling for sm_80 and sm_90 without the sm_90a wrappers.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,12 +17,14 @@
 
 #include "runtime/device/cuda_kernel_compiler.h"
 #include "tests/codegen/kernel/cuda_host_library.h"
-#include "vm/tensor/dtype.h"
+#include "tests/codegen/kernel/half_test_data.h"
 
 namespace tessera::kir {
 namespace {
 
+using testing::half_value;
 using testing::HostEntry;
+using testing::random_halves;
 
 // Compiled by both the host (emulation) and NVRTC (for sm_90a; for other
 // targets the Hopper kernels drop out).
@@ -223,22 +224,8 @@ const testing::HostLibrary& host_library() {
   return *lib;
 }
 
-void* host_symbol(const std::string& name) {
-  const testing::HostLibrary& lib = host_library();
-  if (!lib.handle) throw std::runtime_error(lib.error);
-  void* fn = dlsym(lib.handle, name.c_str());
-  if (!fn) throw std::runtime_error("no symbol " + name);
-  return fn;
-}
-HostEntry host_entry(const std::string& kernel) { return reinterpret_cast<HostEntry>(host_symbol(kernel + "_host")); }
-
-std::vector<uint16_t> random_halves(size_t n, bool bf16, std::mt19937& rng) {
-  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
-  std::vector<uint16_t> h(n);
-  for (uint16_t& x : h) x = bf16 ? f32_to_bf16(u(rng)) : f32_to_f16(u(rng));
-  return h;
-}
-float half_value(uint16_t h, bool bf16) { return bf16 ? bf16_to_f32(h) : f16_to_f32(h); }
+void* host_symbol(const std::string& name) { return testing::host_symbol(host_library(), name); }
+HostEntry host_entry(const std::string& kernel) { return testing::host_entry(host_library(), kernel); }
 
 const char* const kLayout[] = {"K-major",
                                "K-major 128B-swizzled",
