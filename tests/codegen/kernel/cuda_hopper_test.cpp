@@ -114,6 +114,44 @@ HP_WGMMA(hp_wgmma_f16_n128, 128, false)
 HP_WGMMA(hp_wgmma_bf16_n128, 128, true)
 HP_WGMMA(hp_wgmma_f16_n256, 256, false)
 
+// Two commit groups on two accumulators, as a pipeline issues them (N 64,
+// A and B K-major): k 0..31 into acc0, k 32..63 into acc1. After wait<1>
+// acc0 is done (D0); early[t]: acc1's d[0] then, still its old -1 (read
+// only under the emulation); after wait<0>, D1.
+TSR_KERNEL TSR_BOUNDS(128) void hp_wgmma_groups(const unsigned short* A, const unsigned short* B, float* D0, float* D1,
+                                                float* early) {
+  unsigned char* sA = TSR_SMEM;
+  unsigned char* sB = TSR_SMEM + 8192;
+  const int t = tsr_thread();
+  for (int i = t; i < 64 * 64; i += 128) {
+    *(unsigned short*)(sA + hp_offset(0, 64, i / 64, i % 64)) = A[i];
+    *(unsigned short*)(sB + hp_offset(0, 64, i % 64, i / 64)) = B[i];
+  }
+  tsr_fence_proxy_async();
+  tsr_sync();
+  float acc0[32], acc1[32];
+  for (int i = 0; i < 32; ++i) acc0[i] = acc1[i] = -1.0f;
+  unsigned long long da[4], db[4];
+  for (int s = 0; s < 4; ++s) da[s] = hp_desc(sA, 0, 64, s), db[s] = hp_desc(sB, 0, 64, s);
+  tsr_wgmma_fence();
+  tsr_wgmma_f16<64, 0, 0>(acc0, da[0], db[0], 0);
+  tsr_wgmma_f16<64, 0, 0>(acc0, da[1], db[1], 1);
+  tsr_wgmma_commit();
+  tsr_wgmma_f16<64, 0, 0>(acc1, da[2], db[2], 0);
+  tsr_wgmma_f16<64, 0, 0>(acc1, da[3], db[3], 1);
+  tsr_wgmma_commit();
+  tsr_wgmma_wait<1>();
+  tsr_wgmma_fence_operand(acc0);
+  const int w = t / 32, g = t % 32 / 4, q = t % 4;
+  for (int i = 0; i < 32; ++i) D0[(16 * w + g + 8 * (i / 2 % 2)) * 64 + 8 * (i / 4) + 2 * q + i % 2] = acc0[i];
+#ifdef TSR_HOST_EMULATION
+  early[t] = acc1[0];
+#endif
+  tsr_wgmma_wait<0>();
+  tsr_wgmma_fence_operand(acc1);
+  for (int i = 0; i < 32; ++i) D1[(16 * w + g + 8 * (i / 2 % 2)) * 64 + 8 * (i / 4) + 2 * q + i % 2] = acc1[i];
+}
+
 // Two TMA loads through one mbarrier (phase 0, then phase 1) into one
 // 1024-aligned tile; out0/out1 get the tile's bytes after each, first the
 // tile as thread 0 reads it between its load and its wait; flags: whether
@@ -170,6 +208,12 @@ HP_WGMMA_HOST(hp_wgmma_bf16_n64)
 HP_WGMMA_HOST(hp_wgmma_f16_n128)
 HP_WGMMA_HOST(hp_wgmma_bf16_n128)
 HP_WGMMA_HOST(hp_wgmma_f16_n256)
+extern "C" void hp_wgmma_groups_host(void* const* a, long long programs, int threads, long long shared) {
+  tsr_emu::launch(programs, threads, shared, [&] {
+    hp_wgmma_groups(HP_ARG(0, const unsigned short*), HP_ARG(1, const unsigned short*), HP_ARG(2, float*),
+                    HP_ARG(3, float*), HP_ARG(4, float*));
+  });
+}
 extern "C" void hp_tma_host(void* const* a, long long programs, int threads, long long shared) {
   tsr_emu::launch(programs, threads, shared, [&] {
     hp_tma(HP_ARG(0, tsr_tensor_map), HP_ARG(1, unsigned char*), HP_ARG(2, unsigned char*), HP_ARG(3, unsigned char*),
@@ -294,6 +338,29 @@ INSTANTIATE_TEST_SUITE_P(
                       WgmmaCase{256, false, "hp_wgmma_f16_n256"}),
     [](const ::testing::TestParamInfo<WgmmaCase>& p) { return std::string(p.param.kernel + 9); });
 
+// wait<1> lands the older group only: one accumulator done, the other not.
+TEST(WgmmaEmulationGroups, WaitOneLandsTheOlderGroupOnly) {
+  std::mt19937 rng(17);
+  const std::vector<uint16_t> A = random_halves(64 * 64, false, rng), B = random_halves(64 * 64, false, rng);
+  std::vector<float> D0(64 * 64, NAN), D1(64 * 64, NAN), early(128, NAN);
+  const uint16_t *pa = A.data(), *pb = B.data();
+  float *p0 = D0.data(), *p1 = D1.data(), *pe = early.data();
+  void* args[] = {&pa, &pb, &p0, &p1, &pe};
+  host_entry("hp_wgmma_groups")(args, 1, 128, 16384);
+  for (int half = 0; half < 2; ++half)
+    for (int m = 0; m < 64; ++m)
+      for (int n = 0; n < 64; ++n) {
+        double want = 0, scale = 0;
+        for (int k = 32 * half; k < 32 * half + 32; ++k) {
+          const double p = static_cast<double>(half_value(A[m * 64 + k], false)) * half_value(B[k * 64 + n], false);
+          want += p, scale += std::fabs(p);
+        }
+        const float got = (half ? D1 : D0)[m * 64 + n];
+        EXPECT_LE(std::fabs(got - want), 1e-5 * scale) << "D" << half << "[" << m << "][" << n << "] = " << got;
+      }
+  for (int t = 0; t < 128; ++t) EXPECT_EQ(early[t], -1.0f) << "thread " << t << "'s acc1 after wait<1>";
+}
+
 using EncodeMap = bool (*)(void*, const void*, unsigned, unsigned long long, unsigned long long, unsigned long long,
                            unsigned, unsigned, int);
 
@@ -411,7 +478,7 @@ TEST(HopperNvrtc, KernelsCompileForSm90aWithoutSpills) {
   EXPECT_EQ(out.log.find("serialized"), std::string::npos) << out.log;
   for (const char* kernel :
        {"hp_wgmma_f16_n16", "hp_wgmma_bf16_n32", "hp_wgmma_f16_n64", "hp_wgmma_bf16_n64", "hp_wgmma_f16_n128",
-        "hp_wgmma_bf16_n128", "hp_wgmma_f16_n256", "hp_tma", "hp_setmaxnreg"}) {
+        "hp_wgmma_bf16_n128", "hp_wgmma_f16_n256", "hp_wgmma_groups", "hp_tma", "hp_setmaxnreg"}) {
     const auto report = device::parse_ptxas_report(out.log, kernel);
     ASSERT_TRUE(report.has_value()) << kernel << ": no ptxas report in\n" << out.log;
     EXPECT_GT(report->registers, 0) << kernel;
