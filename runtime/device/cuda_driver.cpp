@@ -87,12 +87,16 @@ void CudaDriver::load(const std::vector<std::string>& candidates) {
   struct Row {
     const char* name;
     int version;
+    bool required;  // false: CUDA_FN_OPT, the driver may lack it
     void (*set)(CudaDriver&, void*);
   };
   static constexpr Row kRows[] = {
 #define CUDA_FN(name, pfn, version) \
-  {#name, version, [](CudaDriver& d, void* fn) { d.name = reinterpret_cast<pfn>(fn); }},
+  {#name, version, true, [](CudaDriver& d, void* fn) { d.name = reinterpret_cast<pfn>(fn); }},
+#define CUDA_FN_OPT(name, pfn, version) \
+  {#name, version, false, [](CudaDriver& d, void* fn) { d.name = reinterpret_cast<pfn>(fn); }},
 #include "runtime/device/cuda_driver_api.def"
+#undef CUDA_FN_OPT
 #undef CUDA_FN
   };
   const Row* missing = nullptr;
@@ -106,7 +110,7 @@ void CudaDriver::load(const std::vector<std::string>& candidates) {
       return;
     }
     if (r != CUDA_SUCCESS || !fn) {
-      if (!missing) {
+      if (row.required && !missing) {
         missing = &row;
         missing_version_too_low = too_low;
       }

@@ -13,7 +13,13 @@
 // dynamic shared memory), f16 <-> f32, the f32/f64 math functions, and the
 // tensor-core instructions (sm_80+): tsr_mma_f16/bf16 (mma m16n8k16, f32
 // accumulators), tsr_ldmatrix_x{1,2,4}[_trans] and tsr_cp_async16 with
-// tsr_cp_async_commit/tsr_cp_async_wait<N>. The
+// tsr_cp_async_commit/tsr_cp_async_wait<N>; Hopper's (sm_90: mbarrier and
+// TMA: tsr_mbar_init/arrive/arrive_expect_tx/try_wait/wait,
+// tsr_fence_mbar_init, tsr_fence_proxy_async, tsr_tma_load_2d with a
+// tsr_tensor_map kernel parameter (TSR_GRID_CONST); sm_90a only: wgmma,
+// tsr_wgmma_f16/bf16<N, TransA, TransB> (m64nNk16, N = 16, 32, 64, 128, 256,
+// f32 accumulators, A and B by tsr_wgmma_desc) with tsr_wgmma_fence/commit/
+// wait<N>, and tsr_setmaxnreg_inc/dec<R>). The
 // rest (NaN-aware min/max, relu, gelu, casts with the interpreter's
 // semantics) is written once below on top of them.
 #ifndef TESSERA_CUDA_H
@@ -28,7 +34,8 @@
 // (CudaKernelCompiler) ptxas may give a thread every register rather than
 // spill to reach an occupancy the kernel does not need.
 #define TSR_BOUNDS(n) __launch_bounds__(n, 1)
-extern __shared__ __align__(16) unsigned char tsr_smem[];
+// 1024-aligned: a 128-byte-swizzled tile (TMA, wgmma) repeats its pattern every 1024 bytes of address.
+extern __shared__ __align__(1024) unsigned char tsr_smem[];
 #define TSR_SMEM tsr_smem
 typedef long long tsr_i64;
 TSR_FN int tsr_thread() { return (int)threadIdx.x; }
@@ -138,6 +145,168 @@ template <int N>
 TSR_FN void tsr_cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
+
+// ---------------------------------------------------------------- Hopper (sm_90, sm_90a)
+// A kernel takes a tensor map by value as `TSR_GRID_CONST tsr_tensor_map map`
+// (const __grid_constant__: it stays in the parameter space, whose address
+// TMA reads) and passes `&map`. The 128 bytes are cuTensorMapEncodeTiled's.
+struct __align__(64) tsr_tensor_map {
+  unsigned char opaque[128];
+};
+#define TSR_GRID_CONST const __grid_constant__
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// mbarrier and TMA (sm_90+). An mbarrier is 8 bytes of shared memory, 8-aligned.
+TSR_FN void tsr_mbar_init(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(tsr_smem_addr(bar)), "r"(count) : "memory");
+}
+// The barrier's initialization visible to the async proxy (TMA) and the cluster.
+TSR_FN void tsr_fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+// Shared memory written by this thread's generic stores made visible to the
+// async proxy (wgmma's operands, a TMA store's source).
+TSR_FN void tsr_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+TSR_FN void tsr_mbar_arrive(unsigned long long* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(tsr_smem_addr(bar)) : "memory");
+}
+// Expects `bytes` more transaction bytes in the current phase, then arrives.
+TSR_FN void tsr_mbar_arrive_expect_tx(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(tsr_smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+// Whether the phase of parity `phase` (0 for the barrier's first phase) has completed.
+TSR_FN bool tsr_mbar_try_wait(unsigned long long* bar, unsigned phase) {
+  unsigned done;
+  asm volatile(
+      "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+      : "=r"(done)
+      : "r"(tsr_smem_addr(bar)), "r"(phase)
+      : "memory");
+  return done != 0;
+}
+TSR_FN void tsr_mbar_wait(unsigned long long* bar, unsigned phase) {
+  while (!tsr_mbar_try_wait(bar, phase)) {
+  }
+}
+// The box of `map` at element (c0, c1) (c0 along the contiguous dimension)
+// into shared memory (128-byte aligned), completing its bytes on `bar`.
+TSR_FN void tsr_tma_load_2d(void* smem, const tsr_tensor_map* map, int c0, int c1, unsigned long long* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+          tsr_smem_addr(smem)),
+      "l"(map), "r"(c0), "r"(c1), "r"(tsr_smem_addr(bar))
+      : "memory");
+}
+#endif
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// wgmma and setmaxnreg: sm_90a only. NVRTC (and nvcc) define
+// __CUDA_ARCH_FEAT_SM90_ALL for -arch=sm_90a (compute_90a), not for sm_90,
+// so the same header still compiles for sm_80 and sm_90 without them.
+//
+// wgmma is warpgroup-collective: the 128 threads of 4 consecutive warps
+// (the first a multiple of 4) call it at the same point with the same
+// descriptors. D (64 x N, f32) = A (64 x 16) B (16 x N) + (scale_d ? D : 0),
+// A and B in shared memory, described by tsr_wgmma_desc. Warp w of the
+// group holds rows 16w..16w+15; with g = lane / 4, q = lane % 4, d[i] (N / 2
+// of them) is D[16w + g + 8 ((i / 2) % 2)][8 (i / 4) + 2q + i % 2].
+// TransA = 0: A K-major (row-major 64 x 16), 1: M-major; TransB = 0: B
+// K-major (stored N x 16), 1: N-major (stored 16 x N, row-major).
+// The results land at tsr_wgmma_wait<N>() for the thread's groups (commit);
+// d must not be touched in between. Before the first wgmma and after
+// touching d: tsr_wgmma_fence(). After the wait, tsr_wgmma_fence_operand(d)
+// keeps the compiler from moving reads of d above it. Make the descriptors
+// before the fence and keep fence .. wgmma .. commit straight-line code:
+// otherwise ptxas adds a warpgroup.arrive (or wait) before wgmma
+// (ptxas info C7519, C7517) and the wgmma no longer overlap.
+TSR_FN void tsr_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+TSR_FN void tsr_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+TSR_FN void tsr_wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+template <int R>
+TSR_FN void tsr_wgmma_fence_operand(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// tsr_wgmma_desc(smem, lbo_bytes, sbo_bytes, swizzle) (defined below, for
+// the emulation too): the operand's start, leading and stride byte offsets
+// (16-byte multiples, < 256 KiB), swizzle in bytes (0, 32, 64, 128). A
+// swizzled tile starts at a multiple of 8 x its swizzle bytes (the base
+// offset field is 0); a descriptor may start inside it (K-major k-steps:
+// + 32 bytes). The layouts (16-bit elements):
+//   K-major, no swizzle: core matrices of 8 rows x 16 bytes (contiguous);
+//     LBO: from a core matrix to the next along K, SBO: to the next 8 rows.
+//   K-major, swizzled: rows of `swizzle` bytes (K contiguous), 8 rows a
+//     group, SBO: from a group of 8 rows to the next; LBO unused.
+//   MN-major, no swizzle: core matrices of 8 k x 16 bytes (8 of M or N);
+//     SBO: to the next 8 of M/N, LBO: to the next 8 of K.
+//   MN-major, swizzled: rows of `swizzle` bytes along M/N, one per k;
+//     LBO: to the next `swizzle` bytes of M/N, SBO: to the next 8 of K.
+//   Swizzle: the address's 16-byte chunk bits [4, 4 + b) XOR bits [7, 7 + b)
+//     (b = 3, 2, 1 for 128, 64, 32 bytes), as TMA writes with the same mode.
+// (The emulation checks the arguments here.)
+TSR_FN unsigned tsr_wgmma_desc_start(const void* smem, unsigned, unsigned, int) { return tsr_smem_addr(smem); }
+// The asm operand lists of wgmma.m64nNk16 with f32 accumulators: N / 2
+// registers %0.., then desc_a, desc_b, scale_d, trans_a, trans_b.
+#define TSR_D10(p) "%" #p "0,%" #p "1,%" #p "2,%" #p "3,%" #p "4,%" #p "5,%" #p "6,%" #p "7,%" #p "8,%" #p "9"
+#define TSR_R8 "%0,%1,%2,%3,%4,%5,%6,%7"
+#define TSR_R16 TSR_D10() ",%10,%11,%12,%13,%14,%15"
+#define TSR_R32 TSR_D10() "," TSR_D10(1) "," TSR_D10(2) ",%30,%31"
+#define TSR_R64 TSR_D10() "," TSR_D10(1) "," TSR_D10(2) "," TSR_D10(3) "," TSR_D10(4) "," TSR_D10(5) ",%60,%61,%62,%63"
+#define TSR_R128                                                                                                   \
+  TSR_D10() "," TSR_D10(1) "," TSR_D10(2) "," TSR_D10(3) "," TSR_D10(4) "," TSR_D10(5) "," TSR_D10(6) "," TSR_D10(7) \
+      "," TSR_D10(8) "," TSR_D10(9) "," TSR_D10(10) "," TSR_D10(11) ",%120,%121,%122,%123,%124,%125,%126,%127"
+#define TSR_F4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
+#define TSR_F8(i) TSR_F4(i), TSR_F4(i + 4)
+#define TSR_F16(i) TSR_F8(i), TSR_F8(i + 8)
+#define TSR_F32(i) TSR_F16(i), TSR_F16(i + 16)
+#define TSR_F64(i) TSR_F32(i), TSR_F32(i + 32)
+#define TSR_F128(i) TSR_F64(i), TSR_F64(i + 64)
+#define TSR_WGMMA_ASM(N, T, REGS, A, B, S, TA, TB, ...)                                                          \
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %" S ", 0;\n wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." T \
+               "." T " {" REGS "}, %" A ", %" B ", p, 1, 1, %" TA ", %" TB ";\n}"                                \
+               : __VA_ARGS__                                                                                     \
+               : "l"(a), "l"(b), "r"(s), "n"(TransA), "n"(TransB)                                                 \
+               : "memory")
+template <int N>
+struct tsr_wgmma_n;  // N = 16, 32, 64, 128, 256
+#define TSR_WGMMA_N(N, REGS, A, B, S, TA, TB, ...)                                                     \
+  template <>                                                                                          \
+  struct tsr_wgmma_n<N> {                                                                              \
+    template <int TransA, int TransB>                                                                  \
+    static TSR_FN void f16(float* d, unsigned long long a, unsigned long long b, int s) {              \
+      TSR_WGMMA_ASM(N, "f16", REGS, A, B, S, TA, TB, __VA_ARGS__);                                            \
+    }                                                                                                  \
+    template <int TransA, int TransB>                                                                  \
+    static TSR_FN void bf16(float* d, unsigned long long a, unsigned long long b, int s) {             \
+      TSR_WGMMA_ASM(N, "bf16", REGS, A, B, S, TA, TB, __VA_ARGS__);                                           \
+    }                                                                                                  \
+  };
+TSR_WGMMA_N(16, TSR_R8, "8", "9", "10", "11", "12", TSR_F8(0))
+TSR_WGMMA_N(32, TSR_R16, "16", "17", "18", "19", "20", TSR_F16(0))
+TSR_WGMMA_N(64, TSR_R32, "32", "33", "34", "35", "36", TSR_F32(0))
+TSR_WGMMA_N(128, TSR_R64, "64", "65", "66", "67", "68", TSR_F64(0))
+TSR_WGMMA_N(256, TSR_R128, "128", "129", "130", "131", "132", TSR_F128(0))
+template <int N, int TransA, int TransB>
+TSR_FN void tsr_wgmma_f16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  tsr_wgmma_n<N>::template f16<TransA, TransB>(d, desc_a, desc_b, scale_d);
+}
+template <int N, int TransA, int TransB>
+TSR_FN void tsr_wgmma_bf16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  tsr_wgmma_n<N>::template bf16<TransA, TransB>(d, desc_a, desc_b, scale_d);
+}
+// Warp specialization: the warpgroup's register budget raised or lowered
+// to R per thread (a multiple of 8 in 24..256), by every thread of it.
+template <int R>
+TSR_FN void tsr_setmaxnreg_inc() {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(R));
+}
+template <int R>
+TSR_FN void tsr_setmaxnreg_dec() {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg takes 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(R));
+}
+#endif
 #endif
 
 // ---------------------------------------------------------------- half precision
@@ -158,6 +327,25 @@ TSR_FN void tsr_mma_f16(float d[4], const unsigned a[4], const unsigned b[2], co
 }
 TSR_FN void tsr_mma_bf16(float d[4], const unsigned a[4], const unsigned b[2], const float c[4]) {
   tsr_emu::mma_m16n8k16(d, a, b, c, tsr_bf16_to_f32);
+}
+template <int N, int TransA, int TransB>
+TSR_FN void tsr_wgmma_f16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  tsr_emu::wgmma<N, TransA != 0, TransB != 0>(d, desc_a, desc_b, scale_d, tsr_f16_to_f32);
+}
+template <int N, int TransA, int TransB>
+TSR_FN void tsr_wgmma_bf16(float* d, unsigned long long desc_a, unsigned long long desc_b, int scale_d) {
+  tsr_emu::wgmma<N, TransA != 0, TransB != 0>(d, desc_a, desc_b, scale_d, tsr_bf16_to_f32);
+}
+#endif
+#if defined(TSR_HOST_EMULATION) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// wgmma's shared-memory matrix descriptor (the layouts: the sm_90a section
+// above): the start address, LBO and SBO >> 4 in 14 bits each at bits 0,
+// 16, 32; base offset 0 (bits 49-51); the swizzle mode at bits 62-63.
+TSR_FN unsigned long long tsr_wgmma_desc(const void* smem, unsigned lbo_bytes, unsigned sbo_bytes, int swizzle) {
+  const unsigned long long mode = swizzle == 128 ? 1ull : swizzle == 64 ? 2ull : swizzle == 32 ? 3ull : 0ull;
+  return (unsigned long long)((tsr_wgmma_desc_start(smem, lbo_bytes, sbo_bytes, swizzle) & 0x3ffffu) >> 4) |
+         (unsigned long long)((lbo_bytes & 0x3ffffu) >> 4) << 16 |
+         (unsigned long long)((sbo_bytes & 0x3ffffu) >> 4) << 32 | mode << 62;
 }
 #endif
 

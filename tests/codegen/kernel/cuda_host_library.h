@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,20 @@ inline std::unique_ptr<HostLibrary> build_host_library(const std::vector<std::st
   if (std::getenv("TESSERA_KEEP_CUDA_SOURCES")) std::fprintf(stderr, "sources kept in %s\n", dir.c_str());
   else fs::remove_all(dir);
   return lib;
+}
+
+// The symbol `name` of a library build_host_library made; throws
+// std::runtime_error where the build failed or the symbol is missing.
+inline void* host_symbol(const HostLibrary& lib, const std::string& name) {
+  if (!lib.handle) throw std::runtime_error(lib.error);
+  void* fn = dlsym(lib.handle, name.c_str());
+  if (!fn) throw std::runtime_error("no symbol " + name + " in the emulation's library");
+  return fn;
+}
+
+// The host entry of `kernel` (its extern "C" `kernel`_host).
+inline HostEntry host_entry(const HostLibrary& lib, const std::string& kernel) {
+  return reinterpret_cast<HostEntry>(host_symbol(lib, kernel + "_host"));
 }
 
 }  // namespace tessera::kir::testing

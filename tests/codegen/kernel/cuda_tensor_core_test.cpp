@@ -4,7 +4,6 @@
 // tsr_thread(), tsr_sync()): run under the host emulation
 // (tessera_cuda_host.h) against references computed here, and compiled by
 // NVRTC for sm_80, sm_90 and sm_90a without spills (skipped where NVRTC is missing).
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,12 +15,15 @@
 
 #include "runtime/device/cuda_kernel_compiler.h"
 #include "tests/codegen/kernel/cuda_host_library.h"
+#include "tests/codegen/kernel/half_test_data.h"
 #include "vm/tensor/dtype.h"
 
 namespace tessera::kir {
 namespace {
 
+using testing::half_value;
 using testing::HostEntry;
+using testing::random_halves;
 
 // Compiled by both the host (emulation) and NVRTC.
 const char* const kKernels = R"(#include "tessera_cuda.h"
@@ -239,22 +241,7 @@ const testing::HostLibrary& host_library() {
   return *lib;
 }
 
-HostEntry host_entry(const char* kernel) {
-  const testing::HostLibrary& lib = host_library();
-  if (!lib.handle) throw std::runtime_error(lib.error);
-  auto fn = reinterpret_cast<HostEntry>(dlsym(lib.handle, (std::string(kernel) + "_host").c_str()));
-  if (!fn) throw std::runtime_error(std::string("no entry ") + kernel + "_host");
-  return fn;
-}
-
-// Halves of random values in [-2, 2), as bits.
-std::vector<uint16_t> random_halves(size_t n, bool bf16, std::mt19937& rng) {
-  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
-  std::vector<uint16_t> h(n);
-  for (uint16_t& x : h) x = bf16 ? f32_to_bf16(u(rng)) : f32_to_f16(u(rng));
-  return h;
-}
-float half_value(uint16_t h, bool bf16) { return bf16 ? bf16_to_f32(h) : f16_to_f32(h); }
+HostEntry host_entry(const char* kernel) { return testing::host_entry(host_library(), kernel); }
 
 // |got - want| within 1e-5 of the magnitude the sum went through (the
 // emulation's f32 order of summation against this double one).
