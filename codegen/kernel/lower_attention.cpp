@@ -35,8 +35,9 @@
 //
 // K2 kernels take every shape (tiles of 64, the value dim split over grid
 // axis 2); K3 kernels know the dims and take the head and value dims whole
-// (rounded up to 16, up to kAttentionMaxWhole), loading Q's block once
-// per program; wider dims keep K2's chunks, with the dims constant.
+// (rounded up to 16, up to 256 for f16/bf16 and 128 for f32), loading Q's
+// block once per program; wider dims keep K2's chunks, with the dims
+// constant.
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
@@ -58,7 +59,6 @@ std::optional<int64_t> symbol_value(const RegionLowering& opt, int s) {
   return opt.symbol_values[static_cast<size_t>(s)];
 }
 
-// Whether q, k and v are all f16 or all bf16: the tensor-core path.
 bool half_inputs(const Region& r, const RegionOp& o) {
   const DType q = r.type(o.args[0]).dtype;
   return (q == DType::F16 || q == DType::BF16) && r.type(o.args[1]).dtype == q && r.type(o.args[2]).dtype == q;
@@ -244,6 +244,10 @@ class AttentionLowering {
 
 }  // namespace
 
+bool attention_on_tensor_cores(const Region& r) {
+  return !r.ops.empty() && r.ops.front().op == OpId::Attention && half_inputs(r, r.ops.front());
+}
+
 bool attention_writes_outputs(const Region& r) {
   if (r.ops.empty() || r.ops.front().op != OpId::Attention || r.outputs.empty()) return false;
   for (size_t i = 1; i < r.ops.size(); ++i)
@@ -258,11 +262,13 @@ AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64
   t.rows = rows;
   const RegionOp& o = r.ops.at(0);
   if (o.op != OpId::Attention) return t;
-  if (!rows) t.rows = half_inputs(r, o) ? 32 : 16;
+  const bool half = half_inputs(r, o);
+  const int64_t whole = half ? kAttentionMaxWhole : kAttentionMaxWholeF32;
   const std::optional<int64_t> d = symbol_value(opt, r.type(o.args[0]).dims.back());
   const std::optional<int64_t> dv = symbol_value(opt, r.type(o.args[2]).dims.back());
-  if (d && *d <= kAttentionMaxWhole) t.head = std::max<int64_t>(16, round_up(*d, 16));
-  if (dv && *dv <= kAttentionMaxWhole) t.value = std::max<int64_t>(16, round_up(*dv, 16));
+  if (d && *d <= whole) t.head = std::max<int64_t>(16, round_up(*d, 16));
+  if (dv && *dv <= whole) t.value = std::max<int64_t>(16, round_up(*dv, 16));
+  if (!rows) t.rows = !half ? 16 : std::max(t.head, t.value) > 128 ? 16 : 32;
   return t;
 }
 

@@ -58,17 +58,23 @@ struct AttentionTiles {
   int64_t head = 64;
   int64_t value = 64;
 };
-// Head and value dims up to this are taken whole by a K3 kernel; wider
-// ones (up to 256 and beyond) keep K2's chunks of 64 with constant dims:
-// whole tiles of 256 columns need more than a GPU thread's 255 registers
-// in the CUDA emitter's layout (ptxas spills; cuda_kernel_nvrtc_test).
-constexpr int64_t kAttentionMaxWhole = 128;
+// Whether the region's leading attention takes q, k and v all f16 or all
+// bf16: FlashAttention-2's numerics on the tensor cores (else f32 steps).
+bool attention_on_tensor_cores(const Region& r);
+
+// Head and value dims up to these are taken whole by a K3 kernel: 256 on
+// the tensor-core path (f16/bf16: Q, K and V blocks go to shared memory,
+// only S and the accumulator are spread over the threads), 128 for f32
+// (whose blocks of Q, K and V are held in registers too); wider ones keep
+// K2's chunks of 64 with constant dims.
+constexpr int64_t kAttentionMaxWhole = 256;
+constexpr int64_t kAttentionMaxWholeF32 = 128;
 // K2's tiles (opt has no values), or a K3 kernel's for the dims opt gives:
-// the head and value dims whole (rounded up to 16) where they are at most
-// kAttentionMaxWhole; `rows` query rows per program (0: 32 for f16/bf16
-// inputs, 16 for f32, whose blocks of Q, K and V are held in registers:
-// more rows need more than a GPU thread's 255 registers in the CUDA
-// emitter's layout).
+// the head and value dims whole (rounded up to 16) up to the limits above;
+// `rows` query rows per program (0: 32 for f16/bf16 inputs, 16 where a
+// dim over 128 is whole, whose [rows, dim] f32 accumulator is spread over
+// the threads; 16 for f32, whose blocks are in registers: more rows need
+// more than a GPU thread's 255 registers in the CUDA emitter's layout).
 AttentionTiles attention_tiles(const Region& r, const RegionLowering& opt, int64_t rows = 0);
 
 // Whether lower_attention's kernel computes the whole region (its

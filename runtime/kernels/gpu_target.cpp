@@ -122,16 +122,20 @@ std::string GpuTarget::refuses(const Region& r) const {
   return {};
 }
 
-std::vector<KernelVariant> gpu_variants(const Region& r) {
+std::vector<KernelVariant> gpu_variants(const Region& r, const DimSpec& spec) {
   std::vector<KernelVariant> v;
   if (r.leading_step() && r.ops.front().op == OpId::Attention) {
     // The attention kernel's rows per block and threads; the region's
     // epilogue kernel keeps K2's tile. A variant the emitter refuses (a
     // thread would hold more than 64 elements of a tile) is skipped.
-    const int64_t rows = kir::attention_tiles(r, {}).rows;  // K2's (by dtype), and twice as many
-    for (int64_t n : {rows, 2 * rows})
-      for (int threads : {128, 256}) v.push_back({1024, threads, false, n});
-    return v;
+    const int64_t rows = kir::attention_tiles(r, KernelVariant{}.lowering(spec)).rows;  // by dtype and dims, and twice as many
+    // Variants that ptxas compiles without spills (cuda_kernel_nvrtc_test):
+    // f32 attention holds its blocks of Q, K and V in registers, and has one.
+    if (!kir::attention_on_tensor_cores(r)) return {KernelVariant{1024, 256, false, rows}};
+    // Twice the rows only with 256 threads: with 128, a thread's share of
+    // the scores and the accumulator spills.
+    return {KernelVariant{1024, 128, false, rows}, KernelVariant{1024, 256, false, rows},
+            KernelVariant{1024, 256, false, 2 * rows}};
   }
   const bool rows = !r.row_dims().empty();
   size_t rank = 0;
@@ -147,8 +151,8 @@ std::vector<KernelVariant> gpu_variants(const Region& r) {
   return v;
 }
 
-std::vector<KernelVariant> GpuTarget::variants(const Region& r, const DimSpec&, const std::vector<int64_t>&) const {
-  std::vector<KernelVariant> v = gpu_variants(r);
+std::vector<KernelVariant> GpuTarget::variants(const Region& r, const DimSpec& spec, const std::vector<int64_t>&) const {
+  std::vector<KernelVariant> v = gpu_variants(r, spec);
   if (plan_gemm_epilogue(r)) v.resize(1);
   return v;
 }

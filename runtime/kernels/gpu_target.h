@@ -37,11 +37,14 @@
 
 namespace tessera::kernels {
 
-// The variants a GPU's K3 tuning tries: tiles of 256 to 4096 elements in
-// blocks of 128 or 256 threads (no more threads than elements), rows or
-// flat for outputs of rank 2 or more; row kernels (lower_region.h) have one
-// layout and tile.
-std::vector<KernelVariant> gpu_variants(const Region& r);
+// The variants a GPU's K3 tuning tries for the dims `spec` fixes: tiles of
+// 256 to 4096 elements in blocks of 128 or 256 threads (no more threads
+// than elements), rows or flat for outputs of rank 2 or more; row kernels
+// (lower_region.h) have one layout and tile; a leading attention's kernel
+// on the tensor cores its query rows per program (kir::attention_tiles'
+// for these dims) by 128 or 256 threads and twice as many rows by 256, in
+// f32 one (those that ptxas compiles without spills).
+std::vector<KernelVariant> gpu_variants(const Region& r, const DimSpec& spec = {});
 
 class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTarget> {
  public:

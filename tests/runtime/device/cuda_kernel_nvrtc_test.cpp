@@ -5,6 +5,7 @@
 // (the CUDA toolkit), not a GPU; skips with the reason where NVRTC is missing.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,49 @@ TEST(CudaKernelNvrtc, EveryGeneratedKernelCompilesForEachArchitectureWithoutSpil
         ++compiled;
       }
     }
+  }
+  EXPECT_GT(compiled, 0);
+}
+
+// Every variant the GPU's K3 tuning may choose for the attention cases
+// (runtime/kernels/gpu_target.h, gpu_variants: on the tensor cores the
+// default query rows by 128 and 256 threads and twice as many by 256; f32
+// its one), at the dims of each case's last input set (head dims 128 and 256
+// whole on the tensor-core path), for sm_90a: no spills. A variant the
+// emitter refuses (a thread would hold more than 64 elements of a tile) is
+// one the tuner skips too.
+TEST(CudaKernelNvrtc, EveryAttentionVariantCompilesWithoutSpills) {
+  const NvrtcLibrary& nvrtc = NvrtcLibrary::get();
+  if (!nvrtc.available()) GTEST_SKIP() << "NVRTC is not available: " << nvrtc.why_unavailable();
+  const CudaKernelCompiler compiler(nvrtc);
+  int compiled = 0;
+  for (const kir::testing::CudaCase& c : kir::testing::cuda_cases()) {
+    if (!c.attention) continue;
+    const auto sym = bind_symbols(c.region, c.inputs.back());
+    ASSERT_TRUE(sym.has_value()) << c.name;
+    kir::RegionLowering opt;
+    opt.symbol_values.assign(sym->begin(), sym->end());
+    const int64_t rows = kir::attention_tiles(c.region, opt).rows;
+    const bool tc = kir::attention_on_tensor_cores(c.region);
+    for (int64_t n : {rows, 2 * rows})
+      for (int threads : {128, 256}) {
+        if ((!tc && (n != rows || threads != 256)) || (n != rows && threads != 256)) continue;
+        const std::string what = c.name + " K3 rows " + std::to_string(n) + " threads " + std::to_string(threads);
+        const kir::Kernel k = kir::lower_attention(c.region, c.name, opt, kir::attention_tiles(c.region, opt, n));
+        kir::CudaKernelSource src;
+        try {
+          src = kir::emit_cuda_kernel(k, "tsr_" + c.name, kir::cuda_target_for(c.region, threads));
+        } catch (const std::runtime_error& e) {
+          EXPECT_NE(std::string(e.what()).find("elements is more than"), std::string::npos) << what << ": " << e.what();
+          continue;  // refused: never a variant
+        }
+        const CudaCompiled out = compiler.compile(src, "sm_90a");
+        ASSERT_TRUE(out.ok) << what << "\n" << out.log;
+        ASSERT_TRUE(out.report.has_value()) << what;
+        EXPECT_EQ(out.report->spill_stores, 0) << what << "\n" << out.log;
+        EXPECT_EQ(out.report->spill_loads, 0) << what;
+        ++compiled;
+      }
   }
   EXPECT_GT(compiled, 0);
 }
