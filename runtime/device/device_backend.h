@@ -42,6 +42,10 @@ class DeviceBackend {
   // What kernels are built for ("sm_90a"; the emulation's "host"): part of
   // the key of the tuning choices kept (runtime/kernels/kernel_tuner.h).
   virtual std::string arch() const = 0;
+  // Whether generated kernels may use Hopper's warpgroup products (wgmma:
+  // sm_90a; the host emulation emulates them, so that their kernels run in
+  // its tests).
+  virtual bool warpgroup_products() const { return arch() == "sm_90a"; }
   virtual DeviceAllocator& allocator() = 0;
   virtual void upload(DevicePtr to, const void* from, size_t bytes) = 0;
   // Waits for the work enqueued before it.

@@ -28,6 +28,7 @@ class EmulatedBackend : public DeviceBackend {
 
   std::string describe() const override;
   std::string arch() const override { return "host"; }
+  bool warpgroup_products() const override { return true; }
   DeviceAllocator& allocator() override { return *alloc_; }
   void upload(DevicePtr to, const void* from, size_t bytes) override;
   void download(void* to, DevicePtr from, size_t bytes) override;

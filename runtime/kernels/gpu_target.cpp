@@ -122,20 +122,23 @@ std::string GpuTarget::refuses(const Region& r) const {
   return {};
 }
 
-std::vector<KernelVariant> gpu_variants(const Region& r, const DimSpec& spec) {
+std::vector<KernelVariant> gpu_variants(const Region& r, const DimSpec& spec, bool warpgroup_products) {
   std::vector<KernelVariant> v;
   if (r.leading_step() && r.ops.front().op == OpId::Attention) {
     // The attention kernel's rows per block and threads; the region's
     // epilogue kernel keeps K2's tile. A variant the emitter refuses (a
     // thread would hold more than 64 elements of a tile) is skipped.
-    const int64_t rows = kir::attention_tiles(r, KernelVariant{}.lowering(spec)).rows;  // by dtype and dims, and twice as many
+    const kir::AttentionTiles t = kir::attention_tiles(r, KernelVariant{}.lowering(spec));  // by dtype and dims
     // Variants that ptxas compiles without spills (cuda_kernel_nvrtc_test):
     // f32 attention holds its blocks of Q, K and V in registers, and has one.
-    if (!kir::attention_on_tensor_cores(r)) return {KernelVariant{1024, 256, false, rows}};
+    if (!kir::attention_on_tensor_cores(r)) return {KernelVariant{1024, 256, false, t.rows}};
     // Twice the rows only with 256 threads: with 128, a thread's share of
     // the scores and the accumulator spills.
-    return {KernelVariant{1024, 128, false, rows}, KernelVariant{1024, 256, false, rows},
-            KernelVariant{1024, 256, false, 2 * rows}};
+    v = {KernelVariant{1024, 128, false, t.rows}, KernelVariant{1024, 256, false, t.rows},
+         KernelVariant{1024, 256, false, 2 * t.rows}};
+    // wgmma: a warpgroup's 64 rows, two warpgroups sharing each product's columns.
+    if (warpgroup_products && std::max(t.head, t.value) <= 128) v.push_back(KernelVariant{1024, 256, false, 64, true});
+    return v;
   }
   const bool rows = !r.row_dims().empty();
   size_t rank = 0;
@@ -152,7 +155,7 @@ std::vector<KernelVariant> gpu_variants(const Region& r, const DimSpec& spec) {
 }
 
 std::vector<KernelVariant> GpuTarget::variants(const Region& r, const DimSpec& spec, const std::vector<int64_t>&) const {
-  std::vector<KernelVariant> v = gpu_variants(r, spec);
+  std::vector<KernelVariant> v = gpu_variants(r, spec, backend_->warpgroup_products());
   if (plan_gemm_epilogue(r)) v.resize(1);
   return v;
 }
@@ -166,7 +169,9 @@ std::shared_ptr<const TargetKernel> GpuTarget::compile(const Region& r, const Di
   const bool attention = r.leading_step() && r.ops.front().op == OpId::Attention;
   if (attention) {
     kir::Kernel a = kir::lower_attention(r, "attention", opt, kir::attention_tiles(r, opt, v.rows));
-    kir::CudaKernelSource src = kir::emit_cuda_kernel(a, "tsr_attention", kir::cuda_target_for(r, threads));
+    kir::CudaTarget target = kir::cuda_target_for(r, threads);
+    target.wgmma = v.wgmma;
+    kir::CudaKernelSource src = kir::emit_cuda_kernel(a, "tsr_attention", target);
     if (kir::attention_writes_outputs(r)) {
       k->main = std::move(a);
       k->main_src = std::move(src);

@@ -42,9 +42,11 @@ namespace tessera::kernels {
 // than elements), rows or flat for outputs of rank 2 or more; row kernels
 // (lower_region.h) have one layout and tile; a leading attention's kernel
 // on the tensor cores its query rows per program (kir::attention_tiles'
-// for these dims) by 128 or 256 threads and twice as many rows by 256, in
-// f32 one (those that ptxas compiles without spills).
-std::vector<KernelVariant> gpu_variants(const Region& r, const DimSpec& spec = {});
+// for these dims) by 128 or 256 threads and twice as many rows by 256 (on
+// a device with `warpgroup_products`, also 64 rows by 256 threads on
+// wgmma, where the head and value dims are at most 128), in f32 one (those
+// that ptxas compiles without spills: cuda_kernel_nvrtc_test).
+std::vector<KernelVariant> gpu_variants(const Region& r, const DimSpec& spec = {}, bool warpgroup_products = false);
 
 class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTarget> {
  public:

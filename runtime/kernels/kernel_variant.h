@@ -31,8 +31,11 @@ struct KernelVariant {
   // the lowering's default). The text form names it only when set, so the
   // kernel cache's older notes still read.
   int64_t rows = 0;
+  // A GPU's products of half tiles on Hopper's wgmma (kir::CudaTarget::
+  // wgmma); the text form names it only when set.
+  bool wgmma = false;
   bool operator==(const KernelVariant&) const = default;
-  std::string str() const;  // "tile=4096 threads=1 flat=0" [" rows=128"]
+  std::string str() const;  // "tile=4096 threads=1 flat=0" [" rows=128"] [" wgmma"]
   // nullopt for a text that is not one (a damaged note in the cache).
   static std::optional<KernelVariant> parse(const std::string& s);
   // The lowering of this variant with the constant dims `spec`.

@@ -36,6 +36,11 @@ namespace tessera::kir {
 
 struct CudaTarget {
   int threads = 0;  // threads per block; 0: from the kernel's largest tile (32 .. 256)
+  // Hopper (sm_90a; the host emulation runs it too): products of half
+  // tiles whose rows are a multiple of 64, in blocks of a multiple of 128
+  // threads, run on warpgroup wgmma with both operands in shared memory
+  // (cuda_emitter_wgmma.cpp) instead of mma.sync.
+  bool wgmma = false;
   // Params passed by value: 0-d inputs that hold a script scalar (lower_region's
   // f32 / i64 / i1 scalar inputs); other params are device pointers.
   std::vector<bool> by_value;

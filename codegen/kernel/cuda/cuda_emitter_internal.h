@@ -72,6 +72,13 @@ class CudaEmitter {
   // cuda_emitter_mma.cpp: a dot of half tiles on the tensor cores (mma.sync).
   bool mma_fits(const Inst& in) const;
   void dot_mma(const Inst& in);
+  // cuda_emitter_wgmma.cpp: the same dot on Hopper's warpgroup wgmma
+  // (CudaTarget::wgmma), its operands in the core-matrix layout.
+  bool wgmma_fits(const Inst& in) const;
+  void dot_wgmma(const Inst& in);
+  // Writes tile v ([rows][cols] halves) to shared memory at byte offset
+  // `at` in wgmma's core-matrix layout (interleaved_index); the pointer.
+  std::string stage_interleaved(ValueId v, int64_t at, Elem as);
   // Block loads whose one use is as an operand of such a dot: each has an
   // area of its own at the start of shared memory (before the scratch area
   // the other operations stage through), which cp.async fills where the
@@ -101,7 +108,26 @@ class CudaEmitter {
     int iv_operand = 0;
     std::unordered_map<size_t, std::string> literals;
     int64_t bytes = 0;  // one buffer
+    bool interleaved = false;  // wgmma's core-matrix layout (interleaved_index), else row-major
   };
+  // A tensor-core dot's operands in shared memory: A [M][K] and B ([K][N],
+  // or [N][K] where b_by_columns) as halves, row-major or (interleaved)
+  // in wgmma's core-matrix layout, C [M][N] in f32 after them; staged
+  // loads' copies waited for (every thread's once the caller's barrier
+  // passes).
+  struct TensorCoreDot {
+    int64_t M = 0, K = 0, N = 0;
+    std::string sa, sb, sc;
+    bool b_by_columns = false;
+  };
+  TensorCoreDot stage_tensor_core_dot(const Inst& in, bool interleaved);
+  // After the warps wrote the product over C: every thread reads back the
+  // result elements it holds, between barriers.
+  void read_back_dot(const Inst& in, const std::string& sc);
+  // Waits for the copies of a tensor-core dot's operands that are staged
+  // loads (this thread's, then every thread's at a barrier the caller
+  // places) and returns those loads (null: an operand not staged).
+  std::pair<const StagedLoad*, const StagedLoad*> wait_staged(const Inst& in);
   // Operand i of a staged load as C: its name, or the literal of a
   // constant the loop body makes (a pipelined load's copy is started
   // before the body).
@@ -130,6 +156,20 @@ class CudaEmitter {
   // parity; no 64-bit division, which is a call on a GPU).
   std::unordered_map<const Inst*, std::string> iteration_;
 };
+
+// wgmma's core-matrix layout without swizzle of a [rows][cols] half tile
+// (cols a multiple of 8): 8x8 blocks of 128 contiguous bytes, row-major
+// within and row-major over the blocks; the C expression of element (r, c)'s index.
+inline std::string interleaved_index(const std::string& r, const std::string& c, int64_t cols) {
+  return "((" + r + ") / 8 * " + std::to_string(cols / 8) + " + (" + c + ") / 8) * 64 + (" + r + ") % 8 * 8 + (" + c +
+         ") % 8";
+}
+
+// Bytes of one element of a tile staged in shared memory (i1 as a byte).
+inline int64_t elem_bytes(Elem e) {
+  static constexpr int64_t kBytes[] = {1, 4, 8, 2, 2, 4, 8};
+  return kBytes[static_cast<size_t>(e)];
+}
 
 // Staging areas start on 16-byte boundaries of the shared memory.
 inline int64_t aligned16(int64_t bytes) { return (bytes + 15) / 16 * 16; }

@@ -116,7 +116,7 @@ void CudaEmitter::plan_staged_loads() {
         const Type& t = type(v);
         const int64_t row_len = bl.transposed ? t.shape[0] : t.shape[1];
         if ((operand == 0 && bl.transposed) || row_len % 8 != 0) continue;
-        StagedLoad st{staged_bytes_, &bl, {}, nullptr, 0, {}, aligned16(t.numel() * 2)};
+        StagedLoad st{staged_bytes_, &bl, {}, nullptr, 0, {}, aligned16(t.numel() * 2), wgmma_fits(in)};
         const Pipeline pl = pipeline_of(bl, ud);
         st.loop = pl.loop;
         st.iv_operand = pl.iv_operand;
@@ -156,10 +156,13 @@ void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::
   line() << "const tsr_i64 tsr_mr = " << op(1) << " + tsr_a, tsr_mc = " << op(2) << " + tsr_b;";
   line() << "tsr_i64 tsr_n = tsr_mr < " << op(3) << " ? " << op(4) << " - tsr_mc : 0;";
   line() << "tsr_n = tsr_n < 0 ? 0 : (tsr_n > 8 ? 8 : tsr_n);";
-  line() << "if (tsr_n > 0) tsr_cp_async16(tsr_d + tsr_a * " << cols << " + tsr_b, " << param << " + " << op(0)
-         << " + tsr_mr * " << op(5) << " + tsr_mc, (int)tsr_n * 2);";
-  line() << "else { unsigned* tsr_z = (unsigned*)(tsr_d + tsr_a * " << cols
-         << " + tsr_b); tsr_z[0] = tsr_z[1] = tsr_z[2] = tsr_z[3] = 0u; }";
+  // Where piece (row a, columns b..b+7) goes: row-major, or wgmma's core
+  // matrices (whose rows are 16 bytes: a piece is one row of one).
+  const std::string piece = st.interleaved ? interleaved_index("tsr_a", "tsr_b", cols) : "tsr_a * " + std::to_string(cols) + " + tsr_b";
+  line() << "const int tsr_o = " << piece << ";";
+  line() << "if (tsr_n > 0) tsr_cp_async16(tsr_d + tsr_o, " << param << " + " << op(0) << " + tsr_mr * " << op(5)
+         << " + tsr_mc, (int)tsr_n * 2);";
+  line() << "else { unsigned* tsr_z = (unsigned*)(tsr_d + tsr_o); tsr_z[0] = tsr_z[1] = tsr_z[2] = tsr_z[3] = 0u; }";
   close();
   --indent_;
   line() << "} else {";
@@ -168,8 +171,10 @@ void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::
   ++indent_;
   line() << "const tsr_i64 tsr_mr = " << op(1) << " + tsr_q / " << cols << ", tsr_mc = " << op(2) << " + tsr_q % " << cols
          << ";";
-  line() << "tsr_d[tsr_q] = (tsr_mr < " << op(3) << " && tsr_mc < " << op(4) << ") ? " << param << "[" << op(0)
-         << " + tsr_mr * " << op(5) << " + tsr_mc] : (" << T << ")0;";
+  const std::string elem =
+      st.interleaved ? interleaved_index("tsr_q / " + std::to_string(cols), "tsr_q % " + std::to_string(cols), cols) : "tsr_q";
+  line() << "tsr_d[" << elem << "] = (tsr_mr < " << op(3) << " && tsr_mc < " << op(4) << ") ? " << param << "["
+         << op(0) << " + tsr_mr * " << op(5) << " + tsr_mc] : (" << T << ")0;";
   close();
   close();
   // One group per copy in every thread (empty where it copied nothing),
@@ -224,12 +229,7 @@ void CudaEmitter::start_pipelines(const Inst& loop) {
   line() << "int " << it << " = 0;";
 }
 
-void CudaEmitter::dot_mma(const Inst& in) {
-  const Type& a = type(in.operands[0]);
-  const Type& b = type(in.operands[1]);
-  const Type& c = type(in.operands[2]);
-  const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
-  const int64_t a_bytes = aligned16(M * K * 2), b_bytes = aligned16(K * N * 2);
+std::pair<const CudaEmitter::StagedLoad*, const CudaEmitter::StagedLoad*> CudaEmitter::wait_staged(const Inst& in) {
   // A staged block load's copy was started where the load stands: wait
   // for this thread's copies here, and for every thread's at the barrier.
   auto staged = [&](ValueId v) -> const StagedLoad* {
@@ -246,10 +246,39 @@ void CudaEmitter::dot_mma(const Inst& in) {
     line() << "tsr_cp_async_wait<" << inflight_.size() - last << ">();";
     inflight_.erase(inflight_.begin(), inflight_.begin() + static_cast<std::ptrdiff_t>(last));
   }
-  const std::string sa = la ? la->ptr : stage(in.operands[0], 0, a.elem);
-  const std::string sb = lb ? lb->ptr : stage(in.operands[1], a_bytes, a.elem);
-  const bool b_by_columns = lb && lb->load->transposed;  // B held as [N][K]
-  const std::string sc = stage(in.operands[2], a_bytes + b_bytes, Elem::F32);
+  return {la, lb};
+}
+
+CudaEmitter::TensorCoreDot CudaEmitter::stage_tensor_core_dot(const Inst& in, bool interleaved) {
+  const Type& a = type(in.operands[0]);
+  TensorCoreDot d;
+  d.M = a.shape[0], d.K = a.shape[1], d.N = type(in.operands[1]).shape[1];
+  const int64_t a_bytes = aligned16(d.M * d.K * 2), b_bytes = aligned16(d.K * d.N * 2);
+  const auto [la, lb] = wait_staged(in);
+  auto put = [&](ValueId v, int64_t at) { return interleaved ? stage_interleaved(v, at, a.elem) : stage(v, at, a.elem); };
+  d.sa = la ? la->ptr : put(in.operands[0], 0);
+  d.sb = lb ? lb->ptr : put(in.operands[1], a_bytes);
+  d.b_by_columns = lb && lb->load->transposed;
+  d.sc = stage(in.operands[2], a_bytes + b_bytes, Elem::F32);
+  return d;
+}
+
+void CudaEmitter::read_back_dot(const Inst& in, const std::string& sc) {
+  const int64_t n = type(in.operands[2]).numel();
+  barrier();
+  declare(in.results[0]);
+  open_lanes(n, false);
+  line() << name(in.results[0]) << "[tsr_j] = " << sc << "[tsr_e < " << n << " ? tsr_e : 0];";
+  close();
+  barrier();  // the staging area is free again
+}
+
+void CudaEmitter::dot_mma(const Inst& in) {
+  const Type& a = type(in.operands[0]);
+  const TensorCoreDot d = stage_tensor_core_dot(in, false);
+  const int64_t M = d.M, K = d.K, N = d.N;
+  const std::string &sa = d.sa, &sb = d.sb, &sc = d.sc;
+  const bool b_by_columns = d.b_by_columns;
   barrier();
   const int warps = threads_ / 32;
   const int64_t tiles = (M / 16) * (N / 8), rounds = (tiles + warps - 1) / warps;
@@ -291,12 +320,7 @@ void CudaEmitter::dot_mma(const Inst& in) {
   close();
   --indent_;
   line() << "}";
-  barrier();
-  declare(in.results[0]);
-  open_lanes(c.numel(), false);
-  line() << name(in.results[0]) << "[tsr_j] = " << sc << "[tsr_e < " << c.numel() << " ? tsr_e : 0];";
-  close();
-  barrier();  // the staging area is free again
+  read_back_dot(in, sc);
 }
 
 }  // namespace tessera::kir::detail

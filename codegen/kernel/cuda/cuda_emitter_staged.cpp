@@ -11,11 +11,6 @@
 namespace tessera::kir::detail {
 namespace {
 
-int64_t elem_bytes(Elem e) {
-  static constexpr int64_t kBytes[] = {1, 4, 8, 2, 2, 4, 8};
-  return kBytes[static_cast<size_t>(e)];
-}
-
 // The fold of one reduction, in element order, as C statements over the
 // state tsr_acc (the running value), tsr_idx (argmax's index) and
 // tsr_have (whether an element was seen): `update(v, i)`.
@@ -180,6 +175,7 @@ void CudaEmitter::trans(const Inst& in) {
 // (in f32, or f64 for an f64 accumulator); half-precision operands are
 // widened to f32 as they are staged.
 void CudaEmitter::dot(const Inst& in) {
+  if (wgmma_fits(in)) return dot_wgmma(in);
   if (mma_fits(in)) return dot_mma(in);
   const Type& a = type(in.operands[0]);
   const Type& b = type(in.operands[1]);

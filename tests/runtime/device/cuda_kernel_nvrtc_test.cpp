@@ -11,6 +11,7 @@
 
 #include "codegen/kernel/cuda/cuda_region.h"
 #include "runtime/device/cuda_kernel_compiler.h"
+#include "runtime/kernels/gpu_target.h"
 #include "tests/codegen/kernel/cuda_test_cases.h"
 
 namespace tessera::device {
@@ -45,46 +46,52 @@ TEST(CudaKernelNvrtc, EveryGeneratedKernelCompilesForEachArchitectureWithoutSpil
 }
 
 // Every variant the GPU's K3 tuning may choose for the attention cases
-// (runtime/kernels/gpu_target.h, gpu_variants: on the tensor cores the
-// default query rows by 128 and 256 threads and twice as many by 256; f32
-// its one), at the dims of each case's last input set (head dims 128 and 256
-// whole on the tensor-core path), for sm_90a: no spills. A variant the
-// emitter refuses (a thread would hold more than 64 elements of a tile) is
-// one the tuner skips too.
+// (kernels::gpu_variants, on a device with wgmma) at the dims of each
+// case's last input set (head dims 128 and 256 whole on the tensor-core
+// path), compiled for sm_90a: no spills; the wgmma variant's products are
+// wgmma between fences as straight-line code, so that ptxas serializes
+// nothing (its info C7519/C7517 would say so). A variant the emitter
+// refuses (a thread would hold more than 64 elements of a tile) is one the
+// tuner skips too.
 TEST(CudaKernelNvrtc, EveryAttentionVariantCompilesWithoutSpills) {
   const NvrtcLibrary& nvrtc = NvrtcLibrary::get();
   if (!nvrtc.available()) GTEST_SKIP() << "NVRTC is not available: " << nvrtc.why_unavailable();
   const CudaKernelCompiler compiler(nvrtc);
-  int compiled = 0;
+  int compiled = 0, wgmma = 0;
   for (const kir::testing::CudaCase& c : kir::testing::cuda_cases()) {
     if (!c.attention) continue;
     const auto sym = bind_symbols(c.region, c.inputs.back());
     ASSERT_TRUE(sym.has_value()) << c.name;
-    kir::RegionLowering opt;
-    opt.symbol_values.assign(sym->begin(), sym->end());
-    const int64_t rows = kir::attention_tiles(c.region, opt).rows;
-    const bool tc = kir::attention_on_tensor_cores(c.region);
-    for (int64_t n : {rows, 2 * rows})
-      for (int threads : {128, 256}) {
-        if ((!tc && (n != rows || threads != 256)) || (n != rows && threads != 256)) continue;
-        const std::string what = c.name + " K3 rows " + std::to_string(n) + " threads " + std::to_string(threads);
-        const kir::Kernel k = kir::lower_attention(c.region, c.name, opt, kir::attention_tiles(c.region, opt, n));
-        kir::CudaKernelSource src;
-        try {
-          src = kir::emit_cuda_kernel(k, "tsr_" + c.name, kir::cuda_target_for(c.region, threads));
-        } catch (const std::runtime_error& e) {
-          EXPECT_NE(std::string(e.what()).find("elements is more than"), std::string::npos) << what << ": " << e.what();
-          continue;  // refused: never a variant
-        }
-        const CudaCompiled out = compiler.compile(src, "sm_90a");
-        ASSERT_TRUE(out.ok) << what << "\n" << out.log;
-        ASSERT_TRUE(out.report.has_value()) << what;
-        EXPECT_EQ(out.report->spill_stores, 0) << what << "\n" << out.log;
-        EXPECT_EQ(out.report->spill_loads, 0) << what;
-        ++compiled;
+    const kernels::DimSpec spec(sym->begin(), sym->end());
+    for (const kernels::KernelVariant& v : kernels::gpu_variants(c.region, spec, true)) {
+      const std::string what = c.name + " K3 " + v.str();
+      const kir::RegionLowering opt = v.lowering(spec);
+      const kir::Kernel k = kir::lower_attention(c.region, c.name, opt, kir::attention_tiles(c.region, opt, v.rows));
+      kir::CudaTarget target = kir::cuda_target_for(c.region, v.threads);
+      target.wgmma = v.wgmma;
+      kir::CudaKernelSource src;
+      try {
+        src = kir::emit_cuda_kernel(k, "tsr_" + c.name, target);
+      } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("elements is more than"), std::string::npos) << what << ": " << e.what();
+        continue;  // refused: never a variant
       }
+      EXPECT_EQ(v.wgmma, src.source.find("tsr_wgmma_f16") != std::string::npos ||
+                             src.source.find("tsr_wgmma_bf16") != std::string::npos)
+          << what;
+      const CudaCompiled out = compiler.compile(src, "sm_90a");
+      ASSERT_TRUE(out.ok) << what << "\n" << out.log;
+      ASSERT_TRUE(out.report.has_value()) << what;
+      EXPECT_EQ(out.report->spill_stores, 0) << what << "\n" << out.log;
+      EXPECT_EQ(out.report->spill_loads, 0) << what;
+      EXPECT_EQ(out.log.find("C7519"), std::string::npos) << what << "\n" << out.log;
+      EXPECT_EQ(out.log.find("C7517"), std::string::npos) << what << "\n" << out.log;
+      ++compiled;
+      wgmma += v.wgmma;
+    }
   }
   EXPECT_GT(compiled, 0);
+  EXPECT_GT(wgmma, 0);
 }
 
 // The PTX fallback (a compute_XX target, which the driver JIT-compiles at

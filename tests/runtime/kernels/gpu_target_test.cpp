@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -391,6 +393,52 @@ TEST(GpuTarget, MixedProductOperandsAreRefusedWithTheirReason) {
             "a matrix product of f16 by bf16 on the GPU is not built (cuBLASLt takes operands of one type: cast one to "
             "the other's dtype first)");
   EXPECT_EQ(g.gpu->refuses(*linear_relu(DType::BF16)), "");
+}
+
+// Hopper's variant of tensor-core attention (wgmma, 64 query rows, 256
+// threads) is offered where the device has warpgroup products (the host
+// emulation; a GPU of sm_90a) and nowhere else, and run on its own (not
+// only timed) it computes what the interpreter computes within the
+// half-precision tolerance: f16 attention with a consumer fused into its
+// write, at a head dim of 64 and 128.
+TEST(GpuTarget, AttentionOnWarpgroupProductsWhereTheDeviceHasThem) {
+  for (int64_t d : {64, 128}) {
+    Region r;
+    const int b = r.new_symbol(2), sq = r.new_symbol(70), hd = r.new_symbol(d), sk = r.new_symbol(90);
+    const int q = r.add_tensor_input(DType::F16, {b, sq, hd});
+    const int k = r.add_tensor_input(DType::F16, {b, sk, hd});
+    const int v = r.add_tensor_input(DType::F16, {b, sk, hd});
+    RegionAttrs at;
+    at.causal = d == 128;
+    r.outputs = {*r.add(OpId::Mul, {*r.add(OpId::Attention, {q, k, v}, at), r.add_scalar_input(ScalarKind::Float)})};
+    std::vector<Value> in = {ints(DType::F16, {2, 70, d}, 9, 4), ints(DType::F16, {2, 90, d}, 7, 3),
+                             ints(DType::F16, {2, 90, d}, 11, 5), Value::number(0.5)};
+    for (Value& x : in)  // small values: scores of a few units
+      if (x.is_tensor())
+        for (int64_t i = 0; i < x.as_tensor()->numel; ++i) x.as_tensor()->set_f(i, x.as_tensor()->get_f(i) / 8.0);
+    const auto sym = bind_symbols(r, in);
+    ASSERT_TRUE(sym.has_value());
+    const DimSpec spec(sym->begin(), sym->end());
+    Runtime g(std::make_shared<device::EmulatedBackend>());
+    const std::vector<KernelVariant> variants = g.gpu->variants(r, spec, *sym);
+    auto wg = std::find_if(variants.begin(), variants.end(), [](const KernelVariant& x) { return x.wgmma; });
+    ASSERT_NE(wg, variants.end());
+    EXPECT_EQ(wg->rows, 64);
+    EXPECT_EQ(wg->threads, 256);
+    EXPECT_EQ(KernelVariant::parse(wg->str()), *wg);
+    Runtime fake(std::make_shared<FakeBackend>(1 << 20));
+    for (const KernelVariant& x : fake.gpu->variants(r, spec, *sym)) EXPECT_FALSE(x.wgmma) << x.str();
+    const std::shared_ptr<const TargetKernel> kernel = g.gpu->compile(r, spec, *wg);
+    std::string why;
+    const std::optional<Value> out = g.gpu->launch(r, *kernel, in, *sym, nullptr, why);
+    ASSERT_TRUE(out.has_value()) << why;
+    const Value want = run_region_reference(r, in).at(0);
+    const TensorObj& got = *out->as_tensor();
+    double worst = 0;
+    for (int64_t i = 0; i < got.numel; ++i)
+      worst = std::max(worst, std::fabs(got.get_f(i) - want.as_tensor()->get_f(i)) / (1.0 + std::fabs(want.as_tensor()->get_f(i))));
+    EXPECT_LE(worst, 2e-3) << "head dim " << d;
+  }
 }
 
 }  // namespace
