@@ -37,7 +37,7 @@ run() {  # run NAME SECONDS COMMAND...: output to $RES/NAME.log, status kept for
 echo 'print(1 + 1)' > "$RES/probe.tsb"
 run select 60 "$HERE/bin/tessera-vm" run --device=gpu --stats "$RES/probe.tsb"
 run device_test 120 "$HERE/bin/device_test" --gtest_output="json:$RES/device_test.json"
-run cuda_device_test 180 "$HERE/bin/cuda_device_test" --gtest_output="json:$RES/cuda_device_test.json"
+run cuda_device_test 240 "$HERE/bin/cuda_device_test" --gtest_output="json:$RES/cuda_device_test.json"
 run conformance_gpu 240 python3 "$HERE/tests/conformance/run_conformance.py" --vm "$HERE/bin/tessera-vm" \
   --vm-args="--device=gpu" --jobs "$(nproc)"
 run gpu_kernels 300 python3 "$HERE/experiments/harness/run_gpu_kernels.py" --bench "$HERE/bin/cuda_device_bench" \

@@ -11,7 +11,7 @@
 
 #include "codegen/kernel/cuda/cuda_region.h"
 #include "runtime/device/cuda_kernel_compiler.h"
-#include "runtime/kernels/gpu_target.h"
+#include "tests/runtime/device/attention_variant_kernel.h"
 #include "tests/codegen/kernel/cuda_test_cases.h"
 
 namespace tessera::device {
@@ -65,17 +65,9 @@ TEST(CudaKernelNvrtc, EveryAttentionVariantCompilesWithoutSpills) {
     const kernels::DimSpec spec(sym->begin(), sym->end());
     for (const kernels::KernelVariant& v : kernels::gpu_variants(c.region, spec, true)) {
       const std::string what = c.name + " K3 " + v.str();
-      const kir::RegionLowering opt = v.lowering(spec);
-      const kir::Kernel k = kir::lower_attention(c.region, c.name, opt, kir::attention_tiles(c.region, opt, v.rows));
-      kir::CudaTarget target = kir::cuda_target_for(c.region, v.threads);
-      target.wgmma = v.wgmma;
-      kir::CudaKernelSource src;
-      try {
-        src = kir::emit_cuda_kernel(k, "tsr_" + c.name, target);
-      } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("elements is more than"), std::string::npos) << what << ": " << e.what();
-        continue;  // refused: never a variant
-      }
+      const auto built = testing::attention_variant_kernel(c, spec, v);
+      if (!built) continue;
+      const kir::CudaKernelSource& src = built->second;
       EXPECT_EQ(v.wgmma, src.source.find("tsr_wgmma_f16") != std::string::npos ||
                              src.source.find("tsr_wgmma_bf16") != std::string::npos)
           << what;
