@@ -19,7 +19,19 @@ namespace {
 
 class Fuser {
  public:
-  explicit Fuser(TraceIR& ir) : ir_(ir), writes_(ir), subst_(identity_subst(ir)), before_(ir.size()), moved_(ir.size()) {}
+  explicit Fuser(TraceIR& ir) : ir_(ir), writes_(ir), subst_(identity_subst(ir)), before_(ir.size()), moved_(ir.size()) {
+    // Values a guard pins to a constant (GUARDT of x == K): the recorder's
+    // pins of an attribute that is not a constant in the trace
+    // (tracer/trace_shapes.cpp), such as attention's causal from a loop
+    // over [false, true]. The trace is one path, so past the guard x is K.
+    for (IRRef g = 0; g < ir_.size(); ++g) {
+      if (ir_[g].op != IROp::GUARDT) continue;
+      const IRIns& cond = ir_[ir_[g].op1];
+      if (cond.op != IROp::EQ) continue;
+      const IRRef x = cond.op1, k = cond.op2;
+      if (ir_is_const(ir_[k].op) && !ir_is_const(ir_[x].op)) pinned_.emplace(x, std::make_pair(g, k));
+    }
+  }
 
   bool run() {
     const IRRef loop = ir_.loop_ref();
@@ -132,7 +144,13 @@ class Fuser {
         auto loads = globals;
         std::vector<int> args;
         const std::vector<IRRef> operands = carg_list(ir_, in.op1);
-        const std::optional<BoundCall> bound = bind_call(ir_, t, op_def(*op), operands);
+        // Attributes bind to constants: a pinned value's (its guard before the call).
+        std::vector<IRRef> constants = operands;
+        for (IRRef& a : constants) {
+          auto p = pinned_.find(a);
+          if (p != pinned_.end() && p->second.first < q) a = p->second.second;
+        }
+        const std::optional<BoundCall> bound = bind_call(ir_, t, op_def(*op), constants);
         bool ok = bound.has_value();
         for (size_t k = 0; ok && k < bound->inputs.size(); ++k) {
           const size_t i = bound->inputs[k];
@@ -381,6 +399,7 @@ class Fuser {
   std::vector<std::vector<IRRef>> before_;  // instructions placed before each one
   std::vector<bool> moved_;
   std::vector<IRRef> guarded_;  // the kernel calls, whose inputs' layouts get guards
+  std::map<IRRef, std::pair<IRRef, IRRef>> pinned_;  // value -> (its first guard x == K, K)
 };
 
 }  // namespace

@@ -531,6 +531,90 @@ TEST(Fusion, AttentionAndItsEpilogueAreOneKernel) {
     "ASSUME global=5 value=0x564d8bfe41d0\n");
 }
 
+// attention's causal from a loop over [true, false]: not a constant in the
+// trace but a register the recorder pinned with a guard (0010-0011, moved
+// before the loop): the attribute binds to the guarded constant, and the
+// attention and its epilogue are one kernel (without the pin, fusion left
+// attention to the interpreter).
+const char* kPinnedCausalSource =
+    "let q = reshape(arange(64), [8, 8]) * 0.25\n"
+    "for causal in [true, false] {\n"
+    "  let o = q\n"
+    "  for i in range(100) {\n"
+    "    o = attention(q, q, q, causal=causal) * 0.5\n"
+    "  }\n"
+    "  print(item(sum(o)))\n"
+    "}\n";
+
+TEST(Fusion, AnAttributePinnedByAGuardBindsToItsConstant) {
+  const std::string out = fuse(
+    "0000    bltn KOBJ   0x3bc32990\n"
+    "0001    bool KBOOL  true\n"
+    "0002    int  KINT   0\n"
+    "0003    int  KINT   2\n"
+    "0004    flt  KFLOAT 0.5\n"
+    "0005    int  KINT   1\n"
+    "0006 >  bool SLOAD  3  0  #0\n"
+    "0007 >  int  SLOAD  6  0  #0\n"
+    "0008 >  int  SLOAD  7  0  #0\n"
+    "0009 >  int  SLOAD  5  0  #0\n"
+    "0010    bool EQ     0006  0001\n"
+    "0011 >  none GUARDT 0010  #0\n"
+    "0012    none LOOP\n"
+    "0013 >  tens GLOAD  0  #1\n"
+    "0014    int  TDTYPE 0013\n"
+    "0015    bool EQ     0014  0002\n"
+    "0016 >  none GUARDT 0015  #4\n"
+    "0017    int  TRANK  0013\n"
+    "0018    bool EQ     0017  0003\n"
+    "0019 >  none GUARDT 0018  #4\n"
+    "0020    int  TDIM   0013  0\n"
+    "0021    int  TDIM   0013  1\n"
+    "0022    bool EQ     0021  0021\n"
+    "0023 >  none GUARDT 0022  #4\n"
+    "0024    bool EQ     0020  0020\n"
+    "0025 >  none GUARDT 0024  #4\n"
+    "0026    none CARG   0013  0013\n"
+    "0027    none CARG   0026  0013\n"
+    "0028    none CARG   0027  0006\n"
+    "0029    none CALL   0028  0  #4\n"
+    "0030 >  tens SLOAD  9  1  #5\n"
+    "0031    none CARG   0030  0004\n"
+    "0032    none CALL   0031  1  #5\n"
+    "0033 >  tens SLOAD  4  1  #6\n"
+    "0034    bool GT     0007  0002\n"
+    "0035 >  none GUARDT 0034  #6\n"
+    "0036    int  ADD    0009  0008\n"
+    "0037    int  SUB    0007  0005\n"
+    "0038    none SSTORE 8  0036\n"
+    "0039    int  PHI    0009  0036\n"
+    "0040    int  PHI    0007  0037\n"
+    "SNAP #0 ir=0006 pc=19 frames=[] []\n"
+    "SNAP #1 ir=0013 pc=20 frames=[] [5=0009 6=0007 9=0000]\n"
+    "SNAP #2 ir=0010 pc=21 frames=[] [5=0009 6=0007 9=0000 10=0013]\n"
+    "SNAP #3 ir=0010 pc=22 frames=[] [5=0009 6=0007 9=0000 10=0013 11=0013]\n"
+    "SNAP #4 ir=0010 pc=24 frames=[] [5=0009 6=0007 9=0000 10=0013 11=0013 12=0013 13=0006]\n"
+    "SNAP #5 ir=0030 pc=25 frames=[] [5=0009 6=0007]\n"
+    "SNAP #6 ir=0033 pc=26 frames=[] [5=0009 6=0007]\n"
+    "CALL #0 builtinkw 1 attention 0x3bc32990 dest=9 aux=0x3bc26620 kw=causal seen=0:f32:8x8,1:f32:8x8,2:f32:8x8\n"
+    "  | %0 = input : f32[s0, s1]\n"
+    "  | %1 = input : f32[s2, s1]\n"
+    "  | %2 = input : f32[s2, s5]\n"
+    "  | %3 = attention(%0, %1, %2, causal) : f32[s0, s5]\n"
+    "  | outputs\n"
+    "CALL #1 arith 2 arith* 0x0 dest=4 seen=0:f32:8x8\n"
+    "  | %0 = input : f32[s0, s5]\n"
+    "  | %1 = input : float\n"
+    "  | %2 = mul(%0, %1) : f32[s0, s5]\n"
+    "  | outputs\n"
+    "ASSUME global=3 value=0x3bc32990\n"
+    , kPinnedCausalSource);
+  EXPECT_NE(out.find("kernel 0 kernel"), std::string::npos) << out;
+  EXPECT_NE(out.find("| %1 = attention(%0, %0, %0, causal) : f32[s0, s1]"), std::string::npos) << out;
+  EXPECT_NE(out.find("| %3 = mul(%1, %2)"), std::string::npos) << out;
+  EXPECT_NE(out.find("GUARDT 0010"), std::string::npos) << out;  // the pin stays
+}
+
 // `let` locals between the operations: their register writes (SSTORE a,
 // SSTORE b) go, since no exit after the run reads them, and the four
 // operations are one kernel.
