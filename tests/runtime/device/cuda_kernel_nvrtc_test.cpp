@@ -48,7 +48,8 @@ TEST(CudaKernelNvrtc, EveryGeneratedKernelCompilesForEachArchitectureWithoutSpil
 // Every variant the GPU's K3 tuning may choose for the attention cases
 // (kernels::gpu_variants, on a device with wgmma) at the dims of each
 // case's last input set (head dims 128 and 256 whole on the tensor-core
-// path), compiled for sm_90a: no spills; the wgmma variant's products are
+// path), compiled for sm_80 and sm_90a (the wgmma one for sm_90a only),
+// without spills on sm_90a; the wgmma variant's products are
 // wgmma between fences as straight-line code, so that ptxas serializes
 // nothing (its info C7519/C7517 would say so). A variant the emitter
 // refuses (a thread would hold more than 64 elements of a tile) is one the
@@ -71,14 +72,24 @@ TEST(CudaKernelNvrtc, EveryAttentionVariantCompilesWithoutSpills) {
       EXPECT_EQ(v.wgmma, src.source.find("tsr_wgmma_f16") != std::string::npos ||
                              src.source.find("tsr_wgmma_bf16") != std::string::npos)
           << what;
-      const CudaCompiled out = compiler.compile(src, "sm_90a");
-      ASSERT_TRUE(out.ok) << what << "\n" << out.log;
-      ASSERT_TRUE(out.report.has_value()) << what;
-      EXPECT_EQ(out.report->spill_stores, 0) << what << "\n" << out.log;
-      EXPECT_EQ(out.report->spill_loads, 0) << what;
-      EXPECT_EQ(out.log.find("C7519"), std::string::npos) << what << "\n" << out.log;
-      EXPECT_EQ(out.log.find("C7517"), std::string::npos) << what << "\n" << out.log;
-      ++compiled;
+      // wgmma exists on sm_90a only; the others run on every architecture.
+      for (const char* arch : {"sm_80", "sm_90a"}) {
+        if (v.wgmma && std::string(arch) != "sm_90a") continue;
+        const CudaCompiled out = compiler.compile(src, arch);
+        ASSERT_TRUE(out.ok) << what << " " << arch << "\n" << out.log;
+        ASSERT_TRUE(out.report.has_value()) << what << " " << arch;
+        EXPECT_FALSE(out.cubin.empty()) << what << " " << arch;
+        // Spill-free on Hopper, the GPUs these variants are tuned for. ptxas
+        // for sm_80 spills 72 bytes in two of the GQA head-dim-80 variants
+        // (docs/gpu.md, "Not built yet"), so there it is only compiled.
+        if (std::string(arch) == "sm_90a") {
+          EXPECT_EQ(out.report->spill_stores, 0) << what << " " << arch << "\n" << out.log;
+          EXPECT_EQ(out.report->spill_loads, 0) << what << " " << arch;
+        }
+        EXPECT_EQ(out.log.find("C7519"), std::string::npos) << what << "\n" << out.log;
+        EXPECT_EQ(out.log.find("C7517"), std::string::npos) << what << "\n" << out.log;
+        ++compiled;
+      }
       wgmma += v.wgmma;
     }
   }
