@@ -261,8 +261,10 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
     // does not run (`whole`).
     std::optional<device::GemmDesc> whole;
     bool whole_on_host = false;  // the emulation: the region by the interpreter's kernels
-    // A leading attention whose kernel computes the region has no step result.
-    if (r.leading_step() && !(r.ops.front().op == OpId::Attention && kir::attention_writes_outputs(r))) {
+    // A leading attention whose kernel computes the region (compile() gave
+    // it no step kernel) has no step result.
+    const bool attention_alone = r.leading_step() && r.ops.front().op == OpId::Attention && !v->step;
+    if (r.leading_step() && !attention_alone) {
       const RegionOp& lead = r.ops.front();
       const Shape shape = shape_of(lead.type, sym);
       const size_t bytes = static_cast<size_t>(numel_of(shape)) * dtype_size(lead.type.dtype);
@@ -376,7 +378,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
     traffic_.upload_bytes += up_bytes;
     traffic_.resident_inputs += resident;
     if (in_product) ++traffic_.product_epilogues;
-    if (r.leading_step() && !v->step && r.ops.front().op == OpId::Attention) ++traffic_.attention_epilogues;
+    if (attention_alone) ++traffic_.attention_epilogues;
     return outs.at(0);
   } catch (const device::DeviceOutOfMemory&) {
     throw RuntimeError("out of memory");  // the script's error, as for the host's memory
