@@ -24,7 +24,13 @@ eager-t2, and
 
 --modes M1,M2,... runs only those (off is always run).  stdout, stderr and the
 exit status must be identical.  A timeout, a death by signal, or a sanitizer
-report in stderr is a failure on its own.  A syntax error (exit 2) from the
+report in stderr is a failure on its own.  A run that passes the 10 s timeout
+has its threads' backtraces taken with gdb (where installed) before it is
+killed, and is run once more with six times the time: a second timeout is the
+failure (both runs' backtraces saved with it); a second run that ends is
+compared as usual, and the first run's backtraces are written to the keep
+directory (slow-seed-S-MODE.txt) with a note on stderr, so that a loaded
+machine does not fail the run while a hang that comes back still does.  A syntax error (exit 2) from the
 interpreter run is a generator bug and also fails.
 
     diff_fuzz.py --vm PATH [--seed S] [--count N | --seconds T] [--keep-dir DIR] [--jobs J]
@@ -55,7 +61,7 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import gen_program  # noqa: E402
-from lsan_tracer_crash import run_once_more_if_lsan_crashed  # noqa: E402
+from lsan_tracer_crash import lsan_tracer_crashed  # noqa: E402
 
 TIMEOUT = 10.0
 
@@ -118,11 +124,13 @@ SANITIZER_RE = re.compile(r"(==\d+==ERROR|AddressSanitizer|LeakSanitizer|ThreadS
 
 
 class Result:
-    def __init__(self, rc, out, err, timed_out=False):
+    def __init__(self, rc, out, err, timed_out=False, stacks=""):
         self.rc = rc
         self.out = out
         self.err = err
         self.timed_out = timed_out
+        self.stacks = stacks  # a timed-out run's threads, as gdb saw them
+        self.seconds = 0.0
 
     def key(self):
         return (self.rc, self.out, self.err, self.timed_out)
@@ -139,19 +147,67 @@ class Result:
         return None
 
 
-def run_vm(vm, path, extra):
+def thread_backtraces(pid):
+    """Every thread's backtrace in process pid, from gdb (a hung run's only witness)."""
+    if not shutil.which("gdb"):
+        return "gdb is not installed: no backtraces\n"
+    try:
+        p = subprocess.run(["gdb", "-nx", "-batch", "-p", str(pid), "-ex", "thread apply all bt 40"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+        return p.stdout.decode("utf-8", "replace")
+    except (subprocess.TimeoutExpired, OSError) as e:
+        return "gdb could not take the backtraces: %s\n" % e
+
+
+def run_with_timeout(cmd, timeout):
+    """Runs cmd; past `timeout` seconds its backtraces are taken, then it is killed."""
+    start = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stacks = thread_backtraces(p.pid)
+        p.kill()
+        out, err = p.communicate()
+        r = Result(None, out or b"", err or b"", timed_out=True, stacks=stacks)
+    else:
+        r = Result(p.returncode, out, err)
+    r.seconds = time.time() - start
+    return r
+
+
+def run_vm(vm, path, extra, timeout=None):
     cmd = [vm, "run", path] + extra
+    timeout = timeout or TIMEOUT
     for attempt in range(300):
         try:
-            p = run_once_more_if_lsan_crashed(cmd, stdout=subprocess.PIPE, timeout=TIMEOUT)
-            return Result(p.returncode, p.stdout, p.stderr)
-        except subprocess.TimeoutExpired as e:
-            return Result(None, e.stdout or b"", e.stderr or b"", timed_out=True)
+            r = run_with_timeout(cmd, timeout)
+            if not r.timed_out and lsan_tracer_crashed(r.err):
+                sys.stderr.write("note: LeakSanitizer's tracer crashed at the exit of %s "
+                                 "(google/sanitizers#1353); running it again\n" % " ".join(cmd))
+                r = run_with_timeout(cmd, timeout)
+            return r
         except OSError:
             # the binary is being relinked (missing, not executable, text file busy): wait
             if attempt == 299:
                 raise
             time.sleep(1.0)
+
+
+def run_mode(vm, path, name, extra):
+    """One mode's run; a timeout is run once more with six times the time (see the top)."""
+    r = run_vm(vm, path, extra)
+    if not r.timed_out:
+        return r
+    again = run_vm(vm, path, extra, timeout=TIMEOUT * 6)
+    if again.timed_out:
+        again.stacks = "first run, after %.0f s:\n%s\nsecond run, after %.0f s:\n%s" % (
+            TIMEOUT, r.stacks, TIMEOUT * 6, again.stacks)
+        return again
+    again.stacks = r.stacks
+    sys.stderr.write("note: %s in mode %s ran past %.0f s once; a second run took %.1f s\n" % (
+        path, name, TIMEOUT, again.seconds))
+    return again
 
 
 def vm_stamp(vm):
@@ -166,7 +222,7 @@ def run_all(vm, path):
     # If the binary is replaced during the runs, they are not comparable: run again.
     for _ in range(10):
         before = vm_stamp(vm)
-        res = {name: run_vm(vm, path, extra) for name, extra in MODES}
+        res = {name: run_mode(vm, path, name, extra) for name, extra in MODES}
         if before is not None and vm_stamp(vm) == before:
             return res
         time.sleep(2.0)
@@ -234,12 +290,25 @@ def save_failure(keep_dir, seed, src, results, desc):
             f.write(r.err)
         with open(os.path.join(d, name + ".rc"), "w") as f:
             f.write("%s\n" % ("timeout" if r.timed_out else r.rc))
+        if r.stacks:
+            with open(os.path.join(d, name + ".backtraces"), "w") as f:
+                f.write(r.stacks)
     with open(os.path.join(d, "summary.txt"), "w") as f:
         f.write(desc + "\n")
         for name, _ in MODES[1:]:
             f.write("%s stdout: %s\n" % (name, first_diff_line(results["off"].out, results[name].out)))
             f.write("%s stderr: %s\n" % (name, first_diff_line(results["off"].err, results[name].err)))
     return d
+
+
+def save_slow_run(keep_dir, seed, name, result):
+    """The backtraces of a run that timed out once and passed on its second run."""
+    os.makedirs(keep_dir, exist_ok=True)
+    path = os.path.join(keep_dir, "slow-seed-%d-%s.txt" % (seed, name))
+    with open(path, "w") as f:
+        f.write(result.stacks)
+    print("note: seed %d, mode %s: ran past %.0f s once, %.1f s the second time (backtraces in %s)" % (
+        seed, name, TIMEOUT, result.seconds, path), flush=True)
 
 
 def check_one(vm, seed, workdir, profile):
@@ -290,6 +359,9 @@ def fuzz(args):
                     break
                 fut = pending.pop(0)
                 seed, src, results, desc = fut.result()
+                for name, _ in MODES:
+                    if results[name].stacks and not results[name].timed_out:
+                        save_slow_run(keep, seed, name, results[name])
                 if desc is None:
                     passed += 1
                 else:
