@@ -6,18 +6,37 @@ namespace {
 
 class CudaKernel : public LaunchableKernel {
  public:
-  CudaKernel(kir::CudaKernelSource src, std::unique_ptr<GpuModule> module, GpuStream& stream)
-      : LaunchableKernel(std::move(src)), module_(std::move(module)), stream_(stream) {}
+  CudaKernel(kir::CudaKernelSource src, std::unique_ptr<GpuModule> module, GpuStream& stream, const CudaDriver& driver)
+      : LaunchableKernel(std::move(src)), module_(std::move(module)), stream_(stream), driver_(driver) {}
   void launch(int64_t blocks, std::vector<void*>& args) override {
     module_->launch(stream_, blocks, source().threads, args);
+  }
+  bool encode_tensor_map(const kir::TensorMapRequest& rq, kir::TensorMapBytes& m) const override {
+    return device::encode_tensor_map(driver_, rq, m);
   }
 
  private:
   std::unique_ptr<GpuModule> module_;
   GpuStream& stream_;
+  const CudaDriver& driver_;
 };
 
 }  // namespace
+
+bool encode_tensor_map(const CudaDriver& d, const kir::TensorMapRequest& rq, kir::TensorMapBytes& m) {
+  if (!d.cuTensorMapEncodeTiled || (rq.elem != kir::Elem::F16 && rq.elem != kir::Elem::BF16)) return false;
+  const cuuint64_t dims[2] = {rq.cols, rq.rows};
+  const cuuint64_t strides[1] = {rq.row_bytes};
+  const cuuint32_t box[2] = {rq.box_cols, rq.box_rows};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  static_assert(sizeof(CUtensorMap) == sizeof(kir::TensorMapBytes), "a tensor map is 128 bytes");
+  return d.cuTensorMapEncodeTiled(reinterpret_cast<CUtensorMap*>(m.bytes),
+                                  rq.elem == kir::Elem::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                            : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+                                  2, reinterpret_cast<void*>(rq.base), dims, strides, box, elem_strides,
+                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                                  CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
 
 CudaBackend::CudaBackend(const DeviceSelection& selection)
     : device_(selection.gpu_device), describe_(selection.describe()), arch_(selection.arch) {
@@ -48,7 +67,7 @@ std::string CudaBackend::compile(const kir::CudaKernelSource& src) {
 std::shared_ptr<LaunchableKernel> CudaBackend::load(const kir::CudaKernelSource& src, const std::string& image) {
   device_->make_current();  // the background compiler's thread loads modules too
   auto module = std::make_unique<GpuModule>(*device_, image, src.entry, src.shared_bytes);
-  return std::make_shared<CudaKernel>(src, std::move(module), *stream_);
+  return std::make_shared<CudaKernel>(src, std::move(module), *stream_, device_->driver());
 }
 
 void CudaBackend::matmul(const GemmDesc& d) {

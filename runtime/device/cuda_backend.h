@@ -16,6 +16,12 @@
 
 namespace tessera::device {
 
+// A kernel's tensor map (kir::TensorMapEncoder) through the driver's
+// cuTensorMapEncodeTiled: no interleave, no swizzle (the emitter's
+// core-matrix layout), zeros outside the matrix. False where the driver
+// lacks it (before CUDA 12.0) or refuses the arguments.
+bool encode_tensor_map(const CudaDriver& driver, const kir::TensorMapRequest& rq, kir::TensorMapBytes& m);
+
 class CudaBackend : public DeviceBackend {
  public:
   // `selection` must have selected a GPU.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "codegen/kernel/cuda/cuda_emitter.h"
+#include "codegen/kernel/cuda/cuda_region.h"
 #include "runtime/device/device_allocator.h"
 #include "runtime/device/gemm_desc.h"
 #include "runtime/device/pinned_staging.h"
@@ -30,6 +31,19 @@ class LaunchableKernel {
   // `blocks` blocks; args as cuLaunchKernel's (kir::cuda_kernel_args).
   // Asynchronous on the device's stream.
   virtual void launch(int64_t blocks, std::vector<void*>& args) = 0;
+  // A tensor map for one of its TensorMap arguments (kir::TensorMapEncoder):
+  // the driver's cuTensorMapEncodeTiled on a GPU, the emulation's own
+  // encoding there; false where the device refuses the arguments.
+  virtual bool encode_tensor_map(const kir::TensorMapRequest&, kir::TensorMapBytes&) const { return false; }
+  // The arguments of a launch: kir::cuda_kernel_args with this kernel's
+  // encoder; `maps` holds the tensor maps and must outlive the launch.
+  std::vector<void*> arguments(const std::vector<void*>& params, const std::vector<int64_t>& dims,
+                               const std::vector<int64_t>& grid, std::vector<kir::TensorMapBytes>& maps) const {
+    return kir::cuda_kernel_args(source_, params, dims, grid, &maps,
+                                 [this](const kir::TensorMapRequest& rq, kir::TensorMapBytes& m) {
+                                   return encode_tensor_map(rq, m);
+                                 });
+  }
 
  private:
   kir::CudaKernelSource source_;

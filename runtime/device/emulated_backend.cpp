@@ -1,5 +1,6 @@
 #include "runtime/device/emulated_backend.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -19,6 +20,9 @@ namespace tessera::device {
 namespace {
 
 using HostEntry = void (*)(void* const*, long long, int, long long);
+// ENTRY_encode_map, which the emitter adds to a kernel that takes tensor maps.
+using MapEncoder = int (*)(void*, const void*, unsigned, unsigned long long, unsigned long long, unsigned long long,
+                           unsigned, unsigned);
 
 // Names each build's and load's directory, across every backend of the
 // process: dlopen hands back a library already loaded from the same path.
@@ -44,13 +48,20 @@ constexpr const char* kFlags = "-std=c++17 -O1 -w -fPIC -shared -DTSR_HOST_EMULA
 class EmulatedKernel : public LaunchableKernel {
  public:
   // The library stays loaded (never dlclosed): a site may launch its kernel until the process ends.
-  EmulatedKernel(kir::CudaKernelSource src, HostEntry fn) : LaunchableKernel(std::move(src)), fn_(fn) {}
+  EmulatedKernel(kir::CudaKernelSource src, HostEntry fn, MapEncoder encode)
+      : LaunchableKernel(std::move(src)), fn_(fn), encode_(encode) {}
   void launch(int64_t blocks, std::vector<void*>& args) override {
     if (blocks > 0) fn_(args.data(), blocks, source().threads, source().shared_bytes);
+  }
+  bool encode_tensor_map(const kir::TensorMapRequest& rq, kir::TensorMapBytes& m) const override {
+    const unsigned elem = rq.elem == kir::Elem::F16 || rq.elem == kir::Elem::BF16 ? 2 : 4;
+    return encode_ && encode_(m.bytes, reinterpret_cast<const void*>(rq.base), elem, rq.cols, rq.rows, rq.row_bytes,
+                              rq.box_cols, rq.box_rows) != 0;
   }
 
  private:
   HostEntry fn_;
+  MapEncoder encode_;  // the library's (the emulation's encoding); null: its kernel takes no maps
 };
 
 }  // namespace
@@ -151,10 +162,15 @@ std::shared_ptr<LaunchableKernel> EmulatedBackend::load(const kir::CudaKernelSou
   } else if (!(fn = reinterpret_cast<HostEntry>(dlsym(handle, (src.entry + "_host").c_str())))) {
     error = "the emulated kernel has no " + src.entry + "_host";
   }
+  MapEncoder encode = nullptr;
+  if (error.empty() && std::any_of(src.args.begin(), src.args.end(),
+                                   [](const kir::CudaArg& a) { return a.kind == kir::CudaArgKind::TensorMap; }) &&
+      !(encode = reinterpret_cast<MapEncoder>(dlsym(handle, (src.entry + "_encode_map").c_str()))))
+    error = "the emulated kernel takes tensor maps and has no " + src.entry + "_encode_map";
   std::error_code ec;
   fs::remove_all(dir, ec);  // the library stays mapped
   if (!error.empty()) throw DeviceError(error);
-  return std::make_shared<EmulatedKernel>(src, fn);
+  return std::make_shared<EmulatedKernel>(src, fn, encode);
 }
 
 void EmulatedBackend::matmul(const GemmDesc&) {

@@ -302,7 +302,8 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       if (!c.step) return;
       std::vector<void*> step_params(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(step_args));
       const std::vector<int64_t> grid = c.step->grid_extents(sym);
-      std::vector<void*> args = kir::cuda_kernel_args(*c.step_src, step_params, sym, grid);
+      std::vector<kir::TensorMapBytes> maps;
+      std::vector<void*> args = c.step_built->arguments(step_params, sym, grid, maps);
       c.step_built->launch(grid[0] * grid[1] * grid[2], args);
     };
     std::vector<Value> outs;
@@ -342,7 +343,8 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
           [&](size_t i) {
             const GpuKernel& c = static_cast<const GpuKernel&>(*tuning->candidates[i]);
             const std::vector<int64_t> grid = c.main.grid_extents(sym);
-            std::vector<void*> args = kir::cuda_kernel_args(c.main_src, params, sym, grid);
+            std::vector<kir::TensorMapBytes> maps;
+            std::vector<void*> args = c.main_built->arguments(params, sym, grid, maps);
             auto once = [&] {
               run_step(c);
               c.main_built->launch(grid[0] * grid[1] * grid[2], args);
@@ -362,7 +364,8 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       tuning->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     const std::vector<int64_t> grid = v->main.grid_extents(sym);
-    std::vector<void*> args = kir::cuda_kernel_args(v->main_src, params, sym, grid);
+    std::vector<kir::TensorMapBytes> maps;
+    std::vector<void*> args = v->main_built->arguments(params, sym, grid, maps);
     int64_t moved = 0;  // what the kernel reads and writes (its tensor inputs and outputs), for the timeline's GB/s
     for (const Value& in : inputs)
       if (in.is_tensor()) moved += static_cast<int64_t>(in.as_tensor()->nbytes());

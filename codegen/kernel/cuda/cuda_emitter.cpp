@@ -371,6 +371,7 @@ CudaKernelSource CudaEmitter::run(const std::string& entry) {
   CudaKernelSource src;
   src.entry = entry;
   src.threads = threads_;
+  plan_staged_loads();
   // The signature, and the argument list the launchers follow.
   std::ostringstream sig, call;
   for (size_t p = 0; p < k_.params.size(); ++p) {
@@ -382,32 +383,39 @@ CudaKernelSource CudaEmitter::run(const std::string& entry) {
     if (by_value) {
       sig << mem_type(prm.elem) << " " << pn;
       call << "*(" << mem_type(prm.elem) << "*)tsr_a[" << src.args.size() << "]";
-      src.args.push_back({CudaArgKind::Value, static_cast<int>(p), prm.elem});
+      src.args.push_back({CudaArgKind::Value, static_cast<int>(p), prm.elem, 0, {}});
     } else {
       sig << (prm.output ? "" : "const ") << mem_type(prm.elem) << "* __restrict__ " << pn;
       call << "*(" << (prm.output ? "" : "const ") << mem_type(prm.elem) << "**)tsr_a[" << src.args.size() << "]";
-      src.args.push_back({CudaArgKind::Pointer, static_cast<int>(p), prm.elem});
+      src.args.push_back({CudaArgKind::Pointer, static_cast<int>(p), prm.elem, 0, {}});
     }
+  }
+  for (size_t m = 0; m < maps_.size(); ++m) {
+    const Param& prm = k_.params[static_cast<size_t>(maps_[m].param)];
+    sig << ", TSR_GRID_CONST tsr_tensor_map tsr_map" << m;
+    call << ", *(const tsr_tensor_map*)tsr_a[" << src.args.size() << "]";
+    src.args.push_back({CudaArgKind::TensorMap, maps_[m].param, prm.elem, maps_[m].box_rows, prm.shape});
   }
   for (size_t d = 0; d < k_.dims.size(); ++d) {
     sig << (sig.tellp() > 0 ? ", " : "") << "tsr_i64 tsr_arg_dim" << d;
     call << (call.tellp() > 0 ? ", " : "") << "*(tsr_i64*)tsr_a[" << src.args.size() << "]";
-    src.args.push_back({CudaArgKind::Dim, static_cast<int>(d), Elem::I64});
+    src.args.push_back({CudaArgKind::Dim, static_cast<int>(d), Elem::I64, 0, {}});
   }
   for (int g = 0; g < 3; ++g) {
     sig << (sig.tellp() > 0 ? ", " : "") << "tsr_i64 tsr_g" << g;
     call << (call.tellp() > 0 ? ", " : "") << "*(tsr_i64*)tsr_a[" << src.args.size() << "]";
-    src.args.push_back({CudaArgKind::Grid, g, Elem::I64});
+    src.args.push_back({CudaArgKind::Grid, g, Elem::I64, 0, {}});
   }
 
   indent_ = 1;
   line() << "const int tsr_t = tsr_thread();";
   line() << "const tsr_i64 tsr_p = tsr_block();";
   line() << "const tsr_i64 tsr_pid0 = tsr_p % tsr_g0, tsr_pid1 = (tsr_p / tsr_g0) % tsr_g1, tsr_pid2 = tsr_p / (tsr_g0 * tsr_g1);";
-  plan_staged_loads();
-  // Shared memory: the staged block loads' areas, then the scratch area.
+  // Shared memory: the mbarriers of TMA copies, the staged block loads'
+  // areas, then the scratch area.
   line() << "unsigned char* tsr_sm = TSR_SMEM + " << staged_bytes_ << ";";
   line() << "(void)tsr_pid0, (void)tsr_pid1, (void)tsr_pid2, (void)tsr_sm;";
+  init_barriers();
   for (size_t d = 0; d < k_.dims.size(); ++d) {
     const auto& c = d < k_.dim_values.size() ? k_.dim_values[d] : std::nullopt;
     line() << "const tsr_i64 tsr_dim" << d << " = " << (c ? int_literal(*c, Elem::I64) : "tsr_arg_dim" + std::to_string(d))
@@ -430,7 +438,15 @@ CudaKernelSource CudaEmitter::run(const std::string& entry) {
     << "#ifdef TSR_HOST_EMULATION\n"
     << "extern \"C\" void " << entry << "_host(void* const* tsr_a, long long programs, int threads, long long shared) {\n"
     << "  tsr_emu::launch(programs, threads, shared, [&] { " << entry << "(" << call.str() << "); });\n"
-    << "}\n#endif\n";
+    << "}\n";
+  // The emulation's tensor maps are its own encoding, made by the library
+  // that reads them (cuTensorMapEncodeTiled's arguments).
+  if (!maps_.empty())
+    s << "extern \"C\" int " << entry << "_encode_map(void* out, const void* base, unsigned elem_bytes,\n"
+      << "    unsigned long long dim0, unsigned long long dim1, unsigned long long row_bytes, unsigned box0, unsigned box1) {\n"
+      << "  return tsr_emu_encode_tensor_map_2d((tsr_tensor_map*)out, base, elem_bytes, dim0, dim1, row_bytes, box0, box1, 0);\n"
+      << "}\n";
+  s << "#endif\n";
   src.source = s.str();
   return src;
 }

@@ -46,12 +46,19 @@ struct CudaTarget {
   std::vector<bool> by_value;
 };
 
-enum class CudaArgKind : uint8_t { Pointer, Value, Dim, Grid };
+enum class CudaArgKind : uint8_t { Pointer, Value, Dim, Grid, TensorMap };
 
 struct CudaArg {
   CudaArgKind kind = CudaArgKind::Pointer;
   int index = 0;          // param, dim or grid axis
-  Elem elem = Elem::F32;  // Value: the scalar's element type (i1 passed as one byte)
+  Elem elem = Elem::F32;  // Value: the scalar's element type (i1 passed as one byte); TensorMap: the param's
+  // TensorMap (Hopper's TMA): a tsr_tensor_map (128 bytes, by value) of
+  // param `index` seen as a 2-D matrix, its last dim's columns by the
+  // product of its other dims' rows (`shape`: the param's dims), read in
+  // boxes of 8 columns by `box_rows` rows; the launcher encodes it for the
+  // call's pointer and dims (cuda_region.h).
+  int64_t box_rows = 0;
+  std::vector<DimRef> shape;
 };
 
 struct CudaKernelSource {

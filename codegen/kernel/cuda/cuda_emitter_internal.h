@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -95,7 +96,10 @@ class CudaEmitter {
   void start_pipelines(const Inst& loop);
   // The copy itself: block `bl` with its first row and column `r0`, `c0`
   // (C expressions) into `dst`; one cp.async group in every thread.
-  void copy_block(const Inst& bl, const std::string& dst, const std::string& r0, const std::string& c0);
+  // `bar`: the index of the mbarrier (barrier_at) a TMA copy completes on
+  // and the cp.async path arrives at, for loads planned for TMA.
+  void copy_block(const Inst& bl, const std::string& dst, const std::string& r0, const std::string& c0,
+                  const std::string& bar);
   struct StagedLoad {
     int64_t at = 0;              // offset in the staged loads' area
     const Inst* load = nullptr;  // the block load
@@ -109,6 +113,12 @@ class CudaEmitter {
     std::unordered_map<size_t, std::string> literals;
     int64_t bytes = 0;  // one buffer
     bool interleaved = false;  // wgmma's core-matrix layout (interleaved_index), else row-major
+    // TMA (cuda_emitter_tma.cpp): the tensor map argument (maps_) and the
+    // first of its mbarriers (two for a pipelined load, one per buffer);
+    // -1: copied by cp.async only. bar_now: the C expression of the
+    // barrier of the buffer the current iteration reads.
+    int map = -1, bar = -1;
+    std::string bar_now;
   };
   // A tensor-core dot's operands in shared memory: A [M][K] and B ([K][N],
   // or [N][K] where b_by_columns) as halves, row-major or (interleaved)
@@ -134,6 +144,34 @@ class CudaEmitter {
   std::string staged_operand(const StagedLoad& st, size_t i);
   void barrier() { line() << "tsr_sync();"; }
 
+  // cuda_emitter_tma.cpp: Hopper's bulk tensor copies (TMA) for the staged
+  // loads of wgmma products. A staged load in the core-matrix layout gets a
+  // tensor map argument (its param as a 2-D matrix, boxes of 8 columns by
+  // the block's rows: one box writes one strip of interleaved_index) and
+  // an mbarrier per buffer; one thread issues the boxes where the block
+  // lies whole inside the matrix and its rows are the map's, the block's
+  // threads copy it by cp.async otherwise (ragged edges, strided views),
+  // and either way the barrier's phase completes once per copy.
+  void plan_tma(StagedLoad& st, int64_t rows);
+  // The barriers' area at the start of shared memory (0 without TMA), and
+  // their initialization by thread 0 before anything else.
+  int64_t barrier_bytes() const { return bars_ ? 128 : 0; }
+  void init_barriers();
+  // The index of a barrier as copy_block's `bar` (empty without TMA).
+  std::string barrier_at(const std::string& index) const { return bars_ ? index : std::string(); }
+  // Opens `if (TMA fits) { thread 0 issues the boxes } else {` (the caller
+  // writes the cp.async copy and closes it).
+  void copy_block_tma(const Inst& bl, int64_t rows, int64_t cols, const std::function<std::string(size_t)>& op,
+                      const std::string& bar);
+  // Waits for the phase of the barrier of the buffer st's dot reads.
+  void wait_tma(const StagedLoad& st);
+  struct TensorMapArg {
+    int param = 0;
+    int64_t box_rows = 0;
+  };
+  std::vector<TensorMapArg> maps_;
+  int bars_ = 0;  // mbarriers (at most 16: one 128-byte area)
+
   const Kernel& k_;
   CudaTarget target_;
   int threads_ = 32;
@@ -158,10 +196,12 @@ class CudaEmitter {
 };
 
 // wgmma's core-matrix layout without swizzle of a [rows][cols] half tile
-// (cols a multiple of 8): 8x8 blocks of 128 contiguous bytes, row-major
-// within and row-major over the blocks; the C expression of element (r, c)'s index.
-inline std::string interleaved_index(const std::string& r, const std::string& c, int64_t cols) {
-  return "((" + r + ") / 8 * " + std::to_string(cols / 8) + " + (" + c + ") / 8) * 64 + (" + r + ") % 8 * 8 + (" + c +
+// (rows and cols multiples of 8): 8x8 blocks of 128 contiguous bytes,
+// row-major within, the blocks column by column (blocks of one 8-column
+// strip are consecutive: the strip is what one TMA box of 8 columns by
+// `rows` rows writes); the C expression of element (r, c)'s index.
+inline std::string interleaved_index(const std::string& r, const std::string& c, int64_t rows) {
+  return "((" + c + ") / 8 * " + std::to_string(rows / 8) + " + (" + r + ") / 8) * 64 + (" + r + ") % 8 * 8 + (" + c +
          ") % 8";
 }
 

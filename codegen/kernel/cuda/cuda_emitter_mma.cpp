@@ -116,11 +116,17 @@ void CudaEmitter::plan_staged_loads() {
         const Type& t = type(v);
         const int64_t row_len = bl.transposed ? t.shape[0] : t.shape[1];
         if ((operand == 0 && bl.transposed) || row_len % 8 != 0) continue;
-        StagedLoad st{staged_bytes_, &bl, {}, nullptr, 0, {}, aligned16(t.numel() * 2), wgmma_fits(in)};
+        // wgmma's operands start on 128 bytes (a TMA box's destination),
+        // after the mbarriers' area (cuda_emitter_tma.cpp).
+        const bool interleaved = wgmma_fits(in);
+        if (interleaved) staged_bytes_ = std::max<int64_t>(128, (staged_bytes_ + 127) / 128 * 128);
+        const int64_t bytes = interleaved ? (t.numel() * 2 + 127) / 128 * 128 : aligned16(t.numel() * 2);
+        StagedLoad st{staged_bytes_, &bl, {}, nullptr, 0, {}, bytes, interleaved, -1, -1, {}};
         const Pipeline pl = pipeline_of(bl, ud);
         st.loop = pl.loop;
         st.iv_operand = pl.iv_operand;
         for (const auto& [i, c] : pl.constants) st.literals[i] = int_literal(c->ivalue, Elem::I64);
+        if (st.interleaved) plan_tma(st, bl.transposed ? t.shape[1] : t.shape[0]);
         staged_bytes_ += st.loop ? 2 * st.bytes : st.bytes;
         staged_loads_[v] = std::move(st);
       }
@@ -133,7 +139,8 @@ std::string CudaEmitter::staged_operand(const StagedLoad& st, size_t i) {
   return lit != st.literals.end() ? lit->second : name(st.load->operands[i]);
 }
 
-void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::string& r0, const std::string& c0) {
+void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::string& r0, const std::string& c0,
+                             const std::string& bar) {
   const Type& t = type(bl.results[0]);
   const Param& p = k_.params[static_cast<size_t>(bl.index)];
   const StagedLoad& st = staged_loads_.at(bl.results[0]);
@@ -145,6 +152,10 @@ void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::
   line() << "{";
   ++indent_;
   line() << T << "* tsr_d = " << dst << ";";
+  if (st.map >= 0) {  // TMA where the block allows it, else as below (cuda_emitter_tma.cpp)
+    copy_block_tma(bl, rows, cols, op, bar);
+    ++indent_;
+  }
   // Rows that start on 16-byte boundaries are copied in pieces of 8
   // elements by cp.async (a piece past the matrix's columns partly, the
   // rest zeros); other matrices element by element.
@@ -158,7 +169,7 @@ void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::
   line() << "tsr_n = tsr_n < 0 ? 0 : (tsr_n > 8 ? 8 : tsr_n);";
   // Where piece (row a, columns b..b+7) goes: row-major, or wgmma's core
   // matrices (whose rows are 16 bytes: a piece is one row of one).
-  const std::string piece = st.interleaved ? interleaved_index("tsr_a", "tsr_b", cols) : "tsr_a * " + std::to_string(cols) + " + tsr_b";
+  const std::string piece = st.interleaved ? interleaved_index("tsr_a", "tsr_b", rows) : "tsr_a * " + std::to_string(cols) + " + tsr_b";
   line() << "const int tsr_o = " << piece << ";";
   line() << "if (tsr_n > 0) tsr_cp_async16(tsr_d + tsr_o, " << param << " + " << op(0) << " + tsr_mr * " << op(5)
          << " + tsr_mc, (int)tsr_n * 2);";
@@ -172,14 +183,19 @@ void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::
   line() << "const tsr_i64 tsr_mr = " << op(1) << " + tsr_q / " << cols << ", tsr_mc = " << op(2) << " + tsr_q % " << cols
          << ";";
   const std::string elem =
-      st.interleaved ? interleaved_index("tsr_q / " + std::to_string(cols), "tsr_q % " + std::to_string(cols), cols) : "tsr_q";
+      st.interleaved ? interleaved_index("tsr_q / " + std::to_string(cols), "tsr_q % " + std::to_string(cols), rows) : "tsr_q";
   line() << "tsr_d[" << elem << "] = (tsr_mr < " << op(3) << " && tsr_mc < " << op(4) << ") ? " << param << "["
          << op(0) << " + tsr_mr * " << op(5) << " + tsr_mc] : (" << T << ")0;";
   close();
   close();
+  if (st.map >= 0) {
+    line() << "if (tsr_t == 0) tsr_mbar_arrive(tsr_bars + " << bar << ");";
+    close();
+  }
   // One group per copy in every thread (empty where it copied nothing),
   // so that the dots' wait_group counts hold.
   line() << "tsr_cp_async_commit();";
+  if (st.map >= 0) line() << "tsr_pending |= 1u << " << bar << ";";
   close();
 }
 
@@ -190,7 +206,8 @@ void CudaEmitter::stage_block_load(const Inst& bl) {
   const std::string cast = std::string("(") + T + "*)(TSR_SMEM + ";
   if (!st.loop) {
     line() << T << "* " << st.ptr << " = " << cast << st.at << ");";
-    copy_block(bl, st.ptr, name(bl.operands[1]), name(bl.operands[2]));
+    st.bar_now = std::to_string(st.bar);
+    copy_block(bl, st.ptr, name(bl.operands[1]), name(bl.operands[2]), barrier_at(st.bar_now));
     inflight_.push_back({bl.results[0], false});
     return;
   }
@@ -203,8 +220,22 @@ void CudaEmitter::stage_block_load(const Inst& bl) {
   line() << "const int " << par << " = " << iteration_.at(&f) << " & 1;";
   line() << T << "* " << st.ptr << " = " << cast << st.at << " + " << par << " * " << st.bytes << ");";
   const std::string next = "(" + iv + " + " + step + ")";
+  st.bar_now = "(" + std::to_string(st.bar) + " + " + par + ")";
+  // With TMA, only a next iteration that comes is copied (each copy's
+  // arrival is waited for once: the barriers' phases stay in step).
+  if (st.map >= 0) {
+    line() << "if (" << next << " < " << name(f.operands[1]) << ") {";
+    ++indent_;
+  }
   copy_block(bl, cast + std::to_string(st.at) + " + (1 - " + par + ") * " + std::to_string(st.bytes) + ")",
-             st.iv_operand == 1 ? next : staged_operand(st, 1), st.iv_operand == 2 ? next : staged_operand(st, 2));
+             st.iv_operand == 1 ? next : staged_operand(st, 1), st.iv_operand == 2 ? next : staged_operand(st, 2),
+             barrier_at("(" + std::to_string(st.bar) + " + 1 - " + par + ")"));
+  if (st.map >= 0) {
+    --indent_;
+    line() << "} else {";
+    line() << "  tsr_cp_async_commit();  // the group the copy would be";
+    line() << "}";
+  }
   inflight_.push_back({bl.results[0], true});
 }
 
@@ -220,7 +251,8 @@ void CudaEmitter::start_pipelines(const Inst& loop) {
     const char* T = mem_type(k_.params[static_cast<size_t>(in.index)].elem);
     const std::string lo = name(loop.operands[0]);
     copy_block(in, std::string("(") + T + "*)(TSR_SMEM + " + std::to_string(st.at) + ")",
-               st.iv_operand == 1 ? lo : staged_operand(st, 1), st.iv_operand == 2 ? lo : staged_operand(st, 2));
+               st.iv_operand == 1 ? lo : staged_operand(st, 1), st.iv_operand == 2 ? lo : staged_operand(st, 2),
+               barrier_at(std::to_string(st.bar)));
     inflight_.push_back({in.results[0], false});
     any = true;
   }
@@ -246,6 +278,8 @@ std::pair<const CudaEmitter::StagedLoad*, const CudaEmitter::StagedLoad*> CudaEm
     line() << "tsr_cp_async_wait<" << inflight_.size() - last << ">();";
     inflight_.erase(inflight_.begin(), inflight_.begin() + static_cast<std::ptrdiff_t>(last));
   }
+  for (const StagedLoad* st : {la, lb})
+    if (st && st->map >= 0) wait_tma(*st);
   return {la, lb};
 }
 

@@ -35,13 +35,13 @@ bool CudaEmitter::wgmma_fits(const Inst& in) const {
 
 std::string CudaEmitter::stage_interleaved(ValueId v, int64_t at, Elem as) {
   const Type& t = type(v);
-  const int64_t cols = t.shape[1];
+  const int64_t rows = t.shape[0], cols = t.shape[1];
   const std::string p = "tsr_s" + std::to_string(tmp_++);
   shared_bytes_ = std::max(shared_bytes_, at + aligned16(t.numel() * elem_bytes(as)));
   line() << reg_type(as) << "* " << p << " = (" << reg_type(as) << "*)(tsr_sm + " << at << ");";
   open_lanes(t.numel(), true);
   const std::string c = std::to_string(cols);
-  line() << p << "[" << interleaved_index("tsr_e / " + c, "tsr_e % " + c, cols)
+  line() << p << "[" << interleaved_index("tsr_e / " + c, "tsr_e % " + c, rows)
          << "] = " << cast_expr(name(v) + "[tsr_j]", t.elem, as) << ";";
   close();
   return p;
@@ -91,17 +91,17 @@ void CudaEmitter::dot_wgmma(const Inst& in) {
       line() << "float tsr_d[" << regs << "];";
       line() << "#pragma unroll";
       line() << "for (int tsr_i = 0; tsr_i < " << regs << "; ++tsr_i) tsr_d[tsr_i] = " << sc << "[" << at << "];";
-      // Descriptors: A's rows m0.., k 16 ks..; B's columns n0.., k 16 ks...
+      // Descriptors (interleaved_index: core matrices strip by strip of 8
+      // columns): A's rows m0.., k 16 ks..; B's columns n0.., k 16 ks...
       for (int64_t ks = 0; ks < K / 16; ++ks) {
-        const int64_t a_off = (un.m0 / 8 * (K / 8) + 2 * ks) * 64;
-        line() << "const unsigned long long tsr_da" << ks << " = tsr_wgmma_desc(" << sa << " + " << a_off << ", 128, "
-               << (K / 8) * 128 << ", 0);";
-        if (b_k_major)
-          line() << "const unsigned long long tsr_db" << ks << " = tsr_wgmma_desc(" << sb << " + "
-                 << (un.n0 / 8 * (K / 8) + 2 * ks) * 64 << ", 128, " << (K / 8) * 128 << ", 0);";
-        else  // MN-major: LBO to the next 8 of K, SBO to the next 8 of N
+        line() << "const unsigned long long tsr_da" << ks << " = tsr_wgmma_desc(" << sa << " + "
+               << (2 * ks * (M / 8) + un.m0 / 8) * 64 << ", " << (M / 8) * 128 << ", 128, 0);";
+        if (b_k_major)  // [N][K]: LBO to the next 8 of K (a strip), SBO to the next 8 of N
           line() << "const unsigned long long tsr_db" << ks << " = tsr_wgmma_desc(" << sb << " + "
                  << (2 * ks * (N / 8) + un.n0 / 8) * 64 << ", " << (N / 8) * 128 << ", 128, 0);";
+        else  // [K][N], MN-major: LBO to the next 8 of K, SBO to the next 8 of N (a strip)
+          line() << "const unsigned long long tsr_db" << ks << " = tsr_wgmma_desc(" << sb << " + "
+                 << (un.n0 / 8 * (K / 8) + 2 * ks) * 64 << ", 128, " << (K / 8) * 128 << ", 0);";
       }
       line() << "tsr_wgmma_fence();";
       for (int64_t ks = 0; ks < K / 16; ++ks)

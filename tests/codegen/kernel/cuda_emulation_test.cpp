@@ -7,6 +7,9 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,18 @@ namespace {
 
 using testing::CudaCase;
 using testing::HostEntry;
+
+// A kernel with tensor maps (TMA) exports the emulation's encoder,
+// ENTRY_encode_map; `base` (if set) stands in for every map's pointer.
+TensorMapEncoder map_encoder(const testing::HostLibrary& lib, const std::string& entry, const void* base = nullptr) {
+  using MapEncoder = int (*)(void*, const void*, unsigned, unsigned long long, unsigned long long, unsigned long long,
+                             unsigned, unsigned);
+  auto encoder = reinterpret_cast<MapEncoder>(dlsym(lib.handle, (entry + "_encode_map").c_str()));
+  return [encoder, base](const TensorMapRequest& rq, TensorMapBytes& m) {
+    return encoder && encoder(m.bytes, base ? base : reinterpret_cast<const void*>(rq.base), 2, rq.cols, rq.rows,
+                              rq.row_bytes, rq.box_cols, rq.box_rows) != 0;
+  };
+}
 
 struct KernelRun {
   const CudaCase* c;
@@ -62,7 +77,7 @@ void expect_runs_match_the_interpreter(const std::vector<KernelRun>& runs) {
     auto fn = reinterpret_cast<HostEntry>(dlsym(lib->handle, (r.src.entry + "_host").c_str()));
     ASSERT_NE(fn, nullptr) << r.src.entry;
     const std::vector<Value> want = run_region_reference(r.c->region, r.c->inputs[r.set]);
-    testing::CaseLaunch launch(*r.c, r.set, r.kernel, r.src);
+    testing::CaseLaunch launch(*r.c, r.set, r.kernel, r.src, map_encoder(*lib, r.src.entry));
     try {
       if (launch.programs > 0) fn(launch.args.data(), launch.programs, r.src.threads, r.src.shared_bytes);
     } catch (const std::exception& e) {
@@ -117,6 +132,43 @@ TEST(CudaEmulation, AttentionOnWarpgroupProductsComputesWhatTheInterpreterComput
     }
   }
   expect_runs_match_the_interpreter(runs);
+}
+
+// Hopper's variant copies its Q, K and V blocks with TMA where a block lies
+// whole inside the sequence (a 64-row block of 70 queries or 90 keys), and
+// by cp.async at the ragged end: with every map pointing at zeros instead
+// of its tensor, the whole blocks read zeros and the result changes, while
+// with the tensors' own maps it is the interpreter's (the test above).
+TEST(CudaEmulation, WarpgroupAttentionCopiesWholeBlocksByTma) {
+  const std::vector<CudaCase> cases = testing::cuda_cases();
+  const auto c = std::find_if(cases.begin(), cases.end(), [](const CudaCase& x) { return x.name == "attention_tc_f16"; });
+  ASSERT_NE(c, cases.end());
+  const auto sym = bind_symbols(c->region, c->inputs[0]);
+  ASSERT_TRUE(sym.has_value());
+  RegionLowering opt;
+  opt.symbol_values.assign(sym->begin(), sym->end());
+  Kernel k = lower_attention(c->region, c->name, opt, attention_tiles(c->region, opt, 64));
+  CudaTarget target = cuda_target_for(c->region, 128);
+  target.wgmma = true;
+  const CudaKernelSource src = emit_cuda_kernel(k, "tma0", target);
+  EXPECT_NE(src.source.find("tsr_tma_load_2d"), std::string::npos);
+  std::vector<int> mapped;
+  for (const CudaArg& a : src.args)
+    if (a.kind == CudaArgKind::TensorMap) mapped.push_back(a.index);
+  EXPECT_EQ(mapped, (std::vector<int>{0, 1, 2}));  // q, k and v
+  auto lib = testing::build_host_library({src.source});
+  ASSERT_NE(lib->handle, nullptr) << lib->error;
+  auto fn = reinterpret_cast<HostEntry>(dlsym(lib->handle, "tma0_host"));
+  ASSERT_NE(fn, nullptr);
+  const std::vector<Value> want = run_region_reference(c->region, c->inputs[0]);
+  const std::vector<uint16_t> zeros(1 << 20, 0);
+  testing::CaseLaunch launch(*c, 0, k, src, map_encoder(*lib, "tma0", zeros.data()));
+  fn(launch.args.data(), launch.programs, src.threads, src.shared_bytes);
+  const std::vector<Value> outs = launch.outputs();
+  const TensorObj& got = *outs.at(0).as_tensor();
+  const TensorObj& ref = *want.at(0).as_tensor();
+  ASSERT_EQ(got.nbytes(), ref.nbytes());
+  EXPECT_NE(std::memcmp(got.data(), ref.data(), ref.nbytes()), 0) << "no block was copied through its tensor map";
 }
 
 // The emulation itself: a barrier every thread reaches, shuffles within a

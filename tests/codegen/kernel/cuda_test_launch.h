@@ -34,8 +34,11 @@ struct CaseLaunch {
   std::vector<Scalar> scalars;   // per param passed by value
   std::vector<void*> params;     // per param: &ptrs[i] or &scalars[i]
   std::vector<void*> args;       // the kernel's arguments (cuda_kernel_args)
+  std::vector<TensorMapBytes> maps;  // its tensor maps (a wgmma kernel's TMA copies)
 
-  CaseLaunch(const CudaCase& c, size_t set, const Kernel& k, const CudaKernelSource& src) {
+  // `encode`: the device's tensor maps, for a kernel that takes them.
+  CaseLaunch(const CudaCase& c, size_t set, const Kernel& k, const CudaKernelSource& src,
+             const TensorMapEncoder& encode = {}) {
     const Region& region = c.region;
     const std::vector<Value>& inputs = c.inputs[set];
     sym = *bind_symbols(region, inputs);
@@ -61,7 +64,18 @@ struct CaseLaunch {
     }
     grid = k.grid_extents(sym);
     programs = grid[0] * grid[1] * grid[2];
-    args = cuda_kernel_args(src, params, sym, grid);
+    encode_args(src, encode);
+  }
+
+  // The arguments again (after a device test pointed ptrs at device
+  // memory: tensor maps hold the pointers themselves).
+  void encode_args(const CudaKernelSource& src, const TensorMapEncoder& encode) {
+    const bool has_maps = std::any_of(src.args.begin(), src.args.end(),
+                                      [](const CudaArg& a) { return a.kind == CudaArgKind::TensorMap; });
+    args = has_maps && !encode
+               ? cuda_kernel_args(src, params, sym, grid, &maps,
+                                  [](const TensorMapRequest&, TensorMapBytes&) { return false; })
+               : cuda_kernel_args(src, params, sym, grid, &maps, encode);
   }
 
   std::vector<Value> outputs() const {

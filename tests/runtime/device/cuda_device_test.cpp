@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/device/cuda_backend.h"
 #include "runtime/device/cuda_kernel_compiler.h"
 #include "runtime/device/device_selection.h"
 #include "runtime/device/gpu_stream.h"
@@ -51,6 +52,9 @@ struct Device {
       stream.upload(blocks[i], t.data(), t.nbytes());
       launch.ptrs[i] = reinterpret_cast<void*>(blocks[i]);
     }
+    launch.encode_args(src, [&](const kir::TensorMapRequest& rq, kir::TensorMapBytes& m) {
+      return encode_tensor_map(sel.gpu_device->driver(), rq, m);
+    });
     module.launch(stream, launch.programs, src.threads, launch.args);
     for (size_t i = 0; i < launch.values.size(); ++i) {
       if (!blocks[i]) continue;

@@ -48,8 +48,8 @@ TEST(CudaKernelNvrtc, EveryGeneratedKernelCompilesForEachArchitectureWithoutSpil
 // Every variant the GPU's K3 tuning may choose for the attention cases
 // (kernels::gpu_variants, on a device with wgmma) at the dims of each
 // case's last input set (head dims 128 and 256 whole on the tensor-core
-// path), compiled for sm_80 and sm_90a (the wgmma one for sm_90a only),
-// without spills on sm_90a; the wgmma variant's products are
+// path), compiled for sm_80 and sm_90a (the wgmma one, with its TMA
+// copies, for sm_90a only), without spills on sm_90a; the wgmma variant's products are
 // wgmma between fences as straight-line code, so that ptxas serializes
 // nothing (its info C7519/C7517 would say so). A variant the emitter
 // refuses (a thread would hold more than 64 elements of a tile) is one the
@@ -72,6 +72,8 @@ TEST(CudaKernelNvrtc, EveryAttentionVariantCompilesWithoutSpills) {
       EXPECT_EQ(v.wgmma, src.source.find("tsr_wgmma_f16") != std::string::npos ||
                              src.source.find("tsr_wgmma_bf16") != std::string::npos)
           << what;
+      // Hopper's variant copies its staged blocks with TMA (cp.async.bulk.tensor).
+      EXPECT_EQ(v.wgmma, src.source.find("tsr_tma_load_2d") != std::string::npos) << what;
       // wgmma exists on sm_90a only; the others run on every architecture.
       for (const char* arch : {"sm_80", "sm_90a"}) {
         if (v.wgmma && std::string(arch) != "sm_90a") continue;
