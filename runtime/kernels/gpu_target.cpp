@@ -136,7 +136,10 @@ std::vector<KernelVariant> gpu_variants(const Region& r, const DimSpec& spec, bo
     // the scores and the accumulator spills.
     v = {KernelVariant{1024, 128, false, t.rows}, KernelVariant{1024, 256, false, t.rows},
          KernelVariant{1024, 256, false, 2 * t.rows}};
-    // wgmma: a warpgroup's 64 rows, two warpgroups sharing each product's columns.
+    // wgmma: a warpgroup's 64 rows, two warpgroups sharing each product's
+    // columns, and a producer warpgroup copying the keys and values
+    // (cuda_emitter_producer.cpp). One consumer warpgroup's share of 64
+    // rows spills, as 64 rows in 128 threads do on mma.sync.
     if (warpgroup_products && std::max(t.head, t.value) <= 128) v.push_back(KernelVariant{1024, 256, false, 64, true});
     return v;
   }

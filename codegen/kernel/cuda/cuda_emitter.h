@@ -41,6 +41,13 @@ struct CudaTarget {
   // threads, run on warpgroup wgmma with both operands in shared memory
   // (cuda_emitter_wgmma.cpp) instead of mma.sync.
   bool wgmma = false;
+  // With wgmma: where every pipelined block load of the kernel's one loop
+  // is copied by TMA, one more warp (the producer, threads past `threads`)
+  // runs that loop alone, copying each iteration's blocks, while the
+  // block's `threads` consumers compute (producer/consumer warp
+  // specialization, cuda_emitter_producer.cpp). The source's `threads` then
+  // counts the producer warp too.
+  bool producer_warp = true;
   // Params passed by value: 0-d inputs that hold a script scalar (lower_region's
   // f32 / i64 / i1 scalar inputs); other params are device pointers.
   std::vector<bool> by_value;

@@ -119,6 +119,12 @@ class CudaEmitter {
     // barrier of the buffer the current iteration reads.
     int map = -1, bar = -1;
     std::string bar_now;
+    // Copied by the producer warp (cuda_emitter_producer.cpp): the first of
+    // the two barriers on which the consumers say a buffer is free again,
+    // and the one of the buffer the current iteration reads.
+    bool by_producer = false;
+    int empty = -1;
+    std::string empty_now;
   };
   // A tensor-core dot's operands in shared memory: A [M][K] and B ([K][N],
   // or [N][K] where b_by_columns) as halves, row-major or (interleaved)
@@ -142,7 +148,30 @@ class CudaEmitter {
   // constant the loop body makes (a pipelined load's copy is started
   // before the body).
   std::string staged_operand(const StagedLoad& st, size_t i);
-  void barrier() { line() << "tsr_sync();"; }
+  // Every thread of the block; in a warp-specialized kernel's consumer
+  // branch, every consumer (named barrier 1).
+  void barrier() {
+    if (consumer_) line() << "tsr_bar_sync(1, " << threads_ << ");";
+    else line() << "tsr_sync();";
+  }
+
+  // cuda_emitter_producer.cpp: producer/consumer warp specialization of a
+  // wgmma kernel whose pipelined loads are all TMA-planned loads of one
+  // top-level loop. One more warp (the producer) runs that loop alone,
+  // copying each iteration's blocks into their buffers once the consumers
+  // freed them; the block's other threads (the consumers) run the kernel
+  // with those copies replaced by waits. plan_producer decides (after
+  // plan_staged_loads); emit_body writes the kernel's body either way.
+  void plan_producer();
+  void emit_body();
+  void emit_producer();
+  const Inst* producer_loop_ = nullptr;         // null: no producer warp
+  std::vector<const Inst*> producer_prologue_;  // the scalars its loop needs
+  bool consumer_ = false;                       // emitting the consumers' branch
+  bool producer_copy_ = false;                  // copy_block for the producer warp
+  std::vector<int> bar_counts_;                 // arrivals each mbarrier's phase expects
+  int producer_threads_ = 0;                    // 32, or 128 with setmaxnreg
+  int producer_regs_ = 0, consumer_regs_ = 0;   // setmaxnreg's budgets (0: not used)
 
   // cuda_emitter_tma.cpp: Hopper's bulk tensor copies (TMA) for the staged
   // loads of wgmma products. A staged load in the core-matrix layout gets a
@@ -203,6 +232,11 @@ class CudaEmitter {
 inline std::string interleaved_index(const std::string& r, const std::string& c, int64_t rows) {
   return "((" + c + ") / 8 * " + std::to_string(rows / 8) + " + (" + r + ") / 8) * 64 + (" + r + ") % 8 * 8 + (" + c +
          ") % 8";
+}
+
+// Instructions computed element by element (one result per lane, or a scalar).
+inline bool is_elementwise(KShape s) {
+  return s == KShape::Unary || s == KShape::Binary || s == KShape::Cmp || s == KShape::Select || s == KShape::Cast;
 }
 
 // Bytes of one element of a tile staged in shared memory (i1 as a byte).

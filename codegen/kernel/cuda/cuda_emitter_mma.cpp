@@ -121,7 +121,7 @@ void CudaEmitter::plan_staged_loads() {
         const bool interleaved = wgmma_fits(in);
         if (interleaved) staged_bytes_ = std::max<int64_t>(128, (staged_bytes_ + 127) / 128 * 128);
         const int64_t bytes = interleaved ? (t.numel() * 2 + 127) / 128 * 128 : aligned16(t.numel() * 2);
-        StagedLoad st{staged_bytes_, &bl, {}, nullptr, 0, {}, bytes, interleaved, -1, -1, {}};
+        StagedLoad st{staged_bytes_, &bl, {}, nullptr, 0, {}, bytes, interleaved, -1, -1, {}, false, -1, {}};
         const Pipeline pl = pipeline_of(bl, ud);
         st.loop = pl.loop;
         st.iv_operand = pl.iv_operand;
@@ -149,6 +149,9 @@ void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::
   const std::string param = "tsr_p" + std::to_string(bl.index);
   const char* T = mem_type(p.elem);
   auto op = [&](size_t i) { return i == 1 ? r0 : i == 2 ? c0 : staged_operand(st, i); };
+  // The copying threads: the block's (all of them), or the producer warp's.
+  const std::string tid = producer_copy_ ? "tsr_pl" : "tsr_t";
+  const int by = producer_copy_ ? 32 : threads_;
   line() << "{";
   ++indent_;
   line() << T << "* tsr_d = " << dst << ";";
@@ -161,7 +164,7 @@ void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::
   // rest zeros); other matrices element by element.
   line() << "if (((" << op(0) << " | " << op(5) << " | " << op(2) << ") & 7) == 0) {";
   ++indent_;
-  line() << "for (int tsr_q = tsr_t; tsr_q < " << rows * cols / 8 << "; tsr_q += " << threads_ << ") {";
+  line() << "for (int tsr_q = " << tid << "; tsr_q < " << rows * cols / 8 << "; tsr_q += " << by << ") {";
   ++indent_;
   line() << "const int tsr_a = tsr_q / " << cols / 8 << ", tsr_b = (tsr_q % " << cols / 8 << ") * 8;";
   line() << "const tsr_i64 tsr_mr = " << op(1) << " + tsr_a, tsr_mc = " << op(2) << " + tsr_b;";
@@ -178,7 +181,7 @@ void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::
   --indent_;
   line() << "} else {";
   ++indent_;
-  line() << "for (int tsr_q = tsr_t; tsr_q < " << rows * cols << "; tsr_q += " << threads_ << ") {";
+  line() << "for (int tsr_q = " << tid << "; tsr_q < " << rows * cols << "; tsr_q += " << by << ") {";
   ++indent_;
   line() << "const tsr_i64 tsr_mr = " << op(1) << " + tsr_q / " << cols << ", tsr_mc = " << op(2) << " + tsr_q % " << cols
          << ";";
@@ -188,6 +191,17 @@ void CudaEmitter::copy_block(const Inst& bl, const std::string& dst, const std::
          << op(0) << " + tsr_mr * " << op(5) << " + tsr_mc] : (" << T << ")0;";
   close();
   close();
+  if (producer_copy_) {
+    // Each of the producer's threads lands its copies and makes them
+    // visible to wgmma's proxy before it arrives.
+    line() << "tsr_cp_async_commit();";
+    line() << "tsr_cp_async_wait<0>();";
+    line() << "tsr_fence_proxy_async();";
+    line() << "tsr_mbar_arrive(tsr_bars + " << bar << ");";
+    close();
+    close();
+    return;
+  }
   if (st.map >= 0) {
     line() << "if (tsr_t == 0) tsr_mbar_arrive(tsr_bars + " << bar << ");";
     close();
@@ -219,6 +233,11 @@ void CudaEmitter::stage_block_load(const Inst& bl) {
   const std::string par = "tsr_par" + std::to_string(tmp_++);
   line() << "const int " << par << " = " << iteration_.at(&f) << " & 1;";
   line() << T << "* " << st.ptr << " = " << cast << st.at << " + " << par << " * " << st.bytes << ");";
+  if (st.by_producer) {  // the producer warp copies it (cuda_emitter_producer.cpp)
+    st.bar_now = "(" + std::to_string(st.bar) + " + " + par + ")";
+    st.empty_now = "(" + std::to_string(st.empty) + " + " + par + ")";
+    return;
+  }
   const std::string next = "(" + iv + " + " + step + ")";
   st.bar_now = "(" + std::to_string(st.bar) + " + " + par + ")";
   // With TMA, only a next iteration that comes is copied (each copy's
@@ -248,13 +267,14 @@ void CudaEmitter::start_pipelines(const Inst& loop) {
     auto it = staged_loads_.find(in.results[0]);
     if (it == staged_loads_.end() || it->second.loop != &loop) continue;
     const StagedLoad& st = it->second;
+    any = true;
+    if (st.by_producer) continue;
     const char* T = mem_type(k_.params[static_cast<size_t>(in.index)].elem);
     const std::string lo = name(loop.operands[0]);
     copy_block(in, std::string("(") + T + "*)(TSR_SMEM + " + std::to_string(st.at) + ")",
                st.iv_operand == 1 ? lo : staged_operand(st, 1), st.iv_operand == 2 ? lo : staged_operand(st, 2),
                barrier_at(std::to_string(st.bar)));
     inflight_.push_back({in.results[0], false});
-    any = true;
   }
   if (!any) return;
   const std::string& it = iteration_[&loop] = "tsr_it" + std::to_string(tmp_++);

@@ -48,6 +48,7 @@ void CudaEmitter::plan_tma(StagedLoad& st, int64_t rows) {
   st.map = map;
   st.bar = bars_;
   bars_ += need;
+  bar_counts_.resize(static_cast<size_t>(bars_), 1);
 }
 
 void CudaEmitter::init_barriers() {
@@ -56,7 +57,8 @@ void CudaEmitter::init_barriers() {
   line() << "unsigned tsr_phase = 0u;  // bit b: the parity of barrier b's phase a wait waits for";
   line() << "unsigned tsr_pending = 0u;  // bit b: a copy on barrier b not yet waited for";
   line() << "if (tsr_t == 0) {";
-  line() << "  for (int tsr_i = 0; tsr_i < " << bars_ << "; ++tsr_i) tsr_mbar_init(tsr_bars + tsr_i, 1);";
+  for (int i = 0; i < bars_; ++i)
+    line() << "  tsr_mbar_init(tsr_bars + " << i << ", " << bar_counts_[static_cast<size_t>(i)] << ");";
   line() << "  tsr_fence_mbar_init();";
   line() << "}";
   barrier();
@@ -76,7 +78,9 @@ void CudaEmitter::copy_block_tma(const Inst& bl, int64_t rows, int64_t cols,
          << " <= (" << op(4) << ") && " << c0 << " + " << C << " <= tsr_mw && " << r0 << " + " << R << " <= (" << op(3)
          << ") && " << base << " / tsr_mw + " << r0 << " + " << R << " <= 2147483647) {";
   ++indent_;
-  line() << "if (tsr_t == 0) {";
+  // One thread issues the boxes; the producer warp's others arrive too
+  // (its barriers expect the warp).
+  line() << "if (" << (producer_copy_ ? "tsr_pl" : "tsr_t") << " == 0) {";
   ++indent_;
   const std::string b = "(tsr_bars + " + bar + ")";
   line() << "tsr_mbar_arrive_expect_tx(" << b << ", " << rows * cols * 2 << ");";
@@ -85,6 +89,7 @@ void CudaEmitter::copy_block_tma(const Inst& bl, int64_t rows, int64_t cols,
   line() << "  tsr_tma_load_2d(tsr_d + tsr_c * " << rows * 8 << ", &tsr_map" << st.map << ", (int)" << c0
          << " + 8 * tsr_c, tsr_mr, " << b << ");";
   close();
+  if (producer_copy_) line() << "else tsr_mbar_arrive(" << b << ");";
   --indent_;
   line() << "} else {";
 }
@@ -95,7 +100,8 @@ void CudaEmitter::wait_tma(const StagedLoad& st) {
   line() << "{";
   ++indent_;
   line() << "const int tsr_b = " << st.bar_now << ";";
-  line() << "if ((tsr_pending >> tsr_b) & 1u) {";
+  // The producer fills a buffer once per iteration: always waited for.
+  line() << "if (" << (st.by_producer ? "true" : "(tsr_pending >> tsr_b) & 1u") << ") {";
   line() << "  tsr_mbar_wait(tsr_bars + tsr_b, (tsr_phase >> tsr_b) & 1u);";
   line() << "  tsr_phase ^= 1u << tsr_b;";
   line() << "  tsr_pending &= ~(1u << tsr_b);";

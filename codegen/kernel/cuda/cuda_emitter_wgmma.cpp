@@ -20,8 +20,9 @@
 // fragment back. The generic-proxy writes of the operands are fenced for
 // the async proxy wgmma reads through (fence.proxy.async) before the barrier.
 //
-// Not yet: operands staged by TMA, producer/consumer warp specialization
-// and the accumulator kept in registers across the key loop (FA3).
+// Staged loads are copied by TMA (cuda_emitter_tma.cpp), the pipelined ones
+// by a producer warp (cuda_emitter_producer.cpp). Not yet: the accumulator
+// kept in registers across the key loop (FA3), swizzled layouts.
 #include <vector>
 
 #include "codegen/kernel/cuda/cuda_emitter_internal.h"
@@ -119,6 +120,11 @@ void CudaEmitter::dot_wgmma(const Inst& in) {
   --indent_;
   line() << "}";
   read_back_dot(in, sc);
+  // Every consumer has read the producer's buffers (the barrier closing
+  // read_back_dot): they are free for the copies two iterations on.
+  for (ValueId v : {in.operands[0], in.operands[1]})
+    if (auto st = staged_loads_.find(v); st != staged_loads_.end() && st->second.by_producer)
+      line() << "if (tsr_t == 0) tsr_mbar_arrive(tsr_bars + " << st->second.empty_now << ");";
 }
 
 }  // namespace tessera::kir::detail

@@ -9,7 +9,8 @@
 //     so that the generated code is run and checked on machines without a GPU.
 //
 // The wrappers a backend supplies: tsr_thread(), tsr_block(), tsr_sync(),
-// tsr_shfl_xor(v, lane_mask), tsr_any(p), tsr_all(p), TSR_SMEM (the block's
+// tsr_bar_sync(id, count) (a named barrier among `count` threads, a
+// multiple of 32: the consumers of a warp-specialized kernel), tsr_shfl_xor(v, lane_mask), tsr_any(p), tsr_all(p), TSR_SMEM (the block's
 // dynamic shared memory), f16 <-> f32, the f32/f64 math functions, and the
 // tensor-core instructions (sm_80+): tsr_mma_f16/bf16 (mma m16n8k16, f32
 // accumulators), tsr_ldmatrix_x{1,2,4}[_trans] and tsr_cp_async16 with
@@ -41,6 +42,7 @@ typedef long long tsr_i64;
 TSR_FN int tsr_thread() { return (int)threadIdx.x; }
 TSR_FN tsr_i64 tsr_block() { return (tsr_i64)blockIdx.x; }
 TSR_FN void tsr_sync() { __syncthreads(); }
+TSR_FN void tsr_bar_sync(int id, int count) { asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory"); }
 template <class T>
 TSR_FN T tsr_shfl_xor(T v, int lane_mask) { return __shfl_xor_sync(0xffffffffu, v, lane_mask); }
 TSR_FN bool tsr_any(bool p) { return __any_sync(0xffffffffu, p) != 0; }

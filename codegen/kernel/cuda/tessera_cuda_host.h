@@ -28,6 +28,10 @@
 // an address outside shared memory or misaligned) makes launch() throw
 // std::logic_error after the fibers reach their next barrier.
 //
+// A named barrier (bar.sync id, count) is polled like an mbarrier: the
+// consumers of a warp-specialized kernel sync among themselves while its
+// producer warp polls its barriers or has returned.
+//
 // Hopper. A thread polling (an mbarrier's phase, a warpgroup's rendezvous)
 // yields to the others without being at a barrier; the polls go round
 // until none is left, and a round in which no poll gets on (nothing they
@@ -138,6 +142,11 @@ struct Block {
   std::string fault;                    // the first misuse; launch() throws it
   std::map<std::size_t, Mbarrier> mbarriers;  // by offset in `shared`
   std::vector<unsigned> wg_arrived, wg_generation;  // warpgroup rendezvous
+  struct Named {
+    int arrived = 0;
+    unsigned long long generation = 0;
+  };
+  std::map<int, Named> named;  // named barriers (bar.sync id, count) by id
   unsigned long long progress = 0;  // bumped by each step a spinning thread may wait for
 };
 
@@ -159,6 +168,29 @@ inline void spin() {
   t->spinning = true;
   t->scheduler = std::move(t->scheduler).resume();
   current = t;
+}
+
+// bar.sync id, count: a barrier among `count` threads (a multiple of 32),
+// not the block's: the threads poll until `count` arrived (a warp-
+// specialized kernel's consumers, while its producer warp goes on).
+inline void named_sync(int id, int count) {
+  Thread* t = current;
+  Block* b = t->block;
+  if (id < 1 || id > 15 || count <= 0 || count % 32 || count > b->threads) {
+    b->fault = b->fault.empty() ? "bar.sync " + std::to_string(id) + ", " + std::to_string(count) +
+                                      ": an id of 1..15 and a count that is a multiple of 32 up to the block's threads"
+                                : b->fault;
+    return;
+  }
+  Block::Named& n = b->named[id];
+  const unsigned long long generation = n.generation;
+  ++b->progress;
+  if (++n.arrived == count) {
+    n.arrived = 0;
+    ++n.generation;
+    return;
+  }
+  while (n.generation == generation) spin();
 }
 
 // Stacks for a block's fibers, carved from one allocation per launch.
@@ -186,6 +218,7 @@ void launch(tsr_i64 programs, int threads, tsr_i64 shared_bytes, Body body) {
   for (tsr_i64 b = 0; b < programs; ++b) {
     blk.id = b;
     blk.mbarriers.clear();
+    blk.named.clear();
     blk.wg_arrived.assign(static_cast<std::size_t>(threads) / 128 + 1, 0);
     blk.wg_generation.assign(blk.wg_arrived.size(), 0);
     std::vector<boost::context::fiber> fibers;
@@ -671,6 +704,7 @@ inline bool tsr_emu_encode_tensor_map_2d(tsr_tensor_map* out, const void* base, 
 TSR_FN int tsr_thread() { return tsr_emu::current->tid; }
 TSR_FN tsr_i64 tsr_block() { return tsr_emu::current->block->id; }
 TSR_FN void tsr_sync() { tsr_emu::sync(); }
+TSR_FN void tsr_bar_sync(int id, int count) { tsr_emu::named_sync(id, count); }
 template <class T>
 TSR_FN T tsr_shfl_xor(T v, int lane_mask) { return tsr_emu::exchange_xor(v, lane_mask); }
 TSR_FN bool tsr_any(bool p) { return tsr_emu::vote(p, false) != 0; }

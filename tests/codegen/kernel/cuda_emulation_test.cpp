@@ -100,10 +100,11 @@ TEST(CudaEmulation, EveryKernelKindComputesWhatTheInterpreterComputes) {
 }
 
 // Hopper's products (CudaTarget::wgmma): the tensor-core attention cases
-// with 64 query rows per block (a warpgroup's m64), K2 and K3, in blocks of
-// 128 and 256 threads (one warpgroup, or two sharing each product's
-// columns), both products on wgmma with operands in the core-matrix
-// layout, against the interpreter.
+// with 64 query rows per block (a warpgroup's m64), K2 and K3, with 128
+// and 256 consumer threads (one warpgroup, or two sharing each product's
+// columns) and a producer copying the keys and values by TMA, both
+// products on wgmma with operands in the core-matrix layout, against the
+// interpreter.
 TEST(CudaEmulation, AttentionOnWarpgroupProductsComputesWhatTheInterpreterComputes) {
   const std::vector<CudaCase> cases = testing::cuda_cases();
   std::vector<KernelRun> runs;
@@ -126,6 +127,13 @@ TEST(CudaEmulation, AttentionOnWarpgroupProductsComputesWhatTheInterpreterComput
           CudaKernelSource src = emit_cuda_kernel(k, entry, target);
           EXPECT_NE(src.source.find("tsr_wgmma_"), std::string::npos) << c.name;
           EXPECT_EQ(src.source.find("tsr_mma_"), std::string::npos) << c.name;
+          // K3's keys and values are copied by a producer: a warp beside one
+          // consumer warpgroup, a warpgroup (setmaxnreg) beside two. (K2
+          // walks the head dim in chunks: its loads are in an inner loop.)
+          if (k3) {
+            EXPECT_EQ(src.threads, threads == 128 ? 160 : 384) << c.name;
+            EXPECT_EQ(src.source.find("tsr_setmaxnreg_inc") != std::string::npos, threads == 256) << c.name;
+          }
           runs.push_back(KernelRun{&c, s, k3, std::move(k), std::move(src)});
         }
       }

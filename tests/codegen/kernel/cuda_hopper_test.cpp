@@ -230,6 +230,25 @@ extern "C" bool hp_encode_map(tsr_tensor_map* out, const void* base, unsigned el
   return tsr_emu_encode_tensor_map_2d(out, base, elem, dim0, dim1, stride, box0, box1, swizzle);
 }
 
+// A named barrier among the first 128 threads (bar.sync 1, 128) while the
+// rest of the block has returned: each passes its neighbour's value twice
+// through shared memory. `count`: the barrier's count (a misuse unless 128).
+TSR_KERNEL void hp_named(int* out, int count) {
+  int* s = (int*)TSR_SMEM;
+  const int t = tsr_thread();
+  if (t >= 128) return;
+  s[t] = t;
+  tsr_bar_sync(1, count);
+  const int next = s[(t + 1) % 128];
+  tsr_bar_sync(1, count);
+  s[t] = next;
+  tsr_bar_sync(1, count);
+  out[t] = s[(t + 1) % 128];
+}
+extern "C" void hp_named_host(void* const* a, long long programs, int threads, long long shared) {
+  tsr_emu::launch(programs, threads, shared, [&] { hp_named(HP_ARG(0, int*), HP_ARG(1, int)); });
+}
+
 // Misuses the emulation reports (launch throws): `how` 0: a wgmma (by
 // however many threads launch); 1: a wgmma whose B reaches past shared
 // memory; 2: a wgmma without a wgmma.fence; 3: a wait on an mbarrier phase
@@ -457,6 +476,23 @@ TEST(HopperEmulationMisuse, LaunchThrowsRatherThanCrashingOrHanging) {
   void* reg_args[] = {&po};
   EXPECT_NO_THROW(host_entry("hp_setmaxnreg")(reg_args, 1, 256, 0));
   EXPECT_EQ(out[255], 255);
+}
+
+// Named barriers (a warp-specialized kernel's consumers): 128 threads sync
+// among themselves while the block's last warp has returned; a count that
+// is not a multiple of 32, or more threads than ever arrive, is reported.
+TEST(HopperEmulation, NamedBarriersSyncTheirThreadsOnly) {
+  int out[128] = {};
+  int* po = out;
+  int count = 128;
+  void* args[] = {&po, &count};
+  const HostEntry named = host_entry("hp_named");
+  EXPECT_NO_THROW(named(args, 1, 160, 1024));
+  for (int t = 0; t < 128; ++t) ASSERT_EQ(out[t], (t + 2) % 128) << t;
+  count = 100;
+  EXPECT_THROW(named(args, 1, 160, 1024), std::logic_error) << "a count not a multiple of 32";
+  count = 128;
+  EXPECT_THROW(named(args, 1, 96, 1024), std::logic_error) << "128 expected, 96 arrive";
 }
 
 // The same kernels for the GPU: NVRTC compiles them for sm_90a, ptxas

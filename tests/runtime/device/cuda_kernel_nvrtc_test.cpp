@@ -5,6 +5,7 @@
 // (the CUDA toolkit), not a GPU; skips with the reason where NVRTC is missing.
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,7 +50,8 @@ TEST(CudaKernelNvrtc, EveryGeneratedKernelCompilesForEachArchitectureWithoutSpil
 // (kernels::gpu_variants, on a device with wgmma) at the dims of each
 // case's last input set (head dims 128 and 256 whole on the tensor-core
 // path), compiled for sm_80 and sm_90a (the wgmma one, with its TMA
-// copies, for sm_90a only), without spills on sm_90a; the wgmma variant's products are
+// copies and producer warpgroup, for sm_90a only), without spills on
+// sm_90a; the wgmma variant's products are
 // wgmma between fences as straight-line code, so that ptxas serializes
 // nothing (its info C7519/C7517 would say so). A variant the emitter
 // refuses (a thread would hold more than 64 elements of a tile) is one the
@@ -58,7 +60,7 @@ TEST(CudaKernelNvrtc, EveryAttentionVariantCompilesWithoutSpills) {
   const NvrtcLibrary& nvrtc = NvrtcLibrary::get();
   if (!nvrtc.available()) GTEST_SKIP() << "NVRTC is not available: " << nvrtc.why_unavailable();
   const CudaKernelCompiler compiler(nvrtc);
-  int compiled = 0, wgmma = 0;
+  int compiled = 0, wgmma = 0, setmaxnreg = 0;
   for (const kir::testing::CudaCase& c : kir::testing::cuda_cases()) {
     if (!c.attention) continue;
     const auto sym = bind_symbols(c.region, c.inputs.back());
@@ -90,6 +92,17 @@ TEST(CudaKernelNvrtc, EveryAttentionVariantCompilesWithoutSpills) {
         }
         EXPECT_EQ(out.log.find("C7519"), std::string::npos) << what << "\n" << out.log;
         EXPECT_EQ(out.log.find("C7517"), std::string::npos) << what << "\n" << out.log;
+        // A producer warpgroup's setmaxnreg: what it gives up is what the
+        // consumers take, from the registers the block was launched with
+        // (more taken than given would stall setmaxnreg.inc for ever).
+        std::smatch inc, dec;
+        if (std::regex_search(src.source, inc, std::regex("tsr_setmaxnreg_inc<(\\d+)>")) &&
+            std::regex_search(src.source, dec, std::regex("tsr_setmaxnreg_dec<(\\d+)>"))) {
+          const int consumers = src.threads - 128;
+          EXPECT_GE(out.report->registers * src.threads, 128 * std::stoi(dec[1]) + consumers * std::stoi(inc[1]))
+              << what << " " << arch << ": " << out.report->registers << " registers a thread at launch";
+          ++setmaxnreg;
+        }
         ++compiled;
       }
       wgmma += v.wgmma;
@@ -97,6 +110,7 @@ TEST(CudaKernelNvrtc, EveryAttentionVariantCompilesWithoutSpills) {
   }
   EXPECT_GT(compiled, 0);
   EXPECT_GT(wgmma, 0);
+  EXPECT_GT(setmaxnreg, 0);  // the wgmma variants' producer warpgroup
 }
 
 // The PTX fallback (a compute_XX target, which the driver JIT-compiles at
