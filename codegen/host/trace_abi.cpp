@@ -210,7 +210,8 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
                       uint8_t expect_tag, uint64_t* result) {
   // No exception may unwind into generated code (it has no unwind tables
   // worth trusting): every failure becomes `false`, the trace exits, and the
-  // interpreter redoes the operation and reports the error itself.
+  // interpreter redoes the operation and reports the error itself; a
+  // FatalRuntimeError it raises at the exit instead.
   try {
     Value r;
     if (!tessera::jit::string_fast_path(*target, tags, payloads, n, r))
@@ -234,6 +235,9 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
       *result = r.raw_bits();
     }
     return true;
+  } catch (const tessera::FatalRuntimeError& e) {
+    ctx->vm->deferred_error = e.what();  // raised where the trace exits, not redone
+    return false;
   } catch (...) {
     return false;
   }

@@ -44,7 +44,22 @@ std::string CudaDriver::error_text(CUresult r) const {
 }
 
 void CudaDriver::check(CUresult r, const char* what) const {
-  if (r != CUDA_SUCCESS) throw DeviceError(fmt::format("{}: {}", what, error_text(r)));
+  if (r == CUDA_SUCCESS) return;
+  // The sticky errors of a kernel that faulted: every later call of the
+  // context fails with them too (cuda.h's CUDA_ERROR_* 700..719).
+  switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+      throw DeviceFault(fmt::format("{}: {}", what, error_text(r)));
+    default: throw DeviceError(fmt::format("{}: {}", what, error_text(r)));
+  }
 }
 
 void CudaDriver::load(const std::vector<std::string>& candidates) {

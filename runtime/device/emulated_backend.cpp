@@ -1,9 +1,9 @@
 #include "runtime/device/emulated_backend.h"
 
-#include <algorithm>
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -50,8 +50,17 @@ class EmulatedKernel : public LaunchableKernel {
   // The library stays loaded (never dlclosed): a site may launch its kernel until the process ends.
   EmulatedKernel(kir::CudaKernelSource src, HostEntry fn, MapEncoder encode)
       : LaunchableKernel(std::move(src)), fn_(fn), encode_(encode) {}
+  // A misuse the emulation catches (a barrier some threads skip, an
+  // address outside shared memory, a wait that never completes) is a
+  // kernel that would fault or hang on a GPU. TESSERA_TEST_GPU_FAULT=1
+  // makes every launch fault, for the tests of crash capture.
   void launch(int64_t blocks, std::vector<void*>& args) override {
-    if (blocks > 0) fn_(args.data(), blocks, source().threads, source().shared_bytes);
+    if (test_fault_) throw DeviceFault("kernel " + source().entry + ": an illegal memory access (TESSERA_TEST_GPU_FAULT=1, a test switch)");
+    try {
+      if (blocks > 0) fn_(args.data(), blocks, source().threads, source().shared_bytes);
+    } catch (const std::logic_error& e) {
+      throw DeviceFault("kernel " + source().entry + " faulted on the host emulation: " + e.what());
+    }
   }
   bool encode_tensor_map(const kir::TensorMapRequest& rq, kir::TensorMapBytes& m) const override {
     const unsigned elem = rq.elem == kir::Elem::F16 || rq.elem == kir::Elem::BF16 ? 2 : 4;
@@ -61,6 +70,10 @@ class EmulatedKernel : public LaunchableKernel {
 
  private:
   HostEntry fn_;
+  const bool test_fault_ = [] {
+    const char* v = std::getenv("TESSERA_TEST_GPU_FAULT");
+    return v && std::string(v) == "1";
+  }();
   MapEncoder encode_;  // the library's (the emulation's encoding); null: its kernel takes no maps
 };
 

@@ -1,6 +1,7 @@
 #include "runtime/kernels/gpu_target.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -86,6 +87,8 @@ class GpuBlockCopy : public DeviceCopy {
     if (host_current_) return;
     try {
       owner_->backend().download(host, block_, bytes);
+    } catch (const device::DeviceFault& e) {
+      throw FatalRuntimeError(owner_->fault_message("the GPU could not give back a tensor's elements", e.what()));
     } catch (const device::DeviceError& e) {
       throw RuntimeError(std::string("the GPU could not give back a tensor's elements: ") + e.what());
     }
@@ -307,6 +310,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       const std::vector<int64_t> grid = c.step->grid_extents(sym);
       std::vector<kir::TensorMapBytes> maps;
       std::vector<void*> args = c.step_built->arguments(step_params, sym, grid, maps);
+      note_launch(*c.step_src, grid, c);
       c.step_built->launch(grid[0] * grid[1] * grid[2], args);
     };
     std::vector<Value> outs;
@@ -350,6 +354,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
             std::vector<void*> args = c.main_built->arguments(params, sym, grid, maps);
             auto once = [&] {
               run_step(c);
+              note_launch(c.main_src, grid, c);
               c.main_built->launch(grid[0] * grid[1] * grid[2], args);
             };
             once();
@@ -386,6 +391,20 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
     if (in_product) ++traffic_.product_epilogues;
     if (attention_alone) ++traffic_.attention_epilogues;
     return outs.at(0);
+  } catch (const device::DeviceFault& e) {
+    // The device's context is lost: no CPU fallback hides it.
+    GpuCrashReport c = crash_report(e.what());
+    c.region = &r;
+    if (v->step) c.kernels.push_back({"attention", &*v->step, &*v->step_src, v->step->grid_extents(sym)});
+    c.kernels.push_back({v->step || !r.leading_step() || r.ops.front().op != OpId::Attention ? "region" : "attention",
+                         &v->main, &v->main_src, v->main.grid_extents(sym)});
+    c.variant = v->variant.str();
+    c.tier = v->tier();
+    c.dims = sym;
+    for (const Value& in : inputs)
+      c.inputs.push_back(in.is_tensor() ? std::string(dtype_name(in.as_tensor()->dtype)) + " " + shape_str(in.as_tensor()->shape)
+                                        : std::string("scalar"));
+    throw FatalRuntimeError(gpu_crash_message("a kernel of a fused call faulted on the GPU", c));
   } catch (const device::DeviceOutOfMemory&) {
     throw RuntimeError("out of memory");  // the script's error, as for the host's memory
   } catch (const device::DeviceError& e) {
@@ -410,6 +429,7 @@ void GpuTarget::launch_timed(const Region& r, const TargetKernel& k, const std::
     e = events_;
   }
   const GpuKernel& g = static_cast<const GpuKernel&>(k);
+  note_launch(g.main_src, grid, k);
   auto launch = [&] { g.main_built->launch(grid[0] * grid[1] * grid[2], args); };
   if (!e || !e->wants_spans()) {
     launch();
@@ -425,6 +445,27 @@ void GpuTarget::launch_timed(const Region& r, const TargetKernel& k, const std::
   span.blocks = grid[0] * grid[1] * grid[2];
   span.bytes = bytes;
   e->kernel_span("gpu " + kir::region_report_id(r) + " (" + kir::region_ops_text(r) + ")", span);
+}
+
+void GpuTarget::note_launch(const kir::CudaKernelSource& src, const std::vector<int64_t>& grid, const TargetKernel& k) {
+  std::string line = fmt::format("{} {} {}: {} blocks ({}) of {} threads, {} bytes of shared memory", src.entry, k.tier(),
+                                 k.variant.str(), grid[0] * grid[1] * grid[2], fmt::join(grid, "x"), src.threads,
+                                 src.shared_bytes);
+  std::lock_guard<std::mutex> lock(mu_);
+  recent_.add(std::move(line));
+}
+
+GpuCrashReport GpuTarget::crash_report(const std::string& error) const {
+  GpuCrashReport c;
+  c.error = error;
+  c.device = backend_->describe();
+  std::lock_guard<std::mutex> lock(mu_);
+  c.recent = recent_.lines();
+  return c;
+}
+
+std::string GpuTarget::fault_message(const std::string& what, const std::string& error) const {
+  return gpu_crash_message(what, crash_report(error));
 }
 
 void GpuTarget::set_events(std::shared_ptr<jit::JitEventLog> e) {

@@ -22,8 +22,10 @@
 // Device blocks are owned by RAII handles (DeviceBlock) until a tensor
 // takes them: a failure at any step of a call (out of device memory, a
 // launch the device refuses) frees every block the call allocated. Out of
-// device memory fails the script's operation with "out of memory"; other
-// device errors leave the site to the CPU, counted with the reason.
+// device memory fails the script's operation with "out of memory"; a
+// kernel that faulted fails it with a runtime error naming a crash capture
+// (gpu_crash_capture.h); other device errors leave the site to the CPU,
+// counted with the reason.
 #pragma once
 
 #include <memory>
@@ -32,6 +34,7 @@
 
 #include "runtime/device/device_backend.h"
 #include "runtime/jit_event_log.h"
+#include "runtime/kernels/gpu_crash_capture.h"
 #include "runtime/kernels/kernel_runtime.h"
 #include "runtime/kernels/kernel_target.h"
 
@@ -94,16 +97,26 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
   // Where the launches' spans on the device go (the timeline; null: nowhere).
   void set_events(std::shared_ptr<jit::JitEventLog> e);
 
+  // A kernel that faulted (device::DeviceFault) surfacing outside a call:
+  // the runtime error's message, with a crash capture of the recent
+  // launches (gpu_crash_capture.h).
+  std::string fault_message(const std::string& what, const std::string& error) const;
+
  private:
+  // Kept for crash captures: one line per kernel launched.
+  void note_launch(const kir::CudaKernelSource& src, const std::vector<int64_t>& grid, const TargetKernel& k);
+  GpuCrashReport crash_report(const std::string& error) const;
+
   void launch_timed(const Region& r, const TargetKernel& k, const std::vector<int64_t>& grid, std::vector<void*>& args,
                     int64_t bytes);
 
   std::shared_ptr<device::DeviceBackend> backend_;
   KernelStore& store_;
   Options opt_;
-  mutable std::mutex mu_;  // traffic_, events_
+  mutable std::mutex mu_;  // traffic_, events_, recent_
   Traffic traffic_;
   std::shared_ptr<jit::JitEventLog> events_;
+  RecentLaunches recent_;
 };
 
 }  // namespace tessera::kernels

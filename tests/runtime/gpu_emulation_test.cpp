@@ -10,9 +10,14 @@
 // bias epilogue.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "runtime/device/emulated_backend.h"
 #include "tests/runtime/script_runner.h"
@@ -183,6 +188,48 @@ TEST(GpuEmulation, AttentionConsumersAreFusedIntoItsWrite) {
   EXPECT_EQ(s.traffic.attention_epilogues, s.launches) << g.report();
   EXPECT_EQ(s.refused, 0u) << g.report();
   EXPECT_NE(g.report().find("calls computed by their attention kernel alone"), std::string::npos) << g.report();
+}
+
+// A kernel that faults on the device (TESSERA_TEST_GPU_FAULT=1 makes every
+// launch on the emulation fault) is the script's runtime error, not a
+// fallback to the CPU: the message names the crash capture, whose
+// directory has the region, the kernel's IR and CUDA C++, the launch and
+// the recent launches.
+TEST(GpuEmulation, AKernelThatFaultsIsARuntimeErrorWithACrashCapture) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("tessera-crash-test-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  ::setenv("TESSERA_GPU_EMULATION", "1", 1);
+  ::setenv("TESSERA_TEST_GPU_FAULT", "1", 1);
+  ::setenv("TESSERA_CRASH_DIR", root.c_str(), 1);
+  JitParams params;
+  params.set("async=0");
+  params.set("kcache=0");
+  HotspotObserver rt(params);
+  rt.set_device(device::select_device(device::DeviceChoice::Gpu));
+  const testing::Outcome o = testing::run_script(program("gpu_chain.tsb"), &rt, true);
+  ::unsetenv("TESSERA_TEST_GPU_FAULT");
+  ::unsetenv("TESSERA_CRASH_DIR");
+  ::unsetenv("TESSERA_GPU_EMULATION");
+  EXPECT_EQ(o.status, RunStatus::RuntimeError);
+  EXPECT_NE(o.err.find("a kernel of a fused call faulted on the GPU"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("TESSERA_TEST_GPU_FAULT"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(root.string()), std::string::npos) << o.err;
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(root)) dirs.push_back(e.path());
+  ASSERT_EQ(dirs.size(), 1u);
+  for (const char* f : {"error.txt", "region.txt", "region.kir", "region.cu", "launch.json", "recent-launches.txt"})
+    EXPECT_TRUE(fs::is_regular_file(dirs[0] / f)) << f;
+  std::ifstream launch(dirs[0] / "launch.json");
+  std::stringstream text;
+  text << launch.rdbuf();
+  for (const char* key : {"\"device\"", "\"entry\"", "\"threads\"", "\"grid\"", "\"inputs\"", "\"dims\""})
+    EXPECT_NE(text.str().find(key), std::string::npos) << key << "\n" << text.str();
+  std::ifstream recent(dirs[0] / "recent-launches.txt");
+  std::string first;
+  EXPECT_TRUE(std::getline(recent, first));
+  EXPECT_NE(first.find("blocks"), std::string::npos) << first;
+  fs::remove_all(root);
 }
 
 }  // namespace

@@ -243,7 +243,10 @@ int run_cli(int argc, char** argv) {
               "  TESSERA_CUBLASLT_LIBRARY  the cuBLASLt library matrix products on the GPU use (default\n"
               "                         libcublasLt.so.13, .so.12, .so, then lib64 of $CUDA_HOME and of /usr/local/cuda)\n"
               "  TESSERA_GPU_EMULATION  1: --device=gpu without a GPU runs on a host emulation of one (for testing;\n"
-              "                         kernels built by $TESSERA_EMULATION_CXX, default c++, with Boost.Context)\n");
+              "                         kernels built by $TESSERA_EMULATION_CXX, default c++, with Boost.Context)\n"
+              "  TESSERA_CRASH_DIR      where a GPU kernel that faults leaves its crash capture (the region, kernel\n"
+              "                         IR, CUDA C++, launch.json: tessera-crash-PID-N; default the temporary\n"
+              "                         directory, $TMPDIR or /tmp)\n");
 
   std::string dis_file;
   CLI::App* dis = app.add_subcommand("dis", "Print the bytecode of every function of a script");

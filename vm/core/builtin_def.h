@@ -45,6 +45,9 @@ class BuiltinContext {
   virtual std::ostream& out() = 0;
   virtual const std::vector<std::string>& script_args() const = 0;
   CallReplay replay;
+  // A FatalRuntimeError a compiled trace's helper met (vm/core/error.h):
+  // raised by the interpreter when the trace exits.
+  std::string deferred_error;
 
  protected:
   ~BuiltinContext() = default;

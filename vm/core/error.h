@@ -17,6 +17,16 @@ class RuntimeError : public std::runtime_error {
   std::string native_function;
 };
 
+// A runtime error that the operation must not be redone around. A compiled
+// trace's helper that meets one (a GPU kernel that faulted: the device is
+// lost) leaves its message in BuiltinContext::deferred_error, and the
+// interpreter raises it where the trace exits, instead of redoing the
+// operation on the CPU as it does after the helper's other failures.
+class FatalRuntimeError : public RuntimeError {
+ public:
+  using RuntimeError::RuntimeError;
+};
+
 // A compile-time error (exit code 2): lexing, parsing, or name resolution.
 // what() is the message after "syntax error: ".
 class SyntaxError : public std::runtime_error {

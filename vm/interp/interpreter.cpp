@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "vm/builtins/builtin.h"
 #include "vm/core/error.h"
@@ -242,6 +243,9 @@ void Interpreter::enter_trace(uint32_t id) {
     const TraceExit::Frame& fr = exit_.frames[i];
     frames_.push_back(CallFrame{fr.proto, fr.proto->code.data() + exit_.pcs[i + 1], exit_base + fr.base});
   }
+  // A helper met an error the operation must not be redone around (a GPU
+  // kernel that faulted): raised here, at the operation the trace left at.
+  if (!vm_.deferred_error.empty()) throw FatalRuntimeError(std::exchange(vm_.deferred_error, {}));
 }
 
 void Interpreter::raise_call_error(const Value& callee, const FunctionProto* proto,
