@@ -47,7 +47,8 @@ namespace tessera::kernels {
 // on the tensor cores its query rows per program (kir::attention_tiles'
 // for these dims) by 128 or 256 threads and twice as many rows by 256 (on
 // a device with `warpgroup_products`, also 64 rows by 256 threads on
-// wgmma, where the head and value dims are at most 128), in f32 one (those
+// wgmma, with TMA copies and a producer warpgroup, where the head and
+// value dims are at most 128), in f32 one (those
 // that ptxas compiles without spills: cuda_kernel_nvrtc_test).
 std::vector<KernelVariant> gpu_variants(const Region& r, const DimSpec& spec = {}, bool warpgroup_products = false);
 
