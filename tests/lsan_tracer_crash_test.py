@@ -17,17 +17,9 @@ sys.path.insert(0, TESTS)
 sys.path.insert(0, os.path.join(TESTS, "fuzz"))
 from lsan_tracer_crash import lsan_tracer_crashed, run_once_more_if_lsan_crashed  # noqa: E402
 import diff_fuzz  # noqa: E402
+from fake_vm import fake_vm_runs, write_fake_vm  # noqa: E402
 
-FAKE_VM = r'''#!/usr/bin/env python3
-import os, sys
-counter = os.environ["FAKE_VM_COUNTER"]
-runs = 0
-if os.path.exists(counter):
-    with open(counter) as f:
-        runs = int(f.read())
-with open(counter, "w") as f:
-    f.write(str(runs + 1))
-print("hello")
+FAKE_VM_BODY = r'''print("hello")
 sys.stdout.flush()
 if runs < int(os.environ.get("CRASHES", "0")):
     sys.stderr.write("Tracer caught signal 11: addr=0x0 pc=0x7f00 sp=0x7f00\n"
@@ -42,9 +34,7 @@ class LsanTracerCrash(unittest.TestCase):
         self.dir = tempfile.TemporaryDirectory()
         d = self.dir.name
         self.vm = os.path.join(d, "fake-vm")
-        with open(self.vm, "w") as f:
-            f.write(FAKE_VM)
-        os.chmod(self.vm, 0o755)
+        write_fake_vm(self.vm, FAKE_VM_BODY)
         self.counter = os.path.join(d, "runs")
         self.script = os.path.join(d, "hello.tsb")
         with open(self.script, "w") as f:
@@ -59,8 +49,7 @@ class LsanTracerCrash(unittest.TestCase):
         return dict(os.environ, FAKE_VM_COUNTER=self.counter, CRASHES=str(crashes))
 
     def runs(self):
-        with open(self.counter) as f:
-            return int(f.read())
+        return fake_vm_runs(self.counter)
 
     def conformance(self, crashes):
         return subprocess.run([sys.executable, os.path.join(TESTS, "conformance", "run_conformance.py"),

@@ -12,18 +12,11 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import diff_fuzz  # noqa: E402
+from fake_vm import fake_vm_runs, write_fake_vm  # noqa: E402
 
-FAKE_VM = r'''#!/usr/bin/env python3
-import os, sys, time
-counter = os.environ["FAKE_VM_COUNTER"]
-runs = 0
-if os.path.exists(counter):
-    with open(counter) as f:
-        runs = int(f.read())
-with open(counter, "w") as f:
-    f.write(str(runs + 1))
-if runs < int(os.environ.get("HANGS", "0")):
+FAKE_VM_BODY = r'''if runs < int(os.environ.get("HANGS", "0")):
     time.sleep(30)
 print("hello")
 '''
@@ -33,9 +26,7 @@ class FuzzerTimeouts(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
         self.vm = os.path.join(self.dir.name, "fake-vm")
-        with open(self.vm, "w") as f:
-            f.write(FAKE_VM)
-        os.chmod(self.vm, 0o755)
+        write_fake_vm(self.vm, FAKE_VM_BODY)
         self.counter = os.path.join(self.dir.name, "runs")
         self.timeout = mock.patch.object(diff_fuzz, "TIMEOUT", 0.5)
         self.timeout.start()
@@ -50,8 +41,7 @@ class FuzzerTimeouts(unittest.TestCase):
             return diff_fuzz.run_mode(self.vm, "prog.tsb", "eager", [])
 
     def runs(self):
-        with open(self.counter) as f:
-            return int(f.read())
+        return fake_vm_runs(self.counter)
 
     def test_a_run_in_time_runs_once(self):
         r = self.run_mode(0)

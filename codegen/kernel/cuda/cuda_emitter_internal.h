@@ -182,9 +182,11 @@ class CudaEmitter {
   // threads copy it by cp.async otherwise (ragged edges, strided views),
   // and either way the barrier's phase completes once per copy.
   void plan_tma(StagedLoad& st, int64_t rows);
-  // The barriers' area at the start of shared memory (0 without TMA), and
-  // their initialization by thread 0 before anything else.
-  int64_t barrier_bytes() const { return bars_ ? 128 : 0; }
+  // The barriers' area at the start of shared memory (reserved by
+  // plan_staged_loads for wgmma's staged loads), and their initialization
+  // by thread 0 before anything else.
+  static constexpr int kMaxBarriers = 16;
+  static constexpr int64_t kBarrierBytes = kMaxBarriers * 8;
   void init_barriers();
   // The index of a barrier as copy_block's `bar` (empty without TMA).
   std::string barrier_at(const std::string& index) const { return bars_ ? index : std::string(); }
@@ -199,7 +201,7 @@ class CudaEmitter {
     int64_t box_rows = 0;
   };
   std::vector<TensorMapArg> maps_;
-  int bars_ = 0;  // mbarriers (at most 16: one 128-byte area)
+  int bars_ = 0;  // mbarriers (at most kMaxBarriers)
 
   const Kernel& k_;
   CudaTarget target_;

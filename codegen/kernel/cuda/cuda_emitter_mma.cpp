@@ -119,7 +119,7 @@ void CudaEmitter::plan_staged_loads() {
         // wgmma's operands start on 128 bytes (a TMA box's destination),
         // after the mbarriers' area (cuda_emitter_tma.cpp).
         const bool interleaved = wgmma_fits(in);
-        if (interleaved) staged_bytes_ = std::max<int64_t>(128, (staged_bytes_ + 127) / 128 * 128);
+        if (interleaved) staged_bytes_ = std::max<int64_t>(kBarrierBytes, (staged_bytes_ + 127) / 128 * 128);
         const int64_t bytes = interleaved ? (t.numel() * 2 + 127) / 128 * 128 : aligned16(t.numel() * 2);
         StagedLoad st{staged_bytes_, &bl, {}, nullptr, 0, {}, bytes, interleaved, -1, -1, {}, false, -1, {}};
         const Pipeline pl = pipeline_of(bl, ud);

@@ -30,7 +30,7 @@ namespace tessera::kir::detail {
 
 namespace {
 constexpr int kProducerThreads = 32;
-constexpr int kMaxBarriers = 16;
+constexpr int kMaxBlockThreads = 1024;
 constexpr int kMaxRegisters = 255;    // a thread's, as CudaKernelCompiler compiles (-maxrregcount=255)
 constexpr int kRegisterFile = 65536;  // a multiprocessor's 32-bit registers (sm_80, sm_90)
 constexpr int kProducerRegisters = 40;  // the producer warpgroup's, after setmaxnreg.dec
@@ -95,6 +95,23 @@ void CudaEmitter::plan_producer() {
     loads.push_back(&st->second);
   }
   if (bars_ + 2 * static_cast<int>(loads.size()) > kMaxBarriers) return;
+  // A producer warp beside the consumers where every thread keeps
+  // ptxas's 255 registers; else a producer warpgroup (one warp of it
+  // copies) that gives its registers to the consumers with setmaxnreg,
+  // where that leaves them more than the launch gives. Decided before any
+  // load is given to the producer.
+  int threads = kProducerThreads, producer_regs = 0, consumer_regs = 0;
+  if ((threads_ + kProducerThreads) * kMaxRegisters > kRegisterFile) {
+    threads = 128;
+    const int launch = kRegisterFile / (threads_ + threads) / 8 * 8;
+    producer_regs = kProducerRegisters;
+    consumer_regs = std::min(256, (kRegisterFile - threads * kProducerRegisters) / threads_ / 8 * 8);  // setmaxnreg's most: 256
+    if (launch < kProducerRegisters || consumer_regs <= launch) return;  // nothing to gain
+  }
+  if (threads_ + threads > kMaxBlockThreads) return;
+  producer_threads_ = threads;
+  producer_regs_ = producer_regs;
+  consumer_regs_ = consumer_regs;
   for (StagedLoad* st : loads) {
     st->by_producer = true;
     st->empty = bars_;
@@ -104,18 +121,6 @@ void CudaEmitter::plan_producer() {
   bar_counts_.resize(static_cast<size_t>(bars_), 1);
   producer_loop_ = loop;
   producer_prologue_ = std::move(prologue);
-  // A producer warp beside the consumers where every thread keeps
-  // ptxas's 255 registers; else a producer warpgroup (one warp of it
-  // copies) that gives its registers to the consumers with setmaxnreg.
-  if ((threads_ + kProducerThreads) * kMaxRegisters <= kRegisterFile) {
-    producer_threads_ = kProducerThreads;
-  } else {
-    producer_threads_ = 128;
-    const int launch = kRegisterFile / (threads_ + 128) / 8 * 8;
-    producer_regs_ = kProducerRegisters;
-    consumer_regs_ = std::min(256, (kRegisterFile - 128 * kProducerRegisters) / threads_ / 8 * 8);  // setmaxnreg's most: 256
-    if (launch < kProducerRegisters || consumer_regs_ <= launch) producer_loop_ = nullptr;  // nothing to gain
-  }
 }
 
 void CudaEmitter::emit_body() {

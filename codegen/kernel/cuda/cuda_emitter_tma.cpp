@@ -28,8 +28,7 @@
 namespace tessera::kir::detail {
 
 namespace {
-constexpr int kMaxBarriers = 16;          // 8 bytes each in the 128-byte area
-constexpr int64_t kMaxBoxRows = 256;      // a TMA box dim is 1..256 elements
+constexpr int64_t kMaxBoxRows = 256;  // a TMA box dim is 1..256 elements
 }  // namespace
 
 void CudaEmitter::plan_tma(StagedLoad& st, int64_t rows) {

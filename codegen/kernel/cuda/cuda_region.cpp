@@ -46,8 +46,7 @@ std::vector<void*> cuda_kernel_args(const CudaKernelSource& s, const std::vector
         rq.box_rows = static_cast<unsigned>(a.box_rows);
         // An empty matrix has no map (cuTensorMapEncodeTiled refuses zero
         // dims); its kernel never issues a box, so the bytes stay zeros.
-        TensorMapBytes& m = maps->emplace_back();
-        std::fill(std::begin(m.bytes), std::end(m.bytes), 0);
+        TensorMapBytes& m = maps->emplace_back();  // value-initialized: zeros
         if (rq.rows && rq.cols && !encode(rq, m)) std::fill(std::begin(m.bytes), std::end(m.bytes), 0);
         args.push_back(m.bytes);
         break;
