@@ -86,6 +86,7 @@ std::shared_ptr<kernels::GpuTarget> HotspotObserver::make_gpu_device() {
   kernels::GpuTarget::Options opt;
   opt.tune = params_.gputune != 0;
   opt.tf32 = params_.tf32 != 0;
+  opt.cupti = params_.cupti != 0;
   auto gpu = std::make_shared<kernels::GpuTarget>(std::move(backend), kernels_.store(), opt);
   if (events_) gpu->set_events(events_);
   return gpu;
@@ -168,6 +169,20 @@ void HotspotObserver::enable_tier_profile() {
   if (tracing_) tracing_->enable_tier_profile();
 }
 
+void HotspotObserver::finish_device() {
+  std::shared_ptr<kernels::GpuTarget> gpu;
+  {
+    std::lock_guard<std::mutex> lock(device_mu_);
+    gpu = gpu_;
+  }
+  if (gpu) gpu->finish_profile();
+}
+
+std::shared_ptr<const kernels::GpuTarget> HotspotObserver::gpu_target() const {
+  std::lock_guard<std::mutex> lock(device_mu_);
+  return gpu_;
+}
+
 void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
   os << "tessera-vm stats\n";
   if (!params_.enabled) {
@@ -186,6 +201,8 @@ void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
   os << "\n";
   if (const auto& d = device()) os << fmt::format("  device: {}\n", d->describe());
   if (gpu_) os << gpu_->report(kernels_);
+  else if (const auto& d = device())
+    os << fmt::format("  gpu profile: CUPTI not loaded: no kernel ran on a GPU (device: {})\n", d->describe());
   if (params_.enabled) {
     os << fmt::format("  hot loops: {} (each reported once per {} back-edges{})\n", loops_.size(), params_.hotloop,
                       params_.hotwork ? fmt::format(", fewer after tensor work: one more per {} elements made",

@@ -109,6 +109,13 @@ class HotspotObserver : public JitHooks {
   const std::vector<HotLoop>& hot_loops() const { return loops_; }
   const std::vector<HotFunction>& hot_functions() const { return functions_; }
 
+  // After the run: the GPU's kernels' records (CUPTI) are taken, after
+  // waiting for the device, so that the reports and the timeline have them.
+  void finish_device();
+  // The GPU target, if a kernel ran on a GPU (its profile: CUPTI's records
+  // for --metrics and the trace viewer); null otherwise.
+  std::shared_ptr<const kernels::GpuTarget> gpu_target() const;
+
   // The human-readable `--stats` report. `wall_seconds` is measured by the
   // caller (it spans the front end's compile too).
   void print_stats(std::ostream& os, double wall_seconds) const;

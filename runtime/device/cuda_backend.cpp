@@ -78,6 +78,32 @@ void CudaBackend::matmul(const GemmDesc& d) {
   gemm_->run(d);
 }
 
+DeviceBackend::Limits CudaBackend::limits() const {
+  const CudaDriver& d = device_->driver();
+  auto attr = [&](CUdevice_attribute a) {
+    int v = 0;
+    return d.cuDeviceGetAttribute(&v, a, device_->device()) == CUDA_SUCCESS ? v : 0;
+  };
+  Limits l;
+  l.sms = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  l.max_threads_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  l.max_blocks_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  l.registers_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  l.shared_bytes_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+  const double clock_hz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) * 1e3;  // kHz
+  const double memory_hz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) * 1e3;
+  const int bus_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  const int major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  // Double data rate; 128 FP32 lanes per SM since sm_80 (64 before);
+  // dense f16 tensor FMAs per SM per clock: 1024 on sm_80/86/89, 2048 on
+  // sm_90 and later (the architecture whitepapers' peaks).
+  l.dram_gb_s = 2.0 * memory_hz * bus_bits / 8 / 1e9;
+  l.fp32_gflop_s = l.sms * (major >= 8 ? 128 : 64) * 2.0 * clock_hz / 1e9;
+  l.tensor_gflop_s = l.sms * (major >= 9 ? 2048 : major >= 8 ? 1024 : 0) * 2.0 * clock_hz / 1e9;
+  l.source = "the device's attributes (clocks, bus width, SMs)";
+  return l;
+}
+
 std::string CudaBackend::compiler() const {
   const auto v = NvrtcLibrary::get().version();
   return "NVRTC " + std::to_string(v.first) + "." + std::to_string(v.second);

@@ -39,8 +39,10 @@ class CudaBackend : public DeviceBackend {
   std::shared_ptr<LaunchableKernel> load(const kir::CudaKernelSource& src, const std::string& image) override;
   void matmul(const GemmDesc& d) override;
   double time_ms(const std::function<void()>& work) override { return stream_->time_ms(work); }
+  void synchronize() override { stream_->synchronize(); }
   PinnedStaging::Stats staging() const override { return stream_->staging(); }
   std::string compiler() const override;
+  Limits limits() const override;
 
  private:
   std::shared_ptr<GpuDevice> device_;

@@ -17,6 +17,7 @@
 #include "codegen/kernel/cuda/cuda_emitter.h"
 #include "codegen/kernel/cuda/cuda_region.h"
 #include "runtime/device/device_allocator.h"
+#include "runtime/device/emulated_kernel_hook.h"
 #include "runtime/device/gemm_desc.h"
 #include "runtime/device/pinned_staging.h"
 
@@ -95,12 +96,33 @@ class DeviceBackend {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
+  // Waits for every launch and copy enqueued so far.
+  virtual void synchronize() {}
+
   // The copies' pinned staging (pinned_staging.h); none where device
   // memory is host memory.
   virtual PinnedStaging::Stats staging() const { return {}; }
 
   // What compiles its kernels ("NVRTC 13.0", "c++ (host emulation)").
   virtual std::string compiler() const = 0;
+
+  // The device's peaks, for the roofline of each kernel's achieved rates
+  // (--stats, the trace viewer) and its theoretical occupancy.
+  struct Limits {
+    double dram_gb_s = 0;         // memory bandwidth, GB/s
+    double fp32_gflop_s = 0;      // FP32 arithmetic (FMA = 2 FLOPs), GFLOP/s
+    double tensor_gflop_s = 0;    // dense f16/bf16 tensor-core products with f32 accumulation, GFLOP/s
+    int sms = 0;
+    int max_threads_per_sm = 0, max_blocks_per_sm = 0;
+    int registers_per_sm = 0;     // 32-bit registers
+    int shared_bytes_per_sm = 0;
+    std::string source;           // where the figures come from, for the reports
+  };
+  virtual Limits limits() const { return {}; }  // unknown: no roofline
+
+  // The host emulation tells `hook` of each kernel it runs (a CUPTI test
+  // double's way of seeing them); a GPU has CUPTI itself and ignores it.
+  virtual void set_emulated_kernel_hook(EmulatedKernelHook) {}
 };
 
 }  // namespace tessera::device

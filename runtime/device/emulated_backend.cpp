@@ -48,18 +48,25 @@ constexpr const char* kFlags = "-std=c++17 -O1 -w -fPIC -shared -DTSR_HOST_EMULA
 class EmulatedKernel : public LaunchableKernel {
  public:
   // The library stays loaded (never dlclosed): a site may launch its kernel until the process ends.
-  EmulatedKernel(kir::CudaKernelSource src, HostEntry fn, MapEncoder encode)
-      : LaunchableKernel(std::move(src)), fn_(fn), encode_(encode) {}
+  EmulatedKernel(kir::CudaKernelSource src, HostEntry fn, MapEncoder encode,
+                 std::shared_ptr<const std::atomic<EmulatedKernelHook>> hook)
+      : LaunchableKernel(std::move(src)), fn_(fn), encode_(encode), hook_(std::move(hook)) {}
   // A misuse the emulation catches (a barrier some threads skip, an
   // address outside shared memory, a wait that never completes) is a
   // kernel that would fault or hang on a GPU. TESSERA_TEST_GPU_FAULT=1
   // makes every launch fault, for the tests of crash capture.
   void launch(int64_t blocks, std::vector<void*>& args) override {
     if (test_fault_) throw DeviceFault("kernel " + source().entry + ": an illegal memory access (TESSERA_TEST_GPU_FAULT=1, a test switch)");
+    const EmulatedKernelHook hook = hook_->load(std::memory_order_acquire);
+    const uint64_t start = hook ? steady_ns() : 0;
     try {
       if (blocks > 0) fn_(args.data(), blocks, source().threads, source().shared_bytes);
     } catch (const std::logic_error& e) {
       throw DeviceFault("kernel " + source().entry + " faulted on the host emulation: " + e.what());
+    }
+    if (hook && blocks > 0) {
+      const int32_t grid[3] = {static_cast<int32_t>(blocks), 1, 1}, block[3] = {source().threads, 1, 1};
+      hook(source().entry.c_str(), grid, block, 0, static_cast<int32_t>(source().shared_bytes), start, steady_ns());
     }
   }
   bool encode_tensor_map(const kir::TensorMapRequest& rq, kir::TensorMapBytes& m) const override {
@@ -74,7 +81,14 @@ class EmulatedKernel : public LaunchableKernel {
     const char* v = std::getenv("TESSERA_TEST_GPU_FAULT");
     return v && std::string(v) == "1";
   }();
+  static uint64_t steady_ns() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+  }
+
   MapEncoder encode_;  // the library's (the emulation's encoding); null: its kernel takes no maps
+  std::shared_ptr<const std::atomic<EmulatedKernelHook>> hook_;  // the backend's
 };
 
 }  // namespace
@@ -183,7 +197,27 @@ std::shared_ptr<LaunchableKernel> EmulatedBackend::load(const kir::CudaKernelSou
   std::error_code ec;
   fs::remove_all(dir, ec);  // the library stays mapped
   if (!error.empty()) throw DeviceError(error);
-  return std::make_shared<EmulatedKernel>(src, fn, encode);
+  return std::make_shared<EmulatedKernel>(src, fn, encode, hook_);
+}
+
+void EmulatedBackend::set_emulated_kernel_hook(EmulatedKernelHook hook) { hook_->store(hook, std::memory_order_release); }
+
+DeviceBackend::Limits EmulatedBackend::limits() const {
+  // The emulation runs no faster than the host, but its kernels are
+  // reported against a GPU's peaks (an H100 SXM's, from NVIDIA's data
+  // sheet) so that the roofline view and its warnings are tested as a GPU
+  // run shows them.
+  Limits l;
+  l.dram_gb_s = 3350;
+  l.fp32_gflop_s = 66900;
+  l.tensor_gflop_s = 989000;
+  l.sms = 132;
+  l.max_threads_per_sm = 2048;
+  l.max_blocks_per_sm = 32;
+  l.registers_per_sm = 65536;
+  l.shared_bytes_per_sm = 228 * 1024;
+  l.source = "an H100 SXM's data sheet (the host emulation stands in for a GPU)";
+  return l;
 }
 
 void EmulatedBackend::matmul(const GemmDesc&) {

@@ -12,6 +12,7 @@
 // running out of it).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,12 +40,16 @@ class EmulatedBackend : public DeviceBackend {
   std::shared_ptr<LaunchableKernel> load(const kir::CudaKernelSource& src, const std::string& image) override;
   void matmul(const GemmDesc& d) override;
   std::string compiler() const override { return cxx_ + " (host emulation)"; }
+  Limits limits() const override;
+  void set_emulated_kernel_hook(EmulatedKernelHook hook) override;
 
  private:
   class HostMemory;
   std::unique_ptr<HostMemory> memory_;
   std::unique_ptr<DeviceAllocator> alloc_;
   std::string cxx_;
+  // Shared with its kernels, which may outlive the backend's use.
+  std::shared_ptr<std::atomic<EmulatedKernelHook>> hook_ = std::make_shared<std::atomic<EmulatedKernelHook>>(nullptr);
 };
 
 }  // namespace tessera::device

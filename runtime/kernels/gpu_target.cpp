@@ -46,6 +46,73 @@ class GpuKernel : public TargetKernel {
   std::optional<kir::CudaKernelSource> step_src;
   std::shared_ptr<device::LaunchableKernel> step_built;
   GemmEpiloguePlan epilogue;  // a leading product's: what cuBLASLt computes of the rest
+  std::string site_id, site;  // kir::region_report_id, and the timeline's name of the fused kernel
+};
+
+// Bytes of a region value's tensor for these symbols' values.
+int64_t bytes_of(const RegionType& t, const std::vector<int64_t>& sym) {
+  return numel_of(shape_of(t, sym)) * static_cast<int64_t>(dtype_size(t.dtype));
+}
+
+// What a call of `k` asks of each of its kernels (DeviceKernelProfile's
+// roofline): the region's kernel reads the tensor inputs (and a leading
+// step's result) and writes the outputs, one FLOP per operation and
+// element; attention's kernel reads Q, K and V and writes its result, two
+// products of Sq x Sk x (D + Dv) multiply-adds per head (the causal mask's
+// skipped blocks not subtracted).
+LaunchNote launch_note(const Region& r, const GpuKernel& k, std::span<const Value> inputs, const std::vector<int64_t>& sym,
+                       bool tuning) {
+  LaunchNote n;
+  n.site_id = k.site_id;
+  n.site = k.site;
+  n.tier = k.tier();
+  n.variant = k.variant.str();
+  n.tuning = tuning;
+  n.main = k.main_src.entry;
+  int64_t in_bytes = 0, out_bytes = 0;
+  for (const Value& v : inputs)
+    if (v.is_tensor()) in_bytes += static_cast<int64_t>(v.as_tensor()->nbytes());
+  for (int o : r.outputs) out_bytes += bytes_of(r.type(o), sym);
+  const bool lead = r.leading_step();
+  if (lead && r.ops.front().op == OpId::Attention) {
+    const RegionOp& a = r.ops.front();
+    const Shape q = shape_of(r.type(a.args[0]), sym), kk = shape_of(r.type(a.args[1]), sym),
+                v = shape_of(r.type(a.args[2]), sym);
+    LaunchNote::Work w;
+    if (q.size() >= 2 && kk.size() >= 2 && v.size() >= 2) {
+      const int64_t sq = q[q.size() - 2], d = q.back(), sk = kk[kk.size() - 2], dv = v.back();
+      const int64_t heads = sq && d ? numel_of(q) / (sq * d) : 0;
+      w.flops = 2 * heads * sq * sk * (d + dv);
+    }
+    w.bytes = bytes_of(r.type(a.args[0]), sym) + bytes_of(r.type(a.args[1]), sym) + bytes_of(r.type(a.args[2]), sym) +
+              (k.step ? bytes_of(a.type, sym) : out_bytes);
+    w.tensor_cores = kir::attention_on_tensor_cores(r);
+    n.work[k.step ? k.step_src->entry : k.main_src.entry] = w;
+    if (!k.step) return n;
+  }
+  LaunchNote::Work w;
+  w.bytes = in_bytes + out_bytes + (lead ? bytes_of(r.ops.front().type, sym) : 0);
+  int64_t elements = 0;
+  for (int o : r.outputs) elements = std::max(elements, numel_of(shape_of(r.type(o), sym)));
+  w.flops = elements * static_cast<int64_t>(r.ops.size() - (lead ? 1 : 0));
+  n.work[k.main_src.entry] = w;
+  return n;
+}
+
+// The calls' (or a timing's) kernels carry their note's id until the scope ends.
+class ProfileScope {
+ public:
+  ProfileScope(DeviceKernelProfile& p, LaunchNote note) : p_(p), id_(p.active() ? p.begin(std::move(note)) : 0) {}
+  ~ProfileScope() {
+    if (id_) p_.end();
+  }
+  ProfileScope(const ProfileScope&) = delete;
+  ProfileScope& operator=(const ProfileScope&) = delete;
+  uint64_t id() const { return id_; }
+
+ private:
+  DeviceKernelProfile& p_;
+  uint64_t id_;
 };
 
 // A leading matrix product of these symbols' values as cuBLASLt's call
@@ -93,6 +160,7 @@ class GpuBlockCopy : public DeviceCopy {
       throw RuntimeError(std::string("the GPU could not give back a tensor's elements: ") + e.what());
     }
     owner_->note_download(bytes);
+    owner_->profile().flush(true);  // a sync point: the kernels before it have their records
   }
   const GpuTarget* owner() const { return owner_.get(); }
   DevicePtr block() const { return block_; }
@@ -104,7 +172,11 @@ class GpuBlockCopy : public DeviceCopy {
 };
 
 GpuTarget::GpuTarget(std::shared_ptr<device::DeviceBackend> backend, KernelStore& store, Options options)
-    : backend_(std::move(backend)), store_(store), opt_(options) {}
+    : backend_(std::move(backend)), store_(store), opt_(options) {
+  std::string why = "the JIT parameter cupti=0";
+  device::KernelActivity* activity = opt_.cupti ? device::kernel_activity(*backend_, why) : nullptr;
+  profile_ = std::make_unique<DeviceKernelProfile>(activity, why, backend_->limits());
+}
 
 std::string GpuTarget::refuses(const Region& r) const {
   const RegionOp* lead = r.leading_step() ? &r.ops.front() : nullptr;
@@ -193,6 +265,8 @@ std::shared_ptr<const TargetKernel> GpuTarget::compile(const Region& r, const Di
   // The region's kernel is built even when cuBLASLt computes its epilogue:
   // a product with an empty inner dim still needs it (gemm_epilogue.h).
   k->epilogue = plan_gemm_epilogue(r);
+  k->site_id = kir::region_report_id(r);
+  k->site = "gpu " + k->site_id + " (" + kir::region_ops_text(r) + ")";
   // Built through the store (its image cached on disk), then loaded for this device.
   auto build = [&](const kir::CudaKernelSource& src) {
     KernelRecipe recipe;
@@ -215,6 +289,8 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
                                        const std::vector<int64_t>& sym, CallTuning* tuning, std::string& why) {
   const GpuKernel* v = static_cast<const GpuKernel*>(&kernel);
   device::DeviceAllocator& alloc = backend_->allocator();
+  std::optional<ProfileScope> call_scope;
+  if (profile_->active() && !tuning) call_scope.emplace(*profile_, launch_note(r, *v, inputs, sym, false));
   try {
     union Scalar {
       float f;
@@ -357,10 +433,25 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
               note_launch(c.main_src, grid, c);
               c.main_built->launch(grid[0] * grid[1] * grid[2], args);
             };
-            once();
-            return backend_->time_ms([&] {
-                     for (int n = 0; n < kLaunches; ++n) once();
-                   }) / kLaunches;
+            {
+              ProfileScope load(*profile_, launch_note(r, c, inputs, sym, true));  // not timed
+              once();
+            }
+            ProfileScope timed(*profile_, launch_note(r, c, inputs, sym, true));
+            const double by_events = backend_->time_ms([&] {
+                                       for (int n = 0; n < kLaunches; ++n) once();
+                                     }) / kLaunches;
+            if (timed.id()) {
+              profile_->flush(true);  // time_ms waited for the device
+              if (const double ms = profile_->ms_of(timed.id()); ms > 0) {
+                std::lock_guard<std::mutex> lock(mu_);
+                ++tuned_by_cupti_;
+                return ms / kLaunches;  // CUPTI's kernel time: no launch or event overhead in it
+              }
+            }
+            std::lock_guard<std::mutex> lock(mu_);
+            ++tuned_by_events_;
+            return by_events;
           },
           timing_plan());
       for (size_t i = 0; i < tuning->candidates.size(); ++i)
@@ -371,6 +462,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
         }
       tuning->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
+    if (profile_->active() && !call_scope) call_scope.emplace(*profile_, launch_note(r, *v, inputs, sym, false));
     const std::vector<int64_t> grid = v->main.grid_extents(sym);
     std::vector<kir::TensorMapBytes> maps;
     std::vector<void*> args = v->main_built->arguments(params, sym, grid, maps);
@@ -431,7 +523,8 @@ void GpuTarget::launch_timed(const Region& r, const TargetKernel& k, const std::
   const GpuKernel& g = static_cast<const GpuKernel&>(k);
   note_launch(g.main_src, grid, k);
   auto launch = [&] { g.main_built->launch(grid[0] * grid[1] * grid[2], args); };
-  if (!e || !e->wants_spans()) {
+  // With CUPTI the device's own spans come with its records (finish_profile).
+  if (!e || !e->wants_spans() || profile_->active()) {
     launch();
     return;
   }
@@ -469,8 +562,57 @@ std::string GpuTarget::fault_message(const std::string& what, const std::string&
 }
 
 void GpuTarget::set_events(std::shared_ptr<jit::JitEventLog> e) {
-  std::lock_guard<std::mutex> lock(mu_);
-  events_ = std::move(e);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    events_ = e;
+  }
+  if (!e || !e->wants_spans()) return;
+  // The GPU track: each kernel's span as the device ran it. The fused
+  // kernel's own kernel is named as the timeline names the site; another
+  // of its call (attention's, cuBLASLt's) adds its entry; a variant being
+  // timed says so.
+  profile_->set_span_sink([e](const std::string& site, const device::DeviceKernelRecord& rec, const LaunchNote& n) {
+    kir::KernelSpan span;
+    span.start_ms = rec.start_ms;
+    span.end_ms = rec.end_ms;
+    span.gpu = span.on_device = true;
+    span.tier = n.tier;
+    span.blocks = rec.blocks();
+    std::string name = site;
+    auto w = n.work.find(rec.name);
+    if (w != n.work.end()) {
+      span.bytes = w->second.bytes;
+      span.flops = w->second.flops;
+    }
+    if (rec.name != n.main) name += ": " + rec.name;
+    if (n.tuning) name += " [tuning " + n.variant + "]";
+    e->kernel_span(name, span);
+  });
+}
+
+void GpuTarget::finish_profile() {
+  if (!profile_->active()) return;
+  try {
+    backend_->synchronize();
+  } catch (const device::DeviceError&) {
+    return;  // a faulted device has no more records to give
+  }
+  profile_->flush(true);
+}
+
+std::optional<double> GpuTarget::site_device_ms(const std::string& site_id) {
+  if (!profile_->active()) return std::nullopt;
+  // Records complete so far, taken at most once a millisecond: the K3
+  // decision asks at calls, and a flush per launch is what CUPTI's
+  // buffers exist to avoid.
+  const double now = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  bool take = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (now - last_site_flush_ms_ >= 1.0) take = true, last_site_flush_ms_ = now;
+  }
+  if (take) profile_->flush(false);
+  return profile_->site_ms(site_id);
 }
 
 void GpuTarget::note_download(size_t bytes) {
@@ -525,6 +667,56 @@ std::string GpuTarget::report(const KernelRuntime& runtime) const {
                        static_cast<double>(staging.pinned_bytes) / (1 << 20));
   else if (!staging.unavailable.empty())
     out += "  gpu copies: not staged: " + staging.unavailable + "\n";
+  return out + profile_report();
+}
+
+// Kernels far below their roofline are reported as such: under a tenth of
+// the bound at their arithmetic intensity.
+constexpr double kFarBelowRoofline = 0.10;
+constexpr size_t kKernelLines = 12;  // the kernels with the most device time
+
+std::string GpuTarget::profile_report() const {
+  const DeviceKernelProfile& p = *profile_;
+  if (!p.active()) return "  gpu profile: CUPTI not used: " + p.why_not() + "\n";
+  uint64_t by_cupti, by_events;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    by_cupti = tuned_by_cupti_, by_events = tuned_by_events_;
+  }
+  std::string out = fmt::format(
+      "  gpu profile: {}: {} kernel records ({} dropped), {:.2f} ms instrumenting modules; variants timed by CUPTI's "
+      "kernel time {}, by CUDA events {}\n",
+      p.describe(), p.records(), p.dropped(), p.instrumentation_ms(), by_cupti, by_events);
+  std::vector<ProfiledKernel> ks = p.kernels();
+  std::sort(ks.begin(), ks.end(), [](const auto& a, const auto& b) { return a.device_ms > b.device_ms; });
+  const device::DeviceBackend::Limits& l = p.limits();
+  if (!ks.empty() && l.dram_gb_s > 0)
+    out += fmt::format("  gpu roofline: {:.0f} GB/s, {:.0f} GFLOP/s FP32, {:.0f} GFLOP/s on tensor cores ({})\n",
+                       l.dram_gb_s, l.fp32_gflop_s, l.tensor_gflop_s, l.source);
+  for (size_t i = 0; i < ks.size() && i < kKernelLines; ++i) {
+    const ProfiledKernel& k = ks[i];
+    const RooflinePoint rp = roofline_of(k, l);
+    std::string line = fmt::format(
+        "  gpu kernel {} {} {} {}: {} calls, {:.3f} ms on the device ({:.1f} us each), {:.1f} GB/s, {:.1f} GFLOP/s", k.site,
+        k.name, k.tier, k.variant, k.calls, k.device_ms, k.device_ms * 1000 / static_cast<double>(k.calls), k.gb_s(),
+        k.gflop_s());
+    if (rp.bound > 0)
+      line += fmt::format(", {:.1f}% of its roofline ({:.0f} {} at {:.2f} FLOP/B)", rp.fraction * 100, rp.bound,
+                          k.flops > 0 ? "GFLOP/s" : "GB/s", rp.intensity);
+    line += fmt::format("; {} registers, {} B static + {} B dynamic shared memory, {} threads x {} blocks", k.registers,
+                        k.static_smem, k.dynamic_smem, k.threads, k.blocks);
+    if (k.occupancy > 0) line += fmt::format(", occupancy {:.0f}% (theoretical)", k.occupancy * 100);
+    const KernelMetricValues& m = k.metrics;
+    if (m.passes > 0)
+      line += fmt::format("; measured: DRAM {:.1f}% of peak, occupancy {:.1f}% achieved, tensor pipes {:.1f}% ({} passes)",
+                          m.dram_pct, m.occupancy_pct, m.tensor_pct, m.passes);
+    out += line + "\n";
+    if (rp.bound > 0 && rp.fraction < kFarBelowRoofline && k.bytes > 0)
+      out += fmt::format("  gpu kernel {} {}: far below its roofline: {:.1f} {} achieved of {:.0f} ({:.2f}%)\n", k.site,
+                         k.name, k.flops > 0 ? k.gflop_s() : k.gb_s(), k.flops > 0 ? "GFLOP/s" : "GB/s", rp.bound,
+                         rp.fraction * 100);
+  }
+  if (ks.size() > kKernelLines) out += fmt::format("  gpu kernels: {} more (--metrics lists them all)\n", ks.size() - kKernelLines);
   return out;
 }
 

@@ -34,6 +34,7 @@
 
 #include "runtime/device/device_backend.h"
 #include "runtime/jit_event_log.h"
+#include "runtime/kernels/device_kernel_profile.h"
 #include "runtime/kernels/gpu_crash_capture.h"
 #include "runtime/kernels/kernel_runtime.h"
 #include "runtime/kernels/kernel_target.h"
@@ -60,6 +61,10 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
     bool tune = true;
     // f32 products may use TF32 on tensor cores (the JIT parameter tf32).
     bool tf32 = false;
+    // Record every kernel with CUPTI's activity API where CUPTI serves (the
+    // JIT parameter cupti; device_kernel_profile.h); the tuner then ranks
+    // variants by CUPTI's kernel time.
+    bool cupti = true;
   };
   // `store` is the VM's kernel runtime's (it outlives the target's use).
   GpuTarget(std::shared_ptr<device::DeviceBackend> backend, KernelStore& store, Options options);
@@ -98,6 +103,15 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
   // Where the launches' spans on the device go (the timeline; null: nowhere).
   void set_events(std::shared_ptr<jit::JitEventLog> e);
 
+  // CUPTI's account of the kernels (inactive, saying why, without CUPTI).
+  DeviceKernelProfile& profile() const { return *profile_; }
+  // Takes CUPTI's records after waiting for the device: the end of a run,
+  // before the reports read them.
+  void finish_profile();
+  // Device milliseconds the calls of `r` spent so far, from CUPTI's
+  // records (taken now, at most once a millisecond); nullopt without CUPTI.
+  std::optional<double> site_device_ms(const std::string& site_id) override;
+
   // A kernel that faulted (device::DeviceFault) surfacing outside a call:
   // the runtime error's message, with a crash capture of the recent
   // launches (gpu_crash_capture.h).
@@ -107,6 +121,8 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
   // Kept for crash captures: one line per kernel launched.
   void note_launch(const kir::CudaKernelSource& src, const std::vector<int64_t>& grid, const TargetKernel& k);
   GpuCrashReport crash_report(const std::string& error) const;
+  // The --stats lines of CUPTI's records (or why there are none).
+  std::string profile_report() const;
 
   void launch_timed(const Region& r, const TargetKernel& k, const std::vector<int64_t>& grid, std::vector<void*>& args,
                     int64_t bytes);
@@ -118,6 +134,9 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
   Traffic traffic_;
   std::shared_ptr<jit::JitEventLog> events_;
   RecentLaunches recent_;
+  std::unique_ptr<DeviceKernelProfile> profile_;
+  uint64_t tuned_by_cupti_ = 0, tuned_by_events_ = 0;  // variants timed by each clock
+  double last_site_flush_ms_ = 0;
 };
 
 }  // namespace tessera::kernels

@@ -86,6 +86,14 @@ class KernelTarget {
   // on inputs of the region's types it makes once: the background tuning of
   // a target that does not time at calls.
   virtual std::function<double(const TargetKernel&)> timer(const Region& r, const std::vector<int64_t>& sym) = 0;
+  // Milliseconds the device spent on the calls of `r` so far, where the
+  // target measures it without cost to the calls (a GPU's CUPTI records);
+  // nullopt: unknown (the K3 decision then counts calls only).
+  // `site_id`: kir::region_report_id of the site's region.
+  virtual std::optional<double> site_device_ms(const std::string& site_id) {
+    (void)site_id;
+    return std::nullopt;
+  }
 };
 
 }  // namespace tessera::kernels

@@ -189,6 +189,11 @@ int run_cli(int argc, char** argv) {
   run->add_flag("--stats", want_stats,
                 "After the run (also after a runtime error) print JIT statistics to stderr: "
                 "parameters, the device, hot loops and functions, wall time");
+  bool profile_kernels = false;
+  run->add_flag("--profile-kernels", profile_kernels,
+                "GPU: measure each kernel's DRAM throughput, achieved occupancy and tensor-pipe use with CUPTI's "
+                "Range Profiler (its K3 variants being tuned and its first call; each measured kernel is replayed), "
+                "shown per kernel in --stats, --metrics and the trace viewer (as --jit-param kprofile=1)");
   std::string dump_dir;
   run->add_option("--dump", dump_dir,
                   "Write each compiled trace's IR (as recorded, after each pass, as compiled), "
@@ -244,6 +249,8 @@ int run_cli(int argc, char** argv) {
               "                         libcublasLt.so.13, .so.12, .so, then lib64 of $CUDA_HOME and of /usr/local/cuda)\n"
               "  TESSERA_GPU_EMULATION  1: --device=gpu without a GPU runs on a host emulation of one (for testing;\n"
               "                         kernels built by $TESSERA_EMULATION_CXX, default c++, with Boost.Context)\n"
+              "  TESSERA_CUPTI_LIBRARY  the CUPTI library that records GPU kernels (cupti=1; default libcupti.so.13,\n"
+              "                         then lib64 of $CUDA_HOME and of /usr/local/cuda); loaded only with a GPU\n"
               "  TESSERA_CRASH_DIR      where a GPU kernel that faults leaves its crash capture (the region, kernel\n"
               "                         IR, CUDA C++, launch.json: tessera-crash-PID-N; default the temporary\n"
               "                         directory, $TMPDIR or /tmp)\n");
@@ -264,6 +271,7 @@ int run_cli(int argc, char** argv) {
         throw CLI::ValidationError("--jit-param", e.what());
       }
     }
+    if (profile_kernels) jit_params.set("kprofile=1");
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" that exit 0; real usage errors exit 2.
     int code = app.exit(e);
@@ -383,6 +391,7 @@ int run_cli(int argc, char** argv) {
     ~RunEnded() { s.run_ended(); }
   } run_ended{signals};
   tessera::RunStatus status = vm.run_file(run_file);
+  runtime.finish_device();
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
   signals.run_ended();
   std::cout.flush();
