@@ -30,6 +30,8 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, kernels::KernelRuntime& kern
   kernels::KernelRuntimeConfig k;
   k.specialize = static_cast<int>(params.specialize);
   k.recompiles = static_cast<int>(params.recompiles);
+  k.hot_calls = static_cast<int>(params.k3calls);
+  k.hot_ms = static_cast<double>(params.k3time) / 1000.0;
   k.background = params.async != 0;
   if (params.kcache) k.cache_dir = kir::KernelDiskCache::default_dir();
   k.dump_dir = telemetry_.dump_dir();

@@ -40,6 +40,7 @@ class CudaBackend : public DeviceBackend {
   void matmul(const GemmDesc& d) override;
   double time_ms(const std::function<void()>& work) override { return stream_->time_ms(work); }
   void synchronize() override { stream_->synchronize(); }
+  bool cuda_driver() const override { return true; }
   PinnedStaging::Stats staging() const override { return stream_->staging(); }
   std::string compiler() const override;
   Limits limits() const override;

@@ -96,6 +96,10 @@ class DeviceBackend {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 
+  // Whether its kernels run on a GPU through the CUDA driver, where CUPTI
+  // can record them (kernel_activity.h).
+  virtual bool cuda_driver() const { return false; }
+
   // Waits for every launch and copy enqueued so far.
   virtual void synchronize() {}
 

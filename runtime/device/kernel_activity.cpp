@@ -152,7 +152,11 @@ class CuptiActivity final : public KernelActivity {
 }  // namespace
 
 KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
-  const bool emulated = backend.host_memory();
+  const bool emulated = !backend.cuda_driver();
+  if (emulated && !backend.host_memory()) {
+    why = "this device has no CUPTI (it is not a GPU run by the CUDA driver)";
+    return nullptr;
+  }
   if (emulated && !std::getenv("TESSERA_CUPTI_LIBRARY")) {
     why = "the host emulation has no CUPTI (TESSERA_CUPTI_LIBRARY names a test double of it)";
     return nullptr;

@@ -647,6 +647,10 @@ std::string GpuTarget::report(const KernelRuntime& runtime) const {
                        "run's tuning chose\n",
                        c.k3_tuned.load(), c.variants_timed.load(), static_cast<double>(c.tune_us.load()) / 1000.0,
                        c.k3_kept.load());
+  if (c.promoted_by_time)
+    out += fmt::format("  gpu K3 by time: {} K3 kernels asked for before `specialize` calls, their calls having spent the "
+                       "k3time on the device (CUPTI's records)\n",
+                       c.promoted_by_time.load());
   out += fmt::format(
       "  gpu memory: {} inputs uploaded ({:.1f} MiB: their elements were on the host), {} inputs already on the device, "
       "{} outputs read back by the host ({:.1f} MiB); allocator high-water {:.1f} MiB, {} of {} blocks reused\n",

@@ -38,6 +38,8 @@ class KernelSite;
 struct KernelRuntimeConfig {
   int specialize = 16;     // same-shape K2 calls of a site before its K3 kernel; 0: no K3
   int recompiles = 8;      // K3 kernels per site at most
+  int hot_calls = 5;       // same-shape calls before their device time may ask for K3 (shape_policy.h)
+  double hot_ms = 1.0;     // device ms of those calls that ask for K3 before `specialize`; 0: calls only
   bool background = true;  // kernels made on the background thread (false: before the call goes on)
   std::string cache_dir;   // the persistent kernel cache; empty: off
   std::string dump_dir;    // --dump: each CPU kernel's kernel IR, LLVM IR, CUDA C++ and PTX; empty: none
@@ -51,6 +53,7 @@ struct TargetCounters {
   std::atomic<uint64_t> failures{0};         // regions or variants it refused to compile
   std::atomic<uint64_t> while_building{0};   // calls run by the next target while its K2 kernel was built
   std::atomic<uint64_t> k3_tuned{0}, k3_kept{0}, variants_timed{0};
+  std::atomic<uint64_t> promoted_by_time{0};  // K3 asked for by device time before `specialize` calls
   std::atomic<uint64_t> tune_us{0};
   std::atomic<uint64_t> not_allocated{0};    // intermediate tensors its kernels' runs never made
 };

@@ -50,7 +50,8 @@ void report_tuned(const KernelRuntime& rt, const KernelTarget& target, const Ker
 
 KernelSite::KernelSite(std::shared_ptr<const Region> r, KernelRuntime& runtime)
     : region_(std::move(r)), runtime_(runtime) {
-  const ShapePolicyParams p{runtime.config().specialize, runtime.config().recompiles};
+  const ShapePolicyParams p{runtime.config().specialize, runtime.config().recompiles, runtime.config().hot_calls,
+                            runtime.config().hot_ms};
   if (std::shared_ptr<KernelTarget> d = runtime.device()) {
     TargetCounters& c = runtime.counters(*d);
     targets_.emplace_back(std::move(d), c, p);
@@ -114,7 +115,13 @@ void KernelSite::collect(OnTarget& t) {
 
 void KernelSite::observe(OnTarget& t, const std::vector<int64_t>& sym) {
   TargetCounters& c = *t.counters;
-  const ShapePolicy::Decision d = t.policy.observe(sym, t.k3_pending != nullptr || !t.tuning.empty());
+  // The site's device time, where the target measures it (a GPU's CUPTI
+  // records), for the K3 decision by time.
+  auto device_ms = [&]() -> std::optional<double> {
+    if (site_id_.empty()) site_id_ = kir::region_report_id(*region_);
+    return t.target->site_device_ms(site_id_);
+  };
+  const ShapePolicy::Decision d = t.policy.observe(sym, t.k3_pending != nullptr || !t.tuning.empty(), device_ms);
   for (size_t s : d.now_dynamic) {
     c.dynamic_dims.fetch_add(1, std::memory_order_relaxed);
     runtime_.event(JitEventKind::KernelDynamic, [&] {
@@ -124,6 +131,7 @@ void KernelSite::observe(OnTarget& t, const std::vector<int64_t>& sym) {
   if (d.capped_now) c.capped.fetch_add(1, std::memory_order_relaxed);
   if (!d.ask) return;
   if (d.recompile) c.recompiles.fetch_add(1, std::memory_order_relaxed);
+  if (d.by_time) c.promoted_by_time.fetch_add(1, std::memory_order_relaxed);
   request_k3(t, *d.ask, sym);
   collect(t);  // made before the call goes on when there is no background compiler
 }

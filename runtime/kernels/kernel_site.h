@@ -84,6 +84,7 @@ class KernelSite {
   std::shared_ptr<const Region> region_;
   KernelRuntime& runtime_;
   std::vector<OnTarget> targets_;  // the device's first, the CPU's last
+  std::string site_id_;            // kir::region_report_id (made when the device's time is first asked)
   std::string span_name_;          // the timeline's name of its calls (made on the first timed call)
 };
 

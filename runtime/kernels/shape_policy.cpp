@@ -2,8 +2,9 @@
 
 namespace tessera::kernels {
 
-ShapePolicy::Decision ShapePolicy::observe(const std::vector<int64_t>& sym, bool busy) {
+ShapePolicy::Decision ShapePolicy::observe(const std::vector<int64_t>& sym, bool busy, const DeviceMs& device_ms) {
   Decision d;
+  const bool timed = device_ms && p_.hot_ms > 0;
   if (last_.empty() && !sym.empty()) {
     last_ = sym;
     changes_.assign(sym.size(), 0);
@@ -23,7 +24,13 @@ ShapePolicy::Decision ShapePolicy::observe(const std::vector<int64_t>& sym, bool
     }
     streak_ = settled ? streak_ + 1 : 1;
   }
-  if (p_.specialize <= 0 || streak_ < p_.specialize || busy) return d;
+  if (streak_ == 1 && timed) streak_start_ms_ = device_ms();
+  bool by_time = false;
+  if (p_.specialize > 0 && streak_ < p_.specialize && streak_ >= p_.hot_calls && timed && streak_start_ms_ && !busy) {
+    const std::optional<double> now = device_ms();
+    by_time = now && *now - *streak_start_ms_ >= p_.hot_ms;
+  }
+  if (p_.specialize <= 0 || (streak_ < p_.specialize && !by_time) || busy) return d;
   bool any_static = false;
   for (bool dyn : dynamic_) any_static |= !dyn;
   if (!any_static) return d;  // every dim is dynamic (or there are none): K2 it is
@@ -35,6 +42,7 @@ ShapePolicy::Decision ShapePolicy::observe(const std::vector<int64_t>& sym, bool
   for (size_t s = 0; s < sym.size(); ++s)
     if (!dynamic_[s]) spec[s] = sym[s];
   d.recompile = asked_ > 0;
+  d.by_time = by_time;
   ++asked_;
   streak_ = 0;
   d.ask = std::move(spec);

@@ -251,5 +251,21 @@ TEST(CuptiDouble, TheTunerRanksVariantsByCuptisKernelTime) {
   unsetenv("TESSERA_CUPTI_DOUBLE_SCALE");
 }
 
+// K3 by time: the double reports the K2 kernel (256 threads) 1000 times
+// longer than it ran, so 5 calls spend over 1 ms on the "device" and ask
+// for K3 before specialize=16 calls; reported 1000 times shorter, they do not.
+TEST(CuptiDouble, ASiteThatSpendsTimeOnTheDeviceGoesToK3BeforeItsCallCount) {
+  for (const char* scale : {"256:1000", "256:0.0001"}) {
+    setenv("TESSERA_CUPTI_DOUBLE_SCALE", scale, 1);
+    EmulatedGpu g(16);
+    const int64_t n = scale[4] == '1' ? 6000 : 7000;  // other dims than the other tests'
+    for (int i = 0; i < 6; ++i) ASSERT_TRUE(g.rt.run(g.region, std::vector<Value>{ones(n), Value::number(2.0)}).is_tensor());
+    const TargetCounters& c = g.rt.counters("gpu");
+    EXPECT_EQ(c.promoted_by_time.load(), scale[4] == '1' ? 1u : 0u) << scale;
+    EXPECT_EQ(c.promotions.load() > 0, scale[4] == '1') << scale;
+  }
+  unsetenv("TESSERA_CUPTI_DOUBLE_SCALE");
+}
+
 }  // namespace
 }  // namespace tessera::kernels

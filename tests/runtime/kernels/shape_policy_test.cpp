@@ -49,5 +49,33 @@ TEST(ShapePolicy, TheRecompileLimitIsCountedOnce) {
   EXPECT_FALSE(p.observe({4}, false).capped_now);
 }
 
+// The device's time (the site's cumulative ms, as CUPTI's records give it)
+// asks for K3 once a streak has hot_calls calls and spent hot_ms; too
+// little time waits for `specialize` calls, as does a target that does not
+// measure (nullopt) or hot_ms = 0.
+TEST(ShapePolicy, DeviceTimeAsksBeforeTheCallCount) {
+  for (double per_call : {0.3, 0.05}) {
+    ShapePolicy p({.specialize = 16, .recompiles = 8, .hot_calls = 5, .hot_ms = 1.0});
+    double ms = 7;  // the site's time before this streak: not counted
+    int asked_at = 0;
+    for (int call = 1; call <= 16 && !asked_at; ++call) {
+      const ShapePolicy::Decision d = p.observe({64}, false, [&] { return std::optional<double>(ms); });
+      if (d.ask) {
+        asked_at = call;
+        EXPECT_EQ(d.by_time, call < 16);
+      }
+      ms += per_call;
+    }
+    EXPECT_EQ(asked_at, per_call == 0.3 ? 5 : 16) << per_call;  // 4 calls' 1.2 ms are seen at the 5th
+  }
+  ShapePolicy unmeasured({.specialize = 16, .recompiles = 8, .hot_calls = 5, .hot_ms = 1.0});
+  ShapePolicy off({.specialize = 16, .recompiles = 8, .hot_calls = 5, .hot_ms = 0});
+  double ms = 0;
+  for (int call = 1; call < 16; ++call) {
+    EXPECT_FALSE(unmeasured.observe({64}, false, [] { return std::optional<double>(); }).ask);
+    EXPECT_FALSE(off.observe({64}, false, [&] { return std::optional<double>(ms += 10); }).ask);
+  }
+}
+
 }  // namespace
 }  // namespace tessera::kernels
