@@ -16,6 +16,7 @@ BUILD="${TESSERA_BUNDLE_BUILD:-$ROOT/build-device}"
 OUT="${1:-$BUILD/tessera-gpu-bundle.tar.xz}"
 LIMIT_MB=50
 BINARIES=(tessera-vm tests/runtime/device_test tests/runtime/cuda_kernel_nvrtc_test tests/runtime/cuda_device_test
+          tests/runtime/cupti_device_test
           experiments/micro/cuda_codegen_bench experiments/micro/cuda_device_bench experiments/micro/attention_bench)
 
 echo "==> configure $BUILD (Release, LLVM static, RPATH \$ORIGIN/../lib)"
@@ -42,7 +43,7 @@ done
 is_system() {
   case "$1" in
     linux-vdso.so.*|ld-linux-x86-64.so.*|libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*) return 0 ;;
-    libcuda.so*|libnvrtc*) return 0 ;;  # the machine's own, loaded at run time
+    libcuda.so*|libnvrtc*|libcupti*) return 0 ;;  # the machine's own, loaded at run time
   esac
   return 1
 }

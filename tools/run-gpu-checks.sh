@@ -11,7 +11,13 @@
 #      experiments/results/attention-*.md: the quick profile (small and medium configurations, the
 #      precision pair, products up to 4096) with a time budget of 150 s, so that the whole script
 #      stays within about 8 minutes on an H200; the full profile is a run of its own
-#      (run_attention_bench.py --profile full, tens of minutes).
+#      (run_attention_bench.py --profile full, tens of minutes);
+#   6. GPU profiling (experiments/harness/run_gpu_profile.py): CUPTI's tests on the real library
+#      (cupti_device_test: every kernel recorded and correlated, the tuner ranking by CUPTI's time,
+#      the records' cost on and off), the overhead criteria on elementwise_chain and a profiled
+#      tuning run (--profile-kernels), as experiments/results/gpu-profile-*.md.
+# Named steps run only those (run-gpu-checks.sh cupti_device_test gpu_profile): a session's
+# device time is short, and the steps' limits add up to more than it.
 # (NVRTC's checks of every kernel and the code generation benchmark need no GPU: CI and
 # experiments/harness/run_cuda_codegen.py run them anywhere; the bundle carries them too.)
 # Results (logs, JSON) go to $OUT if set, else ./gpu-results; a summary is printed last.
@@ -25,8 +31,11 @@ declare -A status
 # A step that hangs (a kernel that never ends, say) is stopped so that the others still run and
 # the results come back: each has a limit in seconds, TESSERA_GPU_CHECK_LIMIT times one (default 1).
 scale="${TESSERA_GPU_CHECK_LIMIT:-1}"
+steps=(select device_test cuda_device_test cupti_device_test conformance_gpu gpu_kernels attention gpu_profile)
+wanted=("$@")
 run() {  # run NAME SECONDS COMMAND...: output to $RES/NAME.log, status kept for the summary
   local name="$1" limit=$(( $2 * scale )); shift 2
+  if (( ${#wanted[@]} )) && [[ " ${wanted[*]} " != *" $name "* ]]; then status[$name]=skipped; return; fi
   echo "==> $name (at most ${limit} s): $*"
   timeout -k 10 "$limit" "$@" > "$RES/$name.log" 2>&1
   status[$name]=$?
@@ -38,17 +47,22 @@ echo 'print(1 + 1)' > "$RES/probe.tsb"
 run select 60 "$HERE/bin/tessera-vm" run --device=gpu --stats "$RES/probe.tsb"
 run device_test 120 "$HERE/bin/device_test" --gtest_output="json:$RES/device_test.json"
 run cuda_device_test 240 "$HERE/bin/cuda_device_test" --gtest_output="json:$RES/cuda_device_test.json"
+run cupti_device_test 180 "$HERE/bin/cupti_device_test" --gtest_output="json:$RES/cupti_device_test.json"
 run conformance_gpu 240 python3 "$HERE/tests/conformance/run_conformance.py" --vm "$HERE/bin/tessera-vm" \
   --vm-args="--device=gpu" --jobs "$(nproc)"
 run gpu_kernels 300 python3 "$HERE/experiments/harness/run_gpu_kernels.py" --bench "$HERE/bin/cuda_device_bench" \
   --out "$RES/gpu-kernels-latest.md" --dated
 run attention 300 python3 "$HERE/experiments/harness/run_attention_bench.py" --bench "$HERE/bin/attention_bench" \
   --profile quick --budget-s 150 --out "$RES/attention-latest.md" --dated --json-dir "$RES"
+run gpu_profile 240 python3 "$HERE/experiments/harness/run_gpu_profile.py" --vm "$HERE/bin/tessera-vm" \
+  --test "$HERE/bin/cupti_device_test" --program "$HERE/experiments/bench/tensor/elementwise_chain.tsb" \
+  --out "$RES/gpu-profile-latest.md" --dated --json-dir "$RES"
 
 echo
 echo "GPU checks of commit $(cat "$HERE/COMMIT") on $(head -1 "$RES/device.txt"), $(date -u +%F)"
-for name in select device_test cuda_device_test conformance_gpu gpu_kernels attention; do
+for name in "${steps[@]}"; do
   case "${status[$name]}" in
+    skipped) verdict="not run (not named)" ;;
     0) verdict=ok ;;
     124|137) verdict="STOPPED at its limit" ;;
     *) verdict="FAILED (${status[$name]})" ;;
@@ -57,3 +71,4 @@ for name in select device_test cuda_device_test conformance_gpu gpu_kernels atte
 done
 [[ -f "$RES/gpu-kernels-latest.md" ]] && cat "$RES/gpu-kernels-latest.md"
 [[ -f "$RES/attention-latest.md" ]] && cat "$RES/attention-latest.md"
+[[ -f "$RES/gpu-profile-latest.md" ]] && cat "$RES/gpu-profile-latest.md"

@@ -26,6 +26,8 @@ namespace {
 
 constexpr size_t kBufferBytes = size_t{4} << 20;
 constexpr CUpti_ExternalCorrelationKind kTesseraIds = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+                                         CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_OVERHEAD};
 
 class CuptiActivity final : public KernelActivity {
  public:
@@ -37,9 +39,13 @@ class CuptiActivity final : public KernelActivity {
     offset_ms_ = steady_ms - static_cast<double>(t) / 1e6;
     self_ = this;
     lib.check(lib.api().cuptiActivityRegisterCallbacks(&requested, &completed), "cuptiActivityRegisterCallbacks");
-    for (CUpti_ActivityKind k : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
-                                 CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_OVERHEAD})
-      lib.check(lib.api().cuptiActivityEnable(k), "cuptiActivityEnable");
+    set_enabled(true);
+  }
+
+  void set_enabled(bool on) override {
+    for (CUpti_ActivityKind k : kKinds)
+      lib_.check(on ? lib_.api().cuptiActivityEnable(k) : lib_.api().cuptiActivityDisable(k),
+                 on ? "cuptiActivityEnable" : "cuptiActivityDisable");
   }
 
   std::string describe() const override { return lib_.describe(); }

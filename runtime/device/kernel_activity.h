@@ -53,6 +53,9 @@ class KernelActivity {
   virtual double instrumentation_ms() const = 0;
   // Records CUPTI dropped (its buffers were full).
   virtual uint64_t dropped() const = 0;
+  // Turns the activity kinds off and on again (measuring their cost: on
+  // and off in one run); on when started.
+  virtual void set_enabled(bool on) = 0;
 };
 
 // The process's activity on `backend`, started on the first call; null,

@@ -29,6 +29,7 @@ class FakeActivity : public device::KernelActivity {
   std::vector<DeviceKernelRecord> flush() override { return std::exchange(ready, {}); }
   double instrumentation_ms() const override { return 0.5; }
   uint64_t dropped() const override { return 0; }
+  void set_enabled(bool) override {}
   void launch(const std::string& name, double ms, int32_t threads, uint32_t registers) {
     DeviceKernelRecord r;
     r.name = name;
