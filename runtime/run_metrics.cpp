@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "runtime/gpu_profile_json.h"
 #include "runtime/tier_profile.h"
 
 namespace tessera {
@@ -91,6 +92,10 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
   r["kernel_compile_ms"] = round3(k.compile_ms + k.load_ms);
   r["kernel_tune_ms"] = round3(k.tune_ms);
   r["kernels"] = kernel_lines(tally);
+  // CUPTI's account of the GPU's kernels (finish_device took its last records).
+  const std::shared_ptr<const kernels::GpuTarget> gpu = rt.gpu_target();
+  r["gpu_kernels"] = gpu ? gpu_kernels_json(gpu->profile()) : json::array();
+  r["gpu_profile"] = gpu_profile_json(gpu.get());
   out += r.dump() + "\n";
 
   // One line per hot loop, with the traces rooted there.

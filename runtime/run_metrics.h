@@ -5,6 +5,8 @@
 //     blacklisted, invalidated), compile times per tier, CPU time per tier
 //     (sampled), time in compiled code, and each fused kernel with its
 //     calls, time, and achieved GB/s (and GFLOP/s for a matrix product);
+//     the GPU's kernels as CUPTI recorded them, each against the device's
+//     roofline, and whether CUPTI recorded (gpu_profile_json.h);
 //   - one "loop" line per hot loop: where, how often it got hot, its traces
 //     (root and side) with their tiers, entries, exits, compile time and
 //     time in compiled code.

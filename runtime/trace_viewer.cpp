@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel/kernel_events.h"
+#include "runtime/gpu_profile_json.h"
 #include "tracer/trace_ir.h"
 #include "vm/core/text_file.h"
 
@@ -162,6 +163,11 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
   const fs::path svg = fs::path(dump_dir) / "traces.svg", dot = fs::path(dump_dir) / "traces.dot";
   d["tree_svg"] = fs::exists(svg) ? json(read_text(svg)) : json(nullptr);
   d["tree_dot"] = fs::exists(dot) ? read_text(dot) : std::string();
+  // The GPU's kernels as CUPTI recorded them, each drawn against the
+  // device's roofline by the page (finish_device took the last records).
+  const std::shared_ptr<const kernels::GpuTarget> gpu = rt.gpu_target();
+  d["gpu"] = {{"profile", gpu_profile_json(gpu.get())},
+              {"kernels", gpu ? gpu_kernels_json(gpu->profile()) : json::array()}};
 
   // Inside <script>, "</" would end it: JSON allows "<\/" for the same text.
   std::string text = d.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);

@@ -7,7 +7,9 @@
 // assembly and T2 LLVM IR, its exits with their counts and side traces, and
 // the fused kernels it calls; each kernel with its region, kernel IR, LLVM
 // IR, CUDA C++ and PTX (from the dump's kernel files); and the trace tree
-// (traces.svg). Search by trace number, line, kernel or text; sections fold.
+// (traces.svg); the GPU's kernels as CUPTI recorded them, each with its
+// roofline (gpu_profile_json.h). Search by trace number, line, kernel or
+// text; sections fold.
 //
 // The page's template is runtime/viewer/trace_viewer.html (embedded at build
 // time); this fills in the run's data as JSON.

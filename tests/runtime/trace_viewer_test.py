@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """--dump DIR/index.html, the trace viewer (docs/observability.md), loaded in
 headless Chromium: for each view (#summary, #source, #trace=0, #trace=1, #tree,
-and a fused kernel's #kernel=ID) the page runs without a JavaScript error and
-its DOM holds what that view must show: the --stats text, the source with its
-trace markers, the traces' IR per pass and as compiled, their exits and side
-traces, the trace tree's SVG, the kernel's region and generated code. The
+a fused kernel's #kernel=ID, and #gpu) the page runs without a JavaScript
+error and its DOM holds what that view must show: the --stats text, the source
+with its trace markers, the traces' IR per pass and as compiled, their exits
+and side traces, the trace tree's SVG, the kernel's region and generated code,
+and, on the CPU, why there are no GPU kernels (gpu_profile_cli_test.py draws
+them, with their rooflines, on the emulated GPU with the CUPTI double). The
 page is self-contained (no external script, style, font or image). Skips
 (exit 77) where Chromium is not installed.
 Usage: trace_viewer_test.py --vm build/tessera-vm --source-dir .
@@ -46,6 +48,13 @@ def dom(browser, page, view):
     errors = re.search(r'<div id="errors">(.*?)</div>', text, re.S)
     check(errors is not None and errors.group(1) == "", f"#{view}: no JavaScript error", errors.group(1) if errors else text)
     return html.unescape(text)
+
+
+def view_of(d):
+    """The view's part of a DOM from dom() (not the navigation, nor the page's script)."""
+    m = re.search(r'<section id="view">(.*?)</section>', d, re.S)
+    check(m is not None, "the page has its view", d)
+    return m.group(1)
 
 
 def main():
@@ -107,6 +116,10 @@ def main():
         check("Region (Graph IR)" in d and "tanh" in d and "Kernel IR" in d and "CUDA C++" in d,
               "#kernel: its region, kernel IR and CUDA C++", d)
         check("called by trace 0" in d, "#kernel: the trace that calls it", d)
+        check("On the GPU (CUPTI)" not in view_of(d), "#kernel: no GPU records for a kernel that ran on the CPU", d)
+        d = view_of(dom(browser, page2, "gpu"))
+        check("GPU kernels" in d and "No GPU kernel was recorded: no kernel ran on a GPU." in d and "<svg" not in d,
+              "#gpu on the CPU: why there are no GPU kernels", d)
     print("all ok")
 
 
