@@ -151,7 +151,7 @@ class CuptiActivity final : public KernelActivity {
 
 }  // namespace
 
-KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
+const Cupti* cupti_for(DeviceBackend& backend, std::string& why) {
   const bool emulated = backend.host_memory();
   if (emulated && !std::getenv("TESSERA_CUPTI_LIBRARY")) {
     why = "the host emulation has no CUPTI (TESSERA_CUPTI_LIBRARY names a test double of it)";
@@ -166,6 +166,14 @@ KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
     why = lib.library() + " cannot see the host emulation's kernels (it is not a test double: it lacks tesseraEmulatedKernelRan)";
     return nullptr;
   }
+  return &lib;
+}
+
+KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
+  const Cupti* found = cupti_for(backend, why);
+  if (!found) return nullptr;
+  const Cupti& lib = *found;
+  const bool emulated = backend.host_memory();
   static std::mutex mu;
   static CuptiActivity* activity = nullptr;
   static std::string failed;
@@ -187,8 +195,13 @@ KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
 
 #else
 
-KernelActivity* kernel_activity(DeviceBackend&, std::string& why) {
+const Cupti* cupti_for(DeviceBackend&, std::string& why) {
   why = "this build has no CUPTI headers (the CUDA toolkit's include/cupti.h was not found)";
+  return nullptr;
+}
+
+KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
+  cupti_for(backend, why);
   return nullptr;
 }
 
