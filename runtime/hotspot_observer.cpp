@@ -87,6 +87,7 @@ std::shared_ptr<kernels::GpuTarget> HotspotObserver::make_gpu_device() {
   opt.tune = params_.gputune != 0;
   opt.tf32 = params_.tf32 != 0;
   opt.cupti = params_.cupti != 0;
+  opt.kprofile = params_.kprofile != 0;
   auto gpu = std::make_shared<kernels::GpuTarget>(std::move(backend), kernels_.store(), opt);
   if (events_) gpu->set_events(events_);
   return gpu;

@@ -44,6 +44,8 @@ class CudaBackend : public DeviceBackend {
   PinnedStaging::Stats staging() const override { return stream_->staging(); }
   std::string compiler() const override;
   Limits limits() const override;
+  void* cuda_context() const override { return device_->context(); }
+  int device_index() const override { return static_cast<int>(device_->device()); }
 
  private:
   std::shared_ptr<GpuDevice> device_;

@@ -124,6 +124,11 @@ class DeviceBackend {
   };
   virtual Limits limits() const { return {}; }  // unknown: no roofline
 
+  // The CUDA context its kernels run in (a CUcontext) and the device's
+  // ordinal, for CUPTI's profiler (kernel_metrics.h); none on the emulation.
+  virtual void* cuda_context() const { return nullptr; }
+  virtual int device_index() const { return 0; }
+
   // The host emulation tells `hook` of each kernel it runs (a CUPTI test
   // double's way of seeing them); a GPU has CUPTI itself and ignores it.
   virtual void set_emulated_kernel_hook(EmulatedKernelHook) {}

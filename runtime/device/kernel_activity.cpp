@@ -157,7 +157,7 @@ class CuptiActivity final : public KernelActivity {
 
 }  // namespace
 
-KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
+const Cupti* cupti_for(DeviceBackend& backend, std::string& why) {
   const bool emulated = !backend.cuda_driver();
   if (emulated && !backend.host_memory()) {
     why = "this device has no CUPTI (it is not a GPU run by the CUDA driver)";
@@ -176,6 +176,14 @@ KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
     why = lib.library() + " cannot see the host emulation's kernels (it is not a test double: it lacks tesseraEmulatedKernelRan)";
     return nullptr;
   }
+  return &lib;
+}
+
+KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
+  const Cupti* found = cupti_for(backend, why);
+  if (!found) return nullptr;
+  const Cupti& lib = *found;
+  const bool emulated = backend.host_memory();
   static std::mutex mu;
   static CuptiActivity* activity = nullptr;
   static std::string failed;
@@ -197,8 +205,13 @@ KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
 
 #else
 
-KernelActivity* kernel_activity(DeviceBackend&, std::string& why) {
+const Cupti* cupti_for(DeviceBackend&, std::string& why) {
   why = "this build has no CUPTI headers (the CUDA toolkit's include/cupti.h was not found)";
+  return nullptr;
+}
+
+KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why) {
+  cupti_for(backend, why);
   return nullptr;
 }
 

@@ -63,5 +63,8 @@ class KernelActivity {
 // the host emulation without a test double ($TESSERA_CUPTI_LIBRARY), a
 // build without CUPTI's headers.
 KernelActivity* kernel_activity(DeviceBackend& backend, std::string& why);
+// The process's CUPTI where it can see `backend`'s kernels (kernel_activity
+// and kernel_metrics.h's uses); null, with `why`, where it cannot.
+const Cupti* cupti_for(DeviceBackend& backend, std::string& why);
 
 }  // namespace tessera::device

@@ -176,6 +176,9 @@ GpuTarget::GpuTarget(std::shared_ptr<device::DeviceBackend> backend, KernelStore
   std::string why = "the JIT parameter cupti=0";
   device::KernelActivity* activity = opt_.cupti ? device::kernel_activity(*backend_, why) : nullptr;
   profile_ = std::make_unique<DeviceKernelProfile>(activity, why, backend_->limits());
+  // Metrics are shown on the kernels' lines, which come from the records.
+  if (opt_.kprofile && profile_->active()) metrics_ = device::kernel_metrics(*backend_, metrics_why_);
+  else if (opt_.kprofile) metrics_why_ = "no kernel records to show them with: " + profile_->why_not();
 }
 
 std::string GpuTarget::refuses(const Region& r) const {
@@ -437,6 +440,10 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
               ProfileScope load(*profile_, launch_note(r, c, inputs, sym, true));  // not timed
               once();
             }
+            measure_metrics(r, c, inputs, sym, [&] {  // not timed either: replayed for the metrics' passes
+              note_launch(c.main_src, grid, c);
+              c.main_built->launch(grid[0] * grid[1] * grid[2], args);
+            });
             ProfileScope timed(*profile_, launch_note(r, c, inputs, sym, true));
             const double by_events = backend_->time_ms([&] {
                                        for (int n = 0; n < kLaunches; ++n) once();
@@ -471,7 +478,15 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       if (in.is_tensor()) moved += static_cast<int64_t>(in.as_tensor()->nbytes());
     for (const Value& o : outs) moved += static_cast<int64_t>(o.as_tensor()->nbytes());
     run_step(*v);
-    if (!in_product) launch_timed(r, *v, grid, args, moved);
+    if (!in_product) {
+      // A kernel's first call: measured in a launch of its own before the
+      // call's (whose records and time stay the call's).
+      measure_metrics(r, *v, inputs, sym, [&] {
+        note_launch(v->main_src, grid, *v);
+        v->main_built->launch(grid[0] * grid[1] * grid[2], args);
+      });
+      launch_timed(r, *v, grid, args, moved);
+    }
     for (size_t o = 0; o < outs.size(); ++o)
       outs[o].as_tensor()->attach_device_copy(
           std::make_unique<GpuBlockCopy>(shared_from_this(), out_blocks[o].release(), false));
@@ -538,6 +553,26 @@ void GpuTarget::launch_timed(const Region& r, const TargetKernel& k, const std::
   span.blocks = grid[0] * grid[1] * grid[2];
   span.bytes = bytes;
   e->kernel_span("gpu " + kir::region_report_id(r) + " (" + kir::region_ops_text(r) + ")", span);
+}
+
+void GpuTarget::measure_metrics(const Region& r, const TargetKernel& kernel, std::span<const Value> inputs,
+                                const std::vector<int64_t>& sym, const std::function<void()>& launch) {
+  if (!metrics_) return;
+  const GpuKernel& k = static_cast<const GpuKernel&>(kernel);
+  const std::string variant = k.variant.str();
+  if (!measured_.emplace(k.site, k.main_src.entry, variant).second) return;
+  ProfileScope scope(*profile_, launch_note(r, k, inputs, sym, true));  // its records are no call's
+  std::string why;
+  const std::optional<device::KernelMetricFigures> f = metrics_->measure(launch, why);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!f) {
+    ++metrics_failed_;
+    if (metrics_why_.empty()) metrics_why_ = why;
+    return;
+  }
+  ++metrics_taken_;
+  profile_->set_metrics(k.site, k.main_src.entry, variant,
+                        KernelMetricValues{f->dram_pct, f->occupancy_pct, f->tensor_pct, f->passes});
 }
 
 void GpuTarget::note_launch(const kir::CudaKernelSource& src, const std::vector<int64_t>& grid, const TargetKernel& k) {
@@ -681,12 +716,20 @@ constexpr size_t kKernelLines = 12;  // the kernels with the most device time
 
 std::string GpuTarget::profile_report() const {
   const DeviceKernelProfile& p = *profile_;
-  if (!p.active()) return "  gpu profile: CUPTI not used: " + p.why_not() + "\n";
   uint64_t by_cupti, by_events;
+  std::string metrics;  // kprofile's line
   {
     std::lock_guard<std::mutex> lock(mu_);
     by_cupti = tuned_by_cupti_, by_events = tuned_by_events_;
+    if (opt_.kprofile && metrics_taken_)
+      metrics = fmt::format("  gpu metrics: {} kernels measured by CUPTI's range profiler, each in a launch of its own "
+                            "({}){}\n",
+                            metrics_taken_, metrics_->metric_names(),
+                            metrics_failed_ ? fmt::format("; {} not: {}", metrics_failed_, metrics_why_) : "");
+    else if (opt_.kprofile)
+      metrics = "  gpu metrics: not measured: " + (metrics_why_.empty() ? "no kernel launched" : metrics_why_) + "\n";
   }
+  if (!p.active()) return "  gpu profile: CUPTI not used: " + p.why_not() + "\n" + metrics;
   std::string out = fmt::format(
       "  gpu profile: {}: {} kernel records ({} dropped), {:.2f} ms instrumenting modules; variants timed by CUPTI's "
       "kernel time {}, by CUDA events {}\n",
@@ -712,8 +755,9 @@ std::string GpuTarget::profile_report() const {
     if (k.occupancy > 0) line += fmt::format(", occupancy {:.0f}% (theoretical)", k.occupancy * 100);
     const KernelMetricValues& m = k.metrics;
     if (m.passes > 0)
-      line += fmt::format("; measured: DRAM {:.1f}% of peak, occupancy {:.1f}% achieved, tensor pipes {:.1f}% ({} passes)",
-                          m.dram_pct, m.occupancy_pct, m.tensor_pct, m.passes);
+      line += fmt::format("; measured: DRAM {:.1f}% of peak, occupancy {:.1f}% achieved, tensor pipes {} ({} passes)",
+                          m.dram_pct, m.occupancy_pct,
+                          m.tensor_pct < 0 ? std::string("not measured") : fmt::format("{:.1f}%", m.tensor_pct), m.passes);
     out += line + "\n";
     if (rp.bound > 0 && rp.fraction < kFarBelowRoofline && k.bytes > 0)
       out += fmt::format("  gpu kernel {} {}: far below its roofline: {:.1f} {} achieved of {:.0f} ({:.2f}%)\n", k.site,
@@ -721,7 +765,7 @@ std::string GpuTarget::profile_report() const {
                          rp.fraction * 100);
   }
   if (ks.size() > kKernelLines) out += fmt::format("  gpu kernels: {} more (--metrics lists them all)\n", ks.size() - kKernelLines);
-  return out;
+  return out + metrics;
 }
 
 }  // namespace tessera::kernels

@@ -28,11 +28,15 @@
 // counted with the reason.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <tuple>
 
 #include "runtime/device/device_backend.h"
+#include "runtime/device/kernel_metrics.h"
 #include "runtime/jit_event_log.h"
 #include "runtime/kernels/device_kernel_profile.h"
 #include "runtime/kernels/gpu_crash_capture.h"
@@ -65,6 +69,11 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
     // JIT parameter cupti; device_kernel_profile.h); the tuner then ranks
     // variants by CUPTI's kernel time.
     bool cupti = true;
+    // Measure metrics with CUPTI's range profiler (the JIT parameter
+    // kprofile, --profile-kernels; kernel_metrics.h) for each K3 variant
+    // being tuned and each kernel's first call, shown with the kernels'
+    // records (so only where `cupti` records them).
+    bool kprofile = false;
   };
   // `store` is the VM's kernel runtime's (it outlives the target's use).
   GpuTarget(std::shared_ptr<device::DeviceBackend> backend, KernelStore& store, Options options);
@@ -126,6 +135,11 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
 
   void launch_timed(const Region& r, const TargetKernel& k, const std::vector<int64_t>& grid, std::vector<void*>& args,
                     int64_t bytes);
+  // With kprofile: the metrics of `k`'s main kernel in one more `launch`
+  // (once per site, kernel and variant), for the profile; a failure is kept
+  // for --stats.
+  void measure_metrics(const Region& r, const TargetKernel& k, std::span<const Value> inputs,
+                       const std::vector<int64_t>& sym, const std::function<void()>& launch);
 
   std::shared_ptr<device::DeviceBackend> backend_;
   KernelStore& store_;
@@ -137,6 +151,11 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
   std::unique_ptr<DeviceKernelProfile> profile_;
   uint64_t tuned_by_cupti_ = 0, tuned_by_events_ = 0;  // variants timed by each clock
   double last_site_flush_ms_ = 0;
+  // kprofile: null, with metrics_why_, where metrics cannot be measured.
+  std::unique_ptr<device::KernelMetrics> metrics_;
+  std::set<std::tuple<std::string, std::string, std::string>> measured_;  // site, kernel, variant (the VM thread's)
+  std::string metrics_why_;  // the first failure
+  uint64_t metrics_taken_ = 0, metrics_failed_ = 0;
 };
 
 }  // namespace tessera::kernels

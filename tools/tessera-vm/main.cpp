@@ -193,7 +193,8 @@ int run_cli(int argc, char** argv) {
   run->add_flag("--profile-kernels", profile_kernels,
                 "GPU: measure each kernel's DRAM throughput, achieved occupancy and tensor-pipe use with CUPTI's "
                 "Range Profiler (its K3 variants being tuned and its first call; each measured kernel is replayed), "
-                "shown per kernel in --stats, --metrics and the trace viewer (as --jit-param kprofile=1)");
+                "shown per kernel in --stats, --metrics (gpu_kernels' measured) and the trace viewer (as --jit-param "
+                "kprofile=1)");
   std::string dump_dir;
   run->add_option("--dump", dump_dir,
                   "Write each compiled trace's IR (as recorded, after each pass, as compiled), "

@@ -14,7 +14,8 @@
 //       the tuner's choice by CUPTI's time, which then differs from the
 //       host clock's).
 //   TESSERA_CUPTI_DOUBLE_REGISTERS=N  registers per thread reported (32).
-// The metrics entry points are in cupti_double_profiler.cpp.
+// The metrics entry points (the Range Profiler and the Profiler Host API)
+// are in cupti_double_profiler.cpp.
 #include <cupti.h>
 
 #include <time.h>
@@ -91,6 +92,9 @@ double scale_for(int32_t threads) {
 
 }  // namespace
 
+// cupti_double_profiler.cpp: a kernel the emulation ran, for the started range profilers.
+void cupti_double_profiler_kernel_ran(const char* name, const int32_t grid[3], const int32_t block[3]);
+
 extern "C" {
 
 CUptiResult CUPTIAPI cuptiGetVersion(uint32_t* version) {
@@ -99,7 +103,15 @@ CUptiResult CUPTIAPI cuptiGetVersion(uint32_t* version) {
 }
 
 CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char** str) {
-  *str = result == CUPTI_SUCCESS ? "CUPTI_SUCCESS" : "CUPTI_ERROR_UNKNOWN (the CUPTI test double)";
+  switch (result) {
+    case CUPTI_SUCCESS: *str = "CUPTI_SUCCESS"; break;
+    case CUPTI_ERROR_INVALID_PARAMETER: *str = "CUPTI_ERROR_INVALID_PARAMETER (the CUPTI test double)"; break;
+    case CUPTI_ERROR_INVALID_OPERATION: *str = "CUPTI_ERROR_INVALID_OPERATION (the CUPTI test double)"; break;
+    case CUPTI_ERROR_NOT_SUPPORTED: *str = "CUPTI_ERROR_NOT_SUPPORTED (the CUPTI test double)"; break;
+    case CUPTI_ERROR_INVALID_METRIC_NAME: *str = "CUPTI_ERROR_INVALID_METRIC_NAME (the CUPTI test double)"; break;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: *str = "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (the CUPTI test double)"; break;
+    default: *str = "CUPTI_ERROR_UNKNOWN (the CUPTI test double)"; break;
+  }
   return CUPTI_SUCCESS;
 }
 
@@ -176,6 +188,7 @@ CUptiResult CUPTIAPI cuptiActivityPopExternalCorrelationId(CUpti_ExternalCorrela
 // The emulation's launch (runtime/device/emulated_kernel_hook.h).
 void tesseraEmulatedKernelRan(const char* name, const int32_t grid[3], const int32_t block[3], int32_t static_smem,
                               int32_t dynamic_smem, uint64_t start_ns, uint64_t end_ns) {
+  cupti_double_profiler_kernel_ran(name, grid, block);  // the metrics' ranges, whatever the activity records
   std::vector<std::pair<uint8_t*, size_t>> full;
   {
     std::lock_guard<std::mutex> lock(mu);

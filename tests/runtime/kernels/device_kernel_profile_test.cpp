@@ -5,6 +5,7 @@
 // CUPTI's place on the host emulation, the whole path: activity buffers,
 // external correlation, --stats lines, the tuner ranking variants by
 // CUPTI's kernel time.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -186,13 +187,13 @@ Value ones(int64_t n) {
 }
 
 struct EmulatedGpu {
-  explicit EmulatedGpu(int specialize) {
+  explicit EmulatedGpu(int specialize, GpuTarget::Options options = {}) {
     setenv("TESSERA_CUPTI_LIBRARY", TESSERA_CUPTI_DOUBLE, 1);
     KernelRuntimeConfig c;
     c.specialize = specialize;
     c.background = false;
     rt.configure(c);
-    gpu = std::make_shared<GpuTarget>(std::make_shared<device::EmulatedBackend>(), rt.store(), GpuTarget::Options{});
+    gpu = std::make_shared<GpuTarget>(std::make_shared<device::EmulatedBackend>(), rt.store(), options);
     rt.set_device(gpu);
   }
   KernelRuntime rt;
@@ -266,6 +267,101 @@ TEST(CuptiDouble, ASiteThatSpendsTimeOnTheDeviceGoesToK3BeforeItsCallCount) {
     EXPECT_EQ(c.promotions.load() > 0, scale[4] == '1') << scale;
   }
   unsetenv("TESSERA_CUPTI_DOUBLE_SCALE");
+}
+
+// Metrics on demand (kprofile, --profile-kernels) with the double's range
+// profiler: each kernel's first call is measured in a launch of its own,
+// which is no call of the kernel's.
+GpuTarget::Options with_metrics(bool cupti = true) {
+  GpuTarget::Options o;
+  o.kprofile = true;
+  o.cupti = cupti;
+  return o;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(CuptiDouble, WithKprofileAKernelsFirstCallIsMeasured) {
+  EmulatedGpu g(0, with_metrics());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(g.rt.run(g.region, std::vector<Value>{ones(1000), Value::number(2.0)}).is_tensor());
+  g.gpu->finish_profile();
+  const std::vector<ProfiledKernel> ks = g.gpu->profile().kernels();
+  ASSERT_EQ(ks.size(), 1u);
+  const ProfiledKernel& k = ks[0];
+  EXPECT_EQ(k.calls, 3u);  // the measured launch is not counted as a call
+  const KernelMetricValues& m = k.metrics;
+  EXPECT_EQ(m.passes, 2);
+  // The double's figures for this launch's shape (cupti_double_profiler.cpp).
+  const double warps = static_cast<double>((k.threads + 31) / 32);
+  EXPECT_DOUBLE_EQ(m.occupancy_pct, 100 * warps / 64) << k.blocks << " blocks of " << k.threads;
+  EXPECT_DOUBLE_EQ(m.dram_pct, 80 * static_cast<double>(k.blocks) / 132);
+  EXPECT_DOUBLE_EQ(m.tensor_pct, 0);
+  const std::string report = g.gpu->report(g.rt);
+  EXPECT_NE(report.find("; measured: DRAM "), std::string::npos) << report;
+  EXPECT_NE(report.find("% achieved, tensor pipes 0.0% (2 passes)"), std::string::npos) << report;
+  EXPECT_NE(report.find("gpu metrics: 1 kernels measured by CUPTI's range profiler"), std::string::npos) << report;
+}
+
+// Every K3 variant the tuner times is measured too (outside its timed
+// launches); the one kept runs the calls with its figures.
+TEST(CuptiDouble, WithKprofileTheVariantsBeingTunedAreMeasured) {
+  EmulatedGpu g(2, with_metrics());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(g.rt.run(g.region, std::vector<Value>{ones(7000), Value::number(2.0)}).is_tensor());
+  g.gpu->finish_profile();
+  EXPECT_EQ(g.rt.counters("gpu").k3_tuned.load(), 1u);
+  const uint64_t variants = g.rt.counters("gpu").variants_timed.load();
+  EXPECT_GT(variants, 1u);
+  bool k3 = false;
+  for (const ProfiledKernel& k : g.gpu->profile().kernels()) {
+    EXPECT_EQ(k.metrics.passes, 2) << k.tier << " " << k.variant;
+    k3 = k3 || k.tier == "K3";
+  }
+  EXPECT_TRUE(k3);
+  const std::string report = g.gpu->report(g.rt);
+  // K2's first call and each variant timed.
+  EXPECT_NE(report.find(fmt::format("gpu metrics: {} kernels measured", variants + 1)), std::string::npos) << report;
+}
+
+TEST(CuptiDouble, WithoutKprofileNothingIsMeasured) {
+  EmulatedGpu g(0);
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(g.rt.run(g.region, std::vector<Value>{ones(1000), Value::number(2.0)}).is_tensor());
+  g.gpu->finish_profile();
+  const std::vector<ProfiledKernel> ks = g.gpu->profile().kernels();
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(ks[0].metrics.passes, 0);
+  const std::string report = g.gpu->report(g.rt);
+  EXPECT_EQ(report.find("measured:"), std::string::npos) << report;
+  EXPECT_EQ(report.find("gpu metrics"), std::string::npos) << report;
+}
+
+TEST(CuptiDouble, MetricsThatCannotBeMeasuredAreSaidWhyOnce) {
+  setenv("TESSERA_CUPTI_DOUBLE_PRIVILEGES", "0", 1);
+  EmulatedGpu g(0, with_metrics());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(g.rt.run(g.region, std::vector<Value>{ones(1000), Value::number(2.0)}).is_tensor());
+  unsetenv("TESSERA_CUPTI_DOUBLE_PRIVILEGES");
+  g.gpu->finish_profile();
+  const std::vector<ProfiledKernel> ks = g.gpu->profile().kernels();
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(ks[0].calls, 3u);
+  EXPECT_EQ(ks[0].metrics.passes, 0);
+  const std::string report = g.gpu->report(g.rt);
+  EXPECT_EQ(count_of(report, "gpu metrics:"), 1u) << report;
+  EXPECT_NE(report.find("gpu metrics: not measured: cuptiRangeProfilerStart: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("measured: DRAM"), std::string::npos) << report;
+
+  // Without the kernels' records there is nothing to show them with.
+  EmulatedGpu off(0, with_metrics(false));
+  ASSERT_TRUE(off.rt.run(off.region, std::vector<Value>{ones(1000), Value::number(2.0)}).is_tensor());
+  const std::string r = off.gpu->report(off.rt);
+  EXPECT_NE(r.find("gpu metrics: not measured: no kernel records to show them with: the JIT parameter cupti=0"),
+            std::string::npos)
+      << r;
 }
 
 }  // namespace
