@@ -12,6 +12,7 @@
 #include "runtime/device/device_error.h"
 #include "runtime/kernels/gemm_epilogue.h"
 #include "vm/core/error.h"
+#include "vm/core/nvtx_ranges.h"
 
 namespace tessera::kernels {
 
@@ -152,6 +153,7 @@ class GpuBlockCopy : public DeviceCopy {
   // script's operation that needed the elements, as a runtime error.
   void to_host(void* host, size_t bytes) override {
     if (host_current_) return;
+    const nvtx::Range copy(nvtx::Phase::Copy);
     try {
       owner_->backend().download(host, block_, bytes);
     } catch (const device::DeviceFault& e) {
@@ -329,6 +331,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       } else if (same != mirrors.end()) {
         ptrs[i] = reinterpret_cast<void*>(same->second.get());  // an input passed twice: uploaded once
       } else {
+        const nvtx::Range copy(nvtx::Phase::Copy);
         const void* host = t.data();  // another device's copy comes back first
         DeviceBlock b(alloc, t.nbytes());
         backend_->upload(b.get(), host, t.nbytes());
@@ -372,11 +375,13 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       } else if (whole || whole_on_host) {
         // Computed below, into the output's block.
       } else if (backend_->host_memory()) {
+        const nvtx::Range mma(nvtx::Phase::Mma);
         // The emulation: the product by the interpreter's kernel, in place.
         const Value product = run_leading_step(r, inputs);
         backend_->upload(p, product.as_tensor()->data(), bytes);
       } else {
         gemm->c = p;
+        const nvtx::Range mma(nvtx::Phase::Mma);
         backend_->matmul(*gemm);
       }
       params.push_back(&ptrs[n_in]);
@@ -385,6 +390,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
     const size_t step_args = params.size();
     auto run_step = [&](const GpuKernel& c) {
       if (!c.step) return;
+      const nvtx::Range mma(nvtx::Phase::Mma);
       std::vector<void*> step_params(params.begin(), params.begin() + static_cast<std::ptrdiff_t>(step_args));
       const std::vector<int64_t> grid = c.step->grid_extents(sym);
       std::vector<kir::TensorMapBytes> maps;
@@ -401,6 +407,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
     }
     const bool in_product = whole || whole_on_host;
     if (in_product) {
+      const nvtx::Range mma(nvtx::Phase::Mma);
       if (whole) {
         whole->c = reinterpret_cast<DevicePtr>(ptrs[n_in + 1]);
         backend_->matmul(*whole);
@@ -536,6 +543,9 @@ void GpuTarget::launch_timed(const Region& r, const TargetKernel& k, const std::
     e = events_;
   }
   const GpuKernel& g = static_cast<const GpuKernel&>(k);
+  // Nsight: attention's kernel computing the region alone is `mma`, a kernel with row reductions `reduce`.
+  const bool attention = !g.step && r.leading_step() && r.ops.front().op == OpId::Attention;
+  const nvtx::Range phase(attention ? nvtx::Phase::Mma : nvtx::Phase::Reduce, attention || r.has_row_ops());
   note_launch(g.main_src, grid, k);
   auto launch = [&] { g.main_built->launch(grid[0] * grid[1] * grid[2], args); };
   // With CUPTI the device's own spans come with its records (finish_profile).

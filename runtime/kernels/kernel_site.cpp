@@ -4,6 +4,7 @@
 
 #include "codegen/kernel/kernel_events.h"
 #include "runtime/kernels/kernel_runtime.h"
+#include "vm/core/nvtx_ranges.h"
 
 namespace tessera::kernels {
 
@@ -268,17 +269,26 @@ std::optional<Value> KernelSite::run_on(OnTarget& t, std::span<const Value> inpu
   return out;
 }
 
+const std::string& KernelSite::span_name() {
+  if (span_name_.empty()) span_name_ = kernel_span_name(*region_);
+  return span_name_;
+}
+
 Value KernelSite::run(std::span<const Value> inputs) {
   const bool spans = runtime_.events() && runtime_.events()->wants_spans();
   const double start = spans ? now_ms() : 0;
   const KernelTarget* ran = nullptr;
   Value out;
+  // Nsight's range for the call, named as the timeline's span; the device's
+  // phases (copy, mma, reduce) nest in it, and `host` where the host computes it.
+  const nvtx::Range call([&]() -> const std::string& { return span_name(); });
   if (std::optional<std::vector<int64_t>> sym = bind_symbols(*region_, inputs)) {
     for (OnTarget& t : targets_) {
       if (t.refused) {
         t.counters->refused.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
+      const nvtx::Range host(nvtx::Phase::Host, t.target.get() == &runtime_.cpu());
       if (std::optional<Value> v = run_on(t, inputs, *sym)) {
         out = std::move(*v);
         ran = t.target.get();
@@ -288,6 +298,7 @@ Value KernelSite::run(std::span<const Value> inputs) {
     }
   }
   if (!ran) {
+    const nvtx::Range host(nvtx::Phase::Host);
     runtime_.reference_runs().fetch_add(1, std::memory_order_relaxed);
     out = run_region_reference(*region_, inputs).at(0);
   }
@@ -296,7 +307,6 @@ Value KernelSite::run(std::span<const Value> inputs) {
   // moved (its tensor inputs and its output) and, for a leading matrix
   // product, its multiply-adds: the achieved GB/s and GFLOP/s.
   const double end = now_ms();
-  if (span_name_.empty()) span_name_ = kernel_span_name(*region_);
   const Region& r = *region_;
   int64_t bytes = static_cast<int64_t>(out.is_tensor() ? out.as_tensor()->nbytes() : 0);
   for (const Value& v : inputs)
@@ -315,7 +325,7 @@ Value KernelSite::run(std::span<const Value> inputs) {
   span.ops = static_cast<int64_t>(r.ops.size());
   span.bytes = bytes;
   span.flops = flops;
-  runtime_.events()->kernel_span(span_name_, span);
+  runtime_.events()->kernel_span(span_name(), span);
   return out;
 }
 

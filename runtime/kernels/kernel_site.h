@@ -78,6 +78,8 @@ class KernelSite {
   void request_k3(OnTarget& t, const DimSpec& spec, const std::vector<int64_t>& sym);
   void refuse(OnTarget& t, const std::string& why);
   void compiled(OnTarget& t, const TargetKernel& k);
+  // The timeline's and NVTX's name of its calls, made at the first that needs it.
+  const std::string& span_name();
   // Runs job on the background compiler, or now (background off).
   void post(std::function<void()> job);
 
@@ -85,7 +87,7 @@ class KernelSite {
   KernelRuntime& runtime_;
   std::vector<OnTarget> targets_;  // the device's first, the CPU's last
   std::string site_id_;            // kir::region_report_id (made when the device's time is first asked)
-  std::string span_name_;          // the timeline's name of its calls (made on the first timed call)
+  std::string span_name_;          // span_name(), once made
 };
 
 }  // namespace tessera::kernels

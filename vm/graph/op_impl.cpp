@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "vm/core/error.h"
+#include "vm/core/nvtx_ranges.h"
 
 namespace tessera::opimpl {
 
@@ -260,6 +261,12 @@ Value k_attention(const OpCall& c, TensorObj* out) {
 Value k_copy(const OpCall& c, TensorObj* out) {
   copy_kernel(c.tensor(0), *out);
   return {};
+}
+// One process is a world of one rank: the collective is a copy, shown to
+// Nsight as the `comm` range that collectives across processes will have.
+Value k_all_reduce(const OpCall& c, TensorObj* out) {
+  const nvtx::Range comm(nvtx::Phase::Comm);
+  return k_copy(c, out);
 }
 Value k_transpose(const OpCall& c, TensorObj* out) {
   permute_kernel(c.tensor(0), transpose_dims(c), *out);

@@ -72,6 +72,7 @@ Value k_layer_norm(const OpCall& c, TensorObj* out);
 Value k_rms_norm(const OpCall& c, TensorObj* out);
 Value k_attention(const OpCall& c, TensorObj* out);
 Value k_copy(const OpCall& c, TensorObj* out);
+Value k_all_reduce(const OpCall& c, TensorObj* out);
 Value k_transpose(const OpCall& c, TensorObj* out);
 Value k_permute(const OpCall& c, TensorObj* out);
 Value k_concat(const OpCall& c, TensorObj* out);
