@@ -42,6 +42,16 @@ void RecentLaunches::add(std::string line) {
   lines_.push_back(std::move(line));
 }
 
+void RecentEvents::add(std::string line) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ring_.add(std::move(line));
+}
+
+std::vector<std::string> RecentEvents::lines() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ring_.lines();
+}
+
 std::string write_gpu_crash(const GpuCrashReport& r, std::string& why) {
   static std::atomic<int> seq{0};
   const fs::path dir = crash_root() / ("tessera-crash-" + std::to_string(::getpid()) + "-" + std::to_string(seq++));
@@ -82,6 +92,9 @@ std::string write_gpu_crash(const GpuCrashReport& r, std::string& why) {
     std::string recent;
     for (const std::string& l : r.recent) recent += l + "\n";
     write_file(dir / "recent-launches.txt", recent);
+    std::string events;
+    for (const std::string& l : r.events) events += l + "\n";
+    write_file(dir / "recent-events.txt", events);
   } catch (const std::exception& e) {
     why = e.what();
     return {};

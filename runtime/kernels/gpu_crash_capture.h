@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +46,7 @@ struct GpuCrashReport {
   std::vector<int64_t> dims;
   std::vector<std::string> inputs;  // "f16 [2, 70, 80]", "scalar"
   std::vector<std::string> recent;  // the last launches, oldest first
+  std::vector<std::string> events;  // the kernel runtime's last JIT events, oldest first
 };
 
 // The launches a GPU target keeps for its crash captures: the last
@@ -57,6 +59,20 @@ class RecentLaunches {
 
  private:
   std::deque<std::string> lines_;
+};
+
+// The kernel runtime's last JIT events (kernels compiled, promoted to K3,
+// tuned, refused, dims made dynamic), one --jit-log line each, kept with or
+// without an event log: the runtime adds them, its device target's crash
+// captures read them (recent-events.txt). Thread-safe.
+class RecentEvents {
+ public:
+  void add(std::string line);
+  std::vector<std::string> lines() const;
+
+ private:
+  mutable std::mutex mu_;
+  RecentLaunches ring_;
 };
 
 // Writes `r` to a new crash directory; returns its path, or an empty

@@ -599,7 +599,13 @@ GpuCrashReport GpuTarget::crash_report(const std::string& error) const {
   c.device = backend_->describe();
   std::lock_guard<std::mutex> lock(mu_);
   c.recent = recent_.lines();
+  if (recent_events_) c.events = recent_events_->lines();
   return c;
+}
+
+void GpuTarget::set_recent_events(std::shared_ptr<const RecentEvents> e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  recent_events_ = std::move(e);
 }
 
 std::string GpuTarget::fault_message(const std::string& what, const std::string& error) const {

@@ -109,6 +109,8 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
   // The --stats lines ("  gpu: ..."), with the runtime's counters of this target.
   std::string report(const KernelRuntime& runtime) const;
 
+  void set_recent_events(std::shared_ptr<const RecentEvents> e) override;
+
   // Where the launches' spans on the device go (the timeline; null: nowhere).
   void set_events(std::shared_ptr<jit::JitEventLog> e);
 
@@ -148,6 +150,7 @@ class GpuTarget : public KernelTarget, public std::enable_shared_from_this<GpuTa
   Traffic traffic_;
   std::shared_ptr<jit::JitEventLog> events_;
   RecentLaunches recent_;
+  std::shared_ptr<const RecentEvents> recent_events_;  // the kernel runtime's
   std::unique_ptr<DeviceKernelProfile> profile_;
   uint64_t tuned_by_cupti_ = 0, tuned_by_events_ = 0;  // variants timed by each clock
   double last_site_flush_ms_ = 0;

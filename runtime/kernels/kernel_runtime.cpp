@@ -22,6 +22,7 @@ void KernelRuntime::configure(const KernelRuntimeConfig& c) {
 }
 
 void KernelRuntime::set_device(std::shared_ptr<KernelTarget> d) {
+  if (d) d->set_recent_events(recent_events_);
   std::lock_guard<std::mutex> lock(mu_);
   device_ = std::move(d);
   resolver_ = nullptr;
@@ -52,6 +53,7 @@ std::shared_ptr<KernelTarget> KernelRuntime::device() {
     generation = generation_;
   }
   std::shared_ptr<KernelTarget> d = resolve();
+  if (d) d->set_recent_events(recent_events_);
   std::lock_guard<std::mutex> lock(mu_);
   if (resolver_ && generation == generation_) {  // not replaced while it ran
     device_ = std::move(d);

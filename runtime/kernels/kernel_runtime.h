@@ -25,7 +25,9 @@
 
 #include "codegen/host/trace_abi.h"
 #include "codegen/kernel/kernel_compile_queue.h"
+#include "runtime/jit_clock.h"
 #include "runtime/jit_event_log.h"
+#include "runtime/kernels/gpu_crash_capture.h"
 #include "runtime/kernels/cpu_target.h"
 #include "runtime/kernels/kernel_store.h"
 #include "runtime/kernels/kernel_tuner.h"
@@ -101,11 +103,15 @@ class KernelRuntime : public jit::FusedCallRunner {
   // Where kernel events and spans go (null: nowhere).
   void set_events(std::shared_ptr<jit::JitEventLog> e);
   const std::shared_ptr<jit::JitEventLog>& events() const { return events_; }
-  // Reports an event to the log, if there is one; `fields` is called only then.
+  // Reports an event to the log, if there is one, and to the last events
+  // a crash capture keeps (kernel events are few: per site, not per call).
   template <class Fields>
   void event(jit::JitEventKind kind, Fields&& fields) const {
-    if (events_) events_->emit(kind, fields());
+    jit::EventFields f = fields();
+    recent_events_->add(jit::JitEventLog::line(jit::now_ms(), kind, f));
+    if (events_) events_->emit(kind, std::move(f));
   }
+  const std::shared_ptr<RecentEvents>& recent_events() const { return recent_events_; }
 
   // A fused call: the region's output for these inputs. Throws what the
   // interpreter's kernels throw. The site is found by the region, which the
@@ -148,6 +154,7 @@ class KernelRuntime : public jit::FusedCallRunner {
   uint64_t generation_ = 0;  // of the device or resolver set last
   std::mutex resolving_;     // held while a resolver runs
   std::shared_ptr<jit::JitEventLog> events_;
+  std::shared_ptr<RecentEvents> recent_events_ = std::make_shared<RecentEvents>();
   std::map<std::string, std::unique_ptr<TargetCounters>> counters_;  // under mu_ (the map; counters are atomic)
   std::map<std::string, std::string> first_failure_;
   std::atomic<uint64_t> reference_runs_{0};

@@ -23,6 +23,8 @@
 
 namespace tessera::kernels {
 
+class RecentEvents;  // gpu_crash_capture.h
+
 // A kernel a target made of a region: K2 (every dim a parameter) or K3 (the
 // settled dims constants, one variant).
 class TargetKernel {
@@ -89,6 +91,8 @@ class KernelTarget {
   // Milliseconds the device spent on the calls of `r` so far, where the
   // target measures it without cost to the calls (a GPU's CUPTI records);
   // nullopt: unknown (the K3 decision then counts calls only).
+  // The runtime's last JIT events, for crash captures (a GPU's).
+  virtual void set_recent_events(std::shared_ptr<const RecentEvents>) {}
   // `site_id`: kir::region_report_id of the site's region.
   virtual std::optional<double> site_device_ms(const std::string& site_id) {
     (void)site_id;

@@ -218,7 +218,8 @@ TEST(GpuEmulation, AKernelThatFaultsIsARuntimeErrorWithACrashCapture) {
   std::vector<fs::path> dirs;
   for (const auto& e : fs::directory_iterator(root)) dirs.push_back(e.path());
   ASSERT_EQ(dirs.size(), 1u);
-  for (const char* f : {"error.txt", "region.txt", "region.kir", "region.cu", "launch.json", "recent-launches.txt"})
+  for (const char* f :
+       {"error.txt", "region.txt", "region.kir", "region.cu", "launch.json", "recent-launches.txt", "recent-events.txt"})
     EXPECT_TRUE(fs::is_regular_file(dirs[0] / f)) << f;
   std::ifstream launch(dirs[0] / "launch.json");
   std::stringstream text;
@@ -229,6 +230,11 @@ TEST(GpuEmulation, AKernelThatFaultsIsARuntimeErrorWithACrashCapture) {
   std::string first;
   EXPECT_TRUE(std::getline(recent, first));
   EXPECT_NE(first.find("blocks"), std::string::npos) << first;
+  // The JIT's last events: the K2 kernel the faulting call ran was compiled.
+  std::ifstream events(dirs[0] / "recent-events.txt");
+  std::stringstream event_text;
+  event_text << events.rdbuf();
+  EXPECT_NE(event_text.str().find("kernel.compiled"), std::string::npos) << event_text.str();
   fs::remove_all(root);
 }
 

@@ -53,6 +53,7 @@ TEST(GpuCrashCapture, WritesTheRegionKernelsAndLaunch) {
   c.dims = {3000};
   c.inputs = {"f32 [3000]"};
   c.recent = {"tsr_region K3: 3 blocks", "tsr_region K3: 3 blocks"};
+  c.events = {"[jit 1.000] kernel.compiled tier=K2", "[jit 2.000] kernel.promoted dims=[3000]"};
   const fs::path root = fs::temp_directory_path() / ("tessera-crash-unit-" + std::to_string(::getpid()));
   fs::remove_all(root);
   ::setenv("TESSERA_CRASH_DIR", root.c_str(), 1);
@@ -71,6 +72,7 @@ TEST(GpuCrashCapture, WritesTheRegionKernelsAndLaunch) {
                            "\"f32 [3000]\""})
     EXPECT_NE(launch.find(want), std::string::npos) << want << "\n" << launch;
   EXPECT_EQ(read(dir / "recent-launches.txt"), "tsr_region K3: 3 blocks\ntsr_region K3: 3 blocks\n");
+  EXPECT_EQ(read(dir / "recent-events.txt"), "[jit 1.000] kernel.compiled tier=K2\n[jit 2.000] kernel.promoted dims=[3000]\n");
   fs::remove_all(root);
 }
 
