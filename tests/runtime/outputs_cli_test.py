@@ -64,7 +64,10 @@ def interrupted_run(vm, work, sig):
         check(seen, f"{name}: the JIT log holds the trace's compile while the run goes on")
         check(wait_for(os.path.join(dump, "events.jsonl"), '"trace.compiled"', 10),
               f"{name}: events.jsonl holds it too")
-        time.sleep(0.2)  # some fused calls
+        # Some fused calls: their kernel is compiled in the background, which
+        # on a loaded machine takes longer than any fixed wait.
+        check(wait_for(log, "kernel.compiled"), f"{name}: the loop's kernel is compiled while the run goes on")
+        time.sleep(0.2)
         p.send_signal(sig)
         _, err = p.communicate(timeout=60)
     finally:
