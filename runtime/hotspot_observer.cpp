@@ -9,6 +9,7 @@
 #include "runtime/device/cuda_backend.h"
 #endif
 #include "vm/bytecode/bytecode.h"
+#include "vm/core/nvtx_ranges.h"
 
 namespace tessera {
 
@@ -204,6 +205,9 @@ void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
   if (gpu_) os << gpu_->report(kernels_);
   else if (const auto& d = device())
     os << fmt::format("  gpu profile: CUPTI not loaded: no kernel ran on a GPU (device: {})\n", d->describe());
+  // attached() asks NVTX once; with no tool it loads nothing.
+  os << (nvtx::attached() ? "  nvtx: a tool is attached (NVTX_INJECTION64_PATH): ranges of the Tessera domain\n"
+                          : "  nvtx: no tool attached: nothing loaded, ranges are not made\n");
   if (params_.enabled) {
     os << fmt::format("  hot loops: {} (each reported once per {} back-edges{})\n", loops_.size(), params_.hotloop,
                       params_.hotwork ? fmt::format(", fewer after tensor work: one more per {} elements made",

@@ -72,6 +72,12 @@ with tempfile.TemporaryDirectory() as tmp:
     loaded = [l for l in plain.stderr.splitlines() if any("nvtx" in os.path.basename(f).lower() for f in LOADED.findall(l))]
     check(not loaded, "without NVTX_INJECTION64_PATH the loader loads no NVTX library", "\n".join(loaded[:5]))
     check(not os.path.exists(log), "without NVTX_INJECTION64_PATH the double is not called")
+    stats = run("cpu", env, ["--stats"])
+    check("  nvtx: no tool attached: nothing loaded" in stats.stderr, "without a tool --stats says NVTX loads nothing",
+          stats.stderr[-2000:])
+    stats = run("cpu", tool, ["--stats"])
+    check("  nvtx: a tool is attached" in stats.stderr, "with the tool --stats says it is attached", stats.stderr[-2000:])
+    os.remove(log)
 
     # On the CPU.
     p = run("cpu", {**tool, "LD_DEBUG": "files"})
