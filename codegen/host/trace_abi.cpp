@@ -195,13 +195,24 @@ extern "C" {
 
 void tessera_jit_free(uint64_t obj) { tessera::free_object(reinterpret_cast<tessera::Obj*>(obj)); }
 
+// A void helper cannot make its trace exit, and the trace cannot go on
+// without the elements (a loop trace might not exit for a long time): the
+// run ends here with the runtime error's status, 1, as a fault in a fused
+// call ends it (after its crash capture, which the message names). Not
+// exit(): other threads (the compilers) still run, and static destructors
+// would race them; what the program printed is flushed first.
 void tessera_jit_tensor_fetch(const tessera::TensorObj* tensor) {
   try {
     tensor->data();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tessera-vm: fatal: a compiled trace needs a tensor's elements that the device cannot copy back: %s\n",
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "tessera-vm: runtime error in a compiled trace, which needs a tensor's elements that the device cannot "
+                 "copy back: %s\ntessera-vm: the run stops here (exit status 1; --stats, --dump and --metrics are not "
+                 "written)\n",
                  e.what());
-    std::abort();
+    std::fflush(stderr);
+    std::_Exit(1);
   }
 }
 

@@ -149,6 +149,18 @@ void EmulatedBackend::upload(DevicePtr to, const void* from, size_t bytes) {
 }
 
 void EmulatedBackend::download(void* to, DevicePtr from, size_t bytes) {
+  // TESSERA_TEST_GPU_FAULT=download:N: the Nth download (and every one
+  // after) faults, as a GPU reports a kernel's fault at the next copy that
+  // waits for it: the tests of a fault surfacing where a compiled trace
+  // reads a tensor's elements.
+  static const long fault_at = [] {
+    const char* v = std::getenv("TESSERA_TEST_GPU_FAULT");
+    return v && std::strncmp(v, "download:", 9) == 0 ? std::atol(v + 9) : 0L;
+  }();
+  static std::atomic<long> downloads{0};
+  if (fault_at > 0 && ++downloads >= fault_at)
+    throw DeviceFault("a copy to the host: an illegal memory access (TESSERA_TEST_GPU_FAULT=download:" +
+                      std::to_string(fault_at) + ", a test switch)");
   if (bytes) std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
 }
 
