@@ -75,11 +75,14 @@ struct ChipConfig {
 };
 
 // CUPTI's profiler state of the process; held for a whole measurement
-// (one range profiler per context). Never freed: CUPTI is never unloaded.
+// (one range profiler per context). Never freed: CUPTI is never unloaded,
+// and its host objects stay reachable from the chips' map, which is never
+// destroyed either (a static map's destructor at exit would leave them to
+// LeakSanitizer as leaks).
 std::mutex mu;
 std::string init_failed;  // cuptiProfilerInitialize's failure
 bool initialized = false;
-std::map<std::string, ChipConfig> chips;
+std::map<std::string, ChipConfig>& chips = *new std::map<std::string, ChipConfig>;
 
 // The metric sets tried in order: a chip that lacks the pipe-wide tensor
 // metric may have the HMMA one; one with neither is measured without it.
