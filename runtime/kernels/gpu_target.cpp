@@ -562,7 +562,7 @@ void GpuTarget::launch_timed(const Region& r, const TargetKernel& k, const std::
   span.tier = k.tier();
   span.blocks = grid[0] * grid[1] * grid[2];
   span.bytes = bytes;
-  e->kernel_span("gpu " + kir::region_report_id(r) + " (" + kir::region_ops_text(r) + ")", span);
+  e->kernel_span(g.site, span);
 }
 
 void GpuTarget::measure_metrics(const Region& r, const TargetKernel& kernel, std::span<const Value> inputs,
