@@ -113,7 +113,6 @@ void DeviceKernelProfile::flush(bool synced) {
       k.dynamic_smem = r.dynamic_smem;
       k.threads = r.threads_per_block();
       k.blocks = r.blocks();
-      k.occupancy = theoretical_occupancy(k.threads, k.registers, int64_t{k.static_smem} + k.dynamic_smem, limits_);
     }
     // After a sync, notes older than the newest id with records have had
     // all their records (or launched nothing).
@@ -152,6 +151,7 @@ std::vector<ProfiledKernel> DeviceKernelProfile::kernels() const {
   std::vector<ProfiledKernel> out;
   for (const auto& [key, k] : kernels_) {
     out.push_back(k);
+    out.back().occupancy = theoretical_occupancy(k.threads, k.registers, int64_t{k.static_smem} + k.dynamic_smem, limits_);
     if (auto m = metrics_.find({k.site, k.name, k.variant}); m != metrics_.end()) out.back().metrics = m->second;
   }
   return out;

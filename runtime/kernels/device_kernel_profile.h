@@ -60,7 +60,7 @@ struct ProfiledKernel {
   uint32_t registers = 0;
   int32_t static_smem = 0, dynamic_smem = 0;
   int64_t threads = 0, blocks = 0;  // per launch (the last one's)
-  double occupancy = 0;             // theoretical, in [0, 1]; 0: limits unknown
+  double occupancy = 0;             // theoretical, in [0, 1] (made by kernels()); 0: limits unknown
   KernelMetricValues metrics;
   // Achieved rates, and the roofline's bound at this kernel's arithmetic
   // intensity (min(peak FLOP/s, intensity x peak bandwidth)); 0: unknown.
