@@ -19,7 +19,7 @@ endif()
 set(TESSERA_COMPONENT_LIBRARIES
   tessera_core tessera_frontend tessera_compiler tessera_builtins tessera_graph tessera_tensor tessera_interp
   tessera_tracer tessera_optimizer tessera_deopt tessera_kernel tessera_kernel_cuda tessera_kernel_cpu
-  tessera_codegen tessera_llvm tessera_llvm_objects tessera_device tessera_runtime tessera_embed)
+  tessera_codegen tessera_llvm tessera_llvm_objects tessera_device tessera_comm tessera_runtime tessera_embed)
 
 add_library(tessera SHARED $<TARGET_OBJECTS:tessera_embed> runtime/embed/shared_library_stderr.c)
 target_link_libraries(tessera PRIVATE tessera_embed)

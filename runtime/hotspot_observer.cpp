@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "runtime/comm/process_world.h"
 #include "runtime/device/emulated_backend.h"
 #ifndef TESSERA_NO_CUDA_HEADERS
 #include "runtime/device/cuda_backend.h"
@@ -201,6 +202,7 @@ void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
     else os << " " << name << "=" << value;
   }
   os << "\n";
+  os << comm::collectives_stats_line();
   if (const auto& d = device()) os << fmt::format("  device: {}\n", d->describe());
   if (gpu_) os << gpu_->report(kernels_);
   else if (const auto& d = device())

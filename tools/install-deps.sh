@@ -8,7 +8,8 @@ PACKAGES=(build-essential cmake ninja-build pkg-config python3 libgtest-dev libg
           libbenchmark-dev libcli11-dev libfmt-dev nlohmann-json3-dev libopenblas-dev
           llvm-19-dev libasmjit-dev libsleef-dev libtbb-dev lua5.4 luajit pypy3
           python3-numpy python3-scipy python3-torch libboost-context-dev graphviz chromium
-          libdlpack-dev pybind11-dev python3-dev zlib1g-dev libzstd-dev ccache gdb)
+          libdlpack-dev pybind11-dev python3-dev zlib1g-dev libzstd-dev ccache gdb
+          openmpi-bin libopenmpi-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -24,11 +24,11 @@ DynamicLibrary::~DynamicLibrary() {
   if (handle_ && !keep_) dlclose(handle_);
 }
 
-DynamicLibrary DynamicLibrary::open_first(const std::vector<std::string>& candidates) {
+DynamicLibrary DynamicLibrary::open_first(const std::vector<std::string>& candidates, bool global) {
   DynamicLibrary lib;
   std::string others;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    void* handle = dlopen(candidates[i].c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* handle = dlopen(candidates[i].c_str(), RTLD_NOW | (global ? RTLD_GLOBAL : RTLD_LOCAL));
     if (handle) {
       lib.handle_ = handle;
       lib.path_ = candidates[i];

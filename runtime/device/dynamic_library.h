@@ -21,7 +21,9 @@ class DynamicLibrary {
   // RTLD_LOCAL: its symbols stay out of the global namespace). When none
   // does, the result is not open and `error()` has the first candidate's
   // dlerror text (the one a user most likely meant), then the others tried.
-  static DynamicLibrary open_first(const std::vector<std::string>& candidates);
+  // `global`: RTLD_GLOBAL instead, for a library whose own plugins resolve
+  // symbols against it (Open MPI's).
+  static DynamicLibrary open_first(const std::vector<std::string>& candidates, bool global = false);
 
   bool is_open() const { return handle_ != nullptr; }
   // The candidate that was opened ("" when none was).

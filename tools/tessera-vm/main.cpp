@@ -24,7 +24,9 @@
 #include "runtime/jit_params.h"
 #include "runtime/hotspot_observer.h"
 #include "runtime/jit_event_log.h"
+#include "runtime/comm/process_world.h"
 #include "runtime/run_metrics.h"
+#include "vm/graph/collectives.h"
 #include "runtime/trace_viewer.h"
 #include "tools/tessera-vm/signal_outputs.h"
 #include "vm/interp/vm.h"
@@ -216,6 +218,13 @@ int run_cli(int argc, char** argv) {
       ->type_name("N")
       ->default_val(dump_keep)
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
+  int64_t comm_timeout = 0;
+  run->add_option("--comm-timeout", comm_timeout,
+                  "Under mpirun: seconds a collective (all_reduce, barrier, send, ...) waits for the other ranks "
+                  "before it fails, naming the ranks that never came (as --jit-param commtimeout=SECONDS; "
+                  "default 60); docs/distributed.md")
+      ->type_name("SECONDS")
+      ->check(CLI::Range(int64_t{1}, int64_t{86400}));
   std::string jit_log;
   run->add_flag("--jit-log{-}", jit_log,
                 "Print a line per JIT event as it happens (recording started, trace stopped or aborted, compiled, "
@@ -252,6 +261,8 @@ int run_cli(int argc, char** argv) {
               "                         kernels built by $TESSERA_EMULATION_CXX, default c++, with Boost.Context)\n"
               "  TESSERA_CUPTI_LIBRARY  the CUPTI library that records GPU kernels (cupti=1; default libcupti.so.13,\n"
               "                         then lib64 of $CUDA_HOME and of /usr/local/cuda); loaded only with a GPU\n"
+              "  TESSERA_MPI_LIBRARY    under mpirun: the MPI library collectives use (default libmpi.so.40, then\n"
+              "                         libmpi.so; Open MPI's ABI); a run without mpirun loads none\n"
               "  TESSERA_CRASH_DIR      where a GPU kernel that faults leaves its crash capture (the region, kernel\n"
               "                         IR, CUDA C++, launch.json: tessera-crash-PID-N; default the temporary\n"
               "                         directory, $TMPDIR or /tmp)\n");
@@ -273,6 +284,7 @@ int run_cli(int argc, char** argv) {
       }
     }
     if (profile_kernels) jit_params.set("kprofile=1");
+    if (comm_timeout > 0) jit_params.set("commtimeout=" + std::to_string(comm_timeout));
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" that exit 0; real usage errors exit 2.
     int code = app.exit(e);
@@ -282,8 +294,20 @@ int run_cli(int argc, char** argv) {
   // Before the VM and the JIT start threads, which inherit its signal mask.
   static tessera::cli::SignalOutputs& signals = *new tessera::cli::SignalOutputs;
 
+  // Under mpirun this process is one rank: MPI is loaded and started before
+  // the script runs (exit status 2 where it cannot be).
+  if (run->parsed()) {
+    try {
+      tessera::comm::join_world(static_cast<double>(jit_params.commtimeout));
+    } catch (const std::runtime_error& e) {
+      std::cerr << "tessera-vm: " << e.what() << "\n";
+      return 2;
+    }
+  }
   tessera::VMOptions opts;
   opts.script_args = std::move(script_args);
+  if (tessera::process_collectives().distributed())
+    opts.error_prefix = "[rank " + std::to_string(tessera::process_collectives().rank()) + "] ";
   opts.max_depth = max_depth;
   if (run->parsed()) {
     const uint64_t limit = max_memory == "default" ? default_memory_limit() : *parse_memory_size(max_memory);
@@ -431,6 +455,9 @@ int run_cli(int argc, char** argv) {
       });
   }
   if (!outputs_written && status == tessera::RunStatus::Ok) status = tessera::RunStatus::RuntimeError;
+  // A rank that failed leaves without MPI_Finalize: mpirun then ends the
+  // others (and names this one) instead of their waiting for it.
+  if (status == tessera::RunStatus::Ok) tessera::comm::leave_world();
   if (runtime.compile_abandoned()) {
     // A compile thread still reads the traces (CompileWorker::abandon): end
     // here, running no destructor under it.

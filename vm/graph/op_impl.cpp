@@ -4,6 +4,7 @@
 
 #include "vm/core/error.h"
 #include "vm/core/nvtx_ranges.h"
+#include "vm/graph/collectives.h"
 
 namespace tessera::opimpl {
 
@@ -137,10 +138,66 @@ Shape shape_slice(const OpCall& c) {
   return s;
 }
 
-Shape shape_all_reduce(const OpCall& c) {
+namespace {
+
+// all_reduce's and reduce_scatter's op=: one of reduce_op_named's, and a
+// number dtype for avg (bool has no average).
+ReduceOp reduce_op_of(const OpCall& c) {
   std::string_view op = c.attr("op").as_str()->view();
-  if (op != "sum" && op != "max" && op != "min" && op != "avg")
-    throw RuntimeError(prefix(c) + "op must be \"sum\", \"max\", \"min\" or \"avg\", got \"" + std::string(op) + "\"");
+  std::optional<ReduceOp> r = reduce_op_named(op);
+  if (!r)
+    throw RuntimeError(prefix(c) + "op must be \"sum\", \"prod\", \"max\", \"min\" or \"avg\", got \"" +
+                       std::string(op) + "\"");
+  if (*r == ReduceOp::Avg && c.tensor(0).dtype == DType::Bool)
+    throw RuntimeError(prefix(c) + "op \"avg\" needs a number dtype, got bool");
+  return *r;
+}
+
+// A rank given as input `i` (send's dst, recv's src) or as attribute root=.
+int rank_arg(const OpCall& c, const Value& v, const char* role) {
+  if (!v.is_int()) throw RuntimeError(prefix(c) + role + " must be int, got " + type_name(v));
+  if (std::string_view(role) == "root") process_collectives().check_rank(c.name(), role, v.as_int());
+  else process_collectives().check_peer(c.name(), role, v.as_int());
+  return static_cast<int>(v.as_int());
+}
+
+}  // namespace
+
+Shape shape_all_reduce(const OpCall& c) {
+  reduce_op_of(c);
+  return c.tensor(0).shape;
+}
+
+Shape shape_all_gather(const OpCall& c) {
+  const TensorObj& t = c.tensor(0);
+  if (t.rank() == 0) throw RuntimeError(prefix(c) + "needs a tensor of rank 1 or more, got a scalar tensor");
+  Shape s = t.shape;
+  s[static_cast<size_t>(normalize_axis(c.attr("axis").as_int(), t.rank(), c.name()))] *= process_collectives().size();
+  return s;
+}
+
+Shape shape_reduce_scatter(const OpCall& c) {
+  reduce_op_of(c);
+  const TensorObj& t = c.tensor(0);
+  if (t.rank() == 0) throw RuntimeError(prefix(c) + "needs a tensor of rank 1 or more, got a scalar tensor");
+  const int ax = normalize_axis(c.attr("axis").as_int(), t.rank(), c.name());
+  const int64_t w = process_collectives().size();
+  Shape s = t.shape;
+  if (s[static_cast<size_t>(ax)] % w != 0)
+    throw RuntimeError(prefix(c) + "dim " + std::to_string(ax) + " of shape " + shape_str(t.shape) + " (" +
+                       std::to_string(s[static_cast<size_t>(ax)]) + ") is not a multiple of the world size " +
+                       std::to_string(w));
+  s[static_cast<size_t>(ax)] /= w;
+  return s;
+}
+
+Shape shape_broadcast_from(const OpCall& c) {
+  rank_arg(c, c.attr("root"), "root");
+  return c.tensor(0).shape;
+}
+
+Shape shape_recv(const OpCall& c) {
+  rank_arg(c, c.inputs[1], "src");
   return c.tensor(0).shape;
 }
 
@@ -262,11 +319,46 @@ Value k_copy(const OpCall& c, TensorObj* out) {
   copy_kernel(c.tensor(0), *out);
   return {};
 }
-// One process is a world of one rank: the collective is a copy, shown to
-// Nsight as the `comm` range that collectives across processes will have.
+// The collectives (vm/graph/collectives.h), each a `comm` range for Nsight.
 Value k_all_reduce(const OpCall& c, TensorObj* out) {
   const nvtx::Range comm(nvtx::Phase::Comm);
-  return k_copy(c, out);
+  process_collectives().all_reduce(c.tensor(0), reduce_op_of(c), *out);
+  return {};
+}
+Value k_all_gather(const OpCall& c, TensorObj* out) {
+  const nvtx::Range comm(nvtx::Phase::Comm);
+  const TensorObj& t = c.tensor(0);
+  process_collectives().all_gather(t, normalize_axis(c.attr("axis").as_int(), t.rank(), c.name()), *out);
+  return {};
+}
+Value k_reduce_scatter(const OpCall& c, TensorObj* out) {
+  const nvtx::Range comm(nvtx::Phase::Comm);
+  const TensorObj& t = c.tensor(0);
+  process_collectives().reduce_scatter(t, reduce_op_of(c), normalize_axis(c.attr("axis").as_int(), t.rank(), c.name()),
+                                       *out);
+  return {};
+}
+Value k_broadcast_from(const OpCall& c, TensorObj* out) {
+  const nvtx::Range comm(nvtx::Phase::Comm);
+  process_collectives().broadcast(c.tensor(0), rank_arg(c, c.attr("root"), "root"), *out);
+  return {};
+}
+Value k_barrier(const OpCall&, TensorObj*) {
+  const nvtx::Range comm(nvtx::Phase::Comm);
+  process_collectives().barrier();
+  return {};
+}
+Value k_send(const OpCall& c, TensorObj*) {
+  const nvtx::Range comm(nvtx::Phase::Comm);
+  const TensorObj& t = c.tensor(0);
+  if (!c.inputs[1].is_int()) throw RuntimeError(prefix(c) + "dst must be int, got " + type_name(c.inputs[1]));
+  process_collectives().send(t, static_cast<int>(c.inputs[1].as_int()));
+  return {};
+}
+Value k_recv(const OpCall& c, TensorObj* out) {
+  const nvtx::Range comm(nvtx::Phase::Comm);
+  process_collectives().recv(*out, rank_arg(c, c.inputs[1], "src"));
+  return {};
 }
 Value k_transpose(const OpCall& c, TensorObj* out) {
   permute_kernel(c.tensor(0), transpose_dims(c), *out);
@@ -286,7 +378,7 @@ Value k_slice(const OpCall& c, TensorObj* out) {
   slice_kernel(c.tensor(0), slice_bounds(c.tensor(0), c.inputs[1], c.inputs[2], c.inputs[3], c.name()), *out);
   return {};
 }
-Value k_world_size(const OpCall&, TensorObj*) { return Value::integer(1); }
-Value k_world_rank(const OpCall&, TensorObj*) { return Value::integer(0); }
+Value k_world_size(const OpCall&, TensorObj*) { return Value::integer(process_collectives().size()); }
+Value k_world_rank(const OpCall&, TensorObj*) { return Value::integer(process_collectives().rank()); }
 
 }  // namespace tessera::opimpl

@@ -28,6 +28,10 @@ Shape shape_permute(const OpCall& c);
 Shape shape_concat(const OpCall& c);
 Shape shape_slice(const OpCall& c);
 Shape shape_all_reduce(const OpCall& c);
+Shape shape_all_gather(const OpCall& c);
+Shape shape_reduce_scatter(const OpCall& c);
+Shape shape_broadcast_from(const OpCall& c);
+Shape shape_recv(const OpCall& c);
 
 // ---- dtype inference
 DType dtype_from_attr(const OpCall& c);
@@ -73,6 +77,12 @@ Value k_rms_norm(const OpCall& c, TensorObj* out);
 Value k_attention(const OpCall& c, TensorObj* out);
 Value k_copy(const OpCall& c, TensorObj* out);
 Value k_all_reduce(const OpCall& c, TensorObj* out);
+Value k_all_gather(const OpCall& c, TensorObj* out);
+Value k_reduce_scatter(const OpCall& c, TensorObj* out);
+Value k_broadcast_from(const OpCall& c, TensorObj* out);
+Value k_barrier(const OpCall& c, TensorObj* out);
+Value k_send(const OpCall& c, TensorObj* out);
+Value k_recv(const OpCall& c, TensorObj* out);
 Value k_transpose(const OpCall& c, TensorObj* out);
 Value k_permute(const OpCall& c, TensorObj* out);
 Value k_concat(const OpCall& c, TensorObj* out);

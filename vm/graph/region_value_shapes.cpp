@@ -4,7 +4,8 @@
 // whose result shape comes from values (a shape operand: zeros ones full
 // randn rand reshape; a count: slice arange concat; tensor() of a nested
 // list of numbers, one scalar operand each, its dims RegionAttrs::axes) or
-// is the operand's (all_reduce).
+// is the operand's (all_reduce, broadcast, recv's like). all_gather and
+// reduce_scatter stay untyped: their results enter the graph where used.
 // One rule per operation, in a table.
 //
 // Where no operand gives a result dim (slice's axis, arange's length,
@@ -71,6 +72,11 @@ bool Region::add_value_shaped(OpId op, std::vector<int>& args, const Types& ts, 
   static constexpr Rule kRandom = [](Region& r, const Types& ts, const RegionAttrs& a) -> std::optional<Typed> {
     if (!dtype_is_float(a.cast_to)) return std::nullopt;  // the interpreter raises
     return kCreate(r, ts, a);
+  };
+  // The collectives whose result is of their operand's type.
+  static constexpr Rule kOperandType = [](Region&, const Types& ts, const RegionAttrs&) -> std::optional<Typed> {
+    if (ts.size() != 1 || !ts[0].tensor) return std::nullopt;
+    return Typed{ts[0], RegionAttrs{}};
   };
   struct Row {
     OpId op;
@@ -198,10 +204,12 @@ bool Region::add_value_shaped(OpId op, std::vector<int>& args, const Types& ts, 
          for (int d : a.axes) dims.push_back(d == 1 ? kDimOne : r.new_symbol());
          return Typed{*tensor_of(kept.cast_to, std::move(dims)), kept};
        }},
-      {OpId::AllReduce,  // one process: a copy
-       [](Region&, const Types& ts, const RegionAttrs&) -> std::optional<Typed> {
-         if (ts.size() != 1 || !ts[0].tensor) return std::nullopt;
-         return Typed{ts[0], RegionAttrs{}};
+      {OpId::AllReduce, kOperandType},      // every rank's tensor reduced
+      {OpId::BroadcastFrom, kOperandType},  // the root's tensor
+      {OpId::Recv,  // recv(like, src): like's type
+       [](Region& r, const Types& ts, const RegionAttrs& a) -> std::optional<Typed> {
+         if (ts.size() != 2 || ts[1].tensor || ts[1].shape || ts[1].scalar != ScalarKind::Int) return std::nullopt;
+         return kOperandType(r, Types{ts[0]}, a);
        }},
   };
   for (const Row& row : kRules) {

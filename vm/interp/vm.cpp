@@ -139,7 +139,7 @@ RunStatus VM::report_runtime_error(const std::string& filename, const ScriptErro
   if (error.message == "out of memory" && !opts_.out_of_memory_note.empty())
     last_error_.message += " (" + opts_.out_of_memory_note + ")";
   last_error_.traceback = format_traceback(filename, error);
-  last_error_.report = where + ":" + std::to_string(line) + ": runtime error: " + last_error_.message + "\n" +
+  last_error_.report = opts_.error_prefix + where + ":" + std::to_string(line) + ": runtime error: " + last_error_.message + "\n" +
                        last_error_.traceback;
   if (opts_.report_errors) {
     err() << last_error_.report;

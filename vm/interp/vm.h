@@ -37,6 +37,9 @@ struct VMOptions {
   bool report_errors = true;
   // Appended to an "out of memory" error (the CLI: which --max-memory limit).
   std::string out_of_memory_note;
+  // Put before each runtime error's report: under mpirun, "[rank 1] ", so
+  // that the interleaved output of several ranks says whose error it is.
+  std::string error_prefix;
 };
 
 // The last error of a run or call, as the CLI would print it.

@@ -142,8 +142,22 @@ TEST(Api, AllcloseAndDistributed) {
   Value r = call("all_reduce", {a}, {{"op", make_str("max")}});
   EXPECT_NE(r.as_tensor(), a.as_tensor());
   EXPECT_EQ(vals(r), vals(a));
-  EXPECT_EQ(error_of([&] { call("all_reduce", {a}, {{"op", make_str("prod")}}); }),
-            "all_reduce: op must be \"sum\", \"max\", \"min\" or \"avg\", got \"prod\"");
+  EXPECT_EQ(vals(call("all_reduce", {a}, {{"op", make_str("prod")}})), vals(a));
+  EXPECT_EQ(error_of([&] { call("all_reduce", {a}, {{"op", make_str("median")}}); }),
+            "all_reduce: op must be \"sum\", \"prod\", \"max\", \"min\" or \"avg\", got \"median\"");
+  // One rank: the collectives are copies, and send and recv have no peer.
+  EXPECT_EQ(vals(call("all_gather", {a})), vals(a));
+  EXPECT_EQ(vals(call("reduce_scatter", {a})), vals(a));
+  EXPECT_EQ(vals(call("broadcast", {a})), vals(a));
+  EXPECT_TRUE(call("barrier", {}).is_nil());
+  EXPECT_EQ(error_of([&] { call("broadcast", {a}, {{"root", Value::integer(1)}}); }),
+            "broadcast: root 1 is not a rank of a world of 1 rank (0)");
+  EXPECT_EQ(error_of([&] { call("send", {a, Value::integer(1)}); }),
+            "send: no peer: a run without mpirun is one rank (mpirun -np N starts N)");
+  EXPECT_EQ(error_of([&] { call("recv", {a, Value::integer(0)}); }),
+            "recv: no peer: a run without mpirun is one rank (mpirun -np N starts N)");
+  EXPECT_EQ(error_of([&] { call("all_reduce", {make_t({1}, {1}, DType::Bool)}, {{"op", make_str("avg")}}); }),
+            "all_reduce: op \"avg\" needs a number dtype, got bool");
 }
 
 TEST(Api, BuiltinTableCoversSection7) {
@@ -154,10 +168,10 @@ TEST(Api, BuiltinTableCoversSection7) {
                         "silu", "sin", "cos", "softplus", "erf", "min", "max", "where", "cast", "sum", "mean", "amax", "amin",
                         "argmax", "matmul", "softmax", "layer_norm", "rms_norm", "attention", "reshape",
                         "transpose", "permute", "concat", "slice", "allclose", "world_size", "world_rank",
-                        "all_reduce"})
+                        "all_reduce", "all_gather", "reduce_scatter", "broadcast", "barrier", "send", "recv"})
     EXPECT_TRUE(names.count(n)) << n;
   EXPECT_FALSE(names.count("add"));  // operators are ops but not built-ins
-  EXPECT_EQ(names.size(), 49u);
+  EXPECT_EQ(names.size(), 55u);
   for (const OpDef& d : op_table()) EXPECT_EQ(&op_def(d.id), &d);
 }
 

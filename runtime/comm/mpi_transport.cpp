@@ -1,0 +1,169 @@
+#include "runtime/comm/mpi_transport.h"
+
+#include <fmt/format.h>
+#include <sched.h>
+
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+
+namespace tessera::comm {
+
+namespace {
+
+// Tags on Tessera's communicator: step descriptions, and send/recv's messages.
+constexpr int kTagExchange = 1;
+constexpr int kTagPointToPoint = 2;
+
+// MPI counts are ints: larger payloads move in chunks (all_reduce) or are
+// refused with a message (the others).
+int count_of(size_t n, const char* what) {
+  if (n > static_cast<size_t>(INT_MAX))
+    throw std::runtime_error(fmt::format("{}: {} elements per rank is more than MPI's int count holds", what, n));
+  return static_cast<int>(n);
+}
+
+size_t elem_size(CommElem e) { return e == CommElem::U8 ? 1 : e == CommElem::I64 ? 8 : 4; }
+
+}  // namespace
+
+MpiTransport::MpiTransport(const MpiLibrary& mpi) : mpi_(mpi) {
+  const auto& api = mpi.api();
+  mpi.check(api.MPI_Comm_dup(mpi.comm_world, &comm_), "MPI_Comm_dup");
+  mpi.check(api.MPI_Comm_set_errhandler(comm_, mpi.errors_return), "MPI_Comm_set_errhandler");
+  mpi.check(api.MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  mpi.check(api.MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+}
+
+std::string MpiTransport::describe() const { return mpi_.version(); }
+
+MpiDatatype MpiTransport::type_of(CommElem e) const {
+  switch (e) {
+    case CommElem::F32: return mpi_.type_float;
+    case CommElem::I32: return mpi_.type_int32;
+    case CommElem::I64: return mpi_.type_int64;
+    case CommElem::U8: return mpi_.type_uint8;
+  }
+  return mpi_.type_byte;
+}
+
+MpiOp MpiTransport::op_of(ReduceOp op) const {
+  switch (op) {
+    case ReduceOp::Prod: return mpi_.op_prod;
+    case ReduceOp::Max: return mpi_.op_max;
+    case ReduceOp::Min: return mpi_.op_min;
+    default: return mpi_.op_sum;
+  }
+}
+
+// MPI progresses inside MPI_Test; after a short spin the poll yields the
+// core, so that oversubscribed ranks (more ranks than cores) still progress.
+bool MpiTransport::wait(std::vector<MpiRequest>& reqs, std::vector<char>& done, CommDeadline deadline) const {
+  done.assign(reqs.size(), 0);
+  size_t left = reqs.size();
+  for (unsigned spins = 0; left > 0; ++spins) {
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      if (done[i]) continue;
+      int flag = 0;
+      mpi_.check(mpi_.api().MPI_Test(&reqs[i], &flag, nullptr), "MPI_Test");
+      if (flag) {
+        done[i] = 1;
+        --left;
+      }
+    }
+    if (left == 0) break;
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    if (spins > 256) sched_yield();
+  }
+  return true;
+}
+
+void MpiTransport::wait_one(MpiRequest req, CommDeadline deadline, const char* what) const {
+  std::vector<MpiRequest> reqs{req};
+  std::vector<char> done;
+  if (!wait(reqs, done, deadline)) throw CommTimeout(fmt::format("{} did not complete", what), {});
+}
+
+void MpiTransport::exchange(const void* mine, void* all, size_t bytes, CommDeadline deadline) {
+  const auto& api = mpi_.api();
+  auto* out = static_cast<unsigned char*>(all);
+  std::memcpy(out + static_cast<size_t>(rank_) * bytes, mine, bytes);
+  // Receives first (one per peer, in rank order), then sends.
+  std::vector<MpiRequest> reqs;
+  std::vector<int> peers;
+  const int n = count_of(bytes, "exchange");
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    MpiRequest req = nullptr;
+    mpi_.check(api.MPI_Irecv(out + static_cast<size_t>(r) * bytes, n, mpi_.type_byte, r, kTagExchange, comm_, &req),
+               "MPI_Irecv");
+    reqs.push_back(req);
+    peers.push_back(r);
+  }
+  const size_t receives = reqs.size();
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_) continue;
+    MpiRequest req = nullptr;
+    mpi_.check(api.MPI_Isend(mine, n, mpi_.type_byte, r, kTagExchange, comm_, &req), "MPI_Isend");
+    reqs.push_back(req);
+  }
+  std::vector<char> done;
+  if (wait(reqs, done, deadline)) return;
+  std::vector<int> missing;
+  for (size_t i = 0; i < receives; ++i)
+    if (!done[i]) missing.push_back(peers[i]);
+  throw CommTimeout("waiting for the ranks' descriptions of the step", std::move(missing));
+}
+
+void MpiTransport::all_reduce(const void* in, void* out, size_t count, CommElem elem, ReduceOp op,
+                              CommDeadline deadline) {
+  const size_t chunk = static_cast<size_t>(INT_MAX) / 8 * 8;
+  const size_t es = elem_size(elem);
+  for (size_t at = 0; at < count || (count == 0 && at == 0); at += chunk) {
+    const size_t n = std::min(chunk, count - at);
+    MpiRequest req = nullptr;
+    mpi_.check(mpi_.api().MPI_Iallreduce(static_cast<const char*>(in) + at * es, static_cast<char*>(out) + at * es,
+                                         static_cast<int>(n), type_of(elem), op_of(op), comm_, &req),
+               "MPI_Iallreduce");
+    wait_one(req, deadline, "MPI_Iallreduce");
+    if (count == 0) break;
+  }
+}
+
+void MpiTransport::all_gather(const void* in, void* out, size_t bytes_per_rank, CommDeadline deadline) {
+  const int n = count_of(bytes_per_rank, "all_gather");
+  MpiRequest req = nullptr;
+  mpi_.check(mpi_.api().MPI_Iallgather(in, n, mpi_.type_byte, out, n, mpi_.type_byte, comm_, &req), "MPI_Iallgather");
+  wait_one(req, deadline, "MPI_Iallgather");
+}
+
+void MpiTransport::reduce_scatter(const void* in, void* out, size_t count_per_rank, CommElem elem, ReduceOp op,
+                                  CommDeadline deadline) {
+  MpiRequest req = nullptr;
+  mpi_.check(mpi_.api().MPI_Ireduce_scatter_block(in, out, count_of(count_per_rank, "reduce_scatter"), type_of(elem),
+                                                   op_of(op), comm_, &req),
+             "MPI_Ireduce_scatter_block");
+  wait_one(req, deadline, "MPI_Ireduce_scatter_block");
+}
+
+void MpiTransport::broadcast(void* buf, size_t bytes, int root, CommDeadline deadline) {
+  MpiRequest req = nullptr;
+  mpi_.check(mpi_.api().MPI_Ibcast(buf, count_of(bytes, "broadcast"), mpi_.type_byte, root, comm_, &req), "MPI_Ibcast");
+  wait_one(req, deadline, "MPI_Ibcast");
+}
+
+void MpiTransport::send(const void* buf, size_t bytes, int dst, CommDeadline deadline) {
+  MpiRequest req = nullptr;
+  mpi_.check(mpi_.api().MPI_Isend(buf, count_of(bytes, "send"), mpi_.type_byte, dst, kTagPointToPoint, comm_, &req),
+             "MPI_Isend");
+  wait_one(req, deadline, "MPI_Isend");
+}
+
+void MpiTransport::recv(void* buf, size_t bytes, int src, CommDeadline deadline) {
+  MpiRequest req = nullptr;
+  mpi_.check(mpi_.api().MPI_Irecv(buf, count_of(bytes, "recv"), mpi_.type_byte, src, kTagPointToPoint, comm_, &req),
+             "MPI_Irecv");
+  wait_one(req, deadline, "MPI_Irecv");
+}
+
+}  // namespace tessera::comm

@@ -1,0 +1,48 @@
+// MpiTransport: the collectives' transport over MPI (vm/graph/collectives.h,
+// CommTransport), for tensors the host holds.
+//
+// Every operation is MPI's non-blocking form (MPI_Iallreduce, ...) on a
+// communicator of Tessera's own (a duplicate of MPI_COMM_WORLD that returns
+// errors instead of aborting), polled with MPI_Test until it completes or
+// the step's deadline passes; a rank that never arrives is a CommTimeout,
+// never a hang. The step descriptions (exchange()) travel as point-to-point
+// messages, one per pair of ranks, so that a timeout knows whose never came.
+// The algorithm is MPI's choice (Open MPI's `tuned` component picks one by
+// message and communicator size; docs/distributed.md says how to see it).
+#pragma once
+
+#include "runtime/comm/mpi_library.h"
+#include "vm/graph/collectives.h"
+
+namespace tessera::comm {
+
+class MpiTransport final : public CommTransport {
+ public:
+  // Over an initialized MPI (ProcessWorld calls MPI_Init_thread first).
+  explicit MpiTransport(const MpiLibrary& mpi);
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string describe() const override;
+  void exchange(const void* mine, void* all, size_t bytes, CommDeadline deadline) override;
+  void all_reduce(const void* in, void* out, size_t count, CommElem elem, ReduceOp op, CommDeadline deadline) override;
+  void all_gather(const void* in, void* out, size_t bytes_per_rank, CommDeadline deadline) override;
+  void reduce_scatter(const void* in, void* out, size_t count_per_rank, CommElem elem, ReduceOp op,
+                      CommDeadline deadline) override;
+  void broadcast(void* buf, size_t bytes, int root, CommDeadline deadline) override;
+  void send(const void* buf, size_t bytes, int dst, CommDeadline deadline) override;
+  void recv(void* buf, size_t bytes, int src, CommDeadline deadline) override;
+
+ private:
+  MpiDatatype type_of(CommElem e) const;
+  MpiOp op_of(ReduceOp op) const;
+  // Polls `reqs` until every one is done; false at the deadline, `done`
+  // then saying which were.
+  bool wait(std::vector<MpiRequest>& reqs, std::vector<char>& done, CommDeadline deadline) const;
+  void wait_one(MpiRequest req, CommDeadline deadline, const char* what) const;
+
+  const MpiLibrary& mpi_;
+  MpiComm comm_ = nullptr;
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace tessera::comm

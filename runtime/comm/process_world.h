@@ -1,0 +1,34 @@
+// ProcessWorld: whether this process is one rank of several and, if so, its
+// collectives' transport. mpirun (Open MPI) tells each process its rank and
+// the world's size in the environment (OMPI_COMM_WORLD_RANK, _SIZE,
+// _LOCAL_RANK); a process started without it is a world of one and loads
+// no MPI. Under mpirun, join_world() loads libmpi (mpi_library.h),
+// initializes it and installs an MpiTransport in process_collectives().
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace tessera::comm {
+
+// What the launcher says of this process; nullopt without a launcher.
+struct LauncherRanks {
+  int rank = 0, size = 1, local_rank = 0;
+};
+std::optional<LauncherRanks> launcher_ranks();
+
+// Joins the launcher's world (a no-op without one, or when joined): throws
+// std::runtime_error with what to do when MPI cannot be loaded or started.
+// `timeout_s`: each collective's deadline (JIT parameter commtimeout).
+void join_world(double timeout_s);
+// MPI_Finalize, after a run that ended normally; a no-op when not joined.
+// A run that fails leaves without it: mpirun then ends the other ranks.
+void leave_world();
+
+// "rank 1 of 4 (Open MPI v4.1.4)" or "one process".
+std::string world_text();
+// --stats' line: the rank, the world and what the collectives did
+// (calls per operation, bytes moved, time in them).
+std::string collectives_stats_line();
+
+}  // namespace tessera::comm

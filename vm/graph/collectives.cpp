@@ -1,0 +1,378 @@
+#include "vm/graph/collectives.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "vm/core/error.h"
+
+namespace tessera {
+
+namespace {
+
+constexpr const char* kReduceNames[] = {"sum", "prod", "max", "min", "avg"};
+constexpr const char* kCollectiveNames[kCollectiveKinds] = {"all_reduce", "all_gather", "reduce_scatter", "broadcast",
+                                                            "barrier",    "send",       "recv"};
+
+// One rank's description of a step, exchanged before any data moves.
+struct StepDesc {
+  uint64_t step = 0;
+  uint8_t kind = 0;
+  uint8_t dtype = 0;
+  uint8_t ndim = 0;
+  uint8_t op = 0;
+  int32_t arg = 0;  // axis, root or peer
+  int64_t dims[kMaxRank] = {};
+  bool has_tensor() const { return ndim != 0xFF; }
+};
+static_assert(sizeof(StepDesc) == 16 + 8 * kMaxRank);
+
+std::string type_text(const StepDesc& d) {
+  if (!d.has_tensor()) return "no tensor";
+  Shape s(d.dims, d.dims + d.ndim);
+  return std::string(dtype_name(static_cast<DType>(d.dtype))) + shape_str(s);
+}
+
+std::string arg_text(const StepDesc& d) {
+  const auto kind = static_cast<CollectiveKind>(d.kind);
+  if (kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter) {
+    std::string t = std::string("op=\"") + kReduceNames[d.op] + "\"";
+    if (kind == CollectiveKind::ReduceScatter) t += ", axis=" + std::to_string(d.arg);
+    return t;
+  }
+  if (kind == CollectiveKind::AllGather) return "axis=" + std::to_string(d.arg);
+  if (kind == CollectiveKind::Broadcast) return "root=" + std::to_string(d.arg);
+  return "";
+}
+
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::string t;
+  for (size_t i = 0; i < ranks.size(); ++i) t += (i ? ", " : "") + std::to_string(ranks[i]);
+  return (ranks.size() == 1 ? "rank " : "ranks ") + t;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+// How a dtype travels: its own element, or a wider one it is converted to.
+CommElem comm_elem(DType dt) {
+  switch (dt) {
+    case DType::I32: return CommElem::I32;
+    case DType::I64: return CommElem::I64;
+    case DType::Bool: return CommElem::U8;
+    default: return CommElem::F32;  // f32; f16 and bf16 widened
+  }
+}
+bool widened(DType dt) { return dt == DType::F16 || dt == DType::BF16; }
+
+// bool's reductions on bytes that are 0 or 1: sum and max are `or`, prod and min `and`.
+ReduceOp transport_op(DType dt, ReduceOp op) {
+  if (op == ReduceOp::Avg) return ReduceOp::Sum;
+  if (dt == DType::Bool) return op == ReduceOp::Sum || op == ReduceOp::Max ? ReduceOp::Max : ReduceOp::Min;
+  return op;
+}
+
+// The elements of `t` as the transport reduces them (a copy only for f16 and bf16).
+struct Widened {
+  std::vector<float> f32;
+  const void* data = nullptr;
+};
+Widened widen(const TensorObj& t) {
+  Widened w;
+  if (!widened(t.dtype)) {
+    w.data = t.data();
+    return w;
+  }
+  w.f32.resize(static_cast<size_t>(t.numel));
+  for (int64_t i = 0; i < t.numel; ++i) w.f32[static_cast<size_t>(i)] = static_cast<float>(t.get_f(i));
+  w.data = w.f32.data();
+  return w;
+}
+
+// avg: the sum divided by the world size, floor division for integers (as //).
+template <typename T> void divide(T* p, size_t n, int64_t w) {
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_floating_point_v<T>) {
+      p[i] = p[i] / static_cast<T>(w);
+    } else {
+      T q = static_cast<T>(p[i] / w);
+      if ((p[i] % w != 0) && (p[i] < 0)) --q;
+      p[i] = q;
+    }
+  }
+}
+void divide(void* p, CommElem e, size_t n, int w) {
+  if (e == CommElem::F32) divide(static_cast<float*>(p), n, w);
+  if (e == CommElem::I32) divide(static_cast<int32_t*>(p), n, w);
+  if (e == CommElem::I64) divide(static_cast<int64_t*>(p), n, w);
+}
+
+// Writes a reduced buffer (the transport's elements) into `out`, rounding
+// f16 and bf16 once.
+void narrow_into(const void* reduced, TensorObj& out) {
+  if (!widened(out.dtype)) {
+    if (reduced != out.data()) std::memcpy(out.data(), reduced, out.nbytes());
+    return;
+  }
+  const float* f = static_cast<const float*>(reduced);
+  for (int64_t i = 0; i < out.numel; ++i) out.set_f(i, f[i]);
+}
+
+size_t elem_bytes(CommElem e) { return e == CommElem::U8 ? 1 : e == CommElem::I64 ? 8 : 4; }
+
+}  // namespace
+
+std::optional<ReduceOp> reduce_op_named(std::string_view name) {
+  for (size_t i = 0; i < std::size(kReduceNames); ++i)
+    if (name == kReduceNames[i]) return static_cast<ReduceOp>(i);
+  return std::nullopt;
+}
+const char* reduce_op_name(ReduceOp op) { return kReduceNames[static_cast<size_t>(op)]; }
+const char* collective_name(CollectiveKind k) { return kCollectiveNames[static_cast<size_t>(k)]; }
+
+uint64_t CollectiveCounters::total_calls() const {
+  uint64_t n = 0;
+  for (uint64_t c : calls) n += c;
+  return n;
+}
+
+std::string Collectives::describe() const { return transport_ ? transport_->describe() : "one process"; }
+
+struct Collectives::Step {
+  CollectiveKind kind;
+  const char* name;
+  StepDesc desc;
+  std::chrono::steady_clock::time_point start;
+  CommDeadline deadline;
+  int peer = -1;
+};
+
+void Collectives::check_rank(const char* name, const char* role, int64_t r) const {
+  const int n = size();
+  if (r < 0 || r >= n)
+    throw RuntimeError(std::string(name) + ": " + role + " " + std::to_string(r) + " is not a rank of a world of " +
+                       std::to_string(n) + (n == 1 ? " rank (0)" : " ranks (0 to " + std::to_string(n - 1) + ")"));
+}
+
+Collectives::Step Collectives::begin(CollectiveKind kind, const TensorObj* t, int arg, uint8_t op) {
+  Step s{kind, collective_name(kind), {}, std::chrono::steady_clock::now(), {}, -1};
+  if (!broken_.empty()) throw FatalRuntimeError(std::string(s.name) + ": " + broken_);
+  s.deadline = s.start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(timeout_s_));
+  s.desc.kind = static_cast<uint8_t>(kind);
+  s.desc.op = op;
+  s.desc.arg = arg;
+  s.desc.ndim = 0xFF;
+  if (t) {
+    s.desc.dtype = static_cast<uint8_t>(t->dtype);
+    s.desc.ndim = static_cast<uint8_t>(t->rank());
+    for (size_t i = 0; i < t->rank(); ++i) s.desc.dims[i] = t->shape[i];
+  }
+  return s;
+}
+
+void Collectives::fail(Step& s, const std::string& what) {
+  const std::string msg = std::string(s.name) + ": " + what;
+  broken_ = "an earlier collective failed (" + msg + ")";
+  finish(s, 0, true);
+  throw FatalRuntimeError(msg);
+}
+
+// Every rank's description of this step; the same verdict on every rank.
+void Collectives::agree(Step& s) {
+  s.desc.step = steps_++;
+  if (!transport_) return;
+  const int n = size();
+  std::vector<StepDesc> all(static_cast<size_t>(n));
+  try {
+    transport_->exchange(&s.desc, all.data(), sizeof(StepDesc), s.deadline);
+  } catch (const CommTimeout& e) {
+    fail(s, "did not complete within " + seconds_text(timeout_s_) + " (JIT parameter commtimeout): " +
+                (e.missing.empty() ? std::string("every rank arrived, the transport did not finish")
+                                   : ranks_text(e.missing) + " never called it") +
+                " [" + e.what() + "]");
+  } catch (const std::exception& e) {
+    fail(s, e.what());
+  }
+  const StepDesc& first = all[0];
+  for (int r = 1; r < n; ++r) {
+    const StepDesc& d = all[static_cast<size_t>(r)];
+    if (d.kind != first.kind || d.step != first.step)
+      fail(s, "the ranks disagree on the collective: rank 0 called " +
+                  std::string(collective_name(static_cast<CollectiveKind>(first.kind))) + " (its collective " +
+                  std::to_string(first.step) + "), rank " + std::to_string(r) + " called " +
+                  collective_name(static_cast<CollectiveKind>(d.kind)) + " (its collective " +
+                  std::to_string(d.step) + "); every rank must call the same collectives in the same order");
+    if (d.dtype != first.dtype || d.ndim != first.ndim ||
+        (first.has_tensor() && !std::equal(first.dims, first.dims + first.ndim, d.dims)))
+      fail(s, "shapes or dtypes differ across ranks: rank 0 has " + type_text(first) + ", rank " +
+                  std::to_string(r) + " has " + type_text(d));
+    if (d.op != first.op || d.arg != first.arg)
+      fail(s, "the ranks disagree on the arguments: rank 0 passed " + arg_text(first) + ", rank " +
+                  std::to_string(r) + " passed " + arg_text(d));
+  }
+}
+
+void Collectives::finish(Step& s, uint64_t bytes, bool failed) {
+  const auto end = std::chrono::steady_clock::now();
+  ++counters_.calls[static_cast<size_t>(s.kind)];
+  counters_.bytes += bytes;
+  counters_.ms += std::chrono::duration<double, std::milli>(end - s.start).count();
+  if (observer_) observer_(CollectiveRecord{s.kind, s.desc.step, s.peer, bytes, s.start, end, failed});
+}
+
+// A transport call: its timeout and errors become the step's failure.
+#define TESSERA_COMM_CALL(s, call)                                                                  \
+  try {                                                                                             \
+    call;                                                                                           \
+  } catch (const CommTimeout& e) {                                                                  \
+    fail(s, "did not complete within " + seconds_text(timeout_s_) + " (JIT parameter commtimeout)" + \
+                (e.missing.empty() ? std::string() : ": " + ranks_text(e.missing) + " missing") +    \
+                " [" + e.what() + "]");                                                             \
+  } catch (const std::exception& e) {                                                               \
+    fail(s, e.what());                                                                              \
+  }
+
+void Collectives::all_reduce(const TensorObj& in, ReduceOp op, TensorObj& out) {
+  Step s = begin(CollectiveKind::AllReduce, &in, 0, static_cast<uint8_t>(op));
+  agree(s);
+  const size_t n = static_cast<size_t>(in.numel);
+  const CommElem e = comm_elem(in.dtype);
+  if (!transport_) {
+    std::memcpy(out.data(), in.data(), in.nbytes());
+  } else {
+    Widened w = widen(in);
+    std::vector<float> reduced_f32(widened(in.dtype) ? n : 0);
+    void* dst = widened(in.dtype) ? static_cast<void*>(reduced_f32.data()) : out.data();
+    TESSERA_COMM_CALL(s, transport_->all_reduce(w.data, dst, n, e, transport_op(in.dtype, op), s.deadline));
+    if (op == ReduceOp::Avg) divide(dst, e, n, size());
+    narrow_into(dst, out);
+  }
+  finish(s, in.nbytes(), false);
+}
+
+void Collectives::all_gather(const TensorObj& in, int axis, TensorObj& out) {
+  Step s = begin(CollectiveKind::AllGather, &in, axis, 0);
+  agree(s);
+  const size_t w = static_cast<size_t>(size());
+  if (!transport_ || axis == 0 || in.nbytes() == 0) {
+    if (!transport_) std::memcpy(out.data(), in.data(), in.nbytes());
+    else TESSERA_COMM_CALL(s, transport_->all_gather(in.data(), out.data(), in.nbytes(), s.deadline));
+  } else {
+    // Rank blocks gathered whole, then interleaved along the axis.
+    std::vector<unsigned char> all(w * in.nbytes());
+    TESSERA_COMM_CALL(s, transport_->all_gather(in.data(), all.data(), in.nbytes(), s.deadline));
+    size_t outer = 1;
+    for (int d = 0; d < axis; ++d) outer *= static_cast<size_t>(in.shape[static_cast<size_t>(d)]);
+    const size_t inner = in.nbytes() / outer;
+    auto* dst = static_cast<unsigned char*>(out.data());
+    for (size_t o = 0; o < outer; ++o)
+      for (size_t r = 0; r < w; ++r) std::memcpy(dst + (o * w + r) * inner, all.data() + r * in.nbytes() + o * inner, inner);
+  }
+  finish(s, out.nbytes(), false);
+}
+
+void Collectives::reduce_scatter(const TensorObj& in, ReduceOp op, int axis, TensorObj& out) {
+  Step s = begin(CollectiveKind::ReduceScatter, &in, axis, static_cast<uint8_t>(op));
+  agree(s);
+  if (!transport_) {
+    std::memcpy(out.data(), in.data(), in.nbytes());
+    finish(s, in.nbytes(), false);
+    return;
+  }
+  const size_t w = static_cast<size_t>(size());
+  const CommElem e = comm_elem(in.dtype);
+  const size_t eb = elem_bytes(e);
+  Widened wide = widen(in);
+  // Blocks in rank order: rank r's part along the axis, for every outer index.
+  size_t outer = 1;
+  for (int d = 0; d < axis; ++d) outer *= static_cast<size_t>(in.shape[static_cast<size_t>(d)]);
+  const size_t part = static_cast<size_t>(in.numel) / outer / w;  // elements of one rank's part per outer index
+  const size_t count = outer * part;
+  std::vector<unsigned char> blocks;
+  const void* send = wide.data;
+  if (outer > 1) {
+    blocks.resize(w * count * eb);
+    const auto* src = static_cast<const unsigned char*>(wide.data);
+    for (size_t r = 0; r < w; ++r)
+      for (size_t o = 0; o < outer; ++o)
+        std::memcpy(blocks.data() + (r * count + o * part) * eb, src + (o * w + r) * part * eb, part * eb);
+    send = blocks.data();
+  }
+  std::vector<float> reduced_f32(widened(in.dtype) ? count : 0);
+  void* dst = widened(in.dtype) ? static_cast<void*>(reduced_f32.data()) : out.data();
+  TESSERA_COMM_CALL(s, transport_->reduce_scatter(send, dst, count, e, transport_op(in.dtype, op), s.deadline));
+  if (op == ReduceOp::Avg) divide(dst, e, count, size());
+  narrow_into(dst, out);
+  finish(s, in.nbytes(), false);
+}
+
+void Collectives::broadcast(const TensorObj& in, int root, TensorObj& out) {
+  Step s = begin(CollectiveKind::Broadcast, &in, root, 0);
+  agree(s);
+  if (rank() == root) std::memcpy(out.data(), in.data(), in.nbytes());
+  if (transport_) TESSERA_COMM_CALL(s, transport_->broadcast(out.data(), out.nbytes(), root, s.deadline));
+  finish(s, in.nbytes(), false);
+}
+
+// The exchange of descriptions is itself the barrier: no rank leaves it
+// before every rank's has come.
+void Collectives::barrier() {
+  Step s = begin(CollectiveKind::Barrier, nullptr, 0, 0);
+  agree(s);
+  finish(s, 0, false);
+}
+
+// One rank has no peer (the spec's single-process send and recv).
+void Collectives::check_peer(const char* name, const char* role, int64_t r) const {
+  if (size() == 1)
+    throw RuntimeError(std::string(name) + ": no peer: a run without mpirun is one rank (mpirun -np N starts N)");
+  check_rank(name, role, r);
+}
+
+void Collectives::send(const TensorObj& t, int dst) {
+  check_peer("send", "dst", dst);
+  if (dst == rank()) throw RuntimeError("send: dst " + std::to_string(dst) + " is this rank: a rank cannot send to itself");
+  Step s = begin(CollectiveKind::Send, &t, dst, 0);
+  s.peer = dst;
+  p2p_sent_.resize(static_cast<size_t>(size()));
+  s.desc.step = p2p_sent_[static_cast<size_t>(dst)]++;
+  TESSERA_COMM_CALL(s, transport_->send(&s.desc, sizeof(StepDesc), dst, s.deadline));
+  TESSERA_COMM_CALL(s, transport_->send(t.data(), t.nbytes(), dst, s.deadline));
+  finish(s, t.nbytes(), false);
+}
+
+void Collectives::recv(TensorObj& out, int src) {
+  check_peer("recv", "src", src);
+  if (src == rank()) throw RuntimeError("recv: src " + std::to_string(src) + " is this rank: a rank cannot receive from itself");
+  Step s = begin(CollectiveKind::Recv, &out, src, 0);
+  s.peer = src;
+  p2p_received_.resize(static_cast<size_t>(size()));
+  s.desc.step = p2p_received_[static_cast<size_t>(src)]++;
+  StepDesc theirs;
+  try {
+    transport_->recv(&theirs, sizeof(StepDesc), src, s.deadline);
+  } catch (const CommTimeout&) {
+    fail(s, "rank " + std::to_string(src) + " sent nothing within " + seconds_text(timeout_s_) +
+                " (JIT parameter commtimeout)");
+  } catch (const std::exception& e) {
+    fail(s, e.what());
+  }
+  if (theirs.dtype != s.desc.dtype || theirs.ndim != s.desc.ndim ||
+      !std::equal(s.desc.dims, s.desc.dims + s.desc.ndim, theirs.dims))
+    fail(s, "rank " + std::to_string(src) + " sent " + type_text(theirs) + ", but the tensor to receive (like) is " +
+                type_text(s.desc));
+  TESSERA_COMM_CALL(s, transport_->recv(out.data(), out.nbytes(), src, s.deadline));
+  finish(s, out.nbytes(), false);
+}
+
+#undef TESSERA_COMM_CALL
+
+Collectives& process_collectives() {
+  static Collectives* c = new Collectives();  // lives to the end of the process, as MPI does
+  return *c;
+}
+
+}  // namespace tessera
