@@ -190,9 +190,8 @@ void Collectives::agree(Step& s) {
     transport_->exchange(&s.desc, all.data(), sizeof(StepDesc), s.deadline);
   } catch (const CommTimeout& e) {
     fail(s, "did not complete within " + seconds_text(timeout_s_) + " (JIT parameter commtimeout): " +
-                (e.missing.empty() ? std::string("every rank arrived, the transport did not finish")
-                                   : ranks_text(e.missing) + " never called it") +
-                " [" + e.what() + "]");
+                (e.missing.empty() ? std::string("every rank arrived, but ") + e.what()
+                                   : ranks_text(e.missing) + " never called it"));
   } catch (const std::exception& e) {
     fail(s, e.what());
   }

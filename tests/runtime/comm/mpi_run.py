@@ -1,0 +1,77 @@
+"""What the multi-process tests share: finding mpirun, running tessera-vm
+under it with each rank's output in a file of its own, and reading those.
+
+mpirun refuses to start as root unless told twice (OMPI_ALLOW_RUN_AS_ROOT and
+its confirmation), as in a container; the tests set both. --oversubscribe
+lets 4 ranks run on 2 cores."""
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
+def mpirun():
+    """The path of mpirun, or None."""
+    return shutil.which("mpirun")
+
+
+class Ranks:
+    """One mpirun: its exit status, wall time, each rank's stdout and stderr, and mpirun's own output."""
+
+    def __init__(self, rc, seconds, out, err, launcher):
+        self.rc, self.seconds, self.out, self.err, self.launcher = rc, seconds, out, err, launcher
+
+
+def run_ranks(np, vm, script, *vm_args, timeout=120, env=None, popen_hook=None):
+    """Runs `mpirun -np NP VM run SCRIPT VM_ARGS...`; returns Ranks. popen_hook(proc) is called once the
+    launcher runs (e.g. to kill a rank), before waiting for it."""
+    with tempfile.TemporaryDirectory() as d:
+        cmd = [mpirun(), "-np", str(np), "--oversubscribe", "--output-filename", d, vm, "run", script, *vm_args]
+        start = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env={**os.environ, **MPI_ENV, **(env or {})})
+        if popen_hook:
+            popen_hook(p)
+        try:
+            lout, lerr = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            lout, lerr = p.communicate()
+            raise
+        seconds = time.monotonic() - start
+        out, err = [""] * np, [""] * np
+        for r in range(np):
+            for kind, dest in (("stdout", out), ("stderr", err)):
+                files = glob.glob(os.path.join(d, "*", f"rank.{r}", kind))
+                if files:
+                    with open(files[0], errors="replace") as f:
+                        dest[r] = f.read()
+        return Ranks(p.returncode, seconds, out, err, (lout + lerr).decode(errors="replace"))
+
+
+def rank_pids(launcher_pid, np, deadline=30):
+    """The pids of the launcher's ranks, by rank (read from their environment), once all have started."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        found = {}
+        for env_file in glob.glob("/proc/[0-9]*/environ"):
+            pid = int(env_file.split("/")[2])
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                if ppid != launcher_pid:
+                    continue
+                with open(env_file, "rb") as f:
+                    for kv in f.read().split(b"\0"):
+                        if kv.startswith(b"OMPI_COMM_WORLD_RANK="):
+                            found[int(kv.split(b"=")[1])] = pid
+            except (OSError, ValueError, IndexError):
+                continue
+        if len(found) == np:
+            return found
+        time.sleep(0.05)
+    return {}
