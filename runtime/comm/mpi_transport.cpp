@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace tessera::comm {
 
@@ -56,12 +57,16 @@ MpiOp MpiTransport::op_of(ReduceOp op) const {
   }
 }
 
-// MPI progresses inside MPI_Test; after a short spin the poll yields the
-// core, so that oversubscribed ranks (more ranks than cores) still progress.
+// MPI progresses inside MPI_Test. The poll spins for the first 50 us (a
+// peer that is there answers in a few), then yields the core until 1 ms,
+// then sleeps 50 us between tests: a rank waiting long for another (more
+// ranks than cores, a slow peer) leaves the cores to those that compute.
 bool MpiTransport::wait(std::vector<MpiRequest>& reqs, std::vector<char>& done, CommDeadline deadline) const {
+  using namespace std::chrono_literals;
   done.assign(reqs.size(), 0);
   size_t left = reqs.size();
-  for (unsigned spins = 0; left > 0; ++spins) {
+  const auto start = std::chrono::steady_clock::now();
+  while (left > 0) {
     for (size_t i = 0; i < reqs.size(); ++i) {
       if (done[i]) continue;
       int flag = 0;
@@ -72,8 +77,10 @@ bool MpiTransport::wait(std::vector<MpiRequest>& reqs, std::vector<char>& done, 
       }
     }
     if (left == 0) break;
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    if (spins > 256) sched_yield();
+    const auto now = std::chrono::steady_clock::now();
+    if (now > deadline) return false;
+    if (now - start > 1ms) std::this_thread::sleep_for(50us);
+    else if (now - start > 50us) sched_yield();
   }
   return true;
 }

@@ -34,9 +34,10 @@ std::optional<LauncherRanks> launcher_ranks() {
   return LauncherRanks{*rank, *size, env_int("OMPI_COMM_WORLD_LOCAL_RANK").value_or(0)};
 }
 
-void join_world(double timeout_s) {
+void join_world(double timeout_s, size_t bucket_bytes) {
   Collectives& c = process_collectives();
   c.set_timeout(timeout_s);
+  c.set_bucket_bytes(bucket_bytes);
   if (joined) return;
   auto ranks = launcher_ranks();
   if (!ranks) return;
@@ -53,8 +54,18 @@ void join_world(double timeout_s) {
   joined = true;
 }
 
+std::string finish_collectives() {
+  try {
+    process_collectives().drain();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 void leave_world() {
   if (!joined) return;
+  process_collectives().shutdown();
   const MpiLibrary& mpi = MpiLibrary::get();
   int finalized = 0;
   mpi.api().MPI_Finalized(&finalized);
@@ -74,7 +85,7 @@ namespace tessera::comm {
 
 std::string collectives_stats_line() {
   const Collectives& c = process_collectives();
-  const CollectiveCounters& k = c.counters();
+  const CollectiveCounters k = c.counters();
   std::string line = c.distributed() ? fmt::format("  world: {}", world_text())
                                      : std::string("  world: one process, rank 0 of 1 (mpirun -np N starts N ranks)");
   if (k.total_calls() == 0) return line + ": no collectives\n";
@@ -82,8 +93,12 @@ std::string collectives_stats_line() {
   for (int i = 0; i < kCollectiveKinds; ++i)
     if (k.calls[i])
       per += fmt::format("{}{} {}", per.empty() ? "" : ", ", collective_name(static_cast<CollectiveKind>(i)), k.calls[i]);
-  return line + fmt::format(": collectives {} ({}), {:.3f} MB moved, {:.3f} ms in them (timeout {:g} s)\n",
-                            k.total_calls(), per, static_cast<double>(k.bytes) / 1e6, k.ms, c.timeout());
+  const std::string buckets =
+      k.bucketed ? fmt::format("; {} all_reduces packed in {} buckets (bucket {} MB)", k.bucketed, k.buckets,
+                               static_cast<double>(c.bucket_bytes()) / (1 << 20))
+                 : std::string();
+  return line + fmt::format(": collectives {} ({}), {:.3f} MB moved, {:.3f} ms in them (timeout {:g} s){}\n",
+                            k.total_calls(), per, static_cast<double>(k.bytes) / 1e6, k.ms, c.timeout(), buckets);
 }
 
 }  // namespace tessera::comm

@@ -6,6 +6,7 @@
 // initializes it and installs an MpiTransport in process_collectives().
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -19,8 +20,12 @@ std::optional<LauncherRanks> launcher_ranks();
 
 // Joins the launcher's world (a no-op without one, or when joined): throws
 // std::runtime_error with what to do when MPI cannot be loaded or started.
-// `timeout_s`: each collective's deadline (JIT parameter commtimeout).
-void join_world(double timeout_s);
+// `timeout_s`: each collective's deadline (JIT parameter commtimeout);
+// `bucket_bytes`: the all_reduce buckets' size (JIT parameter bucket, in MB).
+void join_world(double timeout_s, size_t bucket_bytes);
+// The end of a run: waits for the all_reduces still in buckets (every rank
+// must take part in them); "" or the error of one that failed.
+std::string finish_collectives();
 // MPI_Finalize, after a run that ended normally; a no-op when not joined.
 // A run that fails leaves without it: mpirun then ends the other ranks.
 void leave_world();

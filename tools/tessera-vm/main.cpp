@@ -298,7 +298,8 @@ int run_cli(int argc, char** argv) {
   // the script runs (exit status 2 where it cannot be).
   if (run->parsed()) {
     try {
-      tessera::comm::join_world(static_cast<double>(jit_params.commtimeout));
+      tessera::comm::join_world(static_cast<double>(jit_params.commtimeout),
+                                static_cast<size_t>(jit_params.bucket) << 20);
     } catch (const std::runtime_error& e) {
       std::cerr << "tessera-vm: " << e.what() << "\n";
       return 2;
@@ -416,6 +417,12 @@ int run_cli(int argc, char** argv) {
     ~RunEnded() { s.run_ended(); }
   } run_ended{signals};
   tessera::RunStatus status = vm.run_file(run_file);
+  // All_reduces still in buckets: every rank takes part in them, read or not.
+  if (status == tessera::RunStatus::Ok)
+    if (std::string e = tessera::comm::finish_collectives(); !e.empty()) {
+      std::cerr << opts.error_prefix << run_file << ": runtime error: " << e << "\n";
+      status = tessera::RunStatus::RuntimeError;
+    }
   runtime.finish_device();
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
   signals.run_ended();

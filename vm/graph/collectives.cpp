@@ -4,8 +4,12 @@
 #include <cstring>
 
 #include "vm/core/error.h"
+#include "vm/graph/allreduce_buckets.h"
+#include "vm/graph/collective_elements.h"
 
 namespace tessera {
+
+namespace ce = collective_elements;
 
 namespace {
 
@@ -56,71 +60,10 @@ std::string seconds_text(double s) {
   return buf;
 }
 
-// How a dtype travels: its own element, or a wider one it is converted to.
-CommElem comm_elem(DType dt) {
-  switch (dt) {
-    case DType::I32: return CommElem::I32;
-    case DType::I64: return CommElem::I64;
-    case DType::Bool: return CommElem::U8;
-    default: return CommElem::F32;  // f32; f16 and bf16 widened
-  }
-}
-bool widened(DType dt) { return dt == DType::F16 || dt == DType::BF16; }
-
-// bool's reductions on bytes that are 0 or 1: sum and max are `or`, prod and min `and`.
-ReduceOp transport_op(DType dt, ReduceOp op) {
-  if (op == ReduceOp::Avg) return ReduceOp::Sum;
-  if (dt == DType::Bool) return op == ReduceOp::Sum || op == ReduceOp::Max ? ReduceOp::Max : ReduceOp::Min;
-  return op;
-}
-
-// The elements of `t` as the transport reduces them (a copy only for f16 and bf16).
-struct Widened {
-  std::vector<float> f32;
-  const void* data = nullptr;
-};
-Widened widen(const TensorObj& t) {
-  Widened w;
-  if (!widened(t.dtype)) {
-    w.data = t.data();
-    return w;
-  }
-  w.f32.resize(static_cast<size_t>(t.numel));
-  for (int64_t i = 0; i < t.numel; ++i) w.f32[static_cast<size_t>(i)] = static_cast<float>(t.get_f(i));
-  w.data = w.f32.data();
-  return w;
-}
-
-// avg: the sum divided by the world size, floor division for integers (as //).
-template <typename T> void divide(T* p, size_t n, int64_t w) {
-  for (size_t i = 0; i < n; ++i) {
-    if constexpr (std::is_floating_point_v<T>) {
-      p[i] = p[i] / static_cast<T>(w);
-    } else {
-      T q = static_cast<T>(p[i] / w);
-      if ((p[i] % w != 0) && (p[i] < 0)) --q;
-      p[i] = q;
-    }
-  }
-}
-void divide(void* p, CommElem e, size_t n, int w) {
-  if (e == CommElem::F32) divide(static_cast<float*>(p), n, w);
-  if (e == CommElem::I32) divide(static_cast<int32_t*>(p), n, w);
-  if (e == CommElem::I64) divide(static_cast<int64_t*>(p), n, w);
-}
-
-// Writes a reduced buffer (the transport's elements) into `out`, rounding
-// f16 and bf16 once.
-void narrow_into(const void* reduced, TensorObj& out) {
-  if (!widened(out.dtype)) {
-    if (reduced != out.data()) std::memcpy(out.data(), reduced, out.nbytes());
-    return;
-  }
-  const float* f = static_cast<const float*>(reduced);
-  for (int64_t i = 0; i < out.numel; ++i) out.set_f(i, f[i]);
-}
-
-size_t elem_bytes(CommElem e) { return e == CommElem::U8 ? 1 : e == CommElem::I64 ? 8 : 4; }
+// The exchange's message: the step's description, and for a round of the
+// all_reduce buckets the description of each all_reduce in it. Every
+// message has this size, so that any two ranks' messages match in MPI.
+constexpr size_t kMaxPacked = AllReduceBuckets::kMaxEntries;
 
 }  // namespace
 
@@ -140,6 +83,31 @@ uint64_t CollectiveCounters::total_calls() const {
 
 std::string Collectives::describe() const { return transport_ ? transport_->describe() : "one process"; }
 
+Collectives::Collectives() = default;
+Collectives::~Collectives() = default;
+
+void Collectives::set_observer(std::function<void(const CollectiveRecord&)> f) {
+  std::lock_guard<std::mutex> lock(mu_);
+  observer_ = std::move(f);
+}
+
+CollectiveCounters Collectives::counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+void Collectives::drain() {
+  if (buckets_) buckets_->drain();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!broken_.empty()) throw FatalRuntimeError(broken_);
+}
+
+void Collectives::shutdown() {
+  if (buckets_) buckets_->stop();
+}
+
+// One step on the script's thread: the queued all_reduces are drained
+// first (collectives keep the program's order), then the step holds the lock.
 struct Collectives::Step {
   CollectiveKind kind;
   const char* name;
@@ -147,6 +115,14 @@ struct Collectives::Step {
   std::chrono::steady_clock::time_point start;
   CommDeadline deadline;
   int peer = -1;
+  std::unique_lock<std::mutex> lock;
+};
+
+struct Collectives::Message {
+  StepDesc head;
+  uint32_t packed = 0;  // a bucket's all_reduces (entry[0..packed))
+  uint32_t reserved = 0;
+  StepDesc entry[kMaxPacked];
 };
 
 void Collectives::check_rank(const char* name, const char* role, int64_t r) const {
@@ -157,7 +133,9 @@ void Collectives::check_rank(const char* name, const char* role, int64_t r) cons
 }
 
 Collectives::Step Collectives::begin(CollectiveKind kind, const TensorObj* t, int arg, uint8_t op) {
-  Step s{kind, collective_name(kind), {}, std::chrono::steady_clock::now(), {}, -1};
+  if (buckets_) buckets_->drain();
+  Step s{kind, collective_name(kind), {}, {}, {}, -1, std::unique_lock<std::mutex>(mu_)};
+  s.start = std::chrono::steady_clock::now();
   if (!broken_.empty()) throw FatalRuntimeError(std::string(s.name) + ": " + broken_);
   s.deadline = s.start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                              std::chrono::duration<double>(timeout_s_));
@@ -180,14 +158,10 @@ void Collectives::fail(Step& s, const std::string& what) {
   throw FatalRuntimeError(msg);
 }
 
-// Every rank's description of this step; the same verdict on every rank.
-void Collectives::agree(Step& s) {
-  s.desc.step = steps_++;
-  if (!transport_) return;
-  const int n = size();
-  std::vector<StepDesc> all(static_cast<size_t>(n));
+std::vector<Collectives::Message> Collectives::exchange(Step& s, const Message& mine) {
+  std::vector<Message> all(static_cast<size_t>(size()));
   try {
-    transport_->exchange(&s.desc, all.data(), sizeof(StepDesc), s.deadline);
+    transport_->exchange(&mine, all.data(), sizeof(Message), s.deadline);
   } catch (const CommTimeout& e) {
     fail(s, "did not complete within " + seconds_text(timeout_s_) + " (JIT parameter commtimeout): " +
                 (e.missing.empty() ? std::string("every rank arrived, but ") + e.what()
@@ -195,31 +169,45 @@ void Collectives::agree(Step& s) {
   } catch (const std::exception& e) {
     fail(s, e.what());
   }
-  const StepDesc& first = all[0];
-  for (int r = 1; r < n; ++r) {
-    const StepDesc& d = all[static_cast<size_t>(r)];
+  const StepDesc& first = all[0].head;
+  for (size_t r = 1; r < all.size(); ++r) {
+    const StepDesc& d = all[r].head;
     if (d.kind != first.kind || d.step != first.step)
       fail(s, "the ranks disagree on the collective: rank 0 called " +
                   std::string(collective_name(static_cast<CollectiveKind>(first.kind))) + " (its collective " +
                   std::to_string(first.step) + "), rank " + std::to_string(r) + " called " +
                   collective_name(static_cast<CollectiveKind>(d.kind)) + " (its collective " +
                   std::to_string(d.step) + "); every rank must call the same collectives in the same order");
+  }
+  return all;
+}
+
+// Every rank's description of this step; the same verdict on every rank.
+void Collectives::agree(Step& s) {
+  s.desc.step = steps_++;
+  if (!transport_) return;
+  Message mine;
+  mine.head = s.desc;
+  const std::vector<Message> all = exchange(s, mine);
+  const StepDesc& first = all[0].head;
+  for (size_t r = 1; r < all.size(); ++r) {
+    const StepDesc& d = all[r].head;
     if (d.dtype != first.dtype || d.ndim != first.ndim ||
         (first.has_tensor() && !std::equal(first.dims, first.dims + first.ndim, d.dims)))
       fail(s, "shapes or dtypes differ across ranks: rank 0 has " + type_text(first) + ", rank " +
                   std::to_string(r) + " has " + type_text(d));
-    if (d.op != first.op || d.arg != first.arg)
+    if (d.op != first.op || d.arg != first.arg || all[r].packed != all[0].packed)
       fail(s, "the ranks disagree on the arguments: rank 0 passed " + arg_text(first) + ", rank " +
                   std::to_string(r) + " passed " + arg_text(d));
   }
 }
 
-void Collectives::finish(Step& s, uint64_t bytes, bool failed) {
+void Collectives::finish(Step& s, uint64_t bytes, bool failed, uint32_t packed) {
   const auto end = std::chrono::steady_clock::now();
-  ++counters_.calls[static_cast<size_t>(s.kind)];
+  counters_.calls[static_cast<size_t>(s.kind)] += packed;
   counters_.bytes += bytes;
   counters_.ms += std::chrono::duration<double, std::milli>(end - s.start).count();
-  if (observer_) observer_(CollectiveRecord{s.kind, s.desc.step, s.peer, bytes, s.start, end, failed});
+  if (observer_) observer_(CollectiveRecord{s.kind, s.desc.step, s.peer, bytes, s.start, end, failed, packed});
 }
 
 // A transport call: its timeout and errors become the step's failure.
@@ -234,20 +222,100 @@ void Collectives::finish(Step& s, uint64_t bytes, bool failed) {
     fail(s, e.what());                                                                              \
   }
 
+// A round of the buckets' thread: every rank's run described, the common
+// prefix checked against rank 0's and reduced as one transport all_reduce.
+size_t Collectives::reduce_round(const std::vector<BucketEntry*>& run, std::vector<unsigned char>& reduced) {
+  const BucketEntry& head = *run.front();
+  Step s{CollectiveKind::AllReduce, "all_reduce", {}, {}, {}, -1, std::unique_lock<std::mutex>(mu_)};
+  s.start = std::chrono::steady_clock::now();
+  if (!broken_.empty()) throw FatalRuntimeError("all_reduce: " + broken_);
+  s.deadline = s.start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(timeout_s_));
+  s.desc.kind = static_cast<uint8_t>(CollectiveKind::AllReduce);
+  s.desc.op = static_cast<uint8_t>(ce::transport_op(head.dtype, head.op));
+  s.desc.arg = -1;  // a bucket
+  s.desc.ndim = 0xFF;
+  s.desc.step = steps_++;
+  Message mine;
+  mine.head = s.desc;
+  mine.packed = static_cast<uint32_t>(std::min(run.size(), kMaxPacked));
+  for (size_t i = 0; i < mine.packed; ++i) {
+    StepDesc& d = mine.entry[i];
+    d.kind = s.desc.kind;
+    d.op = static_cast<uint8_t>(run[i]->op);
+    d.dtype = static_cast<uint8_t>(run[i]->dtype);
+    d.ndim = static_cast<uint8_t>(run[i]->shape.size());
+    for (size_t k = 0; k < run[i]->shape.size(); ++k) d.dims[k] = run[i]->shape[k];
+  }
+  const std::vector<Message> all = exchange(s, mine);
+  uint32_t m = mine.packed;
+  for (const Message& msg : all) {
+    if (msg.head.arg != -1 || msg.head.op != mine.head.op)
+      fail(s, "the ranks disagree on the collective's arguments: rank 0 and another rank reduce with different "
+              "ops or tensor sizes at the same all_reduce");
+    m = std::min(m, msg.packed);
+  }
+  for (size_t r = 1; r < all.size(); ++r)
+    for (uint32_t i = 0; i < m; ++i) {
+      const StepDesc& a = all[0].entry[i];
+      const StepDesc& d = all[r].entry[i];
+      if (d.dtype != a.dtype || d.ndim != a.ndim || !std::equal(a.dims, a.dims + a.ndim, d.dims))
+        fail(s, "shapes or dtypes differ across ranks: rank 0 has " + type_text(a) + ", rank " + std::to_string(r) +
+                    " has " + type_text(d));
+      if (d.op != a.op)
+        fail(s, "the ranks disagree on the arguments: rank 0 passed " + arg_text(a) + ", rank " + std::to_string(r) +
+                    " passed " + arg_text(d));
+    }
+  // The prefix packed end to end, reduced as one.
+  const CommElem e = ce::elem_of(head.dtype);
+  const size_t eb = ce::elem_bytes(e);
+  size_t count = 0, bytes = 0;
+  for (uint32_t i = 0; i < m; ++i) {
+    count += run[i]->count;
+    bytes += run[i]->count * dtype_size(run[i]->dtype);
+  }
+  std::vector<unsigned char> packed(count * eb);
+  size_t at = 0;
+  for (uint32_t i = 0; i < m; ++i) {
+    std::memcpy(packed.data() + at, run[i]->data.data(), run[i]->data.size());
+    at += run[i]->data.size();
+  }
+  reduced.resize(count * eb);
+  TESSERA_COMM_CALL(s, transport_->all_reduce(packed.data(), reduced.data(), count, e, ce::transport_op(head.dtype, head.op),
+                                              s.deadline));
+  ++counters_.buckets;
+  counters_.bucketed += m;
+  finish(s, bytes, false, m);
+  return m;
+}
+
 void Collectives::all_reduce(const TensorObj& in, ReduceOp op, TensorObj& out) {
+  // Small ones (several ranks, buckets on) go in a bucket and do not wait.
+  if (transport_ && bucket_bytes_ > 0 && in.nbytes() <= bucket_bytes_ && in.numel > 0) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!broken_.empty()) throw FatalRuntimeError("all_reduce: " + broken_);
+      if (!buckets_) buckets_ = std::make_unique<AllReduceBuckets>(*this);
+    }
+    buckets_->enqueue(in, op, out);
+    return;
+  }
   Step s = begin(CollectiveKind::AllReduce, &in, 0, static_cast<uint8_t>(op));
   agree(s);
   const size_t n = static_cast<size_t>(in.numel);
-  const CommElem e = comm_elem(in.dtype);
+  const CommElem e = ce::elem_of(in.dtype);
   if (!transport_) {
     std::memcpy(out.data(), in.data(), in.nbytes());
+  } else if (!ce::widened(in.dtype)) {
+    TESSERA_COMM_CALL(s, transport_->all_reduce(in.data(), out.data(), n, e, ce::transport_op(in.dtype, op), s.deadline));
+    if (op == ReduceOp::Avg) ce::divide(out.data(), e, n, size());
   } else {
-    Widened w = widen(in);
-    std::vector<float> reduced_f32(widened(in.dtype) ? n : 0);
-    void* dst = widened(in.dtype) ? static_cast<void*>(reduced_f32.data()) : out.data();
-    TESSERA_COMM_CALL(s, transport_->all_reduce(w.data, dst, n, e, transport_op(in.dtype, op), s.deadline));
-    if (op == ReduceOp::Avg) divide(dst, e, n, size());
-    narrow_into(dst, out);
+    std::vector<float> wide(n), reduced(n);
+    ce::widen(in.data(), in.dtype, n, wide.data());
+    TESSERA_COMM_CALL(s, transport_->all_reduce(wide.data(), reduced.data(), n, e, ce::transport_op(in.dtype, op),
+                                                s.deadline));
+    if (op == ReduceOp::Avg) ce::divide(reduced.data(), e, n, size());
+    ce::narrow(reduced.data(), in.dtype, n, out.data());
   }
   finish(s, in.nbytes(), false);
 }
@@ -282,29 +350,29 @@ void Collectives::reduce_scatter(const TensorObj& in, ReduceOp op, int axis, Ten
     return;
   }
   const size_t w = static_cast<size_t>(size());
-  const CommElem e = comm_elem(in.dtype);
-  const size_t eb = elem_bytes(e);
-  Widened wide = widen(in);
+  const CommElem e = ce::elem_of(in.dtype);
+  const size_t eb = ce::elem_bytes(e);
+  std::vector<unsigned char> wide(static_cast<size_t>(in.numel) * eb);
+  ce::widen(in.data(), in.dtype, static_cast<size_t>(in.numel), wide.data());
   // Blocks in rank order: rank r's part along the axis, for every outer index.
   size_t outer = 1;
   for (int d = 0; d < axis; ++d) outer *= static_cast<size_t>(in.shape[static_cast<size_t>(d)]);
   const size_t part = static_cast<size_t>(in.numel) / outer / w;  // elements of one rank's part per outer index
   const size_t count = outer * part;
   std::vector<unsigned char> blocks;
-  const void* send = wide.data;
+  const void* send = wide.data();
   if (outer > 1) {
     blocks.resize(w * count * eb);
-    const auto* src = static_cast<const unsigned char*>(wide.data);
     for (size_t r = 0; r < w; ++r)
       for (size_t o = 0; o < outer; ++o)
-        std::memcpy(blocks.data() + (r * count + o * part) * eb, src + (o * w + r) * part * eb, part * eb);
+        std::memcpy(blocks.data() + (r * count + o * part) * eb, wide.data() + (o * w + r) * part * eb, part * eb);
     send = blocks.data();
   }
-  std::vector<float> reduced_f32(widened(in.dtype) ? count : 0);
-  void* dst = widened(in.dtype) ? static_cast<void*>(reduced_f32.data()) : out.data();
-  TESSERA_COMM_CALL(s, transport_->reduce_scatter(send, dst, count, e, transport_op(in.dtype, op), s.deadline));
-  if (op == ReduceOp::Avg) divide(dst, e, count, size());
-  narrow_into(dst, out);
+  std::vector<unsigned char> reduced(count * eb);
+  TESSERA_COMM_CALL(s, transport_->reduce_scatter(send, reduced.data(), count, e, ce::transport_op(in.dtype, op),
+                                                  s.deadline));
+  if (op == ReduceOp::Avg) ce::divide(reduced.data(), e, count, size());
+  ce::narrow(reduced.data(), in.dtype, count, out.data());
   finish(s, in.nbytes(), false);
 }
 

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -94,6 +95,8 @@ class CommTransport {
 // is the same on every rank for the same collective (the ranks' n-th
 // collective), so spans across ranks link by it; send and recv count their
 // own steps per pair of ranks (peer: the other rank, else -1).
+// A bucket of all_reduces (allreduce_buckets.h) is one record whose
+// `packed` counts them; it comes from the buckets' thread.
 struct CollectiveRecord {
   CollectiveKind kind;
   uint64_t step;
@@ -101,18 +104,25 @@ struct CollectiveRecord {
   uint64_t bytes;  // the payload this rank contributed or received
   std::chrono::steady_clock::time_point start, end;
   bool failed;
+  uint32_t packed = 1;
 };
 
 struct CollectiveCounters {
   uint64_t calls[kCollectiveKinds] = {};
-  uint64_t bytes = 0;   // payload bytes over every call
-  double ms = 0;        // wall time inside collectives, waiting included
+  uint64_t bytes = 0;     // payload bytes over every call
+  double ms = 0;          // wall time inside collectives, waiting included (the buckets' thread's too)
+  uint64_t bucketed = 0;  // all_reduces that went in buckets
+  uint64_t buckets = 0;   // the buckets they went in
   uint64_t total_calls() const;
 };
 
+class AllReduceBuckets;
+struct BucketEntry;
+
 class Collectives {
  public:
-  Collectives() = default;
+  Collectives();
+  ~Collectives();
   Collectives(const Collectives&) = delete;
   Collectives& operator=(const Collectives&) = delete;
 
@@ -127,9 +137,18 @@ class Collectives {
   CommTransport* transport() const { return transport_.get(); }
   void set_timeout(double seconds) { timeout_s_ = seconds; }
   double timeout() const { return timeout_s_; }
-  // Called after every collective on this rank (the runtime's timeline); none by default.
-  void set_observer(std::function<void(const CollectiveRecord&)> f) { observer_ = std::move(f); }
-  const CollectiveCounters& counters() const { return counters_; }
+  // all_reduces of at most this many bytes go in buckets (allreduce_buckets.h); 0: none do.
+  void set_bucket_bytes(size_t bytes) { bucket_bytes_ = bytes; }
+  size_t bucket_bytes() const { return bucket_bytes_; }
+  // Called after every collective on this rank (the runtime's timeline),
+  // from the buckets' thread for buckets; none by default.
+  void set_observer(std::function<void(const CollectiveRecord&)> f);
+  CollectiveCounters counters() const;
+  // Waits for every queued all_reduce (the end of a run); throws
+  // FatalRuntimeError when one failed.
+  void drain();
+  // Drains and stops the buckets' thread (before MPI is finalized).
+  void shutdown();
 
   // The operations; `name` prefixes errors ("all_reduce: ..."). Outputs are
   // preallocated with the shape the op's shape rule gave.
@@ -141,6 +160,11 @@ class Collectives {
   void send(const TensorObj& t, int dst);
   void recv(TensorObj& out, int src);
 
+  // The buckets' thread: one round's exchange and reduction of the head of
+  // its queue (`run`, one element type and reduction): returns how many of
+  // them every rank sent (the prefix), reduced end to end into `reduced`.
+  size_t reduce_round(const std::vector<BucketEntry*>& run, std::vector<unsigned char>& reduced);
+
   // Checks a peer or root rank: "NAME: ROLE 3 is not a rank of a world of 2 ranks (0 to 1)".
   void check_rank(const char* name, const char* role, int64_t r) const;
   // check_rank, and a world of one rank has no peer at all.
@@ -148,12 +172,20 @@ class Collectives {
 
  private:
   struct Step;
+  struct Message;
   Step begin(CollectiveKind kind, const TensorObj* t, int arg, uint8_t op);
   void agree(Step& s);
-  void finish(Step& s, uint64_t bytes, bool failed);
+  // Every rank's message of this step; throws (fail) on a timeout.
+  std::vector<Message> exchange(Step& s, const Message& mine);
+  void finish(Step& s, uint64_t bytes, bool failed, uint32_t packed = 1);
   [[noreturn]] void fail(Step& s, const std::string& what);
 
+  // Guards the transport and everything below it: the script's thread and
+  // the buckets' thread both run collectives.
+  mutable std::mutex mu_;
   std::unique_ptr<CommTransport> transport_;
+  std::unique_ptr<AllReduceBuckets> buckets_;
+  size_t bucket_bytes_ = size_t{16} << 20;
   double timeout_s_ = 60;
   uint64_t steps_ = 0;
   std::vector<uint64_t> p2p_sent_, p2p_received_;
