@@ -8,6 +8,7 @@ Usage: example_mlp_test.py --vm build/tessera-vm --source-dir .
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -50,6 +51,18 @@ def main():
         check(not far, f"-np {n}: the losses are one process's (relative 1e-5)", str(far))
         check(all(not r.out[k].strip() for k in range(1, n)), f"-np {n}: the other ranks print nothing",
               " | ".join(r.out[1:]))
+    # The training loop (compute, fused kernels and 5 all_reduces a step) runs as one trace that
+    # leaves for the interpreter only where rank 0 prints (steps 50, 100 and 119, and the end).
+    r = run_ranks(2, vm, example, "--stats", "--", "120", "64", timeout=300)
+    loop = [m for m in re.finditer(r"mlp_data_parallel.tsb:(\d+) in <main>, root trace.*entered (\d+) times, (\d+) exits",
+                                   r.err[0])]
+    check(len(loop) == 1, "-np 2: the training loop is compiled to one root trace", r.err[0][-3000:])
+    if loop:
+        exits = int(loop[0].group(3))
+        check(exits <= 5, f"-np 2: the loop's trace runs its collectives without returning to the interpreter "
+                          f"({exits} exits in 120 steps)", loop[0].group(0))
+    fused = re.search(r"fusion: (\d+) kernel calls in the traces", r.err[0])
+    check(fused and int(fused.group(1)) > 0, "-np 2: the loop's tensor work is fused into kernels", r.err[0][-3000:])
     return finish()
 
 
