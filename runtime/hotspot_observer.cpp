@@ -6,17 +6,31 @@
 
 #include "runtime/comm/process_world.h"
 #include "runtime/device/emulated_backend.h"
+#include "runtime/world_timeline.h"
 #ifndef TESSERA_NO_CUDA_HEADERS
 #include "runtime/device/cuda_backend.h"
 #endif
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/nvtx_ranges.h"
+#include "vm/graph/collectives.h"
 
 namespace tessera {
+
+namespace {
+
+// The observer whose event log the process's collectives report to (the
+// last that set one); only it takes the report away when it goes.
+const HotspotObserver* collectives_reported_to = nullptr;
+
+}  // namespace
 
 HotspotObserver::HotspotObserver(JitParams params) : params_(std::move(params)) {}
 
 HotspotObserver::~HotspotObserver() {
+  if (collectives_reported_to == this) {
+    process_collectives().set_observer(nullptr);
+    collectives_reported_to = nullptr;
+  }
   // Its compiles report to the log, which may go with this observer.
   if (events_) kernels_.drain_background();
   kernels_.cancel_background();
@@ -32,6 +46,14 @@ void HotspotObserver::set_event_log(std::shared_ptr<jit::JitEventLog> log) {
   events_ = std::move(log);
   kernels_.set_events(events_);
   if (gpu_) gpu_->set_events(events_);
+  if (jit::JitTimeline* tl = events_ ? events_->timeline() : nullptr) {
+    // The log lives as long as this observer, which takes the report away when it goes.
+    process_collectives().set_observer([tl](const CollectiveRecord& r) {
+      const Collectives& world = process_collectives();
+      jit::draw_collective(*tl, r, world.rank(), world.size());
+    });
+    collectives_reported_to = this;
+  }
 }
 
 void HotspotObserver::set_device(device::DeviceSelection selection) {

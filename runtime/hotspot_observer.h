@@ -54,7 +54,8 @@ class HotspotObserver : public JitHooks {
 
   // The event log (--jit-log, events.jsonl) the JIT and the fused calls'
   // kernels report to, from now until this observer goes. Call before
-  // enable_tracing.
+  // enable_tracing. With a timeline, the process's collectives are drawn on
+  // it too (world_timeline.h; one observer per process: the last log's).
   void set_event_log(std::shared_ptr<jit::JitEventLog> log);
   // Turns on the trace compiler (record, compile, enter traces). Without it
   // hot code is only observed. `dump_dir`: see TraceJit.

@@ -20,6 +20,7 @@ const char* track_name(JitTimeline::Track t) {
     case JitTimeline::Track::KernelCompiler: return "kernel compiler (K3, background)";
     case JitTimeline::Track::Gpu: return "GPU kernel builds (background)";
     case JitTimeline::Track::Device: return "GPU device (kernels as they ran)";
+    case JitTimeline::Track::Collectives: return "collectives (all_reduce, barrier, send, ... of this rank)";
   }
   return "?";
 }
@@ -29,30 +30,30 @@ const char* track_name(JitTimeline::Track t) {
 void JitTimeline::span(Track track, std::string_view name, const char* category, double start_ms, double end_ms,
                        kir::EventFields args) noexcept {
   add({'X', track, category, std::max(0.0, (start_ms - origin_ms_) * 1000), std::max(0.0, (end_ms - start_ms) * 1000),
-       std::move(args), {}},
+       std::move(args), {}, {}},
       name);
 }
 
 void JitTimeline::instant(Track track, std::string_view name, const char* category, double at_ms,
                           kir::EventFields args) noexcept {
-  add({'i', track, category, std::max(0.0, (at_ms - origin_ms_) * 1000), 0, std::move(args), {}}, name);
+  add({'i', track, category, std::max(0.0, (at_ms - origin_ms_) * 1000), 0, std::move(args), {}, {}}, name);
 }
 
 void JitTimeline::span(Track track, std::string_view name, const char* category, double start_ms, double end_ms,
                        const SmallArgs& args) noexcept {
   add({'X', track, category, std::max(0.0, (start_ms - origin_ms_) * 1000), std::max(0.0, (end_ms - start_ms) * 1000),
-       {}, args},
+       {}, args, {}},
       name);
 }
 
 void JitTimeline::instant(Track track, std::string_view name, const char* category, double at_ms,
                           const SmallArgs& args) noexcept {
-  add({'i', track, category, std::max(0.0, (at_ms - origin_ms_) * 1000), 0, {}, args}, name);
+  add({'i', track, category, std::max(0.0, (at_ms - origin_ms_) * 1000), 0, {}, args, {}}, name);
 }
 
 void JitTimeline::kernel_span(Track track, std::string_view name, const kir::KernelSpan& k) noexcept {
   Event e{'X', track, k.on_device ? "gpu" : "kernel", std::max(0.0, (k.start_ms - origin_ms_) * 1000),
-          std::max(0.0, (k.end_ms - k.start_ms) * 1000), {}, {}};
+          std::max(0.0, (k.end_ms - k.start_ms) * 1000), {}, {}, {}};
   SmallArgs& args = e.small;
   if (k.on_device) args.add("track", "device");
   args.add("device", k.gpu ? "gpu" : "cpu");
@@ -64,34 +65,48 @@ void JitTimeline::kernel_span(Track track, std::string_view name, const kir::Ker
   add(std::move(e), name);
 }
 
+void JitTimeline::linked_span(Track track, std::string_view name, int group, const char* category, double start_ms,
+                              double end_ms, const SmallArgs& args, Flow flow) noexcept {
+  add({'X', track, category, std::max(0.0, (start_ms - origin_ms_) * 1000), std::max(0.0, (end_ms - start_ms) * 1000),
+       {}, args, flow},
+      name, group);
+}
+
+void JitTimeline::set_rank(int rank, int size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  rank_ = rank;
+  world_size_ = size;
+}
+
 // Under mu_. A loop's events come from a few sites (a trace's span, its
 // exit, a kernel): the recent ones are found without hashing their names.
-JitTimeline::Site* JitTimeline::site_of(Track track, char phase, std::string_view name) {
+JitTimeline::Site* JitTimeline::site_of(Track track, char phase, int group, std::string_view name) {
   for (Site* r : recent_)
-    if (r && r->track == track && r->phase == phase && r->name == name) return r;
+    if (r && r->track == track && r->phase == phase && r->group == group && r->name == name) return r;
   Site* site = nullptr;
-  if (auto it = index_.find(SiteKey{track, phase, name}); it != index_.end()) {
+  if (auto it = index_.find(SiteKey{track, phase, group, name}); it != index_.end()) {
     site = it->second;
   } else {
     if (sites_.size() >= limits_.max_sites) return nullptr;
     auto s = std::make_unique<Site>();
     s->track = track;
     s->phase = phase;
+    s->group = group;
     s->name = std::string(name);
     s->first.reserve(std::min<size_t>(limits_.keep, 16));
     site = s.get();
     sites_.push_back(std::move(s));
-    index_.emplace(SiteKey{track, phase, site->name}, site);
+    index_.emplace(SiteKey{track, phase, group, site->name}, site);
   }
   recent_[next_recent_] = site;
   next_recent_ = (next_recent_ + 1) % recent_.size();
   return site;
 }
 
-void JitTimeline::add(Event&& e, std::string_view name) noexcept {
+void JitTimeline::add(Event&& e, std::string_view name, int group) noexcept {
   std::lock_guard<std::mutex> lock(mu_);
   try {
-    Site* site = site_of(e.track, e.phase, name);
+    Site* site = site_of(e.track, e.phase, group, name);
     if (!site) {
       ++unsited_;
       return;
@@ -127,30 +142,36 @@ std::string JitTimeline::json(const std::string& process_name, double end_ms) co
     const Site* site;
     const Event* event;  // null: the site's `left out` instant
     double ts_us, dur_us;
+    bool flow;  // the event's piece of its flow (at the middle of its span)
   };
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Row> rows;
+  bool collectives = false;
+  auto push = [&rows](const Site* s, const Event& e) {
+    rows.push_back({s, &e, e.ts_us, e.dur_us, false});
+    if (e.flow.phase) rows.push_back({s, &e, e.ts_us + e.dur_us / 2, 0, true});
+  };
   for (const auto& s : sites_) {
-    for (const Event& e : s->first) rows.push_back({s.get(), &e, e.ts_us, e.dur_us});
-    for (size_t k = 0; k < s->last.size(); ++k) {
-      const Event& e = s->last[(s->next + k) % s->last.size()];
-      rows.push_back({s.get(), &e, e.ts_us, e.dur_us});
-    }
-    if (s->left_out) rows.push_back({s.get(), nullptr, s->gap_start_us, 0});
+    collectives = collectives || s->track == Track::Collectives;
+    for (const Event& e : s->first) push(s.get(), e);
+    for (size_t k = 0; k < s->last.size(); ++k) push(s.get(), s->last[(s->next + k) % s->last.size()]);
+    if (s->left_out) rows.push_back({s.get(), nullptr, s->gap_start_us, 0, false});
   }
   // By start time; at equal starts the longer span first, so that spans nest.
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     return a.ts_us != b.ts_us ? a.ts_us < b.ts_us : a.dur_us > b.dur_us;
   });
+  const int pid = rank_ >= 0 ? rank_ + 1 : 1;
   nlohmann::ordered_json out;
   auto& list = out["traceEvents"] = nlohmann::ordered_json::array();
-  auto meta = [&](const char* what, int tid, const std::string& name) {
-    list.push_back({{"ph", "M"}, {"name", what}, {"pid", 1}, {"tid", tid}, {"ts", 0}, {"args", {{"name", name}}}});
+  auto meta = [&](const char* what, int tid, const char* key, const nlohmann::ordered_json& value) {
+    list.push_back({{"ph", "M"}, {"name", what}, {"pid", pid}, {"tid", tid}, {"ts", 0}, {"args", {{key, value}}}});
   };
-  meta("process_name", 1, process_name);
-  for (Track t : {Track::VM, Track::Compiler, Track::KernelCompiler, Track::Gpu, Track::Device})
-    meta("thread_name", static_cast<int>(t), track_name(t));
-  list.push_back({{"ph", "X"}, {"name", "run"}, {"cat", "run"}, {"pid", 1}, {"tid", static_cast<int>(Track::VM)},
+  meta("process_name", 1, "name", process_name);
+  if (rank_ >= 0) meta("process_sort_index", 1, "sort_index", rank_);
+  for (Track t : {Track::VM, Track::Compiler, Track::KernelCompiler, Track::Gpu, Track::Device, Track::Collectives})
+    if (t != Track::Collectives || collectives) meta("thread_name", static_cast<int>(t), "name", track_name(t));
+  list.push_back({{"ph", "X"}, {"name", "run"}, {"cat", "run"}, {"pid", pid}, {"tid", static_cast<int>(Track::VM)},
                   {"ts", 0}, {"dur", std::max(0.0, (end_ms - origin_ms_) * 1000)}});
   for (const Row& r : rows) {
     const Site& s = *r.site;
@@ -160,7 +181,7 @@ std::string JitTimeline::json(const std::string& process_name, double end_ms) co
       list.push_back({{"ph", "i"},
                       {"name", fmt::format("{}: {} {} left out", s.name, s.left_out, kinds)},
                       {"cat", "left out"},
-                      {"pid", 1},
+                      {"pid", pid},
                       {"tid", tid},
                       {"ts", r.ts_us},
                       {"s", "t"},
@@ -171,8 +192,13 @@ std::string JitTimeline::json(const std::string& process_name, double end_ms) co
       continue;
     }
     const Event& e = *r.event;
+    if (r.flow) {
+      list.push_back({{"ph", std::string(1, e.flow.phase)}, {"name", e.flow.name}, {"cat", e.category},
+                      {"id", e.flow.id}, {"pid", pid}, {"tid", tid}, {"ts", r.ts_us}, {"bp", "e"}});
+      continue;
+    }
     nlohmann::ordered_json j = {{"ph", std::string(1, e.phase)}, {"name", s.name}, {"cat", e.category},
-                                {"pid", 1}, {"tid", tid}, {"ts", e.ts_us}};
+                                {"pid", pid}, {"tid", tid}, {"ts", e.ts_us}};
     if (e.phase == 'X') j["dur"] = e.dur_us;
     if (e.phase == 'i') j["s"] = "t";  // an instant of its thread
     if (!e.args.empty() || e.small.size()) {
@@ -202,6 +228,11 @@ std::string JitTimeline::json(const std::string& process_name, double end_ms) co
   other["events_left_out"] = total;
   other["events_of_sites_not_kept"] = unsited_;
   other["sites_with_events_left_out"] = std::move(sites);
+  other["steady_clock_origin_ms"] = origin_ms_;
+  if (rank_ >= 0) {
+    other["rank"] = rank_;
+    other["world_size"] = world_size_;
+  }
   return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

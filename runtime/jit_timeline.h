@@ -9,13 +9,17 @@
 //   - kernel compiler: K3 compiles and tuning on the background thread;
 //   - GPU kernel builds: the GPU's kernel builds (the background thread);
 //   - GPU device: each GPU kernel as it ran on the device (timed with CUDA
-//     events, so these launches wait for the device).
+//     events, so these launches wait for the device);
+//   - collectives: this rank's all_reduce, barrier, send, ... (the runtime's
+//     observer of process_collectives(), world_timeline.h), each span with
+//     its piece of the flow that links the same collective across ranks.
 // Every other JIT event is an instant on the VM track. Events are kept in
 // memory and written once, sorted by time (so the times of each track never
 // go back), at the end of the run.
 //
 // Memory is bounded whatever the run's length: events are grouped by site
-// (a track, a phase and a name: one kernel, one trace, one kind of instant),
+// (a track, a phase and a name: one kernel, one trace, one kind of instant;
+// and a group: a send's or recv's peer),
 // and of each site only the first `keep` events and the last `keep` are
 // kept; those between are counted, with the time their spans took. The
 // written timeline says what it left out: an instant `... left out` on the
@@ -44,7 +48,7 @@ struct JitTimelineLimits {
 
 class JitTimeline {
  public:
-  enum class Track : int { VM = 1, Compiler = 2, KernelCompiler = 3, Gpu = 4, Device = 5 };
+  enum class Track : int { VM = 1, Compiler = 2, KernelCompiler = 3, Gpu = 4, Device = 5, Collectives = 6 };
   using Limits = JitTimelineLimits;
 
   // `origin_ms`: the steady-clock time (now_ms()) the timeline starts at.
@@ -89,10 +93,31 @@ class JitTimeline {
   void instant(Track track, std::string_view name, const char* category, double at_ms, const SmallArgs& args) noexcept;
   // A fused call's span (category "kernel", or "gpu" on the device track).
   void kernel_span(Track track, std::string_view name, const kir::KernelSpan& span) noexcept;
+  // A piece of a Chrome trace flow (ph "s", "t" or "f", with "bp": "e": it
+  // binds to the span it comes with), written at the middle of that span:
+  // the pieces of one id, in time order, are drawn as arrows from span to
+  // span (across processes too). `name` is a static string; the pieces of
+  // one flow share it, their category and `id`.
+  struct Flow {
+    char phase = 0;  // 's' starts the flow, 't' steps, 'f' ends it; 0: none
+    uint64_t id = 0;
+    const char* name = nullptr;
+  };
+  // A span with its piece of a flow. `group` splits one name's events into
+  // sites of their own (each kept apart under the limits): a send's spans
+  // per peer, so that the first and last `keep` of each pair are kept.
+  void linked_span(Track track, std::string_view name, int group, const char* category, double start_ms,
+                   double end_ms, const SmallArgs& args, Flow flow) noexcept;
+
+  // Under mpirun: this timeline is rank `rank`'s of `size`. It is then the
+  // process pid rank + 1 (Perfetto treats pid 0 as the kernel's idle
+  // process), sorted by rank, and otherData has "rank" and "world_size".
+  void set_rank(int rank, int size);
 
   // The whole trace-event JSON ({"traceEvents": [...], "displayTimeUnit": "ms",
   // "otherData": {...}}), with the process's and tracks' names; `end_ms`
-  // closes the run's span.
+  // closes the run's span. otherData's "steady_clock_origin_ms" is the
+  // origin on this process's steady clock (what merging ranks aligns).
   std::string json(const std::string& process_name, double end_ms) const;
   // Writes json() to `path`; throws std::runtime_error when it cannot.
   void write(const std::string& path, const std::string& process_name, double end_ms) const;
@@ -107,12 +132,14 @@ class JitTimeline {
     double ts_us, dur_us;
     kir::EventFields args;
     SmallArgs small;  // written after args
+    Flow flow;
   };
   // One site's events: `first` until it holds `keep`, then `last` as a ring
   // (`next` its oldest entry) whose evictions are counted in `left_out`.
   struct Site {
     Track track;
     char phase;
+    int group;
     std::string name;
     std::vector<Event> first, last;
     size_t next = 0;
@@ -123,20 +150,23 @@ class JitTimeline {
   struct SiteKey {
     Track track;
     char phase;
+    int group;
     std::string_view name;  // the Site's own name, or the caller's for a lookup
     bool operator==(const SiteKey&) const = default;
   };
   struct SiteKeyHash {
     size_t operator()(const SiteKey& k) const {
-      return std::hash<std::string_view>()(k.name) ^ (static_cast<size_t>(k.track) << 8) ^ static_cast<size_t>(k.phase);
+      return std::hash<std::string_view>()(k.name) ^ (static_cast<size_t>(k.track) << 8) ^
+             static_cast<size_t>(k.phase) ^ (static_cast<size_t>(k.group) << 16);
     }
   };
 
-  Site* site_of(Track track, char phase, std::string_view name);  // null: past max_sites
-  void add(Event&& e, std::string_view name) noexcept;
+  Site* site_of(Track track, char phase, int group, std::string_view name);  // null: past max_sites
+  void add(Event&& e, std::string_view name, int group = 0) noexcept;
 
   double origin_ms_;
   Limits limits_;
+  int rank_ = -1, world_size_ = 0;  // set_rank's; -1: not a rank of a world
   mutable std::mutex mu_;
   std::vector<std::unique_ptr<Site>> sites_;  // stable addresses: the index's keys view their names
   std::unordered_map<SiteKey, Site*, SiteKeyHash> index_;

@@ -2,14 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "runtime/gpu_profile_json.h"
 #include "runtime/tier_profile.h"
+#include "vm/graph/collectives.h"
 
 namespace tessera {
 
@@ -23,12 +26,20 @@ const char* kind_name(jit::Trace::Kind k) {
   return k == jit::Trace::Kind::Loop ? "loop" : k == jit::Trace::Kind::Function ? "function" : "side";
 }
 
+// Which rank of the world wrote a line (0 of 1 without mpirun).
+void add_rank(json& j) {
+  const Collectives& world = process_collectives();
+  j["rank"] = world.rank();
+  j["world_size"] = world.size();
+}
+
 // What every run line starts with (the parameters are fixed for the run:
 // any thread may read them).
 json run_record(const RunOutcome& run, const JitParams& params) {
   json r;
   r["record"] = "run";
   r["script"] = run.script;
+  add_rank(r);
   r["status"] = run.status;
   r["wall_ms"] = round3(run.wall_ms);
   r["jit"] = params.enabled;
@@ -96,6 +107,12 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
   const std::shared_ptr<const kernels::GpuTarget> gpu = rt.gpu_target();
   r["gpu_kernels"] = gpu ? gpu_kernels_json(gpu->profile()) : json::array();
   r["gpu_profile"] = gpu_profile_json(gpu.get());
+  // This rank's collectives, as --stats' world line counts them.
+  const CollectiveCounters& cc = process_collectives().counters();
+  json calls = json::object();
+  for (int i = 0; i < kCollectiveKinds; ++i)
+    if (cc.calls[i]) calls[collective_name(static_cast<CollectiveKind>(i))] = cc.calls[i];
+  r["collectives"] = {{"calls", calls}, {"bytes", cc.bytes}, {"ms", round3(cc.ms)}};
   out += r.dump() + "\n";
 
   // One line per hot loop, with the traces rooted there.
@@ -103,6 +120,7 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
     json j;
     j["record"] = "loop";
     j["script"] = run.script;
+    add_rank(j);
     j["at"] = fmt::format("{}:{}", run.script, l.line);
     j["function"] = l.function;
     j["hot"] = l.times;
@@ -132,10 +150,27 @@ std::string run_metrics_lines(const HotspotObserver& rt, const RunOutcome& run, 
   return out;
 }
 
+// One write(2) on a file opened O_APPEND: the lines of ranks appending to
+// one file at once never interleave (a local file system's appends are
+// atomic; NFS's are not).
 void append_metrics_lines(const std::string& path, const std::string& lines) {
-  std::ofstream f(path, std::ios::app);
-  if (!f || !(f << lines) || !f.flush())  // a full disk shows at the flush
-    throw std::runtime_error(fmt::format("--metrics {}: cannot be written ({})", path, std::strerror(errno)));
+  auto fail = [&path](int err) {
+    return std::runtime_error(fmt::format("--metrics {}: cannot be written ({})", path, std::strerror(err)));
+  };
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw fail(errno);
+  size_t done = 0;
+  while (done < lines.size()) {
+    const ssize_t n = ::write(fd, lines.data() + done, lines.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      throw fail(err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) throw fail(errno);  // a full disk may show only here (NFS)
 }
 
 void append_run_metrics(const std::string& path, const HotspotObserver& rt, const RunOutcome& run,

@@ -7,9 +7,12 @@
 //     calls, time, and achieved GB/s (and GFLOP/s for a matrix product);
 //     the GPU's kernels as CUPTI recorded them, each against the device's
 //     roofline, and whether CUPTI recorded (gpu_profile_json.h);
+//     and this rank's collectives (calls per operation, bytes, time);
 //   - one "loop" line per hot loop: where, how often it got hot, its traces
 //     (root and side) with their tiers, entries, exits, compile time and
 //     time in compiled code.
+// Every line has the rank and world_size (0 and 1 without mpirun); under
+// mpirun every rank appends its lines to the same file, all in one write.
 // docs/observability.md lists the fields.
 #pragma once
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sched.h>
 
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <stdexcept>
@@ -12,9 +13,11 @@ namespace tessera::comm {
 
 namespace {
 
-// Tags on Tessera's communicator: step descriptions, and send/recv's messages.
+// Tags on Tessera's communicator: step descriptions, send/recv's messages,
+// and the pings that measure the ranks' clocks.
 constexpr int kTagExchange = 1;
 constexpr int kTagPointToPoint = 2;
+constexpr int kTagClock = 3;
 
 // MPI counts are ints: larger payloads move in chunks (all_reduce) or are
 // refused with a message (the others).
@@ -159,18 +162,56 @@ void MpiTransport::broadcast(void* buf, size_t bytes, int root, CommDeadline dea
   wait_one(req, deadline, "MPI_Ibcast");
 }
 
-void MpiTransport::send(const void* buf, size_t bytes, int dst, CommDeadline deadline) {
+void MpiTransport::send_tagged(const void* buf, size_t bytes, int dst, int tag, CommDeadline deadline,
+                               const char* what) {
   MpiRequest req = nullptr;
-  mpi_.check(mpi_.api().MPI_Isend(buf, count_of(bytes, "send"), mpi_.type_byte, dst, kTagPointToPoint, comm_, &req),
-             "MPI_Isend");
+  mpi_.check(mpi_.api().MPI_Isend(buf, count_of(bytes, what), mpi_.type_byte, dst, tag, comm_, &req), "MPI_Isend");
   wait_one(req, deadline, "MPI_Isend");
 }
 
-void MpiTransport::recv(void* buf, size_t bytes, int src, CommDeadline deadline) {
+void MpiTransport::recv_tagged(void* buf, size_t bytes, int src, int tag, CommDeadline deadline, const char* what) {
   MpiRequest req = nullptr;
-  mpi_.check(mpi_.api().MPI_Irecv(buf, count_of(bytes, "recv"), mpi_.type_byte, src, kTagPointToPoint, comm_, &req),
-             "MPI_Irecv");
+  mpi_.check(mpi_.api().MPI_Irecv(buf, count_of(bytes, what), mpi_.type_byte, src, tag, comm_, &req), "MPI_Irecv");
   wait_one(req, deadline, "MPI_Irecv");
+}
+
+void MpiTransport::send(const void* buf, size_t bytes, int dst, CommDeadline deadline) {
+  send_tagged(buf, bytes, dst, kTagPointToPoint, deadline, "send");
+}
+
+void MpiTransport::recv(void* buf, size_t bytes, int src, CommDeadline deadline) {
+  recv_tagged(buf, bytes, src, kTagPointToPoint, deadline, "recv");
+}
+
+std::vector<MpiTransport::ClockOffset> MpiTransport::clock_offsets(int rounds, CommDeadline deadline) {
+  auto now_ms = [] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  if (rank_ != 0) {
+    for (int i = 0; i < rounds; ++i) {
+      double ping = 0;
+      recv_tagged(&ping, sizeof ping, 0, kTagClock, deadline, "clock");
+      const double t1 = now_ms();
+      send_tagged(&t1, sizeof t1, 0, kTagClock, deadline, "clock");
+    }
+    return {};
+  }
+  std::vector<ClockOffset> out(static_cast<size_t>(size_));
+  for (int r = 1; r < size_; ++r) {
+    double best = -1;
+    for (int i = 0; i < rounds; ++i) {
+      const double t0 = now_ms();
+      send_tagged(&t0, sizeof t0, r, kTagClock, deadline, "clock");
+      double t1 = 0;
+      recv_tagged(&t1, sizeof t1, r, kTagClock, deadline, "clock");
+      const double t2 = now_ms();
+      if (best < 0 || t2 - t0 < best) {
+        best = t2 - t0;
+        out[static_cast<size_t>(r)] = {t1 - (t0 + t2) / 2, best / 2};
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace tessera::comm

@@ -32,7 +32,23 @@ class MpiTransport final : public CommTransport {
   void send(const void* buf, size_t bytes, int dst, CommDeadline deadline) override;
   void recv(void* buf, size_t bytes, int src, CommDeadline deadline) override;
 
+  // This rank's steady clock against rank 0's (Cristian's algorithm): rank
+  // 0 sends each rank in turn `rounds` pings, each answered at once with the
+  // rank's clock t1; with t0 and t2 rank 0's clock at the ping and at the
+  // answer, the rank's clock reads t1 - (t0 + t2) / 2 ahead of rank 0's,
+  // within (t2 - t0) / 2, the round trip of the fastest round kept. Every
+  // rank calls it (messages of a tag of their own, so that nothing a
+  // script sent is taken for them); rank 0 gets one entry per rank (its
+  // own {0, 0}), the others none.
+  struct ClockOffset {
+    double offset_ms = 0;  // the rank's clock minus rank 0's
+    double error_ms = 0;   // |offset_ms - the true offset| is at most this
+  };
+  std::vector<ClockOffset> clock_offsets(int rounds, CommDeadline deadline);
+
  private:
+  void send_tagged(const void* buf, size_t bytes, int dst, int tag, CommDeadline deadline, const char* what);
+  void recv_tagged(void* buf, size_t bytes, int src, int tag, CommDeadline deadline, const char* what);
   MpiDatatype type_of(CommElem e) const;
   MpiOp op_of(ReduceOp op) const;
   // Polls `reqs` until every one is done; false at the deadline, `done`

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -15,6 +16,7 @@ namespace tessera::comm {
 namespace {
 
 bool joined = false;
+MpiTransport* mpi_transport = nullptr;  // process_collectives()'s transport, once joined
 
 std::optional<int> env_int(const char* name) {
   const char* v = std::getenv(name);
@@ -50,7 +52,9 @@ void join_world(double timeout_s, size_t bucket_bytes) {
   // An embedding host may have initialized MPI itself.
   if (!initialized)
     mpi.check(mpi.api().MPI_Init_thread(nullptr, nullptr, kMpiThreadSerialized, &provided), "MPI_Init_thread");
-  c.set_transport(std::make_unique<MpiTransport>(mpi));
+  auto transport = std::make_unique<MpiTransport>(mpi);
+  mpi_transport = transport.get();
+  c.set_transport(std::move(transport));
   joined = true;
 }
 
@@ -71,6 +75,22 @@ void leave_world() {
   mpi.api().MPI_Finalized(&finalized);
   if (!finalized) mpi.api().MPI_Finalize();
   joined = false;
+}
+
+std::vector<RankClock> measure_clocks() {
+  if (!joined || !mpi_transport) return {RankClock{}};
+  constexpr int kRounds = 10;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(process_collectives().timeout()));
+  std::vector<RankClock> out;
+  try {
+    for (const auto& c : mpi_transport->clock_offsets(kRounds, deadline)) out.push_back({c.offset_ms, c.error_ms});
+  } catch (const CommTimeout& e) {
+    throw std::runtime_error(fmt::format("measuring the ranks' clocks: a rank did not answer within {:g} s ({})",
+                                         process_collectives().timeout(), e.what()));
+  }
+  return out;
 }
 
 std::string world_text() {

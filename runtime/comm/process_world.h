@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera::comm {
 
@@ -29,6 +30,17 @@ std::string finish_collectives();
 // MPI_Finalize, after a run that ended normally; a no-op when not joined.
 // A run that fails leaves without it: mpirun then ends the other ranks.
 void leave_world();
+
+// Each rank's steady clock against rank 0's, measured now by pings between
+// rank 0 and each rank (MpiTransport::clock_offsets; a few round trips per
+// rank, within the collectives' timeout). Every rank must call it; rank 0
+// gets an entry per rank, the others an empty vector; a world of one {{0, 0}}.
+// Throws std::runtime_error when a rank does not answer.
+struct RankClock {
+  double offset_ms = 0;  // the rank's clock minus rank 0's
+  double error_ms = 0;   // the offset is right within this
+};
+std::vector<RankClock> measure_clocks();
 
 // "rank 1 of 4 (Open MPI v4.1.4)" or "one process".
 std::string world_text();

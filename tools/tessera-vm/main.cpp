@@ -28,6 +28,7 @@
 #include "runtime/run_metrics.h"
 #include "vm/graph/collectives.h"
 #include "runtime/trace_viewer.h"
+#include "runtime/world_timeline.h"
 #include "tools/tessera-vm/signal_outputs.h"
 #include "vm/interp/vm.h"
 
@@ -207,7 +208,11 @@ int run_cli(int argc, char** argv) {
                   "(events.jsonl), the trace tree as Graphviz (traces.dot, and traces.svg where dot is installed), a "
                   "timeline of the run for Perfetto or chrome://tracing (timeline.json), and a page that shows all "
                   "of it in a browser (index.html). "
-                  "DIR is made if missing; one that cannot be written is an error before the run")
+                  "DIR is made if missing; one that cannot be written is an error before the run. Under mpirun each "
+                  "rank writes these to DIR/rank-K/ (its collectives on a track of its timeline) and, after a run "
+                  "that succeeded on every rank, rank 0 merges the ranks' timelines into DIR/timeline.json (a "
+                  "process per rank, their clocks aligned, each collective linked across the ranks) with "
+                  "DIR/index.html linking each rank's page")
       ->type_name("DIR")
       ->check(a_path);
   size_t dump_keep = tessera::jit::JitTimelineLimits{}.keep;
@@ -235,8 +240,9 @@ int run_cli(int argc, char** argv) {
   std::string metrics_file;
   run->add_option("--metrics", metrics_file,
                   "Append what the run did to FILE as JSON lines: one for the run (wall time, traces, compile times "
-                  "per tier, CPU time per tier, time in compiled code, each fused kernel's calls, time and GB/s) and "
-                  "one per hot loop; docs/observability.md lists the fields")
+                  "per tier, CPU time per tier, time in compiled code, each fused kernel's calls, time and GB/s, the "
+                  "collectives) and one per hot loop, each with the rank and world_size; under mpirun every rank "
+                  "appends its lines to FILE (each rank's lines in one write); docs/observability.md lists the fields")
       ->type_name("FILE.jsonl")
       ->check(a_path);
   run->footer("JIT parameters (--jit-param NAME=VALUE):\n" + tessera::JitParams::describe_all() +
@@ -346,15 +352,28 @@ int run_cli(int argc, char** argv) {
   // The event log's files are opened before the script runs, so that a
   // dump directory or log file that cannot be written fails at once (exit 2).
   std::shared_ptr<tessera::jit::JitEventLog> events;
+  const tessera::Collectives& world = tessera::process_collectives();
+  std::string world_dump_dir;  // under mpirun: --dump's DIR, where rank 0 merges the ranks' timelines
   try {
     if (!dump_dir.empty()) {
       namespace fs = std::filesystem;
       check_dump_dir(dump_dir);
+      std::string process_name = "tessera-vm run " + run_file;
+      if (world.distributed()) {
+        // Each rank's dump is DIR/rank-K/; rank 0 merges the timelines into DIR/ at the end (no earlier run's then).
+        world_dump_dir = dump_dir;
+        if (world.rank() == 0)
+          for (const char* stale : {"timeline.json", "index.html"}) fs::remove(fs::path(dump_dir) / stale);
+        dump_dir = (fs::path(dump_dir) / ("rank-" + std::to_string(world.rank()))).string();
+        check_dump_dir(dump_dir);
+        process_name = "rank " + std::to_string(world.rank()) + " (" + process_name + ")";
+      }
       events = std::make_shared<tessera::jit::JitEventLog>();
       events->write_jsonl((fs::path(dump_dir) / "events.jsonl").string());
       tessera::jit::JitTimeline::Limits limits;
       limits.keep = dump_keep;
-      events->keep_timeline((fs::path(dump_dir) / "timeline.json").string(), "tessera-vm run " + run_file, limits);
+      events->keep_timeline((fs::path(dump_dir) / "timeline.json").string(), process_name, limits);
+      if (world.distributed()) events->timeline()->set_rank(world.rank(), world.size());
     }
     if (!metrics_file.empty()) {
       std::ofstream probe(metrics_file, std::ios::app);  // fails now rather than after the run
@@ -461,6 +480,11 @@ int run_cli(int argc, char** argv) {
                                     events->tally());
       });
   }
+  // Under mpirun, once every rank's files are written: rank 0 merges the timelines.
+  if (!world_dump_dir.empty())
+    write([&] {
+      tessera::jit::finish_world_dump(world_dump_dir, status == tessera::RunStatus::Ok && outputs_written, run_file);
+    });
   if (!outputs_written && status == tessera::RunStatus::Ok) status = tessera::RunStatus::RuntimeError;
   // A rank that failed leaves without MPI_Finalize: mpirun then ends the
   // others (and names this one) instead of their waiting for it.
