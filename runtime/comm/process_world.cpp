@@ -8,6 +8,9 @@
 
 #include "runtime/comm/mpi_library.h"
 #include "runtime/comm/mpi_transport.h"
+#ifndef TESSERA_NO_NCCL
+#include "runtime/comm/nccl_transport.h"
+#endif
 #include "vm/graph/collectives.h"
 
 namespace tessera::comm {
@@ -50,6 +53,10 @@ void join_world(double timeout_s) {
   if (!initialized)
     mpi.check(mpi.api().MPI_Init_thread(nullptr, nullptr, kMpiThreadSerialized, &provided), "MPI_Init_thread");
   c.set_transport(std::make_unique<MpiTransport>(mpi));
+#ifndef TESSERA_NO_NCCL
+  // Tensors on the GPU: NCCL, loaded when the first of them meets a collective.
+  c.set_device_transport(std::make_unique<NcclTransport>(*c.transport()));
+#endif
   joined = true;
 }
 
@@ -82,8 +89,14 @@ std::string collectives_stats_line() {
   for (int i = 0; i < kCollectiveKinds; ++i)
     if (k.calls[i])
       per += fmt::format("{}{} {}", per.empty() ? "" : ", ", collective_name(static_cast<CollectiveKind>(i)), k.calls[i]);
-  return line + fmt::format(": collectives {} ({}), {:.3f} MB moved, {:.3f} ms in them (timeout {:g} s)\n",
-                            k.total_calls(), per, static_cast<double>(k.bytes) / 1e6, k.ms, c.timeout());
+  std::string device;
+  if (const DeviceCommTransport* d = c.device_transport()) {
+    const std::string what = d->describe();
+    if (k.device_calls) device = fmt::format("; {} carried {} of them (their tensors on the GPU)", what, k.device_calls);
+    else if (what.rfind("no NCCL", 0) == 0) device = "; tensors on the GPU took the host's path: " + what;
+  }
+  return line + fmt::format(": collectives {} ({}), {:.3f} MB moved, {:.3f} ms in them (timeout {:g} s){}\n",
+                            k.total_calls(), per, static_cast<double>(k.bytes) / 1e6, k.ms, c.timeout(), device);
 }
 
 }  // namespace tessera::comm

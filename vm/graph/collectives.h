@@ -18,6 +18,12 @@
 //   - deadlines (timeout_s, JIT parameter `commtimeout`), counters for
 //     --stats, and an observer that the runtime's timeline listens to.
 // A transport only moves contiguous bytes and reduces f32, i32, i64 and u8.
+// A second, optional transport moves elements a device holds (NCCL:
+// runtime/comm/nccl_transport.h): a step goes through it when every rank's
+// tensor is on a device it serves (each rank says so in its description)
+// and the step needs none of the layout work above; its output then stays
+// on the device. Every other step takes the host's path (a device's
+// elements are copied back first, as for any host read).
 //
 // Errors after the first exchange began are FatalRuntimeError: a compiled
 // trace must not redo a collective on the interpreter (the ranks would
@@ -90,6 +96,32 @@ class CommTransport {
   virtual void recv(void* buf, size_t bytes, int src, CommDeadline deadline) = 0;
 };
 
+// What moves elements a device holds between the ranks (runtime/comm/
+// nccl_transport.h), with CommTransport's contract otherwise: each call
+// returns once the step completed on this rank (its output written, on the
+// device) or throws CommTimeout at `deadline`. Inputs and outputs are
+// device copies (vm/tensor/device_copy.h) on the transport's device.
+class DeviceCommTransport {
+ public:
+  virtual ~DeviceCommTransport() = default;
+  // Which library and version ("NCCL 2.28.9"), or why it cannot serve.
+  virtual std::string describe() const = 0;
+  // Whether it moves the elements of `held`: the first device it is given
+  // becomes its own (one device per rank). No communication.
+  virtual bool accepts(const DeviceCopy& held) = 0;
+  // A block of `bytes` on its device (a received tensor's); null before accepts() took a device.
+  virtual std::unique_ptr<DeviceCopy> new_block(size_t bytes) = 0;
+  // As CommTransport's (op is never Avg), on the copies' device memory.
+  virtual void all_reduce(const DeviceCopy& in, DeviceCopy& out, size_t count, CommElem elem, ReduceOp op,
+                          CommDeadline deadline) = 0;
+  virtual void all_gather(const DeviceCopy& in, DeviceCopy& out, size_t bytes_per_rank, CommDeadline deadline) = 0;
+  virtual void reduce_scatter(const DeviceCopy& in, DeviceCopy& out, size_t count_per_rank, CommElem elem, ReduceOp op,
+                              CommDeadline deadline) = 0;
+  virtual void broadcast(const DeviceCopy& in, DeviceCopy& out, size_t bytes, int root, CommDeadline deadline) = 0;
+  virtual void send(const DeviceCopy& in, size_t bytes, int dst, CommDeadline deadline) = 0;
+  virtual void recv(DeviceCopy& out, size_t bytes, int src, CommDeadline deadline) = 0;
+};
+
 // One completed (or failed) collective, as the timeline draws it. `step`
 // is the same on every rank for the same collective (the ranks' n-th
 // collective), so spans across ranks link by it; send and recv count their
@@ -106,6 +138,7 @@ struct CollectiveRecord {
 struct CollectiveCounters {
   uint64_t calls[kCollectiveKinds] = {};
   uint64_t bytes = 0;   // payload bytes over every call
+  uint64_t device_calls = 0;  // of the calls, those the device transport carried
   double ms = 0;        // wall time inside collectives, waiting included
   uint64_t total_calls() const;
 };
@@ -125,6 +158,9 @@ class Collectives {
   // Installs the transport (the runtime, once, before the script runs).
   void set_transport(std::unique_ptr<CommTransport> t) { transport_ = std::move(t); }
   CommTransport* transport() const { return transport_.get(); }
+  // Installs the device transport (the runtime, with the transport).
+  void set_device_transport(std::unique_ptr<DeviceCommTransport> t) { device_transport_ = std::move(t); }
+  DeviceCommTransport* device_transport() const { return device_transport_.get(); }
   void set_timeout(double seconds) { timeout_s_ = seconds; }
   double timeout() const { return timeout_s_; }
   // Called after every collective on this rank (the runtime's timeline); none by default.
@@ -152,8 +188,14 @@ class Collectives {
   void agree(Step& s);
   void finish(Step& s, uint64_t bytes, bool failed);
   [[noreturn]] void fail(Step& s, const std::string& what);
+  // Whether this rank's part of a step may go through the device transport.
+  bool device_may_carry(CollectiveKind kind, const TensorObj& t, int axis, ReduceOp op) const;
+  // The step on the device transport (every rank agreed): `out` (null for
+  // send) gets a device copy, its elements left on the device.
+  void on_device(Step& s, const TensorObj* in, TensorObj* out);
 
   std::unique_ptr<CommTransport> transport_;
+  std::unique_ptr<DeviceCommTransport> device_transport_;
   double timeout_s_ = 60;
   uint64_t steps_ = 0;
   std::vector<uint64_t> p2p_sent_, p2p_received_;
