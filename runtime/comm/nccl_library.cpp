@@ -21,31 +21,15 @@ const NcclLibrary& NcclLibrary::get() {
 }
 
 NcclLibrary::NcclLibrary(const std::vector<std::string>& candidates) {
-  lib_ = device::DynamicLibrary::open_first(candidates);
-  if (!lib_.is_open()) {
-    why_ = fmt::format("{} {} (dlopen: {}): install NCCL (the CUDA toolkit's, or libnccl2) or set TESSERA_NCCL_LIBRARY",
-                       candidates.empty() ? "libnccl.so.2" : candidates.front(),
-                       lib_.not_found() ? "not found" : "could not be loaded", lib_.error());
+  if (!open_kept(candidates, "libnccl.so.2",
+                 "install NCCL (the CUDA toolkit's, or libnccl2) or set TESSERA_NCCL_LIBRARY"))
     return;
-  }
-  lib_.keep_loaded();
-  struct Row {
-    const char* name;
-    void (*set)(Api&, void*);
-  };
-  static constexpr Row kRows[] = {
+  static constexpr EntryPoint<Api> kRows[] = {
 #define NCCL_FN(name) {#name, [](Api& a, void* fn) { a.name = reinterpret_cast<decltype(a.name)>(fn); }},
 #include "runtime/comm/nccl_api.def"
 #undef NCCL_FN
   };
-  for (const Row& row : kRows) {
-    void* fn = lib_.symbol(row.name);
-    if (!fn) {
-      why_ = fmt::format("{} has no {}: it is not NCCL 2.7 or later", lib_.path(), row.name);
-      return;
-    }
-    row.set(api_, fn);
-  }
+  if (!resolve(kRows, api_, "it is not NCCL 2.7 or later")) return;
   if (api_.ncclGetVersion(&version_) != ncclSuccess) {
     why_ = lib_.path() + ": ncclGetVersion failed";
     return;

@@ -148,23 +148,24 @@ void NcclTransport::broadcast(const DeviceCopy& in, DeviceCopy& out, size_t byte
 // ncclSend and ncclRecv in a group of their own each: a rank's sends and
 // receives are ordered as its script orders them, as MPI's are.
 void NcclTransport::send(const DeviceCopy& in, size_t bytes, int dst, CommDeadline deadline) {
-  begin(deadline);
-  const auto& api = nccl_->api();
-  nccl_->check(api.ncclGroupStart(), "ncclGroupStart", comm_);
-  const ncclResult_t r = api.ncclSend(in.device_pointer(), bytes, ncclUint8, dst, comm_, static_cast<cudaStream_t>(stream_));
-  nccl_->check(api.ncclGroupEnd(), "ncclGroupEnd", comm_);
-  nccl_->check(r, "ncclSend", comm_);
-  end("ncclSend", deadline);
+  point_to_point(true, in.device_pointer(), bytes, dst, deadline);
 }
 
 void NcclTransport::recv(DeviceCopy& out, size_t bytes, int src, CommDeadline deadline) {
+  point_to_point(false, out.device_pointer(), bytes, src, deadline);
+}
+
+void NcclTransport::point_to_point(bool send, void* buf, size_t bytes, int peer, CommDeadline deadline) {
   begin(deadline);
   const auto& api = nccl_->api();
+  const auto stream = static_cast<cudaStream_t>(stream_);
+  const char* what = send ? "ncclSend" : "ncclRecv";
   nccl_->check(api.ncclGroupStart(), "ncclGroupStart", comm_);
-  const ncclResult_t r = api.ncclRecv(out.device_pointer(), bytes, ncclUint8, src, comm_, static_cast<cudaStream_t>(stream_));
+  const ncclResult_t r = send ? api.ncclSend(buf, bytes, ncclUint8, peer, comm_, stream)
+                              : api.ncclRecv(buf, bytes, ncclUint8, peer, comm_, stream);
   nccl_->check(api.ncclGroupEnd(), "ncclGroupEnd", comm_);
-  nccl_->check(r, "ncclRecv", comm_);
-  end("ncclRecv", deadline);
+  nccl_->check(r, what, comm_);
+  end(what, deadline);
 }
 
 }  // namespace tessera::comm

@@ -55,6 +55,7 @@ class NcclTransport final : public DeviceCommTransport {
   // kernels' stream after it.
   void end(const char* what, CommDeadline deadline);
   void abort();
+  void point_to_point(bool send, void* buf, size_t bytes, int peer, CommDeadline deadline);
 
   CommTransport& host_;
   const NcclLibrary* nccl_ = nullptr;  // loaded at the first accepts()
