@@ -86,6 +86,7 @@ void draw_collective(JitTimeline& tl, const CollectiveRecord& r, int rank, int w
   args.add("step", static_cast<int64_t>(r.step)).add("bytes", static_cast<int64_t>(r.bytes));
   if (r.peer >= 0) args.add("peer", r.peer);
   args.add("failed", r.failed ? 1 : 0);
+  if (r.packed > 1) args.add("all_reduces", static_cast<int64_t>(r.packed));  // a bucket
   JitTimeline::Flow flow;
   int group = 0;
   if (point_to_point(r.kind)) {

@@ -78,6 +78,10 @@ cp "$ROOT/tests/lsan_tracer_crash.py" "$B/tests/"
 cp -r "$ROOT/experiments/bench/tensor" "$B/experiments/bench/"
 mkdir -p "$B/experiments/harness"
 cp "$ROOT"/experiments/harness/*.py "$B/experiments/harness/"
+# The NCCL check (run-gpu-checks.sh nccl) and what it imports.
+mkdir -p "$B/tests/runtime/comm"
+cp "$ROOT/tests/runtime/cli_checks.py" "$B/tests/runtime/"
+cp "$ROOT/tests/runtime/comm/nccl_emulation_test.py" "$ROOT/tests/runtime/comm/mpi_run.py" "$B/tests/runtime/comm/"
 cp "$ROOT/tools/run-gpu-checks.sh" "$B/run-gpu-checks.sh"
 git -C "$ROOT" rev-parse --short=12 HEAD > "$B/COMMIT" 2>/dev/null || echo unknown > "$B/COMMIT"
 

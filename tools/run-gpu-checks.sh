@@ -15,7 +15,11 @@
 #   6. GPU profiling (experiments/harness/run_gpu_profile.py): CUPTI's tests on the real library
 #      (cupti_device_test: every kernel recorded and correlated, the tuner ranking by CUPTI's time,
 #      the records' cost on and off), the overhead criteria on elementwise_chain and a profiled
-#      tuning run (--profile-kernels), as experiments/results/gpu-profile-*.md.
+#      tuning run (--profile-kernels), as experiments/results/gpu-profile-*.md;
+#   7. collectives of tensors on the GPU through the machine's libnccl
+#      (tests/runtime/comm/nccl_emulation_test.py --real): under mpirun -np 1 where mpirun is
+#      (one GPU: one rank; --stats must say NCCL carried them, NCCL_DEBUG=INFO's version and
+#      algorithm lines are kept in the log), else the program as one process (no NCCL then).
 # Named steps run only those (run-gpu-checks.sh cupti_device_test gpu_profile): a session's
 # device time is short, and the steps' limits add up to more than it.
 # (NVRTC's checks of every kernel and the code generation benchmark need no GPU: CI and
@@ -31,7 +35,7 @@ declare -A status
 # A step that hangs (a kernel that never ends, say) is stopped so that the others still run and
 # the results come back: each has a limit in seconds, TESSERA_GPU_CHECK_LIMIT times one (default 1).
 scale="${TESSERA_GPU_CHECK_LIMIT:-1}"
-steps=(select device_test cuda_device_test cupti_device_test conformance_gpu gpu_kernels attention gpu_profile)
+steps=(select device_test cuda_device_test cupti_device_test conformance_gpu gpu_kernels attention gpu_profile nccl)
 wanted=("$@")
 run() {  # run NAME SECONDS COMMAND...: output to $RES/NAME.log, status kept for the summary
   local name="$1" limit=$(( $2 * scale )); shift 2
@@ -57,6 +61,7 @@ run attention 300 python3 "$HERE/experiments/harness/run_attention_bench.py" --b
 run gpu_profile 240 python3 "$HERE/experiments/harness/run_gpu_profile.py" --vm "$HERE/bin/tessera-vm" \
   --test "$HERE/bin/cupti_device_test" --program "$HERE/experiments/bench/tensor/elementwise_chain.tsb" \
   --out "$RES/gpu-profile-latest.md" --dated --json-dir "$RES"
+run nccl 180 python3 "$HERE/tests/runtime/comm/nccl_emulation_test.py" --vm "$HERE/bin/tessera-vm" --real --np 1
 
 echo
 echo "GPU checks of commit $(cat "$HERE/COMMIT") on $(head -1 "$RES/device.txt"), $(date -u +%F)"

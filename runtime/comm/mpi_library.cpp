@@ -24,32 +24,15 @@ const MpiLibrary& MpiLibrary::get() {
 }
 
 MpiLibrary::MpiLibrary(const std::vector<std::string>& candidates) {
-  lib_ = device::DynamicLibrary::open_first(candidates, /*global=*/true);
-  if (!lib_.is_open()) {
-    why_ = fmt::format("{} {} (dlopen: {}): install Open MPI (Debian: openmpi-bin libopenmpi-dev) or set "
-                       "TESSERA_MPI_LIBRARY",
-                       candidates.empty() ? "libmpi.so" : candidates.front(),
-                       lib_.not_found() ? "not found" : "could not be loaded", lib_.error());
+  if (!open_kept(candidates, "libmpi.so",
+                 "install Open MPI (Debian: openmpi-bin libopenmpi-dev) or set TESSERA_MPI_LIBRARY", /*global=*/true))
     return;
-  }
-  lib_.keep_loaded();
-  struct Row {
-    const char* name;
-    void (*set)(Api&, void*);
-  };
-  static constexpr Row kRows[] = {
+  static constexpr EntryPoint<Api> kRows[] = {
 #define MPI_FN(name, ret, params) {#name, [](Api& a, void* fn) { a.name = reinterpret_cast<decltype(a.name)>(fn); }},
 #include "runtime/comm/mpi_api.def"
 #undef MPI_FN
   };
-  for (const Row& row : kRows) {
-    void* fn = lib_.symbol(row.name);
-    if (!fn) {
-      why_ = fmt::format("{} has no {}: it is not an MPI 3 library", lib_.path(), row.name);
-      return;
-    }
-    row.set(api_, fn);
-  }
+  if (!resolve(kRows, api_, "it is not an MPI 3 library")) return;
   // The predefined handles of Open MPI's ABI.
   struct Handle {
     const char* symbol;

@@ -9,6 +9,9 @@
 
 #include "runtime/comm/mpi_library.h"
 #include "runtime/comm/mpi_transport.h"
+#ifndef TESSERA_NO_NCCL
+#include "runtime/comm/nccl_transport.h"
+#endif
 #include "vm/graph/collectives.h"
 
 namespace tessera::comm {
@@ -55,6 +58,10 @@ void join_world(double timeout_s, size_t bucket_bytes) {
   auto transport = std::make_unique<MpiTransport>(mpi);
   mpi_transport = transport.get();
   c.set_transport(std::move(transport));
+#ifndef TESSERA_NO_NCCL
+  // Tensors on the GPU: NCCL, loaded when the first of them meets a collective.
+  c.set_device_transport(std::make_unique<NcclTransport>(*c.transport()));
+#endif
   joined = true;
 }
 
@@ -117,8 +124,15 @@ std::string collectives_stats_line() {
       k.bucketed ? fmt::format("; {} all_reduces packed in {} buckets (bucket {} MB)", k.bucketed, k.buckets,
                                static_cast<double>(c.bucket_bytes()) / (1 << 20))
                  : std::string();
-  return line + fmt::format(": collectives {} ({}), {:.3f} MB moved, {:.3f} ms in them (timeout {:g} s){}\n",
-                            k.total_calls(), per, static_cast<double>(k.bytes) / 1e6, k.ms, c.timeout(), buckets);
+  std::string device;
+  if (const DeviceCommTransport* d = c.device_transport()) {
+    const std::string what = d->describe();
+    if (k.device_calls) device = fmt::format("; {} carried {} of them (their tensors on the GPU)", what, k.device_calls);
+    else if (what.rfind("no NCCL", 0) == 0) device = "; tensors on the GPU took the host's path: " + what;
+  }
+  return line + fmt::format(": collectives {} ({}), {:.3f} MB moved, {:.3f} ms in them (timeout {:g} s){}{}\n",
+                            k.total_calls(), per, static_cast<double>(k.bytes) / 1e6, k.ms, c.timeout(), buckets,
+                            device);
 }
 
 }  // namespace tessera::comm

@@ -56,6 +56,43 @@ CudaBackend::~CudaBackend() {
   gemm_.reset();
 }
 
+void* CudaBackend::create_stream() {
+  device_->make_current();
+  CUstream s = nullptr;
+  device_->driver().check(device_->driver().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  return s;
+}
+
+void* CudaBackend::record_event(void* stream) {
+  const CudaDriver& d = device_->driver();
+  CUevent e = nullptr;
+  d.check(d.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  const CUresult r = d.cuEventRecord(e, stream ? static_cast<CUstream>(stream) : stream_->get());
+  if (r != CUDA_SUCCESS) {
+    d.cuEventDestroy(e);
+    d.check(r, "cuEventRecord");
+  }
+  return e;
+}
+
+void CudaBackend::stream_wait(void* stream, void* event) {
+  const CudaDriver& d = device_->driver();
+  d.check(d.cuStreamWaitEvent(stream ? static_cast<CUstream>(stream) : stream_->get(), static_cast<CUevent>(event), 0),
+          "cuStreamWaitEvent");
+}
+
+bool CudaBackend::event_done(void* event) {
+  const CudaDriver& d = device_->driver();
+  const CUresult r = d.cuEventQuery(static_cast<CUevent>(event));
+  if (r == CUDA_SUCCESS) return true;
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  throw DeviceFault("cuEventQuery: " + d.error_text(r));
+}
+
+void CudaBackend::destroy_event(void* event) {
+  if (event) device_->driver().cuEventDestroy(static_cast<CUevent>(event));
+}
+
 std::string CudaBackend::image_identity(const kir::CudaKernelSource& src) const { return compiler_->identity(src, arch_); }
 
 std::string CudaBackend::compile(const kir::CudaKernelSource& src) {

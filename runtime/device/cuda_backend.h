@@ -40,6 +40,12 @@ class CudaBackend : public DeviceBackend {
   void matmul(const GemmDesc& d) override;
   double time_ms(const std::function<void()>& work) override { return stream_->time_ms(work); }
   void synchronize() override { stream_->synchronize(); }
+  void* create_stream() override;
+  void* record_event(void* stream) override;
+  void stream_wait(void* stream, void* event) override;
+  bool event_done(void* event) override;
+  void destroy_event(void* event) override;
+  void make_current() override { device_->make_current(); }
   bool cuda_driver() const override { return true; }
   PinnedStaging::Stats staging() const override { return stream_->staging(); }
   std::string compiler() const override;

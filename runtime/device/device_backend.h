@@ -17,6 +17,7 @@
 #include "codegen/kernel/cuda/cuda_emitter.h"
 #include "codegen/kernel/cuda/cuda_region.h"
 #include "runtime/device/device_allocator.h"
+#include "runtime/device/device_error.h"
 #include "runtime/device/emulated_kernel_hook.h"
 #include "runtime/device/gemm_desc.h"
 #include "runtime/device/pinned_staging.h"
@@ -102,6 +103,25 @@ class DeviceBackend {
 
   // Waits for every launch and copy enqueued so far.
   virtual void synchronize() {}
+
+  // Streams and events beside the kernels' stream, for work ordered with
+  // the kernels (the collectives' NCCL transport, runtime/comm/
+  // nccl_transport.h). Opaque handles: a CUstream and CUevents on a GPU;
+  // the emulation's (emulated_stream.h) record the order they are given,
+  // its kernels having run when their launch returns. A null `stream` is
+  // the kernels' stream. A stream lives as long as the backend; an event
+  // until destroy_event. Throw DeviceError.
+  virtual void* create_stream() { throw DeviceError(describe() + " has no streams beside its kernels'"); }
+  // A new event, recorded on `stream` after the work enqueued there so far.
+  virtual void* record_event(void* /*stream*/) { throw DeviceError(describe() + " has no events"); }
+  // Work enqueued on `stream` from now on waits for `event`.
+  virtual void stream_wait(void* /*stream*/, void* /*event*/) { throw DeviceError(describe() + " has no events"); }
+  // Whether the work before `event` has completed (a fault is DeviceFault).
+  virtual bool event_done(void* /*event*/) { return true; }
+  virtual void destroy_event(void* /*event*/) {}
+  // Makes the device current on the calling thread (libraries that use
+  // the CUDA runtime's current device, as NCCL does).
+  virtual void make_current() {}
 
   // The copies' pinned staging (pinned_staging.h); none where device
   // memory is host memory.

@@ -48,8 +48,14 @@ std::string probe_gpu(const DeviceLibraries& libraries, DeviceSelection& sel) {
     int count = 0;
     driver.check(driver.cuDeviceGetCount(&count), "cuDeviceGetCount");
     if (count == 0) return "the NVIDIA driver sees no CUDA device (check CUDA_VISIBLE_DEVICES)";
+    // Under mpirun, one GPU per rank: the rank's local rank (its place
+    // among the ranks of its machine) chooses, round robin.
+    int ordinal = 0;
+    if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK"); local && *local)
+      ordinal = static_cast<int>(std::max(0L, std::strtol(local, nullptr, 10)) % count);
     CUdevice dev = 0;
-    driver.check(driver.cuDeviceGet(&dev, 0), "cuDeviceGet(0)");
+    driver.check(driver.cuDeviceGet(&dev, ordinal), fmt::format("cuDeviceGet({})", ordinal).c_str());
+    sel.ordinal = ordinal;
     char name[256] = {};
     driver.check(driver.cuDeviceGetName(name, sizeof name - 1, dev), "cuDeviceGetName");
     driver.check(driver.cuDeviceGetAttribute(&sel.sm_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
@@ -115,7 +121,7 @@ std::string gpu_arch(int major, int minor) {
 std::string DeviceSelection::describe() const {
   if (!gpu) return fmt::format("cpu ({}{})", choice == DeviceChoice::Auto ? "auto: " : "", reason);
   if (emulated) return fmt::format("host emulation of a GPU (TESSERA_GPU_EMULATION=1, for testing; no GPU: {})", reason);
-  return fmt::format("{} ({}, {:.1f} GiB), CUDA driver {}, NVRTC {}.{}", name, arch,
+  return fmt::format("{}{} ({}, {:.1f} GiB), CUDA driver {}, NVRTC {}.{}", ordinal ? fmt::format("GPU {}: ", ordinal) : "", name, arch,
                      static_cast<double>(memory_bytes) / (1024.0 * 1024.0 * 1024.0), cuda_version_text(driver_version),
                      nvrtc_version.first, nvrtc_version.second);
 }

@@ -40,6 +40,9 @@ struct DeviceSelection {
   std::string name = "cpu";  // "cpu", or the GPU's name ("NVIDIA H100 80GB HBM3")
   int sm_major = 0, sm_minor = 0;  // compute capability (GPU only)
   std::string arch;                // NVRTC's target, e.g. "sm_90a" (GPU only)
+  // Which GPU (cuDeviceGet's ordinal): 0, or under mpirun the rank's
+  // OMPI_COMM_WORLD_LOCAL_RANK modulo the GPUs it sees (one GPU per rank).
+  int ordinal = 0;
   uint64_t memory_bytes = 0;       // the GPU's memory
   int driver_version = 0;          // cuDriverGetVersion (GPU only)
   std::pair<int, int> nvrtc_version{0, 0};

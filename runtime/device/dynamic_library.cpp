@@ -50,6 +50,18 @@ DynamicLibrary DynamicLibrary::open_first(const std::vector<std::string>& candid
   return lib;
 }
 
+bool OptionalLibrary::open_kept(const std::vector<std::string>& candidates, const char* fallback_name, const char* hint,
+                                bool global) {
+  lib_ = DynamicLibrary::open_first(candidates, global);
+  if (!lib_.is_open()) {
+    why_ = (candidates.empty() ? std::string(fallback_name) : candidates.front()) + " " +
+           (lib_.not_found() ? "not found" : "could not be loaded") + " (dlopen: " + lib_.error() + "): " + hint;
+    return false;
+  }
+  lib_.keep_loaded();
+  return true;
+}
+
 void* DynamicLibrary::symbol(const char* name) const { return handle_ ? dlsym(handle_, name) : nullptr; }
 
 }  // namespace tessera::device

@@ -3,6 +3,7 @@
 // on machines without them; nothing links against them.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,30 @@ class OptionalLibrary {
  protected:
   OptionalLibrary() = default;
   ~OptionalLibrary() = default;
+
+  // Opens the first of `candidates` into lib_, kept loaded; false, with
+  // why_ "NAME not found (dlopen: ...): HINT" (or "could not be loaded"),
+  // where none opens. `global`: DynamicLibrary::open_first's.
+  bool open_kept(const std::vector<std::string>& candidates, const char* fallback_name, const char* hint,
+                 bool global = false);
+  // An entry point of an X-macro table: its name and how to store it.
+  template <class Api> struct EntryPoint {
+    const char* name;
+    void (*set)(Api&, void*);
+  };
+  // Looks each row up in lib_ and stores it in `api`; false, with why_
+  // "PATH has no NAME: LACKS", at the first one missing.
+  template <class Api, size_t N> bool resolve(const EntryPoint<Api> (&rows)[N], Api& api, const char* lacks) {
+    for (const EntryPoint<Api>& row : rows) {
+      void* fn = lib_.symbol(row.name);
+      if (!fn) {
+        why_ = lib_.path() + " has no " + row.name + ": " + lacks;
+        return false;
+      }
+      row.set(api, fn);
+    }
+    return true;
+  }
 
   DynamicLibrary lib_;
   bool available_ = false;

@@ -10,12 +10,35 @@
 #include <cstring>
 #include <filesystem>
 #include <unordered_map>
+#include <vector>
 #include <fstream>
 #include <sstream>
 
 #include "runtime/device/device_error.h"
+#include "runtime/device/emulated_stream.h"
 
 namespace tessera::device {
+
+struct EmulatedBackend::Order {
+  std::mutex mu;
+  uint64_t launches = 0;
+  EmulatedStream kernels;
+  std::vector<std::unique_ptr<EmulatedStream>> others;
+  Order() {
+    kernels.kernels = true;
+    kernels.launches = &launches;
+  }
+  // Counts a launch; a DeviceFault where another stream's work has not been waited for.
+  void launched(const std::string& entry) {
+    std::lock_guard<std::mutex> lock(mu);
+    ++launches;
+    for (const auto& s : others)
+      if (s->work > s->work_waited_by_kernels)
+        throw DeviceFault("kernel " + entry + " was launched before the kernels' stream waited for the work on another "
+                          "stream (the host emulation's check of stream order: on a GPU it could read that work's "
+                          "output before it is written)");
+  }
+};
 
 namespace {
 
@@ -49,14 +72,15 @@ class EmulatedKernel : public LaunchableKernel {
  public:
   // The library stays loaded (never dlclosed): a site may launch its kernel until the process ends.
   EmulatedKernel(kir::CudaKernelSource src, HostEntry fn, MapEncoder encode,
-                 std::shared_ptr<const std::atomic<EmulatedKernelHook>> hook)
-      : LaunchableKernel(std::move(src)), fn_(fn), encode_(encode), hook_(std::move(hook)) {}
+                 std::shared_ptr<const std::atomic<EmulatedKernelHook>> hook, std::shared_ptr<EmulatedBackend::Order> order)
+      : LaunchableKernel(std::move(src)), fn_(fn), encode_(encode), hook_(std::move(hook)), order_(std::move(order)) {}
   // A misuse the emulation catches (a barrier some threads skip, an
   // address outside shared memory, a wait that never completes) is a
   // kernel that would fault or hang on a GPU. TESSERA_TEST_GPU_FAULT=1
   // makes every launch fault, for the tests of crash capture.
   void launch(int64_t blocks, std::vector<void*>& args) override {
     if (test_fault_) throw DeviceFault("kernel " + source().entry + ": an illegal memory access (TESSERA_TEST_GPU_FAULT=1, a test switch)");
+    order_->launched(source().entry);
     const EmulatedKernelHook hook = hook_->load(std::memory_order_acquire);
     const uint64_t start = hook ? steady_ns() : 0;
     try {
@@ -89,6 +113,7 @@ class EmulatedKernel : public LaunchableKernel {
 
   MapEncoder encode_;  // the library's (the emulation's encoding); null: its kernel takes no maps
   std::shared_ptr<const std::atomic<EmulatedKernelHook>> hook_;  // the backend's
+  std::shared_ptr<EmulatedBackend::Order> order_;                // the backend's
 };
 
 }  // namespace
@@ -131,7 +156,8 @@ size_t cap_from_environment() {
 }  // namespace
 
 EmulatedBackend::EmulatedBackend(size_t memory_cap)
-    : memory_(std::make_unique<HostMemory>(memory_cap ? memory_cap : cap_from_environment())) {
+    : memory_(std::make_unique<HostMemory>(memory_cap ? memory_cap : cap_from_environment())),
+      order_(std::make_shared<Order>()) {
   alloc_ = std::make_unique<DeviceAllocator>(*memory_);
   const char* cxx = std::getenv("TESSERA_EMULATION_CXX");
   cxx_ = cxx && *cxx ? cxx : "c++";
@@ -209,8 +235,38 @@ std::shared_ptr<LaunchableKernel> EmulatedBackend::load(const kir::CudaKernelSou
   std::error_code ec;
   fs::remove_all(dir, ec);  // the library stays mapped
   if (!error.empty()) throw DeviceError(error);
-  return std::make_shared<EmulatedKernel>(src, fn, encode, hook_);
+  return std::make_shared<EmulatedKernel>(src, fn, encode, hook_, order_);
 }
+
+void* EmulatedBackend::create_stream() {
+  std::lock_guard<std::mutex> lock(order_->mu);
+  EmulatedStream* s = order_->others.emplace_back(std::make_unique<EmulatedStream>()).get();
+  s->launches = &order_->launches;
+  return s;
+}
+
+void* EmulatedBackend::record_event(void* stream) {
+  std::lock_guard<std::mutex> lock(order_->mu);
+  auto* s = stream ? static_cast<EmulatedStream*>(stream) : &order_->kernels;
+  auto* e = new EmulatedEvent();
+  e->stream = s;
+  e->launches = order_->launches;
+  e->work = s->work;
+  return e;
+}
+
+void EmulatedBackend::stream_wait(void* stream, void* event) {
+  std::lock_guard<std::mutex> lock(order_->mu);
+  auto* s = stream ? static_cast<EmulatedStream*>(stream) : &order_->kernels;
+  const auto* e = static_cast<const EmulatedEvent*>(event);
+  ++s->waits;
+  s->waited_launches = e->launches;
+  s->waited_kernels = e->stream == &order_->kernels;
+  if (s == &order_->kernels && e->stream != s)
+    e->stream->work_waited_by_kernels = std::max(e->stream->work_waited_by_kernels, e->work);
+}
+
+void EmulatedBackend::destroy_event(void* event) { delete static_cast<EmulatedEvent*>(event); }
 
 void EmulatedBackend::set_emulated_kernel_hook(EmulatedKernelHook hook) { hook_->store(hook, std::memory_order_release); }
 

@@ -42,6 +42,17 @@ class EmulatedBackend : public DeviceBackend {
   std::string compiler() const override { return cxx_ + " (host emulation)"; }
   Limits limits() const override;
   void set_emulated_kernel_hook(EmulatedKernelHook hook) override;
+  // Streams and events that record the order they are given
+  // (emulated_stream.h). A kernel launched while work enqueued on another
+  // stream has not been waited for by the kernels' stream faults
+  // (DeviceFault): on a GPU it could read that work's output before it is
+  // written.
+  void* create_stream() override;
+  void* record_event(void* stream) override;
+  void stream_wait(void* stream, void* event) override;
+  void destroy_event(void* event) override;
+
+  struct Order;  // the streams and the launch count, shared with the kernels
 
  private:
   class HostMemory;
@@ -50,6 +61,7 @@ class EmulatedBackend : public DeviceBackend {
   std::string cxx_;
   // Shared with its kernels, which may outlive the backend's use.
   std::shared_ptr<std::atomic<EmulatedKernelHook>> hook_ = std::make_shared<std::atomic<EmulatedKernelHook>>(nullptr);
+  std::shared_ptr<Order> order_;
 };
 
 }  // namespace tessera::device

@@ -143,7 +143,9 @@ device::GemmDesc product_desc(const Region& r, const std::vector<int64_t>& sym, 
 
 // A tensor's elements in one of the device's blocks: a kernel output's,
 // left there until the host reads them, or a mirror of a host tensor a
-// kernel read (host_current), kept until the host touches it.
+// kernel read (host_current), kept until the host touches it. The
+// collectives' device transport reads and writes such blocks
+// (device_copy.h).
 class GpuBlockCopy : public DeviceCopy {
  public:
   GpuBlockCopy(std::shared_ptr<GpuTarget> owner, DevicePtr block, bool host_current)
@@ -166,6 +168,12 @@ class GpuBlockCopy : public DeviceCopy {
   }
   const GpuTarget* owner() const { return owner_.get(); }
   DevicePtr block() const { return block_; }
+  device::DeviceBackend* device() const override { return &owner_->backend(); }
+  void* device_pointer() const override { return reinterpret_cast<void*>(block_); }
+  std::unique_ptr<DeviceCopy> new_block(size_t bytes) const override {
+    device::DeviceBlock b(owner_->backend().allocator(), bytes);
+    return std::make_unique<GpuBlockCopy>(owner_, b.release(), false);
+  }
 
  private:
   std::shared_ptr<GpuTarget> owner_;  // keeps the device (and its memory) alive

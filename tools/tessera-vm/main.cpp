@@ -269,6 +269,10 @@ int run_cli(int argc, char** argv) {
               "                         then lib64 of $CUDA_HOME and of /usr/local/cuda); loaded only with a GPU\n"
               "  TESSERA_MPI_LIBRARY    under mpirun: the MPI library collectives use (default libmpi.so.40, then\n"
               "                         libmpi.so; Open MPI's ABI); a run without mpirun loads none\n"
+              "  TESSERA_NCCL_LIBRARY   under mpirun with a GPU: the NCCL library collectives of tensors on the GPU\n"
+              "                         use (default libnccl.so.2, then lib64 of $CUDA_HOME and of /usr/local/cuda);\n"
+              "                         loaded at the first such collective. Each rank takes GPU\n"
+              "                         OMPI_COMM_WORLD_LOCAL_RANK (modulo the GPUs it sees)\n"
               "  TESSERA_CRASH_DIR      where a GPU kernel that faults leaves its crash capture (the region, kernel\n"
               "                         IR, CUDA C++, launch.json: tessera-crash-PID-N; default the temporary\n"
               "                         directory, $TMPDIR or /tmp)\n");
@@ -304,8 +308,11 @@ int run_cli(int argc, char** argv) {
   // the script runs (exit status 2 where it cannot be).
   if (run->parsed()) {
     try {
+      // With --device=gpu the GPU's tensors go to NCCL one collective at a
+      // time; buckets (which take tensors to the host) serve the other runs.
+      const bool gpu = device_name == "gpu";
       tessera::comm::join_world(static_cast<double>(jit_params.commtimeout),
-                                static_cast<size_t>(jit_params.bucket) << 20);
+                                gpu ? 0 : static_cast<size_t>(jit_params.bucket) << 20);
     } catch (const std::runtime_error& e) {
       std::cerr << "tessera-vm: " << e.what() << "\n";
       return 2;

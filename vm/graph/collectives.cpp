@@ -25,10 +25,12 @@ struct StepDesc {
   uint8_t ndim = 0;
   uint8_t op = 0;
   int32_t arg = 0;  // axis, root or peer
+  uint8_t device = 0;  // 1: this rank's tensor may go through the device transport
+  uint8_t pad[7] = {};
   int64_t dims[kMaxRank] = {};
   bool has_tensor() const { return ndim != 0xFF; }
 };
-static_assert(sizeof(StepDesc) == 16 + 8 * kMaxRank);
+static_assert(sizeof(StepDesc) == 24 + 8 * kMaxRank);
 
 std::string type_text(const StepDesc& d) {
   if (!d.has_tensor()) return "no tensor";
@@ -115,6 +117,7 @@ struct Collectives::Step {
   std::chrono::steady_clock::time_point start;
   CommDeadline deadline;
   int peer = -1;
+  bool device = false;  // every rank's tensor goes through the device transport
   std::unique_lock<std::mutex> lock;
 };
 
@@ -134,7 +137,7 @@ void Collectives::check_rank(const char* name, const char* role, int64_t r) cons
 
 Collectives::Step Collectives::begin(CollectiveKind kind, const TensorObj* t, int arg, uint8_t op) {
   if (buckets_) buckets_->drain();
-  Step s{kind, collective_name(kind), {}, {}, {}, -1, std::unique_lock<std::mutex>(mu_)};
+  Step s{kind, collective_name(kind), {}, {}, {}, -1, false, std::unique_lock<std::mutex>(mu_)};
   s.start = std::chrono::steady_clock::now();
   if (!broken_.empty()) throw FatalRuntimeError(std::string(s.name) + ": " + broken_);
   s.deadline = s.start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -147,8 +150,22 @@ Collectives::Step Collectives::begin(CollectiveKind kind, const TensorObj* t, in
     s.desc.dtype = static_cast<uint8_t>(t->dtype);
     s.desc.ndim = static_cast<uint8_t>(t->rank());
     for (size_t i = 0; i < t->rank(); ++i) s.desc.dims[i] = t->shape[i];
+    s.desc.device = device_transport_ && t->device_copy &&
+                    device_may_carry(kind, *t, arg, static_cast<ReduceOp>(op)) &&
+                    device_transport_->accepts(*t->device_copy);
   }
   return s;
+}
+
+// The device transport moves contiguous elements and reduces what the host
+// transport reduces, in the tensor's own dtype: avg, f16 and bf16
+// reductions, and layouts along an axis other than 0 take the host's path.
+bool Collectives::device_may_carry(CollectiveKind kind, const TensorObj& t, int axis, ReduceOp op) const {
+  if (t.nbytes() == 0) return false;
+  const bool reduces = kind == CollectiveKind::AllReduce || kind == CollectiveKind::ReduceScatter;
+  if (reduces && (op == ReduceOp::Avg || ce::widened(t.dtype))) return false;
+  if ((kind == CollectiveKind::AllGather || kind == CollectiveKind::ReduceScatter) && axis != 0) return false;
+  return kind != CollectiveKind::Barrier;
 }
 
 void Collectives::fail(Step& s, const std::string& what) {
@@ -200,6 +217,7 @@ void Collectives::agree(Step& s) {
       fail(s, "the ranks disagree on the arguments: rank 0 passed " + arg_text(first) + ", rank " +
                   std::to_string(r) + " passed " + arg_text(d));
   }
+  s.device = std::all_of(all.begin(), all.end(), [](const StepDesc& d) { return d.device != 0; });
 }
 
 void Collectives::finish(Step& s, uint64_t bytes, bool failed, uint32_t packed) {
@@ -226,7 +244,7 @@ void Collectives::finish(Step& s, uint64_t bytes, bool failed, uint32_t packed) 
 // prefix checked against rank 0's and reduced as one transport all_reduce.
 size_t Collectives::reduce_round(const std::vector<BucketEntry*>& run, std::vector<unsigned char>& reduced) {
   const BucketEntry& head = *run.front();
-  Step s{CollectiveKind::AllReduce, "all_reduce", {}, {}, {}, -1, std::unique_lock<std::mutex>(mu_)};
+  Step s{CollectiveKind::AllReduce, "all_reduce", {}, {}, {}, -1, false, std::unique_lock<std::mutex>(mu_)};
   s.start = std::chrono::steady_clock::now();
   if (!broken_.empty()) throw FatalRuntimeError("all_reduce: " + broken_);
   s.deadline = s.start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -289,8 +307,42 @@ size_t Collectives::reduce_round(const std::vector<BucketEntry*>& run, std::vect
   return m;
 }
 
+void Collectives::on_device(Step& s, const TensorObj* in, TensorObj* out) {
+  std::unique_ptr<DeviceCopy> result;
+  if (out) {
+    try {
+      result = in ? in->device_copy->new_block(out->nbytes()) : device_transport_->new_block(out->nbytes());
+    } catch (const std::exception& e) {
+      fail(s, std::string("no device memory for the output: ") + e.what());
+    }
+    if (!result) fail(s, "rank " + std::to_string(s.peer) + " sent from its device, but this rank's device transport has no device");
+  }
+  DeviceCommTransport& t = *device_transport_;
+  const size_t n = in ? static_cast<size_t>(in->numel) : 0;
+  const CommElem e = in ? ce::elem_of(in->dtype) : CommElem::U8;
+  const auto op = static_cast<ReduceOp>(s.desc.op);
+  const int w = size();
+  TESSERA_COMM_CALL(s, switch (s.kind) {
+    case CollectiveKind::AllReduce: t.all_reduce(*in->device_copy, *result, n, e, ce::transport_op(in->dtype, op), s.deadline); break;
+    case CollectiveKind::AllGather: t.all_gather(*in->device_copy, *result, in->nbytes(), s.deadline); break;
+    case CollectiveKind::ReduceScatter:
+      t.reduce_scatter(*in->device_copy, *result, n / static_cast<size_t>(w), e, ce::transport_op(in->dtype, op), s.deadline);
+      break;
+    case CollectiveKind::Broadcast: t.broadcast(*in->device_copy, *result, in->nbytes(), s.desc.arg, s.deadline); break;
+    case CollectiveKind::Send: t.send(*in->device_copy, in->nbytes(), s.peer, s.deadline); break;
+    case CollectiveKind::Recv: t.recv(*result, out->nbytes(), s.peer, s.deadline); break;
+    case CollectiveKind::Barrier: break;
+  });
+  if (out) out->attach_device_copy(std::move(result));
+  ++counters_.device_calls;
+  finish(s, out && s.kind != CollectiveKind::AllReduce ? out->nbytes() : in->nbytes(), false);
+}
+
 void Collectives::all_reduce(const TensorObj& in, ReduceOp op, TensorObj& out) {
   // Small ones (several ranks, buckets on) go in a bucket and do not wait.
+  // The choice must be the same on every rank, whatever holds the tensor
+  // (a bucket takes it to the host): the runtime turns buckets off where the
+  // device transport should carry tensors (--device=gpu).
   if (transport_ && bucket_bytes_ > 0 && in.nbytes() <= bucket_bytes_ && in.numel > 0) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -302,6 +354,7 @@ void Collectives::all_reduce(const TensorObj& in, ReduceOp op, TensorObj& out) {
   }
   Step s = begin(CollectiveKind::AllReduce, &in, 0, static_cast<uint8_t>(op));
   agree(s);
+  if (s.device) return on_device(s, &in, &out);
   const size_t n = static_cast<size_t>(in.numel);
   const CommElem e = ce::elem_of(in.dtype);
   if (!transport_) {
@@ -323,6 +376,7 @@ void Collectives::all_reduce(const TensorObj& in, ReduceOp op, TensorObj& out) {
 void Collectives::all_gather(const TensorObj& in, int axis, TensorObj& out) {
   Step s = begin(CollectiveKind::AllGather, &in, axis, 0);
   agree(s);
+  if (s.device) return on_device(s, &in, &out);
   const size_t w = static_cast<size_t>(size());
   if (!transport_ || axis == 0 || in.nbytes() == 0) {
     if (!transport_) std::memcpy(out.data(), in.data(), in.nbytes());
@@ -344,6 +398,7 @@ void Collectives::all_gather(const TensorObj& in, int axis, TensorObj& out) {
 void Collectives::reduce_scatter(const TensorObj& in, ReduceOp op, int axis, TensorObj& out) {
   Step s = begin(CollectiveKind::ReduceScatter, &in, axis, static_cast<uint8_t>(op));
   agree(s);
+  if (s.device) return on_device(s, &in, &out);
   if (!transport_) {
     std::memcpy(out.data(), in.data(), in.nbytes());
     finish(s, in.nbytes(), false);
@@ -379,6 +434,7 @@ void Collectives::reduce_scatter(const TensorObj& in, ReduceOp op, int axis, Ten
 void Collectives::broadcast(const TensorObj& in, int root, TensorObj& out) {
   Step s = begin(CollectiveKind::Broadcast, &in, root, 0);
   agree(s);
+  if (s.device) return on_device(s, &in, &out);
   if (rank() == root) std::memcpy(out.data(), in.data(), in.nbytes());
   if (transport_) TESSERA_COMM_CALL(s, transport_->broadcast(out.data(), out.nbytes(), root, s.deadline));
   finish(s, in.nbytes(), false);
@@ -407,6 +463,7 @@ void Collectives::send(const TensorObj& t, int dst) {
   p2p_sent_.resize(static_cast<size_t>(size()));
   s.desc.step = p2p_sent_[static_cast<size_t>(dst)]++;
   TESSERA_COMM_CALL(s, transport_->send(&s.desc, sizeof(StepDesc), dst, s.deadline));
+  if (s.desc.device) return on_device(s, &t, nullptr);  // the receiver follows the description
   TESSERA_COMM_CALL(s, transport_->send(t.data(), t.nbytes(), dst, s.deadline));
   finish(s, t.nbytes(), false);
 }
@@ -431,6 +488,7 @@ void Collectives::recv(TensorObj& out, int src) {
       !std::equal(s.desc.dims, s.desc.dims + s.desc.ndim, theirs.dims))
     fail(s, "rank " + std::to_string(src) + " sent " + type_text(theirs) + ", but the tensor to receive (like) is " +
                 type_text(s.desc));
+  if (theirs.device) return on_device(s, nullptr, &out);
   TESSERA_COMM_CALL(s, transport_->recv(out.data(), out.nbytes(), src, s.deadline));
   finish(s, out.nbytes(), false);
 }

@@ -18,6 +18,12 @@
 //   - deadlines (timeout_s, JIT parameter `commtimeout`), counters for
 //     --stats, and an observer that the runtime's timeline listens to.
 // A transport only moves contiguous bytes and reduces f32, i32, i64 and u8.
+// A second, optional transport moves elements a device holds (NCCL:
+// runtime/comm/nccl_transport.h): a step goes through it when every rank's
+// tensor is on a device it serves (each rank says so in its description)
+// and the step needs none of the layout work above; its output then stays
+// on the device. Every other step takes the host's path (a device's
+// elements are copied back first, as for any host read).
 //
 // Errors after the first exchange began are FatalRuntimeError: a compiled
 // trace must not redo a collective on the interpreter (the ranks would
@@ -91,6 +97,32 @@ class CommTransport {
   virtual void recv(void* buf, size_t bytes, int src, CommDeadline deadline) = 0;
 };
 
+// What moves elements a device holds between the ranks (runtime/comm/
+// nccl_transport.h), with CommTransport's contract otherwise: each call
+// returns once the step completed on this rank (its output written, on the
+// device) or throws CommTimeout at `deadline`. Inputs and outputs are
+// device copies (vm/tensor/device_copy.h) on the transport's device.
+class DeviceCommTransport {
+ public:
+  virtual ~DeviceCommTransport() = default;
+  // Which library and version ("NCCL 2.28.9"), or why it cannot serve.
+  virtual std::string describe() const = 0;
+  // Whether it moves the elements of `held`: the first device it is given
+  // becomes its own (one device per rank). No communication.
+  virtual bool accepts(const DeviceCopy& held) = 0;
+  // A block of `bytes` on its device (a received tensor's); null before accepts() took a device.
+  virtual std::unique_ptr<DeviceCopy> new_block(size_t bytes) = 0;
+  // As CommTransport's (op is never Avg), on the copies' device memory.
+  virtual void all_reduce(const DeviceCopy& in, DeviceCopy& out, size_t count, CommElem elem, ReduceOp op,
+                          CommDeadline deadline) = 0;
+  virtual void all_gather(const DeviceCopy& in, DeviceCopy& out, size_t bytes_per_rank, CommDeadline deadline) = 0;
+  virtual void reduce_scatter(const DeviceCopy& in, DeviceCopy& out, size_t count_per_rank, CommElem elem, ReduceOp op,
+                              CommDeadline deadline) = 0;
+  virtual void broadcast(const DeviceCopy& in, DeviceCopy& out, size_t bytes, int root, CommDeadline deadline) = 0;
+  virtual void send(const DeviceCopy& in, size_t bytes, int dst, CommDeadline deadline) = 0;
+  virtual void recv(DeviceCopy& out, size_t bytes, int src, CommDeadline deadline) = 0;
+};
+
 // One completed (or failed) collective, as the timeline draws it. `step`
 // is the same on every rank for the same collective (the ranks' n-th
 // collective), so spans across ranks link by it; send and recv count their
@@ -109,10 +141,11 @@ struct CollectiveRecord {
 
 struct CollectiveCounters {
   uint64_t calls[kCollectiveKinds] = {};
-  uint64_t bytes = 0;     // payload bytes over every call
-  double ms = 0;          // wall time inside collectives, waiting included (the buckets' thread's too)
-  uint64_t bucketed = 0;  // all_reduces that went in buckets
-  uint64_t buckets = 0;   // the buckets they went in
+  uint64_t bytes = 0;         // payload bytes over every call
+  uint64_t device_calls = 0;  // of the calls, those the device transport carried
+  double ms = 0;              // wall time inside collectives, waiting included (the buckets' thread's too)
+  uint64_t bucketed = 0;      // all_reduces that went in buckets
+  uint64_t buckets = 0;       // the buckets they went in
   uint64_t total_calls() const;
 };
 
@@ -135,6 +168,9 @@ class Collectives {
   // Installs the transport (the runtime, once, before the script runs).
   void set_transport(std::unique_ptr<CommTransport> t) { transport_ = std::move(t); }
   CommTransport* transport() const { return transport_.get(); }
+  // Installs the device transport (the runtime, with the transport).
+  void set_device_transport(std::unique_ptr<DeviceCommTransport> t) { device_transport_ = std::move(t); }
+  DeviceCommTransport* device_transport() const { return device_transport_.get(); }
   void set_timeout(double seconds) { timeout_s_ = seconds; }
   double timeout() const { return timeout_s_; }
   // all_reduces of at most this many bytes go in buckets (allreduce_buckets.h); 0: none do.
@@ -179,11 +215,17 @@ class Collectives {
   std::vector<Message> exchange(Step& s, const Message& mine);
   void finish(Step& s, uint64_t bytes, bool failed, uint32_t packed = 1);
   [[noreturn]] void fail(Step& s, const std::string& what);
+  // Whether this rank's part of a step may go through the device transport.
+  bool device_may_carry(CollectiveKind kind, const TensorObj& t, int axis, ReduceOp op) const;
+  // The step on the device transport (every rank agreed): `out` (null for
+  // send) gets a device copy, its elements left on the device.
+  void on_device(Step& s, const TensorObj* in, TensorObj* out);
 
   // Guards the transport and everything below it: the script's thread and
   // the buckets' thread both run collectives.
   mutable std::mutex mu_;
   std::unique_ptr<CommTransport> transport_;
+  std::unique_ptr<DeviceCommTransport> device_transport_;
   std::unique_ptr<AllReduceBuckets> buckets_;
   size_t bucket_bytes_ = size_t{16} << 20;
   double timeout_s_ = 60;

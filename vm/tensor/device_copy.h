@@ -15,8 +15,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 namespace tessera {
+
+namespace device {
+class DeviceBackend;  // runtime/device/device_backend.h
+}
 
 class DeviceCopy {
  public:
@@ -25,6 +30,17 @@ class DeviceCopy {
   // waits for them (a mirror does nothing). Throws (a device error) when the
   // device cannot.
   virtual void to_host(void* host, size_t bytes) = 0;
+
+  // For work on the device beside the kernels (the collectives' NCCL
+  // transport, runtime/comm/nccl_transport.h); a copy that is not a
+  // device's block answers null to each:
+  //   - the device that holds the elements, and their address there;
+  //   - a new block of `bytes` on the same device, as a kernel's output's
+  //     (the host buffer stale until the host reads it), for an output that
+  //     stays on the device.
+  virtual device::DeviceBackend* device() const { return nullptr; }
+  virtual void* device_pointer() const { return nullptr; }
+  virtual std::unique_ptr<DeviceCopy> new_block(size_t /*bytes*/) const { return nullptr; }
 };
 
 }  // namespace tessera
