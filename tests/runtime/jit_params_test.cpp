@@ -57,7 +57,7 @@ TEST(JitParams, ListIsTableOrderWithCurrentValues) {
   JitParams p;
   p.set("maxside=7");
   auto l = p.list();
-  ASSERT_EQ(l.size(), 32u);
+  ASSERT_EQ(l.size(), 34u);
   EXPECT_EQ(l.front(), (std::pair<std::string, int64_t>{"hotloop", 56}));
   bool found = false;
   for (const auto& [name, value] : l) {
@@ -87,7 +87,8 @@ TEST(JitParams, UnknownNameListsKnownNames) {
   EXPECT_EQ(set_error(p, "foo=1"),
             "unknown JIT parameter 'foo' (known: hotloop, hotcall, hotexit, hotwork, maxrecord, maxtrace, "
             "maxside, maxsidetries, passregs, maxinline, blacklist, async, tier, tier2, t2delay, opt, peel, predicate, sink, fuse, "
-            "specialize, k3time, k3calls, recompiles, gputune, tf32, cupti, kprofile, kcache, sinkmax, perfmap, verify)");
+            "specialize, k3time, k3calls, recompiles, gputune, tf32, cupti, kprofile, commtimeout, bucket, kcache, sinkmax, perfmap, "
+            "verify)");
   EXPECT_NE(set_error(p, "=1").find("unknown JIT parameter ''"), std::string::npos);
   // Names are exact: no case folding, no prefixes.
   EXPECT_NE(set_error(p, "HOTLOOP=1").find("unknown JIT parameter 'HOTLOOP'"), std::string::npos);

@@ -217,7 +217,7 @@ void Collectives::agree(Step& s) {
       fail(s, "the ranks disagree on the arguments: rank 0 passed " + arg_text(first) + ", rank " +
                   std::to_string(r) + " passed " + arg_text(d));
   }
-  s.device = std::all_of(all.begin(), all.end(), [](const StepDesc& d) { return d.device != 0; });
+  s.device = std::all_of(all.begin(), all.end(), [](const Message& m) { return m.head.device != 0; });
 }
 
 void Collectives::finish(Step& s, uint64_t bytes, bool failed, uint32_t packed) {
