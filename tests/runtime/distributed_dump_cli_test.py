@@ -35,8 +35,10 @@ import tempfile
 
 from cli_checks import check, finish, run, vm_args
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "comm"))
+from mpi_run import mpi_env  # noqa: E402
+
 SKIP = 77
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 STEPS = 12
 
 # Every collective, and a send and recv each way between ranks 2k and 2k+1.
@@ -75,7 +77,7 @@ print("done", r)
 
 def mpirun(ranks, vm, *args):
     p = subprocess.run(["mpirun", "-np", str(ranks), "--oversubscribe", vm, *args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=240, env={**os.environ, **MPI_ENV})
+                       stderr=subprocess.PIPE, timeout=240, env=mpi_env())
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
