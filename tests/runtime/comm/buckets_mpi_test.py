@@ -7,14 +7,13 @@ and collectives in program order; --stats counts the buckets; with buckets off
 
 Usage: buckets_mpi_test.py --vm build/tessera-vm
 """
-import argparse
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from cli_checks import check, finish  # noqa: E402
-from mpi_run import mpirun, run_ranks  # noqa: E402
+from mpi_run import run_ranks, test_args  # noqa: E402
 
 
 def expected(n):
@@ -29,13 +28,10 @@ def expected(n):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--vm", required=True)
-    args = ap.parse_args()
-    if not mpirun():
-        print("skipped: mpirun not found (Debian: openmpi-bin)")
+    args = test_args()
+    if args is None:
         return 0
-    vm = os.path.abspath(args.vm)
+    vm = args.vm
     script = os.path.join(HERE, "programs_buckets.tsb")
     for n in (2, 4):
         lines, total = expected(n)

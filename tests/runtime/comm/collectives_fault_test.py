@@ -13,7 +13,6 @@ above it, so a hang fails the test instead of CI).
 
 Usage: collectives_fault_test.py --vm build/tessera-vm
 """
-import argparse
 import os
 import signal
 import sys
@@ -23,7 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from cli_checks import check, finish  # noqa: E402
-from mpi_run import mpirun, rank_pids, run_ranks  # noqa: E402
+from mpi_run import rank_pids, run_ranks, test_args  # noqa: E402
 
 CASES = {
     "raises": 'if world_rank() == 1 { assert(false, "rank one gives up") }\nprint(all_reduce(ones([4])))\n',
@@ -36,13 +35,10 @@ CASES = {
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--vm", required=True)
-    args = ap.parse_args()
-    if not mpirun():
-        print("skipped: mpirun not found (Debian: openmpi-bin)")
+    args = test_args()
+    if args is None:
         return 0
-    vm = os.path.abspath(args.vm)
+    vm = args.vm
     with tempfile.TemporaryDirectory() as d:
         scripts = {}
         for name, text in CASES.items():

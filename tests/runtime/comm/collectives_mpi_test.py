@@ -9,7 +9,6 @@ with hot loops at once (hotloop=2, so that the collectives run from traces).
 
 Usage: collectives_mpi_test.py --vm build/tessera-vm --np 2
 """
-import argparse
 import os
 import sys
 
@@ -18,7 +17,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from cli_checks import check, finish  # noqa: E402
-from mpi_run import mpirun, run_ranks  # noqa: E402
+from mpi_run import run_ranks, test_args  # noqa: E402
 
 DTYPES = ["f32", "f16", "bf16", "i32", "i64", "bool"]
 SHARED = ("all_reduce.", "all_gather.", "broadcast", "loop")  # the same on every rank
@@ -76,14 +75,10 @@ def text(dt, v):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--vm", required=True)
-    ap.add_argument("--np", type=int, default=2)
-    args = ap.parse_args()
-    if not mpirun():
-        print("skipped: mpirun not found (Debian: openmpi-bin)")
+    args = test_args((("--np",), {"type": int, "default": 2}))
+    if args is None:
         return 0
-    vm = os.path.abspath(args.vm)
+    vm = args.vm
     script = os.path.join(HERE, "programs_collectives.tsb")
     n = args.np
     for mode in (["--jit=off"], [], ["--jit-param", "hotloop=2", "--jit-param", "hotcall=2"]):

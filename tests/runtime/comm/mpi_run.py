@@ -4,6 +4,7 @@ under it with each rank's output in a file of its own, and reading those.
 mpirun refuses to start as root unless told twice (OMPI_ALLOW_RUN_AS_ROOT and
 its confirmation), as in a container; the tests set both. --oversubscribe
 lets 4 ranks run on 2 cores."""
+import argparse
 import glob
 import os
 import shutil
@@ -32,6 +33,21 @@ def mpi_env(extra=None):
 def mpirun():
     """The path of mpirun, or None."""
     return shutil.which("mpirun")
+
+
+def test_args(*extra):
+    """A multi-process test's command line (--vm, made absolute, and `extra`, add_argument's
+    arguments as tuples); None, after printing why, where mpirun is missing (the test skips)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vm", required=True)
+    for names, kwargs in extra:
+        ap.add_argument(*names, **kwargs)
+    args = ap.parse_args()
+    args.vm = os.path.abspath(args.vm)
+    if not mpirun():
+        print("skipped: mpirun not found (Debian: openmpi-bin)")
+        return None
+    return args
 
 
 class Ranks:
