@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <stdexcept>
@@ -14,6 +15,14 @@ namespace {
 // Tags on Tessera's communicator: step descriptions, and send/recv's messages.
 constexpr int kTagExchange = 1;
 constexpr int kTagPointToPoint = 2;
+constexpr int kTagRing = 3;
+
+// all_reduce runs the ring (ring_all_reduce) where each rank's block is at
+// least this large; below, the latency of its 2 (n - 1) steps would cost
+// more than it saves, and MPI_Iallreduce runs.
+constexpr size_t kRingMinBlockBytes = size_t{32} << 10;
+// The ring's messages: segments of a block this large.
+constexpr size_t kRingSegmentBytes = size_t{1} << 20;
 
 // MPI counts are ints: larger payloads move in chunks (all_reduce) or are
 // refused with a message (the others).
@@ -117,6 +126,8 @@ void MpiTransport::exchange(const void* mine, void* all, size_t bytes, CommDeadl
 
 void MpiTransport::all_reduce(const void* in, void* out, size_t count, CommElem elem, ReduceOp op,
                               CommDeadline deadline) {
+  if (size_ > 1 && in != out && count * elem_size(elem) / static_cast<size_t>(size_) >= kRingMinBlockBytes)
+    return ring_all_reduce(in, out, count, elem, op, deadline);
   const size_t chunk = static_cast<size_t>(INT_MAX) / 8 * 8;
   const size_t es = elem_size(elem);
   for (size_t at = 0; at < count || (count == 0 && at == 0); at += chunk) {
@@ -128,6 +139,91 @@ void MpiTransport::all_reduce(const void* in, void* out, size_t count, CommElem 
     wait_one(req, deadline, "MPI_Iallreduce");
     if (count == 0) break;
   }
+}
+
+// The ring all-reduce: a reduce-scatter, then an all-gather, each size()-1
+// steps around the ranks in rank order. The elements are cut into size()
+// blocks. At step t every rank receives block (rank - t - 1) mod n from its
+// left neighbour and sends the block it received at the step before (at
+// step 0 its own block, from `in`) to its right one; in the first n - 1
+// steps it adds its own elements to what it receives (MPI_Reduce_local, the
+// op as MPI_Iallreduce applies it), so that block (rank + 1) mod n ends
+// reduced over every rank on this rank, and the next n - 1 steps pass the
+// reduced blocks round. Blocks travel in segments, each passed on as soon
+// as it is received and reduced, so that a segment's reduction overlaps the
+// next one's transfer. Every element is reduced on one rank and copied to
+// the others, so every rank gets the same bits. Each rank moves
+// 2 (n - 1) / n of the buffer each way, and no temporary buffer is made.
+void MpiTransport::ring_all_reduce(const void* in, void* out, size_t count, CommElem elem, ReduceOp op,
+                                   CommDeadline deadline) {
+  const auto& api = mpi_.api();
+  const size_t n = static_cast<size_t>(size_), r = static_cast<size_t>(rank_);
+  const int left = (rank_ + size_ - 1) % size_, right = (rank_ + 1) % size_;
+  const size_t es = elem_size(elem);
+  const MpiDatatype type = type_of(elem);
+  const MpiOp mop = op_of(op);
+  const auto* src = static_cast<const unsigned char*>(in);
+  auto* dst = static_cast<unsigned char*>(out);
+  // Block b: elements [begin(b), begin(b + 1)), the first count % n blocks one longer.
+  auto begin = [&](size_t b) { return b * (count / n) + std::min(b, count % n); };
+  const size_t seg = std::max<size_t>(1, kRingSegmentBytes / es);
+  // The segments of block b: (first element, elements).
+  auto segments = [&](size_t b) {
+    std::vector<std::pair<size_t, int>> s;
+    for (size_t at = begin(b), end = begin(b + 1); at < end; at += seg)
+      s.emplace_back(at, static_cast<int>(std::min(seg, end - at)));
+    return s;
+  };
+  // The sends in flight, each with the block of `out` it reads (n: `in`'s block).
+  std::vector<MpiRequest> sends;
+  std::vector<size_t> send_block;
+  auto send = [&](const unsigned char* base, size_t at, int len, size_t block) {
+    MpiRequest req = nullptr;
+    mpi_.check(api.MPI_Isend(base + at * es, len, type, right, kTagRing, comm_, &req), "MPI_Isend");
+    sends.push_back(req);
+    send_block.push_back(block);
+  };
+  // Waits for the sends that read block b of `out` (every send for b == n),
+  // so that it can be received into again.
+  std::vector<char> done;
+  auto wait_sends = [&](size_t b) {
+    std::vector<MpiRequest> waiting;
+    size_t kept = 0;
+    for (size_t i = 0; i < sends.size(); ++i) {
+      if (b == n || send_block[i] == b) {
+        waiting.push_back(sends[i]);
+      } else {
+        sends[kept] = sends[i];
+        send_block[kept++] = send_block[i];
+      }
+    }
+    sends.resize(kept);
+    send_block.resize(kept);
+    if (!wait(waiting, done, deadline))
+      throw CommTimeout(fmt::format("MPI_Isend of the all-reduce's ring to rank {} did not complete", right), {});
+  };
+
+  for (const auto& [at, len] : segments(r)) send(src, at, len, n);
+  const size_t steps = 2 * (n - 1);
+  for (size_t t = 0; t < steps; ++t) {
+    const size_t b = (r + 2 * n - 1 - t) % n;
+    wait_sends(b);
+    const auto segs = segments(b);
+    std::vector<MpiRequest> recvs(segs.size());
+    for (size_t j = 0; j < segs.size(); ++j)
+      mpi_.check(api.MPI_Irecv(dst + segs[j].first * es, segs[j].second, type, left, kTagRing, comm_, &recvs[j]),
+                 "MPI_Irecv");
+    for (size_t j = 0; j < segs.size(); ++j) {
+      std::vector<MpiRequest> one{recvs[j]};
+      if (!wait(one, done, deadline))
+        throw CommTimeout(fmt::format("MPI_Irecv of the all-reduce's ring from rank {} did not complete", left), {});
+      const auto [at, len] = segs[j];
+      if (t < n - 1)
+        mpi_.check(api.MPI_Reduce_local(src + at * es, dst + at * es, len, type, mop), "MPI_Reduce_local");
+      if (t + 1 < steps) send(dst, at, len, b);
+    }
+  }
+  wait_sends(n);
 }
 
 void MpiTransport::all_gather(const void* in, void* out, size_t bytes_per_rank, CommDeadline deadline) {

@@ -7,8 +7,15 @@
 // the step's deadline passes; a rank that never arrives is a CommTimeout,
 // never a hang. The step descriptions (exchange()) travel as point-to-point
 // messages, one per pair of ranks, so that a timeout knows whose never came.
-// The algorithm is MPI's choice (Open MPI's `tuned` component picks one by
-// message and communicator size; docs/distributed.md says how to see it).
+// all_reduce of a large buffer (each rank's share at least 32 KB) is a ring
+// of Tessera's own over MPI_Isend/MPI_Irecv, MPI reducing each segment
+// received (ring_all_reduce): Open MPI's non-blocking all-reduce (its
+// libnbc component) reduces to one rank and broadcasts back below 4 ranks,
+// which moved 1 MB at 0.6x the bus bandwidth of MPI_Allreduce
+// (experiments/results/collectives-2026-11-28-before-ring.md; the ring:
+// collectives-latest.md). Otherwise the algorithm is
+// MPI's choice (libnbc picks one by message and communicator size;
+// docs/distributed.md says how to see it).
 #pragma once
 
 #include "runtime/comm/mpi_library.h"
@@ -38,6 +45,7 @@ class MpiTransport final : public CommTransport {
   // Polls `reqs` until every one is done; false at the deadline, `done`
   // then saying which were.
   bool wait(std::vector<MpiRequest>& reqs, std::vector<char>& done, CommDeadline deadline) const;
+  void ring_all_reduce(const void* in, void* out, size_t count, CommElem elem, ReduceOp op, CommDeadline deadline);
   void wait_one(MpiRequest req, CommDeadline deadline, const char* what) const;
 
   const MpiLibrary& mpi_;
