@@ -115,7 +115,7 @@ def shorten(text, width=90):
 
 def summary(text, ext):
     """One line saying what the file is: a report's title without its date, a plot's title, a
-    table's columns, a log's first comment or line."""
+    table's columns, that a JSON file is raw data, a log's first comment or line."""
     if ext == "md":
         title = next((line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")), "")
         title = re.sub(r"[,:]? *\(?\d{4}-\d{2}-\d{2}\)?$", "", title).strip()
@@ -126,6 +126,8 @@ def summary(text, ext):
     if ext == "csv":
         columns = text.splitlines()[0].split(",") if text else []
         return "table: " + ", ".join(columns[:6]) + (", …" if len(columns) > 6 else "")
+    if ext == "json":
+        return "data: the run's raw results (JSON)"
     first = next((line.lstrip("# ").strip() for line in text.splitlines() if line.strip()), "")
     return "log: " + shorten(first.split(" (")[0])
 

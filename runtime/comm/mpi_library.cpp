@@ -1,5 +1,6 @@
 #include "runtime/comm/mpi_library.h"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -33,7 +34,11 @@ MpiLibrary::MpiLibrary(const std::vector<std::string>& candidates) {
 #undef MPI_FN
   };
   if (!resolve(kRows, api_, "it is not an MPI 3 library")) return;
-  // The predefined handles of Open MPI's ABI.
+  // The predefined handles of Open MPI's ABI, as the process resolves them:
+  // a host executable that links MPI itself holds copies of these objects
+  // (copy relocations) that libmpi's own code then uses, and only the
+  // process's global scope (the executable first) finds those; libmpi's
+  // definitions where nothing else has them.
   struct Handle {
     const char* symbol;
     void** slot;
@@ -45,7 +50,8 @@ MpiLibrary::MpiLibrary(const std::vector<std::string>& candidates) {
                             {"ompi_mpi_op_max", &op_max},         {"ompi_mpi_op_min", &op_min},
                             {"ompi_mpi_errors_return", &errors_return}};
   for (const Handle& h : handles) {
-    *h.slot = lib_.symbol(h.symbol);
+    *h.slot = dlsym(RTLD_DEFAULT, h.symbol);
+    if (!*h.slot) *h.slot = lib_.symbol(h.symbol);
     if (!*h.slot) {
       why_ = fmt::format("{} has no {}: Tessera speaks Open MPI's ABI, and this is another MPI", lib_.path(), h.symbol);
       return;

@@ -125,41 +125,38 @@ void MpiTransport::exchange(const void* mine, void* all, size_t bytes, CommDeadl
   throw CommTimeout("waiting for the ranks' descriptions of the step", std::move(missing));
 }
 
-void MpiTransport::all_reduce(const void* in, void* out, size_t count, CommElem elem, ReduceOp op,
-                              CommDeadline deadline) {
+// The data phase is MPI's blocking collective, so that Open MPI's `tuned`
+// component chooses the algorithm by message size and ranks, as for any MPI
+// program (its non-blocking ones come from `libnbc`, whose all-reduce below
+// 4 ranks reduces on one rank and broadcasts back: 0.6x MPI_Allreduce's bus
+// bandwidth at 1 MB, experiments/results/collectives-2026-11-28-before-ring.md).
+// The step's exchange has just seen every rank arrive, so the deadline has
+// done its work; a rank that dies inside the call is ended by mpirun.
+void MpiTransport::all_reduce(const void* in, void* out, size_t count, CommElem elem, ReduceOp op, CommDeadline) {
   const size_t chunk = static_cast<size_t>(INT_MAX) / 8 * 8;
   const size_t es = elem_size(elem);
-  for (size_t at = 0; at < count || (count == 0 && at == 0); at += chunk) {
+  for (size_t at = 0; at < count; at += chunk) {
     const size_t n = std::min(chunk, count - at);
-    MpiRequest req = nullptr;
-    mpi_.check(mpi_.api().MPI_Iallreduce(static_cast<const char*>(in) + at * es, static_cast<char*>(out) + at * es,
-                                         static_cast<int>(n), type_of(elem), op_of(op), comm_, &req),
-               "MPI_Iallreduce");
-    wait_one(req, deadline, "MPI_Iallreduce");
-    if (count == 0) break;
+    mpi_.check(mpi_.api().MPI_Allreduce(static_cast<const char*>(in) + at * es, static_cast<char*>(out) + at * es,
+                                        static_cast<int>(n), type_of(elem), op_of(op), comm_),
+               "MPI_Allreduce");
   }
 }
 
-void MpiTransport::all_gather(const void* in, void* out, size_t bytes_per_rank, CommDeadline deadline) {
+void MpiTransport::all_gather(const void* in, void* out, size_t bytes_per_rank, CommDeadline) {
   const int n = count_of(bytes_per_rank, "all_gather");
-  MpiRequest req = nullptr;
-  mpi_.check(mpi_.api().MPI_Iallgather(in, n, mpi_.type_byte, out, n, mpi_.type_byte, comm_, &req), "MPI_Iallgather");
-  wait_one(req, deadline, "MPI_Iallgather");
+  mpi_.check(mpi_.api().MPI_Allgather(in, n, mpi_.type_byte, out, n, mpi_.type_byte, comm_), "MPI_Allgather");
 }
 
 void MpiTransport::reduce_scatter(const void* in, void* out, size_t count_per_rank, CommElem elem, ReduceOp op,
-                                  CommDeadline deadline) {
-  MpiRequest req = nullptr;
-  mpi_.check(mpi_.api().MPI_Ireduce_scatter_block(in, out, count_of(count_per_rank, "reduce_scatter"), type_of(elem),
-                                                   op_of(op), comm_, &req),
-             "MPI_Ireduce_scatter_block");
-  wait_one(req, deadline, "MPI_Ireduce_scatter_block");
+                                  CommDeadline) {
+  mpi_.check(mpi_.api().MPI_Reduce_scatter_block(in, out, count_of(count_per_rank, "reduce_scatter"), type_of(elem),
+                                                  op_of(op), comm_),
+             "MPI_Reduce_scatter_block");
 }
 
-void MpiTransport::broadcast(void* buf, size_t bytes, int root, CommDeadline deadline) {
-  MpiRequest req = nullptr;
-  mpi_.check(mpi_.api().MPI_Ibcast(buf, count_of(bytes, "broadcast"), mpi_.type_byte, root, comm_, &req), "MPI_Ibcast");
-  wait_one(req, deadline, "MPI_Ibcast");
+void MpiTransport::broadcast(void* buf, size_t bytes, int root, CommDeadline) {
+  mpi_.check(mpi_.api().MPI_Bcast(buf, count_of(bytes, "broadcast"), mpi_.type_byte, root, comm_), "MPI_Bcast");
 }
 
 void MpiTransport::send_tagged(const void* buf, size_t bytes, int dst, int tag, CommDeadline deadline,

@@ -1,14 +1,16 @@
 // MpiTransport: the collectives' transport over MPI (vm/graph/collectives.h,
 // CommTransport), for tensors the host holds.
 //
-// Every operation is MPI's non-blocking form (MPI_Iallreduce, ...) on a
-// communicator of Tessera's own (a duplicate of MPI_COMM_WORLD that returns
-// errors instead of aborting), polled with MPI_Test until it completes or
-// the step's deadline passes; a rank that never arrives is a CommTimeout,
-// never a hang. The step descriptions (exchange()) travel as point-to-point
-// messages, one per pair of ranks, so that a timeout knows whose never came.
-// The algorithm is MPI's choice (Open MPI's `tuned` component picks one by
-// message and communicator size; docs/distributed.md says how to see it).
+// Each step's description travels first (exchange()), as point-to-point
+// messages, one per pair of ranks (MPI_Isend/MPI_Irecv), polled with
+// MPI_Test until they complete or the step's deadline passes: a rank that
+// never arrives is a CommTimeout naming it, never a hang. The data then moves
+// by MPI's blocking collective (MPI_Allreduce, MPI_Allgather,
+// MPI_Reduce_scatter_block, MPI_Bcast), whose algorithm Open MPI chooses
+// (its `tuned` component, by message size and ranks; docs/distributed.md
+// says how to see and force it); send and recv are polled point-to-point
+// messages with the deadline. All of it on a communicator of Tessera's own
+// (a duplicate of MPI_COMM_WORLD that returns errors instead of aborting).
 #pragma once
 
 #include "runtime/comm/mpi_library.h"

@@ -69,6 +69,15 @@ class TemporaryResults(unittest.TestCase):
                              ("2026-03-04", "feedfacecafe", "Test CPU, 2 CPUs"), name)
         self.assertEqual(entries["jit-warmup-latest.csv"].summary, "table: program, status")
 
+    def test_a_json_beside_a_report_takes_its_header(self):
+        self.write("collectives-latest.md", REPORT.format(date="2026-03-05", commit="0badc0ffee00"))
+        self.write("collectives-latest.json", '{\n  "date": "2026-03-05",\n  "np": 2\n}\n')
+        entries, problems = self.scan()
+        self.assertEqual(problems, [])
+        e = entries["collectives-latest.json"]
+        self.assertEqual((e.date, e.commit, e.machine), ("2026-03-05", "0badc0ffee00", "Test CPU, 2 CPUs"))
+        self.assertEqual(e.summary, "data: the run's raw results (JSON)")
+
     def test_names_off_the_scheme_are_problems(self):
         self.write("bench-latest.md", REPORT.format(date="2026-02-03", commit="abcdef123456"))
         for name in ("latest-bench.md", "bench-abcdef1.md", "bench-2026-1-2.md", "Bench-latest.md"):
