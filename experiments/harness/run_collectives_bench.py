@@ -95,7 +95,7 @@ def report(doc, meta):
         f"- built from {meta['commit']}",
         f"- {meta['open_mpi']}; {doc['np']} ranks on this machine; {doc['operation']}",
         "- (a) Tessera: `process_collectives().all_reduce(in, ReduceOp::Sum, out)` on f32 tensors, what a "
-        "script's `all_reduce(t)` runs (the step's description exchange, then the MPI transport); "
+        "script's `all_reduce(t)` runs (the step's description exchange, then the MPI transport; buckets off); "
         "(b) `MPI_Allreduce` of the same buffers on `MPI_COMM_WORLD`",
         f"- per size: warm-up ({p['warmup']}; both results checked), then timed iterations within "
         f"{p['budget_s_per_size']:g} s per size ({p['min_iters']} to {p['max_iters']}); {p['order']}; "
