@@ -129,7 +129,7 @@ void MpiTransport::exchange(const void* mine, void* all, size_t bytes, CommDeadl
 // component chooses the algorithm by message size and ranks, as for any MPI
 // program (its non-blocking ones come from `libnbc`, whose all-reduce below
 // 4 ranks reduces on one rank and broadcasts back: 0.6x MPI_Allreduce's bus
-// bandwidth at 1 MB, experiments/results/collectives-2026-11-28-before-ring.md).
+// bandwidth at 1 MB, experiments/results/collectives-2026-11-28-iallreduce.md).
 // The step's exchange has just seen every rank arrive, so the deadline has
 // done its work; a rank that dies inside the call is ended by mpirun.
 void MpiTransport::all_reduce(const void* in, void* out, size_t count, CommElem elem, ReduceOp op, CommDeadline) {
