@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "runtime/device/device_backend.h"
+#include "vm/core/error.h"
 
 namespace tessera::comm {
 
@@ -37,6 +38,13 @@ std::string NcclTransport::describe() const {
   return nccl_ ? nccl_->describe() : "NCCL (loaded at the first collective of tensors on a GPU)";
 }
 
+NcclTransport::~NcclTransport() {
+  if (!device_) return;
+  device_->set_host_wait_hook({});
+  std::lock_guard<std::mutex> lock(in_flight_mu_);
+  in_flight_.clear();  // before prototype_, which keeps the device alive
+}
+
 bool NcclTransport::accepts(const DeviceCopy& held) {
   if (!why_.empty() || !held.device() || !held.device_pointer()) return false;
   if (device_) return held.device() == device_;
@@ -53,6 +61,7 @@ bool NcclTransport::accepts(const DeviceCopy& held) {
     return false;
   }
   device_ = held.device();
+  device_->set_host_wait_hook([this] { retire(true, 0); });
   return true;
 }
 
@@ -62,6 +71,7 @@ std::unique_ptr<DeviceCopy> NcclTransport::new_block(size_t bytes) {
 
 void NcclTransport::begin(CommDeadline deadline) {
   if (!broken_.empty()) throw std::runtime_error(broken_);
+  retire(false, kMaxInFlight - 1);
   if (!comm_) {
     ncclUniqueId id{};
     if (host_.rank() == 0) nccl_->check(nccl_->api().ncclGetUniqueId(&id), "ncclGetUniqueId");
@@ -84,31 +94,45 @@ void NcclTransport::abort() {
   comm_ = nullptr;
 }
 
+void NcclTransport::end(const char* what, CommDeadline deadline, std::initializer_list<const DeviceCopy*> uses) {
+  device::DeviceBackend* d = device_;
+  std::shared_ptr<void> done(d->record_event(stream_), [d](void* e) { d->destroy_event(e); });
+  for (const DeviceCopy* c : uses) c->used_until(done);
+  std::lock_guard<std::mutex> lock(in_flight_mu_);
+  in_flight_.push_back({std::move(done), what, ++calls_, deadline});
+}
+
 // Polled like MpiTransport's requests: a short spin, then yielding the core.
-void NcclTransport::end(const char* what, CommDeadline deadline) {
-  void* done = device_->record_event(stream_);
-  struct Release {
-    device::DeviceBackend* d;
-    void* e;
-    ~Release() { d->destroy_event(e); }
-  } release{device_, done};
-  for (unsigned spins = 0; !device_->event_done(done); ++spins) {
+void NcclTransport::retire(bool all, size_t keep) {
+  std::lock_guard<std::mutex> lock(in_flight_mu_);
+  for (unsigned spins = 0; !in_flight_.empty();) {
+    const InFlight& f = in_flight_.front();
+    if (device_->event_done(f.done.get())) {
+      in_flight_.pop_front();
+      continue;
+    }
     ncclResult_t async = ncclSuccess;
     nccl_->check(nccl_->api().ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError", comm_);
-    if (async != ncclSuccess && async != ncclInProgress) {
-      broken_ = fmt::format("{} failed on the GPU: {}; the NCCL communicator was aborted", what,
-                            nccl_->error_text(async, comm_));
+    if (async != ncclSuccess && async != ncclInProgress)
+      broken_ = fmt::format("{} (this rank's NCCL call {}) failed on the GPU: {}; the NCCL communicator was aborted",
+                            f.what, f.call, nccl_->error_text(async, comm_));
+    else if (std::chrono::steady_clock::now() > f.deadline)
+      broken_ = fmt::format("{} (this rank's NCCL call {}) did not complete on the GPU within the collectives' "
+                            "timeout (JIT parameter commtimeout); the NCCL communicator was aborted (ncclCommAbort)",
+                            f.what, f.call);
+    else if (!all && in_flight_.size() <= keep)
+      return;  // in flight and within its deadline: left to run beside the kernels
+    if (!broken_.empty()) {
       abort();
-      throw std::runtime_error(broken_);
+      in_flight_.clear();
+      throw FatalRuntimeError(broken_);
     }
-    if (std::chrono::steady_clock::now() > deadline) {
-      broken_ = fmt::format("{} did not complete on the GPU; the NCCL communicator was aborted (ncclCommAbort)", what);
-      abort();
-      throw CommTimeout(broken_, {});
-    }
-    if (spins > 256) sched_yield();
+    if (++spins > 256) sched_yield();
   }
-  device_->stream_wait(nullptr, done);
+}
+
+void NcclTransport::complete() {
+  if (device_) retire(true, 0);
 }
 
 void NcclTransport::all_reduce(const DeviceCopy& in, DeviceCopy& out, size_t count, CommElem elem, ReduceOp op,
@@ -117,7 +141,7 @@ void NcclTransport::all_reduce(const DeviceCopy& in, DeviceCopy& out, size_t cou
   nccl_->check(nccl_->api().ncclAllReduce(in.device_pointer(), out.device_pointer(), count, type_of(elem), op_of(op), comm_,
                                           static_cast<cudaStream_t>(stream_)),
                "ncclAllReduce", comm_);
-  end("ncclAllReduce", deadline);
+  end("ncclAllReduce", deadline, {&in, &out});
 }
 
 void NcclTransport::all_gather(const DeviceCopy& in, DeviceCopy& out, size_t bytes_per_rank, CommDeadline deadline) {
@@ -125,7 +149,7 @@ void NcclTransport::all_gather(const DeviceCopy& in, DeviceCopy& out, size_t byt
   nccl_->check(nccl_->api().ncclAllGather(in.device_pointer(), out.device_pointer(), bytes_per_rank, ncclUint8, comm_,
                                           static_cast<cudaStream_t>(stream_)),
                "ncclAllGather", comm_);
-  end("ncclAllGather", deadline);
+  end("ncclAllGather", deadline, {&in, &out});
 }
 
 void NcclTransport::reduce_scatter(const DeviceCopy& in, DeviceCopy& out, size_t count_per_rank, CommElem elem,
@@ -134,7 +158,7 @@ void NcclTransport::reduce_scatter(const DeviceCopy& in, DeviceCopy& out, size_t
   nccl_->check(nccl_->api().ncclReduceScatter(in.device_pointer(), out.device_pointer(), count_per_rank, type_of(elem),
                                               op_of(op), comm_, static_cast<cudaStream_t>(stream_)),
                "ncclReduceScatter", comm_);
-  end("ncclReduceScatter", deadline);
+  end("ncclReduceScatter", deadline, {&in, &out});
 }
 
 void NcclTransport::broadcast(const DeviceCopy& in, DeviceCopy& out, size_t bytes, int root, CommDeadline deadline) {
@@ -142,30 +166,30 @@ void NcclTransport::broadcast(const DeviceCopy& in, DeviceCopy& out, size_t byte
   nccl_->check(nccl_->api().ncclBroadcast(in.device_pointer(), out.device_pointer(), bytes, ncclUint8, root, comm_,
                                           static_cast<cudaStream_t>(stream_)),
                "ncclBroadcast", comm_);
-  end("ncclBroadcast", deadline);
+  end("ncclBroadcast", deadline, {&in, &out});
 }
 
 // ncclSend and ncclRecv in a group of their own each: a rank's sends and
 // receives are ordered as its script orders them, as MPI's are.
 void NcclTransport::send(const DeviceCopy& in, size_t bytes, int dst, CommDeadline deadline) {
-  point_to_point(true, in.device_pointer(), bytes, dst, deadline);
+  point_to_point(true, in, bytes, dst, deadline);
 }
 
 void NcclTransport::recv(DeviceCopy& out, size_t bytes, int src, CommDeadline deadline) {
-  point_to_point(false, out.device_pointer(), bytes, src, deadline);
+  point_to_point(false, out, bytes, src, deadline);
 }
 
-void NcclTransport::point_to_point(bool send, void* buf, size_t bytes, int peer, CommDeadline deadline) {
+void NcclTransport::point_to_point(bool send, const DeviceCopy& buf, size_t bytes, int peer, CommDeadline deadline) {
   begin(deadline);
   const auto& api = nccl_->api();
   const auto stream = static_cast<cudaStream_t>(stream_);
   const char* what = send ? "ncclSend" : "ncclRecv";
   nccl_->check(api.ncclGroupStart(), "ncclGroupStart", comm_);
-  const ncclResult_t r = send ? api.ncclSend(buf, bytes, ncclUint8, peer, comm_, stream)
-                              : api.ncclRecv(buf, bytes, ncclUint8, peer, comm_, stream);
+  const ncclResult_t r = send ? api.ncclSend(buf.device_pointer(), bytes, ncclUint8, peer, comm_, stream)
+                              : api.ncclRecv(buf.device_pointer(), bytes, ncclUint8, peer, comm_, stream);
   nccl_->check(api.ncclGroupEnd(), "ncclGroupEnd", comm_);
   nccl_->check(r, what, comm_);
-  end(what, deadline);
+  end(what, deadline, {&buf});
 }
 
 }  // namespace tessera::comm

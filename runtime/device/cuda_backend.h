@@ -32,14 +32,23 @@ class CudaBackend : public DeviceBackend {
   std::string arch() const override { return arch_; }
   DeviceAllocator& allocator() override { return *alloc_; }
   void upload(DevicePtr to, const void* from, size_t bytes) override { stream_->upload(to, from, bytes); }
-  void download(void* to, DevicePtr from, size_t bytes) override { stream_->download(to, from, bytes); }
+  void download(void* to, DevicePtr from, size_t bytes) override {
+    before_host_wait();
+    stream_->download(to, from, bytes);
+  }
   std::string image_kind() const override { return "cubin"; }
   std::string image_identity(const kir::CudaKernelSource& src) const override;
   std::string compile(const kir::CudaKernelSource& src) override;
   std::shared_ptr<LaunchableKernel> load(const kir::CudaKernelSource& src, const std::string& image) override;
   void matmul(const GemmDesc& d) override;
-  double time_ms(const std::function<void()>& work) override { return stream_->time_ms(work); }
-  void synchronize() override { stream_->synchronize(); }
+  double time_ms(const std::function<void()>& work) override {
+    before_host_wait();
+    return stream_->time_ms(work);
+  }
+  void synchronize() override {
+    before_host_wait();
+    stream_->synchronize();
+  }
   void* create_stream() override;
   void* record_event(void* stream) override;
   void stream_wait(void* stream, void* event) override;

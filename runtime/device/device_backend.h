@@ -122,6 +122,16 @@ class DeviceBackend {
   // Makes the device current on the calling thread (libraries that use
   // the CUDA runtime's current device, as NCCL does).
   virtual void make_current() {}
+  // Called before the host waits for the kernels' stream (a copy to the
+  // host, synchronize(), a timing): the owner of work on another stream
+  // that the kernels' stream may wait for (runtime/comm/nccl_transport.h,
+  // collectives left in flight) waits for that work there, against its
+  // deadline, so that the host never waits without one. One hook; an empty
+  // function clears it.
+  void set_host_wait_hook(std::function<void()> hook) { host_wait_hook_ = std::move(hook); }
+  void before_host_wait() const {
+    if (host_wait_hook_) host_wait_hook_();
+  }
 
   // The copies' pinned staging (pinned_staging.h); none where device
   // memory is host memory.
@@ -152,6 +162,9 @@ class DeviceBackend {
   // The host emulation tells `hook` of each kernel it runs (a CUPTI test
   // double's way of seeing them); a GPU has CUPTI itself and ignores it.
   virtual void set_emulated_kernel_hook(EmulatedKernelHook) {}
+
+ private:
+  std::function<void()> host_wait_hook_;
 };
 
 }  // namespace tessera::device

@@ -28,15 +28,30 @@ struct EmulatedBackend::Order {
     kernels.kernels = true;
     kernels.launches = &launches;
   }
-  // Counts a launch; a DeviceFault where another stream's work has not been waited for.
-  void launched(const std::string& entry) {
+  // A DeviceFault where the kernels' stream touches memory (device
+  // addresses [begin, end)) that work on another stream uses and that the
+  // kernels' stream has not waited for.
+  void check_touch(const std::string& what, uint64_t begin, uint64_t end) {
+    for (const auto& s : others)
+      for (uint64_t i = s->n_uses > EmulatedStream::kUses ? s->n_uses - EmulatedStream::kUses : 0; i < s->n_uses; ++i) {
+        const EmulatedStream::Use& u = s->uses[i % EmulatedStream::kUses];
+        if (u.work > s->work_waited_by_kernels && begin < u.end && u.begin < end)
+          throw DeviceFault(what + " before the kernels' stream waited for the work on another stream that uses its "
+                            "memory (the host emulation's check of stream order: on a GPU it could read that work's "
+                            "output before it is written, or overwrite its input)");
+      }
+  }
+  // Counts a launch of a kernel given the device addresses `pointers`.
+  void launched(const std::string& entry, const std::vector<uint64_t>& pointers) {
     std::lock_guard<std::mutex> lock(mu);
     ++launches;
+    for (uint64_t p : pointers) check_touch("kernel " + entry + " was launched", p, p + 1);
     for (const auto& s : others)
-      if (s->work > s->work_waited_by_kernels)
-        throw DeviceFault("kernel " + entry + " was launched before the kernels' stream waited for the work on another "
-                          "stream (the host emulation's check of stream order: on a GPU it could read that work's "
-                          "output before it is written)");
+      if (s->work > s->work_waited_by_kernels) ++s->overlapped_launches;
+  }
+  void copied(const char* what, uint64_t p, size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu);
+    check_touch(std::string("a copy ") + what + " the device", p, p + (bytes ? bytes : 1));
   }
 };
 
@@ -80,7 +95,7 @@ class EmulatedKernel : public LaunchableKernel {
   // makes every launch fault, for the tests of crash capture.
   void launch(int64_t blocks, std::vector<void*>& args) override {
     if (test_fault_) throw DeviceFault("kernel " + source().entry + ": an illegal memory access (TESSERA_TEST_GPU_FAULT=1, a test switch)");
-    order_->launched(source().entry);
+    order_->launched(source().entry, pointers(args));
     const EmulatedKernelHook hook = hook_->load(std::memory_order_acquire);
     const uint64_t start = hook ? steady_ns() : 0;
     try {
@@ -100,6 +115,15 @@ class EmulatedKernel : public LaunchableKernel {
   }
 
  private:
+  // The device addresses the launch's arguments name (for the check of stream order).
+  std::vector<uint64_t> pointers(const std::vector<void*>& args) const {
+    std::vector<uint64_t> out;
+    const auto& kinds = source().args;
+    for (size_t k = 0; k < kinds.size() && k < args.size(); ++k)
+      if (kinds[k].kind == kir::CudaArgKind::Pointer) out.push_back(*static_cast<const uint64_t*>(args[k]));
+    return out;
+  }
+
   HostEntry fn_;
   const bool test_fault_ = [] {
     const char* v = std::getenv("TESSERA_TEST_GPU_FAULT");
@@ -171,6 +195,7 @@ std::string EmulatedBackend::describe() const {
 }
 
 void EmulatedBackend::upload(DevicePtr to, const void* from, size_t bytes) {
+  order_->copied("to", to, bytes);
   if (bytes) std::memcpy(reinterpret_cast<void*>(to), from, bytes);
 }
 
@@ -187,6 +212,8 @@ void EmulatedBackend::download(void* to, DevicePtr from, size_t bytes) {
   if (fault_at > 0 && ++downloads >= fault_at)
     throw DeviceFault("a copy to the host: an illegal memory access (TESSERA_TEST_GPU_FAULT=download:" +
                       std::to_string(fault_at) + ", a test switch)");
+  before_host_wait();  // a GPU's copy to the host waits for the kernels' stream
+  order_->copied("from", from, bytes);
   if (bytes) std::memcpy(to, reinterpret_cast<const void*>(from), bytes);
 }
 
@@ -252,8 +279,11 @@ void* EmulatedBackend::record_event(void* stream) {
   e->stream = s;
   e->launches = order_->launches;
   e->work = s->work;
+  e->never = s->stalled;
   return e;
 }
+
+bool EmulatedBackend::event_done(void* event) { return !static_cast<const EmulatedEvent*>(event)->never; }
 
 void EmulatedBackend::stream_wait(void* stream, void* event) {
   std::lock_guard<std::mutex> lock(order_->mu);

@@ -43,13 +43,14 @@ class EmulatedBackend : public DeviceBackend {
   Limits limits() const override;
   void set_emulated_kernel_hook(EmulatedKernelHook hook) override;
   // Streams and events that record the order they are given
-  // (emulated_stream.h). A kernel launched while work enqueued on another
-  // stream has not been waited for by the kernels' stream faults
-  // (DeviceFault): on a GPU it could read that work's output before it is
-  // written.
+  // (emulated_stream.h). A kernel launch, upload or download that touches
+  // memory that work enqueued on another stream uses, before the kernels'
+  // stream waited for that work, faults (DeviceFault): on a GPU it could
+  // read that work's output before it is written, or overwrite its input.
   void* create_stream() override;
   void* record_event(void* stream) override;
   void stream_wait(void* stream, void* event) override;
+  bool event_done(void* event) override;  // false only after a stall (EmulatedStream::stalled)
   void destroy_event(void* event) override;
 
   struct Order;  // the streams and the launch count, shared with the kernels

@@ -144,19 +144,30 @@ device::GemmDesc product_desc(const Region& r, const std::vector<int64_t>& sym, 
 // A tensor's elements in one of the device's blocks: a kernel output's,
 // left there until the host reads them, or a mirror of a host tensor a
 // kernel read (host_current), kept until the host touches it. The
-// collectives' device transport reads and writes such blocks
-// (device_copy.h).
+// collectives' device transport reads and writes such blocks on a stream
+// of its own (device_copy.h, used_until): the kernels' stream waits for its
+// event before the block's next reader, the host's read, or the block's
+// reuse once freed, and not before (so that independent kernels overlap
+// the collective).
 class GpuBlockCopy : public DeviceCopy {
  public:
   GpuBlockCopy(std::shared_ptr<GpuTarget> owner, DevicePtr block, bool host_current)
       : owner_(std::move(owner)), block_(block), host_current_(host_current) {}
-  ~GpuBlockCopy() override { owner_->backend().allocator().free(block_); }
+  ~GpuBlockCopy() override {
+    try {
+      order_kernels_after();  // the next user of the block is enqueued on the kernels' stream
+    } catch (const std::exception&) {
+      // a device that fails here fails its next operation too
+    }
+    owner_->backend().allocator().free(block_);
+  }
   // A device that fails here (a lost GPU, a kernel that faulted) fails the
   // script's operation that needed the elements, as a runtime error.
   void to_host(void* host, size_t bytes) override {
-    if (host_current_) return;
+    if (host_current_) return;  // another stream may still read the block: the host reads its own buffer
     const nvtx::Range copy(nvtx::Phase::Copy);
     try {
+      order_kernels_after();
       owner_->backend().download(host, block_, bytes);
     } catch (const device::DeviceFault& e) {
       throw FatalRuntimeError(owner_->fault_message("the GPU could not give back a tensor's elements", e.what()));
@@ -174,11 +185,20 @@ class GpuBlockCopy : public DeviceCopy {
     device::DeviceBlock b(owner_->backend().allocator(), bytes);
     return std::make_unique<GpuBlockCopy>(owner_, b.release(), false);
   }
+  void used_until(std::shared_ptr<void> event) const override { busy_ = std::move(event); }
+  // Before the kernels' stream next uses the block: it waits for the work
+  // on another stream that uses it (once).
+  void order_kernels_after() const {
+    if (!busy_) return;
+    owner_->backend().stream_wait(nullptr, busy_.get());
+    busy_.reset();
+  }
 
  private:
   std::shared_ptr<GpuTarget> owner_;  // keeps the device (and its memory) alive
   DevicePtr block_;
   bool host_current_;
+  mutable std::shared_ptr<void> busy_;  // an event after another stream's use of the block
 };
 
 GpuTarget::GpuTarget(std::shared_ptr<device::DeviceBackend> backend, KernelStore& store, Options options)
@@ -334,6 +354,7 @@ std::optional<Value> GpuTarget::launch(const Region& r, const TargetKernel& kern
       auto* held = dynamic_cast<const GpuBlockCopy*>(t.device_copy);
       auto same = std::find_if(mirrors.begin(), mirrors.end(), [&](const auto& m) { return m.first == &t; });
       if (held && held->owner() == this) {
+        held->order_kernels_after();
         ptrs[i] = reinterpret_cast<void*>(held->block());
         ++resident;
       } else if (same != mirrors.end()) {

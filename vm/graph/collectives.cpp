@@ -101,6 +101,11 @@ CollectiveCounters Collectives::counters() const {
 void Collectives::drain() {
   if (buckets_) buckets_->drain();
   std::lock_guard<std::mutex> lock(mu_);
+  if (broken_.empty() && device_transport_) try {
+      device_transport_->complete();
+    } catch (const std::exception& e) {
+      broken_ = std::string("a collective on the device failed (") + e.what() + ")";
+    }
   if (!broken_.empty()) throw FatalRuntimeError(broken_);
 }
 

@@ -98,10 +98,14 @@ class CommTransport {
 };
 
 // What moves elements a device holds between the ranks (runtime/comm/
-// nccl_transport.h), with CommTransport's contract otherwise: each call
-// returns once the step completed on this rank (its output written, on the
-// device) or throws CommTimeout at `deadline`. Inputs and outputs are
-// device copies (vm/tensor/device_copy.h) on the transport's device.
+// nccl_transport.h), with CommTransport's contract otherwise, except that
+// each call returns once the step is enqueued on the device, left in
+// flight: it hands the copies it uses an event (DeviceCopy::used_until), so
+// that their readers and their blocks' next users follow it and
+// independent work overlaps it. A step that fails or passes `deadline` is
+// reported at the transport's next call, at the host's next wait for the
+// device, or by complete(). Inputs and outputs are device copies
+// (vm/tensor/device_copy.h) on the transport's device.
 class DeviceCommTransport {
  public:
   virtual ~DeviceCommTransport() = default;
@@ -121,6 +125,9 @@ class DeviceCommTransport {
   virtual void broadcast(const DeviceCopy& in, DeviceCopy& out, size_t bytes, int root, CommDeadline deadline) = 0;
   virtual void send(const DeviceCopy& in, size_t bytes, int dst, CommDeadline deadline) = 0;
   virtual void recv(DeviceCopy& out, size_t bytes, int src, CommDeadline deadline) = 0;
+  // Waits for every step in flight (the end of a run), each until its
+  // deadline; throws FatalRuntimeError naming the one that failed.
+  virtual void complete() = 0;
 };
 
 // One completed (or failed) collective, as the timeline draws it. `step`
@@ -180,8 +187,8 @@ class Collectives {
   // from the buckets' thread for buckets; none by default.
   void set_observer(std::function<void(const CollectiveRecord&)> f);
   CollectiveCounters counters() const;
-  // Waits for every queued all_reduce (the end of a run); throws
-  // FatalRuntimeError when one failed.
+  // Waits for every queued all_reduce and every step the device transport
+  // left in flight (the end of a run); throws FatalRuntimeError when one failed.
   void drain();
   // Drains and stops the buckets' thread (before MPI is finalized).
   void shutdown();

@@ -41,6 +41,14 @@ class DeviceCopy {
   virtual device::DeviceBackend* device() const { return nullptr; }
   virtual void* device_pointer() const { return nullptr; }
   virtual std::unique_ptr<DeviceCopy> new_block(size_t /*bytes*/) const { return nullptr; }
+  // Work on another stream of the device (a collective left in flight)
+  // reads or writes the block until `event` (an event of the device's,
+  // recorded after that work) completes: the kernels that read the
+  // elements, the host's read of them, and whatever uses the block after
+  // it is freed wait for the event first (on the kernels' stream, so the
+  // host does not wait). The newest event replaces the previous one (a
+  // stream runs its work in order).
+  virtual void used_until(std::shared_ptr<void> /*event*/) const {}
 };
 
 }  // namespace tessera

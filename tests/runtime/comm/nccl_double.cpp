@@ -15,11 +15,18 @@
 //     of the communicator, which waited, since the previous call, for an
 //     event recorded on the kernels' stream after every kernel launched so
 //     far (so after the kernels that produced the input). It then counts
-//     its work on the stream, and the emulation faults a kernel launched
-//     before the kernels' stream waited for that work (the order of the
-//     collective's readers).
+//     its work on the stream and declares the memory it read and wrote
+//     (EmulatedStream::use), and the emulation faults a kernel or copy
+//     that touches that memory before the kernels' stream waited for the
+//     work (the order of the collective's readers, and of the next users
+//     of its blocks once they are freed).
+// TESSERA_NCCL_DOUBLE_STALL=R:N: on rank R, the Nth collective (from 1)
+// and every one after it never complete (EmulatedStream::stalled), as a
+// collective that hangs on a GPU: the tests of its deadline.
 // TESSERA_NCCL_DOUBLE_LOG=FILE: one line per call appended
-// ("rank R ncclAllReduce bytes=N stream=own ordered=1"). NCCL_DEBUG=INFO:
+// ("rank R ncclAllReduce bytes=N overlapped=K stream=own ordered=1", K: the
+// kernels launched so far while a collective was in flight, the compute a
+// GPU would overlap with it). NCCL_DEBUG=INFO:
 // a line per collective on stdout, as NCCL reports its choices, naming the
 // "algorithm" (the MPI call).
 #include <dlfcn.h>
@@ -105,10 +112,11 @@ ncclResult_t refuse(const std::string& why) {
   return ncclInvalidUsage;
 }
 
-void log_line(const ncclComm* c, const char* fn, size_t bytes, bool ordered) {
+void log_line(const ncclComm* c, const char* fn, size_t bytes, uint64_t overlapped, bool ordered) {
   if (const char* path = std::getenv("TESSERA_NCCL_DOUBLE_LOG"); path && *path)
     if (FILE* f = std::fopen(path, "a")) {
-      std::fprintf(f, "rank %d %s bytes=%zu stream=own ordered=%d\n", c->rank, fn, bytes, ordered ? 1 : 0);
+      std::fprintf(f, "rank %d %s bytes=%zu overlapped=%llu stream=own ordered=%d\n", c->rank, fn, bytes,
+                   static_cast<unsigned long long>(overlapped), ordered ? 1 : 0);
       std::fclose(f);
     }
 }
@@ -128,18 +136,34 @@ std::string check_stream(ncclComm* c, cudaStream_t stream) {
   return "";
 }
 
-// Runs `op` as the collective `fn` of `bytes` bytes on `stream`, once its checks hold.
-template <typename Op> ncclResult_t collective(ncclComm* c, cudaStream_t stream, const char* fn, size_t bytes, const char* algo, Op op) {
+// The memory a collective reads or writes: an address and its bytes.
+struct Span {
+  const void* p;
+  size_t bytes;
+};
+
+// Runs `op` as the collective `fn` of `bytes` bytes on `stream`, once its
+// checks hold; `uses`: the memory it reads and writes.
+template <typename Op>
+ncclResult_t collective(ncclComm* c, cudaStream_t stream, const char* fn, size_t bytes, const char* algo,
+                        const std::vector<Span>& uses, Op op) {
   if (!c) return refuse(std::string(fn) + " on no communicator");
   const std::string why = check_stream(c, stream);
-  log_line(c, fn, bytes, why.empty());
+  auto* s = reinterpret_cast<EmulatedStream*>(stream);
+  log_line(c, fn, bytes, why.empty() ? s->overlapped_launches : 0, why.empty());
   if (!why.empty()) return refuse(std::string(fn) + ": " + why);
   if (const char* d = std::getenv("NCCL_DEBUG"); d && std::strcmp(d, "INFO") == 0)
     std::printf("%s:%d NCCL INFO %s: %zu bytes, algorithm %s (the NCCL test double on the host emulation)\n",
                 "localhost", static_cast<int>(getpid()), fn, bytes, algo);
   if (op() != 0) return refuse(std::string(fn) + ": the MPI call failed");
-  ++reinterpret_cast<EmulatedStream*>(stream)->work;
+  ++s->work;
+  for (const Span& u : uses) s->use(u.p, u.bytes);
   ++c->calls;
+  if (const char* stall = std::getenv("TESSERA_NCCL_DOUBLE_STALL"); stall && *stall) {
+    int rank = -1;
+    unsigned long long at = 0;
+    if (std::sscanf(stall, "%d:%llu", &rank, &at) == 2 && rank == c->rank && c->calls >= at) s->stalled = true;
+  }
   return ncclSuccess;
 }
 
@@ -235,7 +259,8 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t, ncclResult_t* error) {
 
 ncclResult_t ncclAllReduce(const void* in, void* out, size_t count, ncclDataType_t type, ncclRedOp_t op, ncclComm_t c,
                            cudaStream_t stream) {
-  return collective(c, stream, "ncclAllReduce", count * size_of(type), "MPI_Allreduce", [&] {
+  const size_t bytes = count * size_of(type);
+  return collective(c, stream, "ncclAllReduce", bytes, "MPI_Allreduce", {{in, bytes}, {out, bytes}}, [&] {
     return mpi().Allreduce(in, out, static_cast<int>(count), type_of(type), op_of(op), c->mpi);
   });
 }
@@ -244,12 +269,14 @@ ncclResult_t ncclAllGather(const void* in, void* out, size_t count, ncclDataType
                            cudaStream_t stream) {
   const int n = static_cast<int>(count * size_of(type));
   return collective(c, stream, "ncclAllGather", count * size_of(type), "MPI_Allgather",
-                    [&] { return mpi().Allgather(in, n, mpi().u8, out, n, mpi().u8, c->mpi); });
+                    {{in, size_t(n)}, {out, size_t(n) * size_t(c ? c->size : 1)}}, [&] { return mpi().Allgather(in, n, mpi().u8, out, n, mpi().u8, c->mpi); });
 }
 
 ncclResult_t ncclReduceScatter(const void* in, void* out, size_t count, ncclDataType_t type, ncclRedOp_t op,
                                ncclComm_t c, cudaStream_t stream) {
-  return collective(c, stream, "ncclReduceScatter", count * size_of(type), "MPI_Reduce_scatter_block", [&] {
+  const size_t bytes = count * size_of(type);
+  return collective(c, stream, "ncclReduceScatter", bytes, "MPI_Reduce_scatter_block",
+                    {{in, bytes * size_t(c ? c->size : 1)}, {out, bytes}}, [&] {
     return mpi().Reduce_scatter_block(in, out, static_cast<int>(count), type_of(type), op_of(op), c->mpi);
   });
 }
@@ -257,7 +284,7 @@ ncclResult_t ncclReduceScatter(const void* in, void* out, size_t count, ncclData
 ncclResult_t ncclBroadcast(const void* in, void* out, size_t count, ncclDataType_t type, int root, ncclComm_t c,
                            cudaStream_t stream) {
   const size_t bytes = count * size_of(type);
-  return collective(c, stream, "ncclBroadcast", bytes, "MPI_Bcast", [&] {
+  return collective(c, stream, "ncclBroadcast", bytes, "MPI_Bcast", {{in, bytes}, {out, bytes}}, [&] {
     if (c->rank == root && in != out) std::memcpy(out, in, bytes);
     return mpi().Bcast(out, static_cast<int>(bytes), mpi().u8, root, c->mpi);
   });
@@ -289,7 +316,9 @@ ncclResult_t ncclGroupEnd() {
   size_t bytes = 0;
   for (const P2p& p : calls) bytes += p.bytes;
   const bool sends = calls.front().send;
-  return collective(c, calls.front().stream, sends ? "ncclSend" : "ncclRecv", bytes, "MPI_Isend/MPI_Irecv", [&] {
+  std::vector<Span> uses;
+  for (const P2p& p : calls) uses.push_back({p.buf, p.bytes});
+  return collective(c, calls.front().stream, sends ? "ncclSend" : "ncclRecv", bytes, "MPI_Isend/MPI_Irecv", uses, [&] {
     std::vector<MpiHandle> reqs(calls.size());
     for (size_t i = 0; i < calls.size(); ++i) {
       const P2p& p = calls[i];

@@ -4,14 +4,19 @@ a GPU (TESSERA_GPU_EMULATION=1, --device=gpu) under mpirun -np 2, with the
 NCCL test double (nccl_double.cpp, named by TESSERA_NCCL_LIBRARY) standing in
 for libnccl: a hot loop whose collectives' inputs are fused kernels' outputs
 and whose outputs feed fused kernels (all_reduce, broadcast, reduce_scatter,
-all_gather, then send and recv in a ring). Checks:
+all_gather, then send and recv in a ring), and a loop whose all_reduces' outputs
+are never read before they are freed (their blocks reused by the next kernels). Checks:
   - each rank's results equal the host path's (the same run with no NCCL to
     load, its collectives on MPI), bit for bit, and the CPU's closely;
   - --stats says NCCL carried the collectives (the double's name in it);
   - the double saw every operation, each on the transport's own stream,
     ordered after the kernels before it (its log), the communicator
-    bootstrapped from rank 0's unique id; the emulation faults a kernel
-    launched before the kernels' stream waited for a collective;
+    bootstrapped from rank 0's unique id; the emulation faults a kernel or
+    copy that touches a collective's memory before the kernels' stream
+    waited for it (a reader of its output, a reuse of its freed blocks);
+  - collectives are left in flight: kernels of independent work launch
+    while one is (the double's log counts them); one that never completes
+    (the double's stall) fails the run at its deadline, naming it;
   - NCCL_DEBUG=INFO: the library reports its choice of algorithm;
   - without NCCL, --stats says why tensors on the GPU took the host's path.
 With --real (a GPU session, tools/run-gpu-checks.sh): the same program on
@@ -44,6 +49,11 @@ for i in range(60) {
   let a = all_gather(h * 2.0 + 1.0)
   y = g * 0.25 + a * 0.125 + x * 0.5
 }
+let u = all_reduce(y * 1.0)
+for i in range(40) {
+  u = all_reduce(y * 0.5 + i)
+}
+y = y * 0.5 + u * 0.001
 if n > 1 {
   let to = (r + 1) % n
   let from = (r + n - 1) % n
@@ -116,8 +126,27 @@ def emulation(vm, double, script, d, n):
           [l for l in lines if not l.endswith("ordered=1")][:4])
     check(sum(1 for l in lines if l.startswith("rank 0 ")) == carried(nccl.err[0]),
           "rank 0: the double's calls are the collectives --stats counts")
+    # Collectives left in flight: kernels of independent work (broadcast's
+    # input, computed after all_reduce was enqueued) launched before the
+    # kernels' stream waited for the collective before them.
+    for r in range(n):
+        over = [int(l.split(" overlapped=")[1].split(" ")[0]) for l in lines if l.startswith(f"rank {r} ")]
+        check(over and over[-1] >= 30, f"rank {r}: kernels ran while a collective was in flight (the double counts "
+              f"{over[-1] if over else None}; one per compiled iteration expected, after the loop's warm-up)")
     info = [l for l in nccl.out[0].splitlines() if "NCCL INFO ncclAllReduce" in l]
     check(info and "algorithm" in info[0], "NCCL_DEBUG=INFO: NCCL reports the algorithm it chose", info[:1])
+    # A collective left in flight that never completes (the double stalls
+    # rank 0's 9th): its deadline ends the wait, with an error naming it.
+    short = [a if a != "60" else "3" for a in ARGS]
+    stalled = run_ranks(n, vm, script, "--device=gpu", *short, timeout=300,
+                        env=dict(emu, TESSERA_NCCL_LIBRARY=double, TESSERA_NCCL_DOUBLE_STALL="0:9"))
+    check(stalled.rc != 0, "a collective on the GPU that never completes fails the run", f"rc={stalled.rc}")
+    check("(this rank's NCCL call 9) did not complete on the GPU within the collectives' timeout (JIT parameter "
+          "commtimeout); the NCCL communicator was aborted" in stalled.err[0],
+          "rank 0's error names the NCCL call and the timeout",
+          stalled.err[0][-2000:])
+    check(3 <= stalled.seconds < 60, "it fails once the deadline passes, not before and not much later",
+          f"{stalled.seconds:.1f} s")
 
 
 def real(vm, script, np_):
