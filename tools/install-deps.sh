@@ -10,19 +10,31 @@ PACKAGES=(build-essential cmake ninja-build pkg-config python3 libgtest-dev libg
           python3-numpy python3-scipy python3-torch libboost-context-dev graphviz chromium
           libdlpack-dev pybind11-dev python3-dev zlib1g-dev libzstd-dev ccache gdb
           openmpi-bin libopenmpi-dev)
+# The paper (papers/tessera-vm) and the evaluation's peers: TeX Live without its recommended
+# extras (documentation, more fonts: about a gigabyte less), matplotlib, poppler-utils
+# (pdftoppm, pdfinfo, pdftotext for the paper's check), numexpr and Numba.
+PAPER_PACKAGES=(texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended
+                python3-matplotlib poppler-utils python3-numexpr python3-numba)
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg -s "$p" >/dev/null 2>&1; then missing+=("$p"); fi
-done
+missing_of() {
+  local p
+  for p in "$@"; do
+    if ! dpkg -s "$p" >/dev/null 2>&1; then echo "$p"; fi
+  done
+}
+mapfile -t missing < <(missing_of "${PACKAGES[@]}")
+mapfile -t missing_paper < <(missing_of "${PAPER_PACKAGES[@]}")
 
-if ((${#missing[@]})); then
-  echo "==> installing missing packages: ${missing[*]}"
+if ((${#missing[@]} + ${#missing_paper[@]})); then
+  echo "==> installing missing packages: ${missing[*]} ${missing_paper[*]}"
   SUDO=""
   if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
   $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${missing[@]}"
+  if ((${#missing[@]})); then DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${missing[@]}"; fi
+  if ((${#missing_paper[@]})); then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing_paper[@]}"
+  fi
 else
-  echo "==> all ${#PACKAGES[@]} apt packages already installed"
+  echo "==> all $((${#PACKAGES[@]} + ${#PAPER_PACKAGES[@]})) apt packages already installed"
 fi
 

@@ -1,0 +1,93 @@
+"""The tensor suite (experiments/bench/tensor/): each program under Tessera (K3, the default; K2
+with specialize=0; the interpreter's op-by-op kernels) and its NumPy, PyTorch eager, numexpr and
+Numba twins. A program runs W warm-up and N timed iterations of one loop in one process (W covers
+Tessera's compile of the loop: its trace is hot after 56 iterations); where it prints each timed
+iteration's time (`iter_us`), those are the cell's samples, else each process run's mean time per
+iteration is one sample. Checksums are compared with NumPy's (the correctness criterion's figure).
+The machine's memory bandwidth comes from a STREAM triad, for the memory-bound programs' share."""
+import os
+import subprocess
+import sys
+
+HARNESS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "harness")
+sys.path.insert(0, HARNESS)
+import run_tensor_bench as rtb  # noqa: E402
+
+NAME = "tensor"
+TITLE = "The tensor suite against NumPy, PyTorch eager, numexpr and Numba"
+# NumPy first: its checksum is the reference.
+RUNTIMES = [("numpy", ("py", "_numpy")), ("tessera", ("tsb", [])), ("tessera-k2", ("tsb", ["--jit-param", "specialize=0"])),
+            ("tessera-interp", ("tsb", ["--jit=off"])), ("torch", ("py", "_torch")),
+            ("numexpr", ("py", "_numexpr")), ("numba", ("py", "_numba"))]
+
+
+def parse(text):
+    """(per-iteration µs list, time_per_iter_us, checksum) of a program's output."""
+    iters = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "iter_us":
+            iters.append(float(parts[1]))
+    us, chk = rtb.parse_program_output(text)
+    return iters, us, chk
+
+
+def run(ctx, writer):
+    p = ctx.profile
+    stream, note = rtb.measure_stream(rtb.STREAM_ELEMENTS["default" if p.name == "full" else "small"], p.timeout_s)
+    writer.doc["derived"]["stream_gb_s"] = {str(k): v for k, v in stream.items()}
+    writer.doc["derived"]["stream_note"] = note if not stream else ""
+    runtimes = ctx.runtimes(NAME, [r for r, _ in RUNTIMES])
+    programs = [x for x in rtb.PROGRAMS if not ctx.programs or x in ctx.programs]
+    for prog in programs:
+        spec = rtb.PROGRAMS[prog]
+        n, w = spec.args["default"]
+        n = min(n, p.tensor_iterations)
+        ref = None
+        for rt, how in RUNTIMES:
+            if rt not in runtimes:
+                continue
+            if how[0] == "tsb":
+                cmd = [ctx.vm, "run", os.path.join(rtb.BENCH, prog + ".tsb"), *how[1], "--", str(n), str(w)]
+            else:
+                script = os.path.join(rtb.BENCH, prog + how[1] + ".py")
+                if not os.path.exists(script):
+                    writer.cell(f"{prog}/{rt}", [], unit="us", status="missing", detail="no twin", program=prog,
+                                runtime=rt)
+                    continue
+                cmd = [ctx.python, script, str(n), str(w)]
+            ctx.progress(f"{prog:20} {rt:15}")
+            samples, chk, status, detail = [], None, "ok", ""
+            runs = 1
+            while status == "ok":
+                try:
+                    out = subprocess.run(cmd, capture_output=True, text=True, timeout=p.timeout_s)
+                except subprocess.TimeoutExpired:
+                    status, detail = "timeout", f"timed out after {p.timeout_s} s"
+                    break
+                if out.returncode != 0:
+                    lines = (out.stderr or out.stdout).strip().splitlines()
+                    status, detail = "crash", f"exit {out.returncode}: {lines[-1] if lines else ''}"
+                    break
+                try:
+                    iters, us, chk = parse(out.stdout)
+                except ValueError as e:
+                    status, detail = "crash", str(e)
+                    break
+                samples += iters if iters else [us]
+                if iters or runs >= p.process_min_runs:
+                    break
+                runs += 1
+            rel = None
+            if status == "ok":
+                if rt == "numpy":
+                    ref = chk
+                if ref is not None:
+                    rel = rtb.rel_diff(chk, ref)
+                    if rel > 1e-3:
+                        status, detail = "mismatch", f"checksum {chk!r} against NumPy's {ref!r}"
+            c = writer.cell(f"{prog}/{rt}", samples, unit="us", status=status, detail=detail, program=prog,
+                            runtime=rt, checksum=chk, rel_diff_to_numpy=rel, iterations=n, warmup=w,
+                            per_iteration_samples=bool(samples) and len(samples) == n,
+                            bytes_per_iteration=spec.bytes, flops_per_iteration=spec.flops, bound=spec.bound)
+            ctx.progress_done_cell(c)
