@@ -55,7 +55,7 @@ run cupti_device_test 180 "$HERE/bin/cupti_device_test" --gtest_output="json:$RE
 run conformance_gpu 240 python3 "$HERE/tests/conformance/run_conformance.py" --vm "$HERE/bin/tessera-vm" \
   --vm-args="--device=gpu" --jobs "$(nproc)"
 run gpu_kernels 300 python3 "$HERE/experiments/harness/run_gpu_kernels.py" --bench "$HERE/bin/cuda_device_bench" \
-  --out "$RES/gpu-kernels-latest.md" --dated
+  --out "$RES/gpu-kernels-latest.md" --dated --raw-dir "$RES/raw"
 run attention 300 python3 "$HERE/experiments/harness/run_attention_bench.py" --bench "$HERE/bin/attention_bench" \
   --profile quick --budget-s 150 --out "$RES/attention-latest.md" --dated --json-dir "$RES"
 run gpu_profile 240 python3 "$HERE/experiments/harness/run_gpu_profile.py" --vm "$HERE/bin/tessera-vm" \

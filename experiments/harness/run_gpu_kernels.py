@@ -11,6 +11,10 @@ the fused kernel's speed-up over it. Needs a GPU: run it on a GPU machine (tools
 does, inside the device bundle).
 
   python3 experiments/harness/run_gpu_kernels.py --bench build/experiments/micro/cuda_device_bench
+
+With --raw-dir DIR it also writes the evaluation's raw result (experiments/evaluation/
+raw_results.py), DIR/<run id>-gpu-<device>/gpu_kernels.json, every repetition's time kept: the
+paper's GPU table reads it once it is copied into experiments/raw/.
 """
 import argparse
 import datetime
@@ -22,6 +26,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "evaluation"))
 from run_kernel_tiers import bench_arguments, built_from, collect, command_line, log, run, write_report  # noqa: E402
 
 
@@ -29,6 +34,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_arguments(ap, "cuda_device_bench", "gpu-kernels-latest.md", 5, "gpu-kernels-DATE-DEVICE.md")
     ap.add_argument("--no-torch", action="store_true", help="leave out the PyTorch eager column")
+    ap.add_argument("--raw-dir", help="also write the evaluation's raw result under this folder")
     args = ap.parse_args()
     data, command = run(args.bench, args.repetitions, 0.2)
     ctx = data["context"]
@@ -56,7 +62,7 @@ def main():
             torch_ms, torch_version = t["ms"], t["torch"]
         else:
             log("PyTorch eager not measured: " + p.stderr.strip()[-300:])
-    rows = []
+    rows, raw_cells = [], []
     for i in sorted(cases):
         k2, k3 = res.get(("BM_Kernel", i, 0)), res.get(("BM_Kernel", i, 1))
         if not k2 or not k3:
@@ -65,6 +71,9 @@ def main():
         g2, g3 = statistics.median(gbps[(i, 0)]), statistics.median(gbps[(i, 1)])
         best = min(t2, t3)
         eager = torch_ms.get(cases[i])
+        raw_cells.append((cases[i], k2["times"] if t2 <= t3 else k3["times"],
+                          dict(k2_ms=t2, k3_ms=t3, k2_samples=k2["times"], k3_samples=k3["times"],
+                               k3_variant=k3["label"], best_over_copy=max(g2, g3) / copy_gbps, torch_ms=eager)))
         rows.append(f"| {cases[i]} | {t2:.3f} | {t3:.3f} | `{k3['label']}` | {t2 / t3:.2f}x | {g2:.0f} | {g3:.0f} "
                     f"| {100 * max(g2, g3) / copy_gbps:.0f}% | "
                     + (f"{eager:.3f} | {eager / best:.2f}x |" if eager else "– | – |"))
@@ -91,6 +100,19 @@ def main():
     text = "\n".join(lines) + "\n"
     slug = re.sub(r"[^a-z0-9]+", "-", device.split(" (")[0].lower()).strip("-")
     write_report(text, args.out, f"gpu-kernels-{today}-{slug}.md" if args.dated else None)
+    if args.raw_dir:
+        import raw_results
+        w = raw_results.RawWriter(raw_results.new_run_id("gpu-" + slug), "gpu", "gpu_kernels",
+                                  "Fused kernels on the GPU against copy bandwidth and PyTorch eager",
+                                  {"command": command, "repetitions": args.repetitions},
+                                  {"repetitions": args.repetitions, "timer": "CUDA events around one launch"},
+                                  {"torch": torch_version})
+        for case, samples, extra in raw_cells:
+            w.cell(case, samples, unit="ms", **extra)
+        w.doc["derived"].update(device=device, copy_gb_s=copy_gbps,
+                                note="Medians of the repetitions; best / copy: the faster tier's GB/s over the "
+                                     "device-to-device copy's.")
+        log(f"wrote {w.write(args.raw_dir)}")
     print(text)
 
 
