@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(REPO, "experiments", "evaluation"))
 
 UNITS = r"(?:\\%|%|ms|µs|\\mu\s*s|us|ns|s|min|GB/s|GiB|MiB|MB|KiB|KB|GB|x|\$\\times\$|\\times|TFLOP/s|GFLOP/s)"
 MEASUREMENT = re.compile(r"(?<![\w.\\-])(\d+\.\d+|\d+\s*" + UNITS + r")(?![\w])")
-MACRO_ARG = re.compile(r"\\(res|target|ref|label|cite|eqref|input|include|includegraphics|texttt|url|href|begin|end"
+MACRO_ARG = re.compile(r"\\(res|target|ref|label|cite|eqref|input|include|includegraphics|texttt|code|url|href|begin|end"
                        r"|tsrdef|usepackage|documentclass|hspace|vspace|setlength|resizebox)\s*(\[[^\]]*\])?\s*\{[^{}]*\}")
 
 
@@ -36,6 +36,33 @@ def sources(paper=HERE):
 
 def strip_comments(text):
     return re.sub(r"(?<!\\)%.*", "", text)
+
+
+# Lengths (column widths, spacing) are settings, not measurements.
+LENGTH = re.compile(r"\d+(\.\d+)?\s*(\\linewidth|\\textwidth|\\columnwidth|\\baselineskip|em|ex|pt|cm|mm|in)\b")
+# Where numbers are layout or citation data: the preamble, TikZ pictures (coordinates) and the
+# bibliography (years, versions, identifiers).
+SKIPPED = [(re.compile(r"\\documentclass"), re.compile(r"\\begin\{document\}")),
+           (re.compile(r"\\begin\{tikzpicture\}"), re.compile(r"\\end\{tikzpicture\}")),
+           (re.compile(r"\\begin\{thebibliography\}"), re.compile(r"\\end\{thebibliography\}"))]
+
+
+def measured_lines(lines):
+    """The lines whose numbers are checked: (number, text), the SKIPPED blocks left out."""
+    out, until = [], None
+    for n, line in enumerate(lines, 1):
+        text = strip_comments(line)
+        if until is None:
+            for start, end in SKIPPED:
+                if start.search(text):
+                    until = end
+                    break
+        if until is not None:
+            if until.search(text):
+                until = None
+            continue
+        out.append((n, text))
+    return out
 
 
 def defined_keys(raw_dir):
@@ -66,7 +93,8 @@ def check(raw_dir, paper=HERE):
                     findings.append(f"{rel}:{n}: {target}: no such file")
             for m in re.finditer(r"\\res\{([^}]*)\}", line):
                 used_keys.setdefault(m.group(1), f"{rel}:{n}")
-            text = line
+        for n, line in measured_lines(lines):
+            text = LENGTH.sub(" ", line)
             for _ in range(3):  # nested arguments
                 text = MACRO_ARG.sub(" ", text)
             text = re.sub(r"\\[A-Za-z]+\*?", " ", text)  # other macros' names (\section, \S, ...)
