@@ -71,7 +71,7 @@ def corpus_time(cmd, timeout):
 
 
 def tensor_time(cmd, timeout):
-    status, us, _, detail = run_program(cmd, timeout)
+    status, us, _, detail, _ = run_program(cmd, timeout)
     if status != "ok":
         raise RuntimeError(f"{status}: {detail}")
     return us

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Tensor benchmark harness: the programs of experiments/bench/tensor/ under Tessera VM (trace JIT
-and interpreter) and under their NumPy and PyTorch (eager) twins, side by side.
+and interpreter) and under their NumPy, PyTorch (eager), numexpr and Numba twins, side by side.
 
-Every program prints `time_per_iter_us X` (its own timing of N iterations, after W warm-up
-iterations) and `checksum C`. Each program and peer runs --runs times; the table shows the median
-time per iteration, the checksums are compared with the NumPy peer's (the interpreter's when NumPy
-is missing) within --rtol, and the speed-ups of tessera over numpy and torch, with their geometric
-mean over the suite. The machine's memory bandwidth is measured first with a STREAM triad
-(stream_triad.c, compiled here with cc -O3 -march=native -fopenmp), so that the memory-bound
-programs' achieved GB/s can be given as a share of it. Writes tensor-latest.md / .csv (with --dated or --tag,
-also tensor-YYYY-MM-DD[-TAG].md / .csv) in --out-dir; progress goes to stderr.
+Every program prints `iter_us X` for each of its N timed iterations, in order (after W warm-up
+iterations), then `time_per_iter_us X` (its own timing of the N iterations together) and
+`checksum C`. Each program and peer runs --runs times; the table shows the median time per
+iteration, the checksums are compared with the NumPy peer's (the interpreter's when NumPy is
+missing) within --rtol, and the speed-ups of tessera over numpy, torch, numexpr and numba, with
+their geometric mean over the suite. A run must print exactly N `iter_us` lines (else it fails);
+their values are kept with the run (run_program's result; `iter_us` in the per-program results,
+one list per run) and summed up (min, median, max) in the log, not in the tables. The machine's
+memory bandwidth is measured first with a STREAM triad (stream_triad.c, compiled here with
+cc -O3 -march=native -fopenmp), so that the memory-bound programs' achieved GB/s can be given as a
+share of it. Writes tensor-latest.md / .csv (with --dated or --tag, also
+tensor-YYYY-MM-DD[-TAG].md / .csv) in --out-dir; progress goes to stderr.
 """
 
 import argparse
@@ -44,10 +48,12 @@ PEERS = [
     Peer("tessera-k2", "tsb", ["--jit-param", "specialize=0"], ()),
     Peer("numpy", "py", "_numpy", ("numpy", "scipy")),
     Peer("torch", "py", "_torch", ("torch",)),
+    Peer("numexpr", "py", "_numexpr", ("numpy", "numexpr")),
+    Peer("numba", "py", "_numba", ("numpy", "numba")),
 ]
 PEER = {p.name: p for p in PEERS}
 # Checksums are compared with the first of these that ran.
-REFERENCE_ORDER = ["numpy", "tessera-interp", "tessera", "torch"]
+REFERENCE_ORDER = ["numpy", "tessera-interp", "tessera", "torch", "numexpr", "numba"]
 
 
 def attention_flops(s, b=2, h=8, d=64):
@@ -99,6 +105,24 @@ def parse_program_output(text):
     return found["time_per_iter_us"], found["checksum"]
 
 
+def parse_iter_us(text):
+    """The `iter_us X` lines of a program's output, in order: the microseconds of each timed
+    iteration (an empty list when it prints none)."""
+    out = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "iter_us":
+            out.append(float(parts[1]))
+    return out
+
+
+def iter_summary(iters):
+    """`min A, median B, max C` of a run's per-iteration µs, for the log."""
+    if not iters:
+        return "none"
+    return "min %.1f, median %.1f, max %.1f" % (min(iters), statistics.median(iters), max(iters))
+
+
 def parse_stream_output(text):
     """{threads: GB/s} from stream_triad's `triad threads T elements N best_s S gb_s G` lines."""
     return {int(m.group(1)): float(m.group(2))
@@ -122,23 +146,28 @@ def first_lines(text, n=3):
     return " / ".join(l.strip()[:200] for l in text.strip().splitlines()[:n])
 
 
-def run_program(cmd, timeout):
-    """(status, time_per_iter_us, checksum, detail); status ok | failed | timeout."""
+def run_program(cmd, timeout, iterations=None):
+    """(status, time_per_iter_us, checksum, detail, iter_us); status ok | failed | timeout; iter_us:
+    the per-iteration µs of the `iter_us` lines (empty unless ok). With `iterations` (N), a run
+    whose `iter_us` lines are not N fails."""
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                            timeout=timeout)
     except subprocess.TimeoutExpired:
-        return "timeout", None, None, "timed out after %gs" % timeout
+        return "timeout", None, None, "timed out after %gs" % timeout, []
     except OSError as e:
-        return "failed", None, None, str(e)
+        return "failed", None, None, str(e), []
     out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
     if p.returncode != 0:
-        return "failed", None, None, "exit %d: %s" % (p.returncode, first_lines(err or out))
+        return "failed", None, None, "exit %d: %s" % (p.returncode, first_lines(err or out)), []
     try:
         us, chk = parse_program_output(out)
     except ValueError as e:
-        return "failed", None, None, "%s in output: %s" % (e, first_lines(out + err))
-    return "ok", us, chk, ""
+        return "failed", None, None, "%s in output: %s" % (e, first_lines(out + err)), []
+    iters = parse_iter_us(out)
+    if iterations is not None and len(iters) != iterations:
+        return "failed", None, None, "%d iter_us lines, expected %d (N)" % (len(iters), iterations), []
+    return "ok", us, chk, "", iters
 
 
 def measure_stream(elements, timeout):
@@ -174,6 +203,10 @@ for m in sys.argv[1:]:
         out[m] = mod.__version__
         if m == "torch":
             out["torch_threads"] = mod.get_num_threads()
+        if m == "numexpr":
+            out["numexpr_threads"] = mod.nthreads
+        if m == "numba":
+            out["numba_threads"] = mod.config.NUMBA_NUM_THREADS
     except Exception as e:
         out[m + "_error"] = "%s: %s" % (type(e).__name__, e)
 print(json.dumps(out))
@@ -207,7 +240,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vm", default=os.path.join(REPO, "build", "tessera-vm"), help="tessera-vm binary")
     ap.add_argument("--python", default="/usr/bin/python3",
-                    help="the Python that runs the NumPy and torch twins (Debian's has numpy, scipy, torch)")
+                    help="the Python that runs the NumPy, torch, numexpr and Numba twins "
+                         "(Debian's has numpy, scipy, torch, numexpr, numba)")
     ap.add_argument("--runs", type=int, default=3, help="runs per program and peer (median)")
     ap.add_argument("--programs", help="comma-separated subset of: " + ",".join(PROGRAMS))
     ap.add_argument("--peers", help="comma-separated subset of: " + ",".join(PEER))
@@ -271,7 +305,7 @@ def main():
 
     # Runs: interleaved (run 1 of every peer, then run 2, ...) so that a slow spell of a shared
     # machine does not land on one peer only.
-    runs = {}   # (prog, peer) -> list of (status, us, checksum, detail)
+    runs = {}   # (prog, peer) -> list of (status, us, checksum, detail, iter_us)
     for prog in programs:
         for r in range(a.runs):
             for p in peers:
@@ -279,9 +313,9 @@ def main():
                     continue   # a peer that failed once is not run again
                 cmd = command(prog, p)
                 log("%-18s %-15s run %d/%d: %s" % (prog, p, r + 1, a.runs, shlex.join(cmd)))
-                res = run_program(cmd, a.timeout)
-                log("    " + ("%.1f us/iter, checksum %r" % (res[1], res[2]) if res[0] == "ok"
-                              else "!!! %s: %s" % (res[0].upper(), res[3])))
+                res = run_program(cmd, a.timeout, PROGRAMS[prog].args[a.size][0])
+                log("    " + ("%.1f us/iter (iter_us: %s), checksum %r" % (res[1], iter_summary(res[4]), res[2])
+                              if res[0] == "ok" else "!!! %s: %s" % (res[0].upper(), res[3])))
                 runs.setdefault((prog, p), []).append(res)
 
     # Per program and peer: status, median µs, checksum, the reference's checksum and the difference.
@@ -299,7 +333,8 @@ def main():
             else:
                 chks = [x[2] for x in rs]
                 results[(prog, p)] = {"status": "ok", "us": statistics.median(x[1] for x in rs),
-                                      "checksum": chks[0], "detail": ""}
+                                      "checksum": chks[0], "detail": "",
+                                      "iter_us": [x[4] for x in rs]}  # per run, per iteration
                 if max(rel_diff(c, chks[0]) for c in chks) > a.rtol:
                     results[(prog, p)].update(status="mismatch",
                                               detail="checksum changed between runs: %r" % chks)
@@ -344,7 +379,9 @@ def main():
     speedups = [("tessera vs numpy (numpy / tessera)", "numpy", "tessera"),
                 ("tessera vs torch (torch / tessera)", "torch", "tessera"),
                 ("JIT speed-up (tessera-interp / tessera)", "tessera-interp", "tessera"),
-                ("K3 vs K2 (tessera-k2 / tessera)", "tessera-k2", "tessera")]
+                ("K3 vs K2 (tessera-k2 / tessera)", "tessera-k2", "tessera"),
+                ("tessera vs numexpr (numexpr / tessera)", "numexpr", "tessera"),
+                ("tessera vs numba (numba / tessera)", "numba", "tessera")]
     speedups = [s for s in speedups if s[1] in peers and s[2] in peers]
 
     def cell(prog, p):
@@ -358,7 +395,7 @@ def main():
     today = datetime.date.today().isoformat()
     commit, dirty = source_commit(vm)
     head = git_out(REPO, "rev-parse", "--short=12", "HEAD")
-    lines = ["# Tessera VM tensor benchmarks against NumPy and PyTorch (eager), %s" % today, "",
+    lines = ["# Tessera VM tensor benchmarks against NumPy, PyTorch (eager), numexpr and Numba, %s" % today, "",
              "- machine: %s, %d CPUs (nproc), last-level cache %s, %s" % (
                  cpu_model(), os.cpu_count() or 0, llc_size() or "unknown", platform.platform()),
              "- size: %s; runs per cell: %d (median of the programs' own time per iteration)"
@@ -367,11 +404,12 @@ def main():
     if commit:
         lines.append("- tessera-vm built from commit %s (the newest that changed its sources)%s; programs "
                      "at %s" % (commit[:12], " plus uncommitted changes" if dirty else "", head or "?"))
-    lines.append("- versions: tessera-vm %s; %s Python %s, numpy %s, scipy %s, torch %s "
-                 "(torch threads: %s%s)" % (
+    lines.append("- versions: tessera-vm %s; %s Python %s, numpy %s, scipy %s, torch %s, numexpr %s, numba %s "
+                 "(threads: torch %s, numexpr %s, numba %s%s)" % (
         (version_of([vm, "--version"]) or "not found").replace("tessera-vm ", ""), a.python,
         info.get("python", "?"), info.get("numpy", "n/a"), info.get("scipy", "n/a"), info.get("torch", "n/a"),
-        info.get("torch_threads", "?"),
+        info.get("numexpr", "n/a"), info.get("numba", "n/a"),
+        info.get("torch_threads", "?"), info.get("numexpr_threads", "?"), info.get("numba_threads", "?"),
         ", OMP_NUM_THREADS=" + os.environ["OMP_NUM_THREADS"] if "OMP_NUM_THREADS" in os.environ else ""))
     if extra:
         lines.append("- tessera peers run with `%s`" % shlex.join(extra))
@@ -404,7 +442,8 @@ def main():
               "iterations after W warm-up ones, timed inside the program, so start-up and warm-up are "
               "not in it). `tessera` = `tessera-vm run` (trace JIT, default tier), `tessera-interp` = "
               "`--jit=off`, `tessera-k2` = `--jit-param specialize=0` (fused kernels stay K2: no "
-              "specialized, tuned K3 kernels), `numpy` / `torch` = the twins `NAME_numpy.py` / `NAME_torch.py` under %s. "
+              "specialized, tuned K3 kernels), `numpy` / `torch` / `numexpr` / `numba` = the twins `NAME_numpy.py` / "
+              "`NAME_torch.py` / `NAME_numexpr.py` / `NAME_numba.py` under %s (Numba compiles in the warm-up). "
               "Speed-ups are the peer's time over tessera's (above 1: tessera is faster); geomean over the "
               "programs where both ran and agreed. MISMATCH: checksum differs from the reference's by more "
               "than %g (relative); FAILED / TIMEOUT: see below; n/a: the peer cannot run here."

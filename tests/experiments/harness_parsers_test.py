@@ -1,7 +1,8 @@
 """The harness's parsers of tool output (experiments/harness/): the --stats report's trace counts
 (stats_report.parse_stats), the calls into a function of a callgrind profile
-(callgrind_calls.parse_calls), and the tensor programs' and the STREAM triad's output
-(run_tensor_bench), on text in the forms the tools print."""
+(callgrind_calls.parse_calls), and the tensor programs' output (their `iter_us`,
+`time_per_iter_us` and `checksum` lines) and the STREAM triad's (run_tensor_bench), on text in the
+forms the tools print."""
 import os
 import sys
 import unittest
@@ -85,6 +86,28 @@ class ParseTensorProgram(unittest.TestCase):
     def test_checksums_within_the_tolerance(self):
         self.assertLess(run_tensor_bench.rel_diff(915867.3125, 915867.348), 1e-6)
         self.assertGreater(run_tensor_bench.rel_diff(915867.3125, 915000.0), 1e-4)
+
+    def test_iter_us_lines_in_order(self):
+        # Tessera prints shortest-repr floats, the twins %.3f; the summary lines are not iterations
+        out = ("iter_us 3745.942801469937\niter_us 12.5\niter_us 1e-05\n"
+               "time_per_iter_us 1252.7\nchecksum 915867.3125\n")
+        self.assertEqual(run_tensor_bench.parse_iter_us(out), [3745.942801469937, 12.5, 1e-05])
+        self.assertEqual(run_tensor_bench.parse_program_output(out), (1252.7, 915867.3125))
+
+    def test_no_iter_us_lines(self):
+        self.assertEqual(run_tensor_bench.parse_iter_us("time_per_iter_us 5.0\nchecksum 1.0\n"), [])
+
+    def test_iter_us_needs_one_value(self):
+        self.assertEqual(run_tensor_bench.parse_iter_us("iter_us\niter_us 1.0 2.0\n my iter_us 3\niter_us 4\n"),
+                         [4.0])
+
+    def test_run_program_keeps_the_iterations_and_counts_them(self):
+        cmd = [sys.executable, "-c", "print('iter_us 1.5'); print('iter_us 2.5'); "
+               "print('time_per_iter_us 2.0'); print('checksum 7.0')"]
+        self.assertEqual(run_tensor_bench.run_program(cmd, 60), ("ok", 2.0, 7.0, "", [1.5, 2.5]))
+        self.assertEqual(run_tensor_bench.run_program(cmd, 60, 2)[4], [1.5, 2.5])
+        status, _, _, detail, iters = run_tensor_bench.run_program(cmd, 60, 3)
+        self.assertEqual((status, detail, iters), ("failed", "2 iter_us lines, expected 3 (N)", []))
 
 
 class ParseStream(unittest.TestCase):

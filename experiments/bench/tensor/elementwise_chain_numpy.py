@@ -3,7 +3,7 @@ import time
 
 import numpy as np
 from scipy.special import expit  # NumPy's sigmoid: one ufunc, as torch.sigmoid and Tessera's
-from tensor_twin import bench_args, checksum, phase, report
+from tensor_twin import bench_args, checksum, durations, phase, report
 
 
 def step(x, y):
@@ -14,12 +14,14 @@ def main():
     n, w = bench_args(100, 60)
     x = (np.sin(phase(np, 1024, 1024, 0.375, 0.8125)) * 0.5).reshape(-1)
     y = (np.cos(phase(np, 1024, 1024, 0.625, 0.3125)) * 0.5).reshape(-1)
+    ends = [0.0] * (w + n)  # the clock at the end of each iteration
     t0 = time.perf_counter()
     for i in range(w + n):
         if i == w:
             t0 = time.perf_counter()
         x = step(x, y)
-    report(time.perf_counter() - t0, n, checksum(np, x))
+        ends[i] = time.perf_counter()
+    report(time.perf_counter() - t0, n, checksum(np, x), durations(t0, ends[w:]))
 
 
 main()

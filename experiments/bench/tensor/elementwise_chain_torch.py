@@ -2,7 +2,7 @@
 import time
 
 import torch
-from tensor_twin import bench_args, checksum, phase, report
+from tensor_twin import bench_args, checksum, durations, phase, report
 
 
 def step(x, y):
@@ -13,12 +13,14 @@ def main():
     n, w = bench_args(100, 60)
     x = (torch.sin(phase(torch, 1024, 1024, 0.375, 0.8125)) * 0.5).reshape(-1)
     y = (torch.cos(phase(torch, 1024, 1024, 0.625, 0.3125)) * 0.5).reshape(-1)
+    ends = [0.0] * (w + n)  # the clock at the end of each iteration
     t0 = time.perf_counter()
     for i in range(w + n):
         if i == w:
             t0 = time.perf_counter()
         x = step(x, y)
-    report(time.perf_counter() - t0, n, checksum(torch, x))
+        ends[i] = time.perf_counter()
+    report(time.perf_counter() - t0, n, checksum(torch, x), durations(t0, ends[w:]))
 
 
 main()

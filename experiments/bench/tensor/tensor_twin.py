@@ -1,9 +1,11 @@
-"""What the NumPy and PyTorch twins of the tensor programs share; `xp` is the numpy or the torch
-module (both have arange(n, dtype=float32), sin, cos, abs and reshape).
+"""What the Python twins of the tensor programs (NumPy, PyTorch, numexpr, Numba) share; `xp` is the
+numpy or the torch module (both have arange(n, dtype=float32), sin, cos, abs and reshape); the
+numexpr and Numba twins build their inputs and checksums with numpy.
 
 Inputs are built from arange with sin/cos, never from an RNG, so that every language starts from
 the same numbers: phase() multiplies by dyadic constants (0.375, 0.8125, ...), which keeps every
 argument exact in f32 whatever the language's rounding, and sin/cos of it then agree to an ulp."""
+import os
 import sys
 
 
@@ -29,6 +31,26 @@ def checksum(xp, t):
     return float((abs(flat) * (1.0 + xp.arange(n, dtype=xp.float64) / n)).sum())
 
 
-def report(seconds, n, chk):
+def numba_threading_layer(numba):
+    """The Numba twins' threading layer, set before their first parallel call: workqueue, unless
+    NUMBA_THREADING_LAYER names another. Numba's default here is OpenMP (TBB is not installed),
+    whose workers spin after each parallel loop and so starve OpenBLAS's threads (and, on a busy
+    machine, the main thread): attention_s256_numba.py took 100-190 ms an iteration with it on 2
+    cores, 6 ms with workqueue; the loops without BLAS were no slower with workqueue."""
+    numba.config.THREADING_LAYER = os.environ.get("NUMBA_THREADING_LAYER", "workqueue")
+
+
+def durations(t0, ends):
+    """Seconds of each timed iteration: ends[i] is the clock (time.perf_counter()) at the end of
+    timed iteration i, t0 at the start of the first. Stamps are taken in the loop and subtracted
+    after it, as the .tsb programs do, so that the loop only reads the clock."""
+    return [b - a for a, b in zip([t0] + ends[:-1], ends)]
+
+
+def report(seconds, n, chk, iter_seconds=None):
+    """The lines every program prints: `iter_us X` per timed iteration (in order; iter_seconds,
+    when given), `time_per_iter_us X` (seconds over the n timed iterations) and `checksum C`."""
+    for s in iter_seconds or ():
+        print("iter_us %.3f" % (s * 1e6))
     print("time_per_iter_us %.3f" % (seconds / n * 1e6))
     print("checksum %r" % chk)  # repr: the shortest round-trip digits, as Tessera prints a float

@@ -3,7 +3,7 @@ import time
 
 import numpy as np
 from scipy.special import expit  # NumPy's sigmoid: one ufunc, as torch.sigmoid and Tessera's
-from tensor_twin import bench_args, checksum, phase, report
+from tensor_twin import bench_args, checksum, durations, phase, report
 
 
 def step(x, y):
@@ -16,6 +16,7 @@ def main():
     ys = [np.cos(phase(np, 256 + 64 * k, 512, 0.625, 0.3125)) * 0.5 for k in range(5)]
     out = xs[0]
     acc = 0.0
+    ends = [0.0] * (w + n)  # the clock at the end of each iteration
     t0 = time.perf_counter()
     for i in range(w + n):
         if i == w:
@@ -23,7 +24,8 @@ def main():
         k = i % 5
         out = step(xs[k], ys[k])
         acc += float(out[i % 256, i * 37 % 512])
-    report(time.perf_counter() - t0, n, checksum(np, out) + acc)
+        ends[i] = time.perf_counter()
+    report(time.perf_counter() - t0, n, checksum(np, out) + acc, durations(t0, ends[w:]))
 
 
 main()

@@ -2,7 +2,7 @@
 import time
 
 import torch
-from tensor_twin import bench_args, checksum, phase, report
+from tensor_twin import bench_args, checksum, durations, phase, report
 
 
 def step(x, y):
@@ -15,6 +15,7 @@ def main():
     ys = [torch.cos(phase(torch, 256 + 64 * k, 512, 0.625, 0.3125)) * 0.5 for k in range(5)]
     out = xs[0]
     acc = 0.0
+    ends = [0.0] * (w + n)  # the clock at the end of each iteration
     t0 = time.perf_counter()
     for i in range(w + n):
         if i == w:
@@ -22,7 +23,8 @@ def main():
         k = i % 5
         out = step(xs[k], ys[k])
         acc += float(out[i % 256, i * 37 % 512])
-    report(time.perf_counter() - t0, n, checksum(torch, out) + acc)
+        ends[i] = time.perf_counter()
+    report(time.perf_counter() - t0, n, checksum(torch, out) + acc, durations(t0, ends[w:]))
 
 
 main()

@@ -1,0 +1,66 @@
+"""attention_s256, Numba twin of attention_s256.tsb (see there); run(s, n, w) serves
+attention_s1024 too. One @njit(parallel=True) function: per (batch, head), scores = q @ k^T with
+np.dot (BLAS, into one reused [S, S] buffer), then the causal softmax row by row (prange over the
+rows; key j <= query i only, the keys above the diagonal set to 0 instead of masked with -inf),
+then np.dot(p, v) into the output. Args: [N] [W]. The threading layer is workqueue
+(tensor_twin.numba_threading_layer says why). Numba compiles on the first call, in the warm-up
+iterations."""
+import math
+import time
+
+import numba
+import numpy as np
+from numba import njit, prange
+from tensor_twin import bench_args, checksum, durations, numba_threading_layer, phase, report
+
+numba_threading_layer(numba)
+ZERO, ONE = np.float32(0), np.float32(1)
+
+
+@njit(parallel=True, fastmath=True)
+def attention(q, k, v, scale):
+    b, h, s, _ = q.shape
+    out = np.empty_like(q)
+    p = np.empty((s, s), dtype=np.float32)
+    for bh in range(b * h):
+        bi, hi = bh // h, bh % h
+        np.dot(q[bi, hi], k[bi, hi].T, p)
+        for i in prange(s):
+            m = p[i, 0] * scale
+            for j in range(1, i + 1):
+                m = max(m, p[i, j] * scale)
+            t = ZERO
+            for j in range(i + 1):
+                e = math.exp(p[i, j] * scale - m)
+                p[i, j] = e
+                t += e
+            inv_t = ONE / t
+            for j in range(i + 1):
+                p[i, j] *= inv_t
+            for j in range(i + 1, s):
+                p[i, j] = ZERO
+        np.dot(p, v[bi, hi], out[bi, hi])
+    return out
+
+
+def run(s, default_n, default_w=5):
+    n, w = bench_args(default_n, default_w)
+    shp = (2, 8, s, 64)
+    q = (np.sin(phase(np, 16 * s, 64, 0.375, 0.8125)) * 0.5).reshape(shp)
+    k = (np.cos(phase(np, 16 * s, 64, 0.625, 0.3125)) * 0.5).reshape(shp)
+    v = (np.sin(phase(np, 16 * s, 64, 0.8125, 0.625)) * 0.5).reshape(shp)
+    scale = np.float32(1.0 / np.sqrt(64.0))  # f32: a float64 scale would make the softmax f64
+    acc = 0.0
+    ends = [0.0] * (w + n)  # the clock at the end of each iteration
+    t0 = time.perf_counter()
+    for i in range(w + n):
+        if i == w:
+            t0 = time.perf_counter()
+        out = attention(q, k, v, scale)
+        acc += float(out[i % 2, i % 8, i * 37 % s, i % 64])
+        ends[i] = time.perf_counter()
+    report(time.perf_counter() - t0, n, checksum(np, out) + acc, durations(t0, ends[w:]))
+
+
+if __name__ == "__main__":
+    run(256, 30)
