@@ -1,5 +1,6 @@
-"""The tensor suite (experiments/bench/tensor/): each program under Tessera (K3, the default; K2
-with specialize=0; the interpreter's op-by-op kernels) and its NumPy, PyTorch eager, numexpr and
+"""The tensor suite (experiments/bench/tensor/): each program under Tessera (the default: T1
+then T2, K3; "tessera-k2": T1 host code with K2 kernels, tier=1 specialize=0; the interpreter's
+op-by-op kernels) and its NumPy, PyTorch eager, numexpr and
 Numba twins. A program runs W warm-up and N timed iterations of one loop in one process (W covers
 Tessera's compile of the loop: its trace is hot after 56 iterations); where it prints each timed
 iteration's time (`iter_us`), those are the cell's samples, else each process run's mean time per
@@ -15,8 +16,10 @@ import run_tensor_bench as rtb  # noqa: E402
 
 NAME = "tensor"
 TITLE = "The tensor suite against NumPy, PyTorch eager, numexpr and Numba"
+# Programs whose shapes vary by design: not among the acceptance criteria's "specialized cases".
+VARYING_SHAPES = {"varying_shapes"}
 # NumPy first: its checksum is the reference.
-RUNTIMES = [("numpy", ("py", "_numpy")), ("tessera", ("tsb", [])), ("tessera-k2", ("tsb", ["--jit-param", "specialize=0"])),
+RUNTIMES = [("numpy", ("py", "_numpy")), ("tessera", ("tsb", [])), ("tessera-k2", ("tsb", ["--jit-param", "tier=1", "--jit-param", "specialize=0"])),
             ("tessera-interp", ("tsb", ["--jit=off"])), ("torch", ("py", "_torch")),
             ("numexpr", ("py", "_numexpr")), ("numba", ("py", "_numba"))]
 

@@ -13,6 +13,7 @@ import math
 import os
 import sys
 
+import bench_tensor
 import raw_results
 from protocol import geomean, regression, summarize, welch_p
 
@@ -59,14 +60,14 @@ def ok(c):
     return c is not None and c.get("status") == "ok" and c.get("summary")
 
 
-def tabular(cols, header, rows, note=None):
+def tabular(cols, header, rows, note=""):
+    """(a bare tabular, its note): the paper scales the tabular to the column and sets the note
+    under it (\\tsrnote{name}, the result note.<name>)."""
     lines = [r"\begin{tabular}{" + cols + "}", r"\toprule", " & ".join(header) + r" \\", r"\midrule"]
     lines += [" & ".join(r) + r" \\" for r in rows]
     lines.append(r"\bottomrule")
     lines.append(r"\end{tabular}")
-    if note:
-        lines.append(r"\par\smallskip{\footnotesize " + note + "}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", note
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,7 +149,8 @@ def tensor_outputs(doc, keys, tables, figs):
                 row.append("--")
         interp, k2 = cells.get(f"{prog}/tessera-interp"), cells.get(f"{prog}/tessera-k2")
         if ok(interp):
-            tiers["k3"][prog] = interp["summary"]["mean"] / s["mean"]
+            if prog not in bench_tensor.VARYING_SHAPES:  # tier 3's "specialized cases"
+                tiers["k3"][prog] = interp["summary"]["mean"] / s["mean"]
             if ok(k2):
                 tiers["k2"][prog] = interp["summary"]["mean"] / k2["summary"]["mean"]
         for tc in (t, k2):
@@ -165,10 +167,10 @@ def tensor_outputs(doc, keys, tables, figs):
         keys[f"tensor.vs.{p}"] = num(gm[p]) + r"$\times$" if gm[p] else "n/a (no twin ran)"
     keys["tensor.bandwidth.share"] = f"{best_share * 100:.0f}\\%" if best_share else "n/a"
     tables["table-tensor"] = tabular("l r " + "r " * len(peers),
-                                     ["program", "Tessera µs/iter"] + [f"over {n} (p)" for _, n in peers], rows,
+                                     ["program", r"Tessera $\mu$s/iter"] + [f"over {n} (p)" for _, n in peers], rows,
                                      "Tessera's time per iteration (mean, half-width of the 95\\% interval); "
                                      "speed-ups are the peer's mean over Tessera's (above 1: Tessera is faster) "
-                                     "with Welch's p-value.").replace("µs", r"$\mu$s")
+                                     "with Welch's p-value.")
     figs["fig-tensor"] = ("bars", {n: speed[p] for p, n in peers if speed[p]},
                           "peer time / Tessera time (log scale; above 1: Tessera faster)")
     return tiers, worst_rel
@@ -200,7 +202,7 @@ def warmup_outputs(doc, keys, tables, figs):
     tables["table-compile"] = tabular("l r r r r r", ["tier", "traces", "median ms", "mean ms", "min ms", "max ms"],
                                       rows, "Compile time per trace over every trace of the corpus (each program "
                                       "run once per tier with \\texttt{--stats}).")
-    shares = cells.get("tracing/recording-share")
+    shares = cells.get("tracing/share")
     return (summarize(shares["samples"]) if shares and shares["samples"] else None), first
 
 
@@ -225,9 +227,9 @@ def kernels_outputs(doc, keys, tables):
     keys["kernels.k3.over.k2"] = num(g) + r"$\times$" if g else "n/a"
     keys["kernels.cells"] = str(len(rows))
     keys["compile.k2.median.ms"] = num(sorted(compiles)[len(compiles) // 2], 2) if compiles else "n/a"
-    tables["table-kernel-tiers"] = tabular("l r r r r r", ["case", "K2 µs", "K3 µs", "K3 speed-up", "p", "K2 compile ms"],
+    tables["table-kernel-tiers"] = tabular("l r r r r r", ["case", r"K2 $\mu$s", r"K3 $\mu$s", "K3 speed-up", "p", "K2 compile ms"],
                                            rows, "Means over the repetitions; p: Welch's t-test of K2 against K3."
-                                           ).replace("µs", r"$\mu$s")
+                                           )
     return g
 
 
@@ -250,28 +252,30 @@ def acceptance(keys, tables, docs, tensor_tiers, worst_rel, tracing, scalar_rati
         rows.append([criterion, mapping, target, figure,
                      r"\textbf{met}" if verdict is True else ("not met" if verdict is False else "not measured")])
 
-    row("numerical correctness", "tensor suite vs NumPy", r"$\le$ 1e-4 relative",
-        f"{worst_rel:.1e}" if worst_rel is not None else "n/a", worst_rel is not None and worst_rel <= 1e-4)
+    scalar_mismatches = [c["id"] for c in (docs.get("scalar") or {"cells": []})["cells"] if c.get("status") == "mismatch"]
+    row("numerical correctness", "tensor checksums vs NumPy; scalar outputs equal", r"$\le$ 1e-4 relative",
+        (f"{worst_rel:.1e}" if worst_rel is not None else "n/a") + f"; {len(scalar_mismatches)} scalar mismatches",
+        (worst_rel <= 1e-4 and not scalar_mismatches) if worst_rel is not None else None)
     k2 = geomean(list(tensor_tiers["k2"].values()))
-    row("tier 2 over baseline", "K2 over the interpreter's kernels", r"$\ge$ 15\% average",
-        f"{(k2 - 1) * 100:+.0f}\\%" if k2 else "n/a", k2 is not None and k2 >= 1.15)
+    row("tier 2 over baseline", "T1 with K2 over the interpreter", r"$\ge$ 15\% average",
+        f"{(k2 - 1) * 100:+.0f}\\%" if k2 else "n/a", k2 >= 1.15 if k2 else None)
     k3 = geomean(list(tensor_tiers["k3"].values()))
-    row("tier 3 over baseline", "K3 over the interpreter's kernels", r"$\ge$ 30\%",
-        f"{(k3 - 1) * 100:+.0f}\\%" if k3 else "n/a", k3 is not None and k3 >= 1.30)
+    row("tier 3 over baseline", "T2 and K3 over the interpreter (settled shapes)", r"$\ge$ 30\%",
+        f"{(k3 - 1) * 100:+.0f}\\%" if k3 else "n/a", k3 >= 1.30 if k3 else None)
     # An overhead is met when its 95% interval lies below the target, not only its mean.
-    row("tracing overhead", "trace recording's share of a JIT run", r"$<$ 10\%",
-        f"{tracing['mean'] * 100:.1f}\\% (CI $\\le$ {tracing['ci_high'] * 100:.1f}\\%)" if tracing else "n/a",
-        tracing is not None and tracing["ci_high"] < 0.10)
+    row("tracing overhead", "recording and T1 compiling, worst program", r"$<$ 20\%",
+        f"{tracing['max'] * 100:.1f}\\% (mean {tracing['mean'] * 100:.1f}\\%)" if tracing else "n/a",
+        tracing["max"] < 0.20 if tracing else None)
     worst = max(orch, key=lambda c: c["summary"]["ci_high"], default=None)
     o = worst["summary"] if worst else None
-    row("orchestration overhead", "time outside the fused kernels per iteration", r"$<$ 5\%",
+    row("orchestration overhead", "time outside the fused kernels per iteration", r"$<$ 5\% (should)",
         f"{o['mean'] * 100:.1f}\\% (CI $\\le$ {o['ci_high'] * 100:.1f}\\%, {tex(worst['program'])})" if o else "n/a",
-        o is not None and o["ci_high"] < 0.05)
+        o["ci_high"] < 0.05 if o else None)
     row("stability", "no crash or timeout in this run's cells", "none",
         str(len(crashes)) + (" (" + tex(", ".join(c for _, c in crashes[:3])) + ")" if crashes else ""), not crashes)
     peak = max(rss) if rss else None
     row("memory", "peak resident set of tessera-vm", r"$<$ 512 MB",
-        f"{peak / 2**20:.0f} MB" if peak else "n/a", peak is not None and peak < 512 * 2**20)
+        f"{peak / 2**20:.0f} MB" if peak else "n/a", peak < 512 * 2**20 if peak else None)
     row("multi-GPU", "distributed tracing (2 ranks, merged timeline)", "demonstrated",
         (f"{dist.get('processes')} processes, {dist.get('flow_starts')} linked spans" if dist.get("demonstrated")
          else tex(dist.get("why", "n/a"))), bool(dist.get("demonstrated")) if dist else None)
@@ -410,14 +414,16 @@ def generate(raw_dir=raw_results.RAW_DIR, out_dir=OUT, log=print):
     gpu_outputs(keys, tables, raw_dir)
     regressions(keys, tables, docs, raw_dir)
     os.makedirs(out_dir, exist_ok=True)
+    for name, table in tables.items():
+        text, note = table if isinstance(table, tuple) else (table, "")
+        keys[f"note.{name}"] = note
+        with open(os.path.join(out_dir, name + ".tex"), "w") as f:
+            f.write("% Generated by experiments/evaluation/paper_outputs.py; do not edit.\n" + text)
     with open(os.path.join(out_dir, "results.tex"), "w") as f:
         f.write("% Generated by experiments/evaluation/paper_outputs.py from " +
                 ", ".join(sorted({d["run_id"] for d in docs.values()})) + "; do not edit.\n")
         for k in sorted(keys):
             f.write(f"\\tsrdef{{{k}}}{{{keys[k]}}}\n")
-    for name, text in tables.items():
-        with open(os.path.join(out_dir, name + ".tex"), "w") as f:
-            f.write("% Generated by experiments/evaluation/paper_outputs.py; do not edit.\n" + text)
     draw(figs, out_dir)
     log(f"wrote {len(keys)} results, {len(tables)} tables and {len(figs)} figures into {out_dir}")
 

@@ -91,7 +91,7 @@ def check(raw_dir, paper=HERE):
                         findings.append(f"{rel}:{n}: {target}: the generator writes no such file")
                 elif not any(os.path.exists(os.path.join(paper, target + ext)) for ext in ("", ".tex", ".pdf", ".png")):
                     findings.append(f"{rel}:{n}: {target}: no such file")
-            for m in re.finditer(r"\\res\{([^}]*)\}", line):
+            for m in re.finditer(r"\\res\{([^}#]*)\}", line):  # not a macro's \res{note.#1}
                 used_keys.setdefault(m.group(1), f"{rel}:{n}")
         for n, line in measured_lines(lines):
             text = LENGTH.sub(" ", line)
