@@ -40,7 +40,7 @@ Profile = collections.namedtuple("Profile", "name process_warmup process_min_run
                                  "scalar_suite scalar_runtimes")
 PROFILES = {
     "quick": Profile("quick", 1, 3, 20, 1.0, 30, 400, 3, 0.05, 300, False,
-                     ["tessera", "tessera-t1", "tessera-interp", "luajit", "lua5.4", "pypy3", "python3"]),
+                     ["tessera", "tessera-interp", "luajit", "lua5.4", "pypy3", "python3"]),
     "full": Profile("full", 1, 10, 100, 20.0, 100, 5000, 10, 0.2, 1800, True, None),
 }
 
