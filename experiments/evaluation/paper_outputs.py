@@ -22,7 +22,8 @@ NO_GPU = "no GPU results stored"
 CPU_BENCHMARKS = ["scalar", "tensor", "warmup", "kernels", "acceptance"]
 # Every file generate() writes (without extension), for the sources' check.
 GENERATED = ["results", "table-acceptance", "table-scalar", "table-tensor", "table-compile", "table-kernel-tiers",
-             "table-gpu-kernels", "table-gpu-attention", "table-regressions", "fig-warmup", "fig-scalar", "fig-tensor"]
+             "table-gpu-kernels", "table-gpu-attention", "table-regressions", "table-cells", "fig-warmup", "fig-scalar",
+             "fig-tensor"]
 
 
 class MissingResults(Exception):
@@ -377,6 +378,30 @@ def draw(figs, out_dir):
         plt.close(fig)
 
 
+def cells_table(docs):
+    """Every cell of the run with its statistics (the appendix): a longtable."""
+    head = r"benchmark & cell & unit & n & mean & sd & min & max & 95\% CI \\"
+    lines = [r"\begin{longtable}{l l l r r r r r l}", r"\toprule", head, r"\midrule", r"\endhead",
+             r"\bottomrule", r"\endfoot"]
+    for name in CPU_BENCHMARKS:
+        doc = docs.get(name)
+        if not doc:
+            continue
+        for c in doc["cells"]:
+            if ok(c):
+                s = c["summary"]
+                d = 4 if c["unit"] == "fraction" else 3
+                lines.append(" & ".join([tex(name), tex(c["id"]), tex(c["unit"]), str(s["n"]), num(s["mean"], d),
+                                         num(s["sd"], d), num(s["min"], d), num(s["max"], d),
+                                         f"[{num(s['ci_low'], d)}, {num(s['ci_high'], d)}]"]) + r" \\")
+            else:
+                why = c.get("status", "?") + (": " + c["detail"][:60] if c.get("detail") else "")
+                lines.append(" & ".join([tex(name), tex(c["id"]), tex(c["unit"]),
+                                         r"\multicolumn{6}{l}{\emph{" + tex(why) + "}}"]) + r" \\")
+    lines.append(r"\end{longtable}")
+    return "\n".join(lines) + "\n"
+
+
 def run_keys(keys, doc):
     m = doc["machine"]
     keys["run.date"] = doc["run_id"][:10]
@@ -413,6 +438,7 @@ def generate(raw_dir=raw_results.RAW_DIR, out_dir=OUT, log=print):
     acceptance(keys, tables, docs, tensor_tiers, worst_rel, tracing, scalar_ratios)
     gpu_outputs(keys, tables, raw_dir)
     regressions(keys, tables, docs, raw_dir)
+    tables["table-cells"] = cells_table(docs)
     os.makedirs(out_dir, exist_ok=True)
     for name, table in tables.items():
         text, note = table if isinstance(table, tuple) else (table, "")

@@ -54,7 +54,7 @@ def main():
         p = subprocess.run(check_py + ["--paper", bad], capture_output=True, text=True)
         out = p.stdout
         check(p.returncode == 1, "check_sources.py fails on hand-typed measurements", out + p.stderr)
-        for what in ("'1.5 ms'", "'3.2$\\times$'", "'40\\%'", "no.such.key", "table-nonexistent", "sections/absent"):
+        for what in ("'1.5'", "'3.2'", "'40\\%'", "no.such.key", "table-nonexistent", "sections/absent"):
             check(what in out, f"... and names {what}", out)
         check("15" not in out and "2.5" not in out and "T1" not in out and "90" not in out,
               "... but not a \\target, a comment or a name with digits", out)
