@@ -140,8 +140,20 @@ void Collectives::check_rank(const char* name, const char* role, int64_t r) cons
                        std::to_string(n) + (n == 1 ? " rank (0)" : " ranks (0 to " + std::to_string(n - 1) + ")"));
 }
 
-Collectives::Step Collectives::begin(CollectiveKind kind, const TensorObj* t, int arg, uint8_t op) {
-  if (buckets_) buckets_->drain();
+namespace {
+
+// A tensor's part of a step's description: its dtype and shape.
+void describe_tensor(StepDesc& d, DType dtype, const Shape& shape) {
+  d.dtype = static_cast<uint8_t>(dtype);
+  d.ndim = static_cast<uint8_t>(shape.size());
+  for (size_t i = 0; i < shape.size(); ++i) d.dims[i] = shape[i];
+}
+
+}  // namespace
+
+// Every step's start, the script's and the buckets' thread's alike: the
+// lock, the clock, the deadline, and the description's operation.
+Collectives::Step Collectives::open_step(CollectiveKind kind, uint8_t op, int arg) {
   Step s{kind, collective_name(kind), {}, {}, {}, -1, false, std::unique_lock<std::mutex>(mu_)};
   s.start = std::chrono::steady_clock::now();
   if (!broken_.empty()) throw FatalRuntimeError(std::string(s.name) + ": " + broken_);
@@ -151,10 +163,14 @@ Collectives::Step Collectives::begin(CollectiveKind kind, const TensorObj* t, in
   s.desc.op = op;
   s.desc.arg = arg;
   s.desc.ndim = 0xFF;
+  return s;
+}
+
+Collectives::Step Collectives::begin(CollectiveKind kind, const TensorObj* t, int arg, uint8_t op) {
+  if (buckets_) buckets_->drain();
+  Step s = open_step(kind, op, arg);
   if (t) {
-    s.desc.dtype = static_cast<uint8_t>(t->dtype);
-    s.desc.ndim = static_cast<uint8_t>(t->rank());
-    for (size_t i = 0; i < t->rank(); ++i) s.desc.dims[i] = t->shape[i];
+    describe_tensor(s.desc, t->dtype, t->shape);
     s.desc.device = device_transport_ && t->device_copy &&
                     device_may_carry(kind, *t, arg, static_cast<ReduceOp>(op)) &&
                     device_transport_->accepts(*t->device_copy);
@@ -249,15 +265,8 @@ void Collectives::finish(Step& s, uint64_t bytes, bool failed, uint32_t packed) 
 // prefix checked against rank 0's and reduced as one transport all_reduce.
 size_t Collectives::reduce_round(const std::vector<BucketEntry*>& run, std::vector<unsigned char>& reduced) {
   const BucketEntry& head = *run.front();
-  Step s{CollectiveKind::AllReduce, "all_reduce", {}, {}, {}, -1, false, std::unique_lock<std::mutex>(mu_)};
-  s.start = std::chrono::steady_clock::now();
-  if (!broken_.empty()) throw FatalRuntimeError("all_reduce: " + broken_);
-  s.deadline = s.start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                             std::chrono::duration<double>(timeout_s_));
-  s.desc.kind = static_cast<uint8_t>(CollectiveKind::AllReduce);
-  s.desc.op = static_cast<uint8_t>(ce::transport_op(head.dtype, head.op));
-  s.desc.arg = -1;  // a bucket
-  s.desc.ndim = 0xFF;
+  // arg -1: a bucket.
+  Step s = open_step(CollectiveKind::AllReduce, static_cast<uint8_t>(ce::transport_op(head.dtype, head.op)), -1);
   s.desc.step = steps_++;
   Message mine;
   mine.head = s.desc;
@@ -266,9 +275,7 @@ size_t Collectives::reduce_round(const std::vector<BucketEntry*>& run, std::vect
     StepDesc& d = mine.entry[i];
     d.kind = s.desc.kind;
     d.op = static_cast<uint8_t>(run[i]->op);
-    d.dtype = static_cast<uint8_t>(run[i]->dtype);
-    d.ndim = static_cast<uint8_t>(run[i]->shape.size());
-    for (size_t k = 0; k < run[i]->shape.size(); ++k) d.dims[k] = run[i]->shape[k];
+    describe_tensor(d, run[i]->dtype, run[i]->shape);
   }
   const std::vector<Message> all = exchange(s, mine);
   uint32_t m = mine.packed;

@@ -216,6 +216,7 @@ class Collectives {
  private:
   struct Step;
   struct Message;
+  Step open_step(CollectiveKind kind, uint8_t op, int arg);
   Step begin(CollectiveKind kind, const TensorObj* t, int arg, uint8_t op);
   void agree(Step& s);
   // Every rank's message of this step; throws (fail) on a timeout.
