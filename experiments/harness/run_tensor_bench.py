@@ -48,8 +48,9 @@ PEERS = [
     Peer("tessera-k2", "tsb", ["--jit-param", "specialize=0"], ()),
     Peer("numpy", "py", "_numpy", ("numpy", "scipy")),
     Peer("torch", "py", "_torch", ("torch",)),
-    Peer("numexpr", "py", "_numexpr", ("numpy", "numexpr")),
-    Peer("numba", "py", "_numba", ("numpy", "numba")),
+    # The numexpr and Numba twins run the NumPy twin's inputs and loop (they import it, and so scipy).
+    Peer("numexpr", "py", "_numexpr", ("numpy", "scipy", "numexpr")),
+    Peer("numba", "py", "_numba", ("numpy", "scipy", "numba")),
 ]
 PEER = {p.name: p for p in PEERS}
 # Checksums are compared with the first of these that ran.

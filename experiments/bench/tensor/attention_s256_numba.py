@@ -4,14 +4,14 @@ np.dot (BLAS, into one reused [S, S] buffer), then the causal softmax row by row
 rows; key j <= query i only, the keys above the diagonal set to 0 instead of masked with -inf),
 then np.dot(p, v) into the output. Args: [N] [W]. The threading layer is workqueue
 (tensor_twin.numba_threading_layer says why). Numba compiles on the first call, in the warm-up
-iterations."""
+iterations. Inputs and loop: the NumPy twin's."""
 import math
-import time
 
 import numba
 import numpy as np
+from attention_s256_numpy import run as numpy_run
 from numba import njit, prange
-from tensor_twin import bench_args, checksum, durations, numba_threading_layer, phase, report
+from tensor_twin import numba_threading_layer
 
 numba_threading_layer(numba)
 ZERO, ONE = np.float32(0), np.float32(1)
@@ -44,22 +44,8 @@ def attention(q, k, v, scale):
 
 
 def run(s, default_n, default_w=5):
-    n, w = bench_args(default_n, default_w)
-    shp = (2, 8, s, 64)
-    q = (np.sin(phase(np, 16 * s, 64, 0.375, 0.8125)) * 0.5).reshape(shp)
-    k = (np.cos(phase(np, 16 * s, 64, 0.625, 0.3125)) * 0.5).reshape(shp)
-    v = (np.sin(phase(np, 16 * s, 64, 0.8125, 0.625)) * 0.5).reshape(shp)
     scale = np.float32(1.0 / np.sqrt(64.0))  # f32: a float64 scale would make the softmax f64
-    acc = 0.0
-    ends = [0.0] * (w + n)  # the clock at the end of each iteration
-    t0 = time.perf_counter()
-    for i in range(w + n):
-        if i == w:
-            t0 = time.perf_counter()
-        out = attention(q, k, v, scale)
-        acc += float(out[i % 2, i % 8, i * 37 % s, i % 64])
-        ends[i] = time.perf_counter()
-    report(time.perf_counter() - t0, n, checksum(np, out) + acc, durations(t0, ends[w:]))
+    numpy_run(s, default_n, default_w, attention, (scale,))
 
 
 if __name__ == "__main__":

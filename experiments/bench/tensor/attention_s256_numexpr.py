@@ -1,11 +1,11 @@
 """attention_s256, numexpr twin of attention_s256.tsb (see there); run(s, n, w) serves
 attention_s1024 too. The products are NumPy's (BLAS), the elementwise passes numexpr's, in place
-(scale and mask, exp, the division), the row max and sum NumPy's. Args: [N] [W]."""
-import time
-
+(scale and mask, exp, the division), the row max and sum NumPy's. Args: [N] [W]. Inputs, mask
+and loop: the NumPy twin's."""
 import numexpr as ne
 import numpy as np
-from tensor_twin import bench_args, checksum, durations, phase, report
+from attention_s256_numpy import causal_mask
+from attention_s256_numpy import run as numpy_run
 
 
 def attention(q, k, v, neg_mask, scale):
@@ -19,24 +19,8 @@ def attention(q, k, v, neg_mask, scale):
 
 
 def run(s, default_n, default_w=5):
-    n, w = bench_args(default_n, default_w)
-    shp = (2, 8, s, 64)
-    q = (np.sin(phase(np, 16 * s, 64, 0.375, 0.8125)) * 0.5).reshape(shp)
-    k = (np.cos(phase(np, 16 * s, 64, 0.625, 0.3125)) * 0.5).reshape(shp)
-    v = (np.sin(phase(np, 16 * s, 64, 0.8125, 0.625)) * 0.5).reshape(shp)
-    # causal: query i sees keys j <= i; the mask is built once
-    neg_mask = np.triu(np.full((s, s), -np.inf, dtype=np.float32), k=1)
     scale = np.float32(1.0 / np.sqrt(64.0))  # f32: numexpr would make a double expression f64
-    acc = 0.0
-    ends = [0.0] * (w + n)  # the clock at the end of each iteration
-    t0 = time.perf_counter()
-    for i in range(w + n):
-        if i == w:
-            t0 = time.perf_counter()
-        out = attention(q, k, v, neg_mask, scale)
-        acc += float(out[i % 2, i % 8, i * 37 % s, i % 64])
-        ends[i] = time.perf_counter()
-    report(time.perf_counter() - t0, n, checksum(np, out) + acc, durations(t0, ends[w:]))
+    numpy_run(s, default_n, default_w, attention, (causal_mask(s), scale))
 
 
 if __name__ == "__main__":

@@ -2,10 +2,9 @@
 attention_s1024 too. PyTorch 1.13 has no scaled_dot_product_attention, so plain eager ops:
 scores = q @ k^T * scale, masked_fill(-inf) above the diagonal, softmax, @ v. Args: [N] [W]."""
 import math
-import time
 
 import torch
-from tensor_twin import bench_args, checksum, durations, phase, report
+from tensor_twin import bench_args, checksum, phase, report, timed_loop
 
 
 def attention(q, k, v, mask, scale):
@@ -22,16 +21,15 @@ def run(s, default_n, default_w=5):
     # causal: query i sees keys j <= i; True above the diagonal = masked out
     mask = torch.ones(s, s, dtype=torch.bool).triu(diagonal=1)
     scale = 1.0 / math.sqrt(64.0)
-    acc = 0.0
-    ends = [0.0] * (w + n)  # the clock at the end of each iteration
-    t0 = time.perf_counter()
-    for i in range(w + n):
-        if i == w:
-            t0 = time.perf_counter()
+    out, acc = None, 0.0
+
+    def body(i):
+        nonlocal out, acc
         out = attention(q, k, v, mask, scale)
         acc += out[i % 2, i % 8, i * 37 % s, i % 64].item()
-        ends[i] = time.perf_counter()
-    report(time.perf_counter() - t0, n, checksum(torch, out) + acc, durations(t0, ends[w:]))
+
+    seconds, iter_seconds = timed_loop(n, w, body)
+    report(seconds, n, checksum(torch, out) + acc, iter_seconds)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,6 @@
 """elementwise_chain, PyTorch (eager) twin of elementwise_chain.tsb (see there). Args: [N] [W]."""
-import time
-
 import torch
-from tensor_twin import bench_args, checksum, durations, phase, report
+from tensor_twin import bench_args, checksum, phase, report, timed_loop
 
 
 def step(x, y):
@@ -13,14 +11,13 @@ def main():
     n, w = bench_args(100, 60)
     x = (torch.sin(phase(torch, 1024, 1024, 0.375, 0.8125)) * 0.5).reshape(-1)
     y = (torch.cos(phase(torch, 1024, 1024, 0.625, 0.3125)) * 0.5).reshape(-1)
-    ends = [0.0] * (w + n)  # the clock at the end of each iteration
-    t0 = time.perf_counter()
-    for i in range(w + n):
-        if i == w:
-            t0 = time.perf_counter()
+
+    def body(i):
+        nonlocal x
         x = step(x, y)
-        ends[i] = time.perf_counter()
-    report(time.perf_counter() - t0, n, checksum(torch, x), durations(t0, ends[w:]))
+
+    seconds, iter_seconds = timed_loop(n, w, body)
+    report(seconds, n, checksum(torch, x), iter_seconds)
 
 
 main()

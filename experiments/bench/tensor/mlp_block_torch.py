@@ -1,10 +1,8 @@
 """mlp_block, PyTorch (eager) twin of mlp_block.tsb (see there). Args: [N] [W]. F.gelu is the exact
 erf form by default."""
-import time
-
 import torch
 import torch.nn.functional as F
-from tensor_twin import bench_args, checksum, durations, phase, report
+from tensor_twin import bench_args, checksum, phase, report, timed_loop
 
 
 def step(x, w1, b1, w2, b2):
@@ -18,16 +16,15 @@ def main():
     b1 = (torch.sin(phase(torch, 1, 1024, 0.0, 0.1875)) * 0.125).reshape(-1)
     w2 = torch.sin(phase(torch, 1024, 256, 0.8125, 0.625)) * 0.03125
     b2 = (torch.cos(phase(torch, 1, 256, 0.0, 0.4375)) * 0.125).reshape(-1)
-    acc = 0.0
-    ends = [0.0] * (w + n)  # the clock at the end of each iteration
-    t0 = time.perf_counter()
-    for i in range(w + n):
-        if i == w:
-            t0 = time.perf_counter()
+    out, acc = None, 0.0
+
+    def body(i):
+        nonlocal out, acc
         out = step(x, w1, b1, w2, b2)
         acc += out[i % 128, i * 37 % 256].item()
-        ends[i] = time.perf_counter()
-    report(time.perf_counter() - t0, n, checksum(torch, out) + acc, durations(t0, ends[w:]))
+
+    seconds, iter_seconds = timed_loop(n, w, body)
+    report(seconds, n, checksum(torch, out) + acc, iter_seconds)
 
 
 main()

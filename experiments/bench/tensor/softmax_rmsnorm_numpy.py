@@ -1,8 +1,7 @@
-"""softmax_rmsnorm, NumPy twin of softmax_rmsnorm.tsb (see there). Args: [N] [W]."""
-import time
-
+"""softmax_rmsnorm, NumPy twin of softmax_rmsnorm.tsb (see there). Args: [N] [W]. main(step)
+serves the numexpr and Numba twins too (their step, these inputs and this loop)."""
 import numpy as np
-from tensor_twin import bench_args, checksum, durations, phase, report
+from tensor_twin import bench_args, checksum, phase, report, timed_loop
 
 
 def step(x, g):
@@ -12,20 +11,25 @@ def step(x, g):
     return e / np.sqrt(np.mean(e * e, axis=-1, keepdims=True) + 1e-6) * g
 
 
-def main():
-    n, w = bench_args(100, 60)
+def inputs():
     x = np.sin(phase(np, 1024, 1024, 0.375, 0.8125)) * 1.5
     g = (np.cos(phase(np, 1, 1024, 0.0, 0.3125)) * 0.5 + 1.0).reshape(-1)
-    acc = 0.0
-    ends = [0.0] * (w + n)  # the clock at the end of each iteration
-    t0 = time.perf_counter()
-    for i in range(w + n):
-        if i == w:
-            t0 = time.perf_counter()
+    return x, g
+
+
+def main(step=step):
+    n, w = bench_args(100, 60)
+    x, g = inputs()
+    out, acc = None, 0.0
+
+    def body(i):
+        nonlocal out, acc
         out = step(x, g)
         acc += float(out[i % 1024, i * 37 % 1024])
-        ends[i] = time.perf_counter()
-    report(time.perf_counter() - t0, n, checksum(np, out) + acc, durations(t0, ends[w:]))
+
+    seconds, iter_seconds = timed_loop(n, w, body)
+    report(seconds, n, checksum(np, out) + acc, iter_seconds)
 
 
-main()
+if __name__ == "__main__":
+    main()

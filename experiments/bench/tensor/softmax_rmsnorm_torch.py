@@ -1,9 +1,7 @@
 """softmax_rmsnorm, PyTorch (eager) twin of softmax_rmsnorm.tsb (see there). Args: [N] [W].
 PyTorch 1.13 has no rms_norm: it is written out as Tessera defines it."""
-import time
-
 import torch
-from tensor_twin import bench_args, checksum, durations, phase, report
+from tensor_twin import bench_args, checksum, phase, report, timed_loop
 
 
 def step(x, g):
@@ -15,16 +13,15 @@ def main():
     n, w = bench_args(100, 60)
     x = torch.sin(phase(torch, 1024, 1024, 0.375, 0.8125)) * 1.5
     g = (torch.cos(phase(torch, 1, 1024, 0.0, 0.3125)) * 0.5 + 1.0).reshape(-1)
-    acc = 0.0
-    ends = [0.0] * (w + n)  # the clock at the end of each iteration
-    t0 = time.perf_counter()
-    for i in range(w + n):
-        if i == w:
-            t0 = time.perf_counter()
+    out, acc = None, 0.0
+
+    def body(i):
+        nonlocal out, acc
         out = step(x, g)
         acc += out[i % 1024, i * 37 % 1024].item()
-        ends[i] = time.perf_counter()
-    report(time.perf_counter() - t0, n, checksum(torch, out) + acc, durations(t0, ends[w:]))
+
+    seconds, iter_seconds = timed_loop(n, w, body)
+    report(seconds, n, checksum(torch, out) + acc, iter_seconds)
 
 
 main()

@@ -1,12 +1,14 @@
 """What the Python twins of the tensor programs (NumPy, PyTorch, numexpr, Numba) share; `xp` is the
-numpy or the torch module (both have arange(n, dtype=float32), sin, cos, abs and reshape); the
-numexpr and Numba twins build their inputs and checksums with numpy.
+numpy or the torch module (both have arange(n, dtype=float32), sin, cos, abs and reshape). The
+numexpr and Numba twins run the NumPy twin's main (attention's run: its inputs, timed loop, checksum)
+with their own step; the PyTorch twins build their inputs with torch.
 
 Inputs are built from arange with sin/cos, never from an RNG, so that every language starts from
 the same numbers: phase() multiplies by dyadic constants (0.375, 0.8125, ...), which keeps every
 argument exact in f32 whatever the language's rounding, and sin/cos of it then agree to an ulp."""
 import os
 import sys
+import time
 
 
 def phase(xp, rows, cols, a, b):
@@ -38,6 +40,21 @@ def numba_threading_layer(numba):
     machine, the main thread): attention_s256_numba.py took 100-190 ms an iteration with it on 2
     cores, 6 ms with workqueue; the loops without BLAS were no slower with workqueue."""
     numba.config.THREADING_LAYER = os.environ.get("NUMBA_THREADING_LAYER", "workqueue")
+
+
+def timed_loop(n, w, body):
+    """The timed loop of every twin, as the .tsb programs run theirs: one loop of W + N iterations,
+    body(i) running iteration i, timed from iteration W on. Returns what report() needs: the
+    seconds from the start of iteration W to after the last iteration, and each timed iteration's
+    seconds (durations)."""
+    ends = [0.0] * (w + n)  # the clock at the end of each iteration
+    t0 = time.perf_counter()
+    for i in range(w + n):
+        if i == w:
+            t0 = time.perf_counter()
+        body(i)
+        ends[i] = time.perf_counter()
+    return time.perf_counter() - t0, durations(t0, ends[w:])
 
 
 def durations(t0, ends):

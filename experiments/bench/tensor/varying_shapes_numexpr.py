@@ -1,10 +1,9 @@
 """varying_shapes, numexpr twin of varying_shapes.tsb (see there). Args: [N] [W]. The step is
-elementwise_chain_numexpr.py's: one numexpr expression, f32 constants."""
-import time
-
+elementwise_chain_numexpr.py's: one numexpr expression, f32 constants. Inputs and loop: the
+NumPy twin's main."""
 import numexpr as ne
 import numpy as np
-from tensor_twin import bench_args, checksum, durations, phase, report
+from varying_shapes_numpy import main
 
 K13, K02, K17, K005 = map(np.float32, (1.3, 0.2, 1.7, 0.05))
 
@@ -13,22 +12,5 @@ def step(x, y):
     return ne.evaluate("tanh(y * K13 + x) * (1 / (1 + exp(K02 - y))) * K17 + x * K005")
 
 
-def main():
-    n, w = bench_args(200, 60)
-    xs = [np.sin(phase(np, 256 + 64 * k, 512, 0.375, 0.8125)) * 0.5 for k in range(5)]
-    ys = [np.cos(phase(np, 256 + 64 * k, 512, 0.625, 0.3125)) * 0.5 for k in range(5)]
-    out = xs[0]
-    acc = 0.0
-    ends = [0.0] * (w + n)  # the clock at the end of each iteration
-    t0 = time.perf_counter()
-    for i in range(w + n):
-        if i == w:
-            t0 = time.perf_counter()
-        k = i % 5
-        out = step(xs[k], ys[k])
-        acc += float(out[i % 256, i * 37 % 512])
-        ends[i] = time.perf_counter()
-    report(time.perf_counter() - t0, n, checksum(np, out) + acc, durations(t0, ends[w:]))
-
-
-main()
+if __name__ == "__main__":
+    main(step)
