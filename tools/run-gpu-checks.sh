@@ -57,7 +57,7 @@ run conformance_gpu 240 python3 "$HERE/tests/conformance/run_conformance.py" --v
 run gpu_kernels 300 python3 "$HERE/experiments/harness/run_gpu_kernels.py" --bench "$HERE/bin/cuda_device_bench" \
   --out "$RES/gpu-kernels-latest.md" --dated --raw-dir "$RES/raw"
 run attention 300 python3 "$HERE/experiments/harness/run_attention_bench.py" --bench "$HERE/bin/attention_bench" \
-  --profile quick --budget-s 150 --out "$RES/attention-latest.md" --dated --json-dir "$RES"
+  --profile quick --budget-s 150 --out "$RES/attention-latest.md" --dated --json-dir "$RES" --raw-dir "$RES/raw"
 run gpu_profile 240 python3 "$HERE/experiments/harness/run_gpu_profile.py" --vm "$HERE/bin/tessera-vm" \
   --test "$HERE/bin/cupti_device_test" --program "$HERE/experiments/bench/tensor/elementwise_chain.tsb" \
   --out "$RES/gpu-profile-latest.md" --dated --json-dir "$RES"

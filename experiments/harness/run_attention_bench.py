@@ -30,6 +30,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "evaluation"))
 from run_bench import REPO, git_out  # noqa: E402
 from run_kernel_tiers import built_from, log, write_report  # noqa: E402
 
@@ -39,6 +40,52 @@ TORCH_BACKENDS = [("FLASH_ATTENTION", "flash"), ("EFFICIENT_ATTENTION", "efficie
 # The GROUPS' order in the tables (attention_bench's built-in lists name them).
 GROUPS = ["emulation", "small", "medium", "mixed precision", "variable length", "large", "FlashAttention grid",
           "command line"]
+
+
+def raw_result(data, torch_data, run_id, command):
+    """The evaluation's raw result of a GPU run (experiments/evaluation/raw_results.py): a cell
+    per Tessera tier and PyTorch backend of each bench cell, its sample the median launch time
+    (attention_bench keeps the statistics, not every sample: they are in each cell's `stats`),
+    and, for the paper, K3's speed-up over PyTorch's fastest backend per cell, their geometric
+    mean and a table (derived.geomean_vs_torch, derived.table_tex)."""
+    import raw_results
+    from protocol import geomean
+    w = raw_results.RawWriter(run_id, "gpu", "gpu_attention", "Attention and half-precision products on the GPU",
+                              {"command": command}, data.get("protocol", {}),
+                              {"torch": (torch_data or {}).get("torch")})
+    rows, speedups = [], []
+    torch_res = {}
+    for r in (torch_data or {}).get("results", []):
+        torch_res.setdefault(r["cell"], []).append(r)
+    k3 = {}
+    for r in data["results"]:
+        ms = (r.get("stats") or {}).get("median_ms")
+        ok = r.get("status") == "ok" and ms
+        w.cell(f"{r['cell']}/{r['tier']}", [ms] if ok else [], unit="ms", status="ok" if ok else r.get("status", "?"),
+               detail=r.get("reason", ""), tflops=r.get("tflops"), stats=r.get("stats"), variant=r.get("variant"))
+        if ok and r["tier"] == "K3":
+            k3[r["cell"]] = r
+    for r in (torch_data or {}).get("results", []):
+        ms = (r.get("stats") or {}).get("median_ms")
+        ok = r.get("status") == "ok" and ms
+        w.cell(f"{r['cell']}/torch-{r['backend']}", [ms] if ok else [], unit="ms",
+               status="ok" if ok else r.get("status", "?"), tflops=r.get("tflops"), stats=r.get("stats"))
+    for cell, t in sorted(k3.items()):
+        best = max((r for r in torch_res.get(cell, []) if r.get("status") == "ok" and r.get("tflops")),
+                   key=lambda r: r["tflops"], default=None)
+        sp = t["tflops"] / best["tflops"] if best else None
+        if sp:
+            speedups.append(sp)
+        rows.append(" & ".join([cell.replace("_", "\\_"), f"{t['tflops']:.1f}",
+                                f"{best['tflops']:.1f} ({best['backend'].lower().replace('_', ' ')})" if best else "--",
+                                f"{sp:.2f}$\\times$" if sp else "--"]) + r" \\")
+    g = geomean(speedups)
+    w.doc["derived"].update(
+        device=data.get("device", "?"), geomean_vs_torch=f"{g:.2f}$\\times$" if g else "n/a (PyTorch not measured)",
+        table_tex="\n".join([r"\begin{tabular}{l r r r}", r"\toprule",
+                              r"cell & K3 TFLOP/s & PyTorch's best TFLOP/s & K3 / PyTorch \\", r"\midrule", *rows,
+                              r"\bottomrule", r"\end{tabular}"]))
+    return w
 
 
 def commit_id():
@@ -182,6 +229,8 @@ def main():
     ap.add_argument("--warmup", type=int, help="warm-up launches (default 10; emulation 1)")
     ap.add_argument("--iters", type=int, help="timed samples (default 100; emulation 5)")
     ap.add_argument("--max-variants", type=int, help="K3 variants tried at most (default all; emulation 2)")
+    ap.add_argument("--raw-dir", help="also write the evaluation's raw result (gpu_attention.json) under this folder "
+                    "(a GPU run only)")
     ap.add_argument("--jobs", type=int, help="parallel kernel compiles (default: the cores, at most 8)")
     args = ap.parse_args()
 
@@ -293,6 +342,10 @@ def main():
     if args.dated:
         dated = f"attention-emulation-{today}.md" if args.emulation else f"attention-{today}-{slug}.md"
     write_report(text, out, dated)
+    if args.raw_dir and not data.get("emulation"):
+        import raw_results
+        w = raw_result(data, torch_data, raw_results.new_run_id("gpu-" + slug), " ".join(cmd))
+        log(f"wrote {w.write(args.raw_dir)}")
     print(text)
     return 0
 

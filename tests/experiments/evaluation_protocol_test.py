@@ -122,5 +122,33 @@ class RawFiles(unittest.TestCase):
             os.unlink(f.name)
 
 
+class GpuAttentionRaw(unittest.TestCase):
+    """run_attention_bench.py's raw result of a GPU run, from attention_bench's and the PyTorch
+    script's JSON shapes: a cell per tier and backend, K3 over PyTorch's fastest backend."""
+
+    def test_cells_speedups_and_table(self):
+        sys.path.insert(0, os.path.join(REPO, "experiments", "harness"))
+        import run_attention_bench as rab
+        stats = lambda ms: {"median_ms": ms, "mean_ms": ms, "min_ms": ms, "max_ms": ms, "samples": 10}  # noqa: E731
+        data = {"device": "NVIDIA H200", "protocol": {"warmup": 10, "iters": 100},
+                "results": [{"cell": "a_1", "tier": "K2", "status": "ok", "stats": stats(2.0), "tflops": 100.0},
+                            {"cell": "a_1", "tier": "K3", "status": "ok", "stats": stats(1.0), "tflops": 200.0},
+                            {"cell": "b_2", "tier": "K3", "status": "refused", "reason": "no variant"}]}
+        torch = {"torch": "2.11", "results": [
+            {"cell": "a_1", "backend": "FLASH_ATTENTION", "status": "ok", "stats": stats(0.8), "tflops": 250.0},
+            {"cell": "a_1", "backend": "MATH", "status": "ok", "stats": stats(4.0), "tflops": 50.0}]}
+        w = rab.raw_result(data, torch, "2026-11-29T0000Z-gpu-nvidia-h200", "attention_bench ...")
+        cells = {c["id"]: c for c in w.doc["cells"]}
+        self.assertEqual(cells["a_1/K3"]["samples"], [1.0])
+        self.assertEqual(cells["b_2/K3"]["status"], "refused")
+        self.assertEqual(cells["b_2/K3"]["samples"], [])
+        self.assertEqual(cells["a_1/torch-FLASH_ATTENTION"]["samples"], [0.8])
+        self.assertEqual(w.doc["derived"]["geomean_vs_torch"], "0.80$\\times$")  # 200 / 250 TFLOP/s
+        self.assertIn(r"a\_1 & 200.0 & 250.0 (flash attention) & 0.80$\times$", w.doc["derived"]["table_tex"])
+        with tempfile.TemporaryDirectory() as d:
+            w.write(d)
+            self.assertEqual(raw_results.latest("gpu_attention", d, gpu=True)["derived"]["device"], "NVIDIA H200")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
