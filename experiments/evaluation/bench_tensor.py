@@ -2,12 +2,12 @@
 then T2, K3; "tessera-k2": T1 host code with K2 kernels, tier=1 specialize=0; the interpreter's
 op-by-op kernels) and its NumPy, PyTorch eager, numexpr and
 Numba twins. A program runs W warm-up and N timed iterations of one loop in one process (W covers
-Tessera's compile of the loop: its trace is hot after 56 iterations); where it prints each timed
-iteration's time (`iter_us`), those are the cell's samples (means of equal chunks of them beyond
-MAX_SAMPLES), else each process run's mean time per iteration is one sample. Checksums are compared with NumPy's (the correctness criterion's figure).
+Tessera's compile of the loop: its trace is hot after 56 iterations), run by run_tensor_bench's
+run_program; the N `iter_us` lines it prints (each timed iteration's time) are the cell's
+samples (means of equal chunks of them beyond MAX_SAMPLES). Checksums are compared with NumPy's
+(the correctness criterion's figure).
 The machine's memory bandwidth comes from a STREAM triad, for the memory-bound programs' share."""
 import os
-import subprocess
 import sys
 
 HARNESS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "harness")
@@ -27,17 +27,6 @@ VARYING_SHAPES = {"varying_shapes"}
 RUNTIMES = [("numpy", ("py", "_numpy")), ("tessera", ("tsb", [])), ("tessera-k2", ("tsb", ["--jit-param", "tier=1", "--jit-param", "specialize=0"])),
             ("tessera-interp", ("tsb", ["--jit=off"])), ("torch", ("py", "_torch")),
             ("numexpr", ("py", "_numexpr")), ("numba", ("py", "_numba"))]
-
-
-def parse(text):
-    """(per-iteration µs list, time_per_iter_us, checksum) of a program's output."""
-    iters = []
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0] == "iter_us":
-            iters.append(float(parts[1]))
-    us, chk = rtb.parse_program_output(text)
-    return iters, us, chk
 
 
 def run(ctx, writer):
@@ -71,30 +60,11 @@ def run(ctx, writer):
                     continue
                 cmd = [ctx.python, script, str(n), str(w)]
             ctx.progress(f"{prog:20} {rt:15}")
-            samples, chk, status, detail = [], None, "ok", ""
-            runs = 1
-            while status == "ok":
-                try:
-                    out = subprocess.run(cmd, capture_output=True, text=True, timeout=p.timeout_s)
-                except subprocess.TimeoutExpired:
-                    status, detail = "timeout", f"timed out after {p.timeout_s} s"
-                    break
-                if out.returncode != 0:
-                    lines = (out.stderr or out.stdout).strip().splitlines()
-                    status, detail = "crash", f"exit {out.returncode}: {lines[-1] if lines else ''}"
-                    break
-                try:
-                    iters, us, chk = parse(out.stdout)
-                except ValueError as e:
-                    status, detail = "crash", str(e)
-                    break
-                if len(iters) > MAX_SAMPLES:
-                    k = -(-len(iters) // MAX_SAMPLES)
-                    iters = [sum(iters[i:i + k]) / len(iters[i:i + k]) for i in range(0, len(iters), k)]
-                samples += iters if iters else [us]
-                if iters or runs >= p.process_min_runs:
-                    break
-                runs += 1
+            status, _, chk, detail, samples = rtb.run_program(cmd, p.timeout_s, iterations=n)
+            status = {"failed": "crash"}.get(status, status)  # the acceptance table counts crashes
+            if len(samples) > MAX_SAMPLES:
+                k = -(-len(samples) // MAX_SAMPLES)
+                samples = [sum(samples[i:i + k]) / len(samples[i:i + k]) for i in range(0, len(samples), k)]
             rel = None
             if status == "ok":
                 if rt == "numpy":
@@ -105,7 +75,6 @@ def run(ctx, writer):
                         status, detail = "mismatch", f"checksum {chk!r} against NumPy's {ref!r}"
             c = writer.cell(f"{prog}/{rt}", samples, unit="us", status=status, detail=detail, program=prog,
                             runtime=rt, checksum=chk, rel_diff_to_numpy=rel, iterations=n, warmup=w,
-                            per_iteration_samples=bool(samples) and len(samples) == n,
                             samples_are_chunk_means=len(samples) == MAX_SAMPLES and n > MAX_SAMPLES,
                             bytes_per_iteration=spec.bytes, flops_per_iteration=spec.flops, bound=spec.bound)
             ctx.progress_done_cell(c)
