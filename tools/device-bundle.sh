@@ -17,7 +17,8 @@ OUT="${1:-$BUILD/tessera-gpu-bundle.tar.xz}"
 LIMIT_MB=50
 BINARIES=(tessera-vm tests/runtime/device_test tests/runtime/cuda_kernel_nvrtc_test tests/runtime/cuda_device_test
           tests/runtime/cupti_device_test
-          experiments/micro/cuda_codegen_bench experiments/micro/cuda_device_bench experiments/micro/attention_bench)
+          experiments/micro/cuda_codegen_bench experiments/micro/cuda_device_bench experiments/micro/attention_bench
+          experiments/micro/nccl_allreduce_bench)
 
 echo "==> configure $BUILD (Release, LLVM static, RPATH \$ORIGIN/../lib)"
 # DT_RPATH (not RUNPATH) so that the bundled libraries find each other too (OpenBLAS -> gfortran).
@@ -75,9 +76,11 @@ cp -r "$ROOT/tests/conformance" "$B/tests/"
 rm -f "$B/tests/conformance/CMakeLists.txt"
 # The runner imports its LeakSanitizer fallback from tests/ (run_conformance.py's sys.path).
 cp "$ROOT/tests/lsan_tracer_crash.py" "$B/tests/"
-cp -r "$ROOT/experiments/bench/tensor" "$B/experiments/bench/"
-mkdir -p "$B/experiments/harness"
+cp -r "$ROOT/experiments/bench/tensor" "$ROOT/experiments/bench/collectives" "$B/experiments/bench/"
+mkdir -p "$B/experiments/harness" "$B/experiments/evaluation"
 cp "$ROOT"/experiments/harness/*.py "$B/experiments/harness/"
+# What the harnesses' --raw-dir imports (the evaluation's raw results and their statistics).
+cp "$ROOT/experiments/evaluation/raw_results.py" "$ROOT/experiments/evaluation/protocol.py" "$B/experiments/evaluation/"
 # The NCCL check (run-gpu-checks.sh nccl) and what it imports.
 mkdir -p "$B/tests/runtime/comm"
 cp "$ROOT/tests/runtime/cli_checks.py" "$B/tests/runtime/"

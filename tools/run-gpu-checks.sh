@@ -19,7 +19,13 @@
 #   7. collectives of tensors on the GPU through the machine's libnccl
 #      (tests/runtime/comm/nccl_emulation_test.py --real): under mpirun -np 1 where mpirun is
 #      (one GPU: one rank; --stats must say NCCL carried them, NCCL_DEBUG=INFO's version and
-#      algorithm lines are kept in the log), else the program as one process (no NCCL then).
+#      algorithm lines are kept in the log), else the program as one process (no NCCL then);
+#   8. the NCCL all-reduce benchmark (experiments/harness/run_nccl_bench.py): a script's all_reduce
+#      of tensors the GPU holds against plain ncclAllReduce calls as nccl-tests makes them, 1 KB to
+#      256 MB, -np 1 (one GPU), as experiments/results/nccl-allreduce-*.md; without mpirun only the
+#      plain side runs and the table says why.
+# libnccl: the machine's (libnccl.so.2 on the loader's path or in CUDA's lib64), else the one the
+# Python packages carry (nvidia-nccl, PyTorch's), named by TESSERA_NCCL_LIBRARY.
 # Named steps run only those (run-gpu-checks.sh cupti_device_test gpu_profile): a session's
 # device time is short, and the steps' limits add up to more than it.
 # (NVRTC's checks of every kernel and the code generation benchmark need no GPU: CI and
@@ -35,7 +41,8 @@ declare -A status
 # A step that hangs (a kernel that never ends, say) is stopped so that the others still run and
 # the results come back: each has a limit in seconds, TESSERA_GPU_CHECK_LIMIT times one (default 1).
 scale="${TESSERA_GPU_CHECK_LIMIT:-1}"
-steps=(select device_test cuda_device_test cupti_device_test conformance_gpu gpu_kernels attention gpu_profile nccl)
+steps=(select device_test cuda_device_test cupti_device_test conformance_gpu gpu_kernels attention gpu_profile nccl
+       nccl_bench)
 wanted=("$@")
 run() {  # run NAME SECONDS COMMAND...: output to $RES/NAME.log, status kept for the summary
   local name="$1" limit=$(( $2 * scale )); shift 2
@@ -47,6 +54,12 @@ run() {  # run NAME SECONDS COMMAND...: output to $RES/NAME.log, status kept for
 }
 
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; } > "$RES/device.txt" 2>&1
+if [[ -z "${TESSERA_NCCL_LIBRARY:-}" ]] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2' &&
+   [[ ! -e "${CUDA_HOME:-/usr/local/cuda}/lib64/libnccl.so.2" && ! -e /usr/local/cuda/lib64/libnccl.so.2 ]]; then
+  wheel_nccl="$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null)"
+  [[ -n "$wheel_nccl" && -e "$wheel_nccl" ]] && export TESSERA_NCCL_LIBRARY="$wheel_nccl"
+fi
+echo "libnccl: ${TESSERA_NCCL_LIBRARY:-libnccl.so.2 as the loader finds it}; mpirun: $(command -v mpirun || echo none)" >> "$RES/device.txt"
 echo 'print(1 + 1)' > "$RES/probe.tsb"
 run select 60 "$HERE/bin/tessera-vm" run --device=gpu --stats "$RES/probe.tsb"
 run device_test 120 "$HERE/bin/device_test" --gtest_output="json:$RES/device_test.json"
@@ -62,6 +75,8 @@ run gpu_profile 240 python3 "$HERE/experiments/harness/run_gpu_profile.py" --vm 
   --test "$HERE/bin/cupti_device_test" --program "$HERE/experiments/bench/tensor/elementwise_chain.tsb" \
   --out "$RES/gpu-profile-latest.md" --dated --json-dir "$RES"
 run nccl 180 python3 "$HERE/tests/runtime/comm/nccl_emulation_test.py" --vm "$HERE/bin/tessera-vm" --real --np 1
+run nccl_bench 300 python3 "$HERE/experiments/harness/run_nccl_bench.py" --vm "$HERE/bin/tessera-vm" \
+  --bench "$HERE/bin/nccl_allreduce_bench" --np 1 --out "$RES/nccl-allreduce-latest.md" --dated --raw-dir "$RES/raw"
 
 echo
 echo "GPU checks of commit $(cat "$HERE/COMMIT") on $(head -1 "$RES/device.txt"), $(date -u +%F)"
@@ -77,3 +92,4 @@ done
 [[ -f "$RES/gpu-kernels-latest.md" ]] && cat "$RES/gpu-kernels-latest.md"
 [[ -f "$RES/attention-latest.md" ]] && cat "$RES/attention-latest.md"
 [[ -f "$RES/gpu-profile-latest.md" ]] && cat "$RES/gpu-profile-latest.md"
+[[ -f "$RES/nccl-allreduce-latest.md" ]] && cat "$RES/nccl-allreduce-latest.md"
