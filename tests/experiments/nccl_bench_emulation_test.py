@@ -21,6 +21,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "runtime", "comm"))
+from mpi_run import mpi_env  # noqa: E402  (Open MPI's own leaks suppressed under the sanitizers)
 SIZES = [1024, 65536]
 REPS = 3
 
@@ -45,7 +47,7 @@ def main():
                "--vm", a.vm, "--bench", a.bench, "--emulation", "--nccl-library", a.nccl_double, "--np", "2",
                "--sizes", ",".join(map(str, SIZES)), "--calls", "4", "--reps", str(REPS), "--warmup", "2",
                "--timeout", "600", "--out", out, "--raw-dir", os.path.join(tmp, "raw")]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=1200, env=mpi_env())
         if p.returncode != 0:
             print(f"FAIL: the harness failed (exit status {p.returncode}):\n{p.stderr[-4000:]}\n{p.stdout[-2000:]}")
             return 1
