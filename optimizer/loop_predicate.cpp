@@ -1,6 +1,8 @@
 #include "optimizer/loop_predicate.h"
 
 #include <map>
+#include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -102,8 +104,22 @@ bool LoopPredicatePass::run(TraceIR& ir) {
     return !ir_is_const(ir[s].op) || (ir[s].op == IROp::KINT && ir.const_int(s) >= 1 && ir.const_int(s) < kStepLimit);
   };
 
+  // An index is a carried value v, or v plus or minus a constant (a
+  // stencil's xs[k - 1], xs[k + 1]): {v, the offset}.
+  auto offset_index = [&](IRRef x) -> std::pair<IRRef, int64_t> {
+    const IRIns& in = ir[x];
+    auto small = [&](IRRef c) {
+      return ir[c].op == IROp::KINT && ir.const_int(c) > -kStepLimit && ir.const_int(c) < kStepLimit;
+    };
+    if (in.op == IROp::ADD && L.carried(in.op1) && small(in.op2)) return {in.op1, ir.const_int(in.op2)};
+    if (in.op == IROp::ADD && L.carried(in.op2) && small(in.op1)) return {in.op2, ir.const_int(in.op1)};
+    if (in.op == IROp::SUB && L.carried(in.op1) && small(in.op2)) return {in.op1, -ir.const_int(in.op2)};
+    return {x, 0};
+  };
+
   struct Hoisted {
-    IRRef guard, index, bound;
+    IRRef guard, index, bound;  // index: the carried value the offset is added to
+    int64_t offset;
     IndexIv iv;
   };
   std::vector<Hoisted> hoisted;
@@ -112,9 +128,10 @@ bool LoopPredicatePass::run(TraceIR& ir) {
     if (g.op != IROp::GUARDT || ir[g.op1].op != IROp::ULT) continue;
     const IRIns& cmp = ir[g.op1];
     if (!L.invariant(cmp.op2)) continue;
-    const IndexIv iv = index_iv(cmp.op1);
+    const auto [index, offset] = offset_index(cmp.op1);
+    const IndexIv iv = index_iv(index);
     if (iv.i == kNoRef || !step_usable(iv.step)) continue;
-    hoisted.push_back({r, cmp.op1, cmp.op2, iv});
+    hoisted.push_back({r, index, cmp.op2, offset, iv});
   }
   if (hoisted.empty()) return false;
 
@@ -127,7 +144,11 @@ bool LoopPredicatePass::run(TraceIR& ir) {
   };
   guard(count, ir.kint(kStepLimit));  // 0 <= c0 < 2^31
   std::map<IRRef, IRRef> last;        // i -> i0 + c0*s, once its own predicates are in
-  std::map<std::pair<IRRef, IRRef>, bool> done;
+  enum Side { kLargest, kSmallest, kFirst };
+  std::set<std::tuple<IRRef, IRRef, int64_t, Side>> done;  // (value, bound, offset, which) checked
+  auto shifted = [&](IRRef v, int64_t offset) {
+    return offset ? ir.emit(IROp::ADD, IRType::Int, v, ir.kint(offset)) : v;
+  };
   for (const Hoisted& h : hoisted) {
     auto [it, fresh] = last.emplace(h.iv.i, kNoRef);
     if (fresh) {
@@ -136,8 +157,17 @@ bool LoopPredicatePass::run(TraceIR& ir) {
       guard(h.iv.i, ir.kint(kStartLimit));  // 0 <= i0 < 2^62
       it->second = ir.emit(IROp::ADD, IRType::Int, h.iv.i, ir.emit(IROp::MUL, IRType::Int, count, h.iv.step));
     }
-    if (done.emplace(std::make_pair(h.iv.i, h.bound), true).second) guard(it->second, h.bound);
-    if (h.iv.derived && done.emplace(std::make_pair(h.index, h.bound), true).second) guard(h.index, h.bound);
+    // The largest index, i0 + c0*s + offset, below the bound (unsigned).
+    if (done.emplace(h.iv.i, h.bound, h.offset, kLargest).second) guard(shifted(it->second, h.offset), h.bound);
+    // A negative offset also needs the smallest at least 0: i0 + offset
+    // (k's values from the second iteration on, i0 + s + offset; its first
+    // is k0 + offset, below).
+    if (h.offset < 0 && done.emplace(h.iv.i, h.bound, h.offset, kSmallest).second) {
+      const IRRef smallest = h.iv.derived ? ir.emit(IROp::ADD, IRType::Int, h.iv.i, h.iv.step) : h.iv.i;
+      guard(shifted(smallest, h.offset), h.bound);
+    }
+    if (h.iv.derived && done.emplace(h.index, h.bound, h.offset, kFirst).second)
+      guard(shifted(h.index, h.offset), h.bound);
   }
 
   std::vector<IRRef> subst = identity_subst(ir);

@@ -13,7 +13,10 @@
 //                          (i0 + c0*s cannot wrap), i0 + c0*s < n (the last
 //                          value; unsigned), and for k also k0 <u n.
 //
-// Together they give 0 <= i_t < n for 0 <= t <= c0. The predicates exit
+// Together they give 0 <= i_t < n for 0 <= t <= c0. An index i + d or
+// i - d (d a constant: a stencil's xs[i - 1], xs[i + 1]; ABC elimination)
+// is proved the same way from its largest value, i0 + c0*s + d < n, and,
+// where d < 0, its smallest, 0 <= i0 + d (for k, i0 + s + d, and k0 + d). The predicates exit
 // through snapshot 0 like LICM's hoisted guards: nothing before LOOP has a
 // side effect, so the interpreter resumes at the loop header and redoes the
 // iteration. Only traces whose snapshot 0 is the plain entry state qualify.
@@ -22,9 +25,10 @@
 // (TraceIR::loop_trip_hint) are left alone: the predicates cost a few
 // instructions per entry, a bounds check one compare per iteration.
 //
-// Not done (the guard stays): indices that are not such induction variables,
-// steps down, bounds that change in the body (LLEN after a helper call), and
-// loops with no count-down guard (while loops). A loop whose predicate fails
+// Not done (the guard stays): indices that are not such induction variables
+// (or one plus or minus a constant), steps down, bounds that change in the
+// body (LLEN after a helper call), and loops with no count-down guard
+// (while loops). A loop whose predicate fails
 // on entry (one that breaks out before its index leaves the list) exits at
 // once each time; its side trace then runs the iterations (slower than the
 // unpredicated loop, still compiled): `--jit-param predicate=0` turns the

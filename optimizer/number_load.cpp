@@ -27,7 +27,11 @@ class NumberLoads {
     bool changed = false;
     for (IRRef x = 0; x < ir_.size(); ++x) {
       const IRIns& in = ir_[x];
-      if (in.op != IROp::LLOAD || (in.type != IRType::Int && in.type != IRType::Float)) continue;
+      // Only ints met by floats: the recording saw this row mix the two. A
+      // float element stays a typed load (one tag check, no conversion); an
+      // int there later leaves the trace, and the side trace that follows
+      // loads its number there.
+      if (in.op != IROp::LLOAD || in.type != IRType::Int) continue;
       Candidate c;
       if (!qualifies(x, c)) continue;
       for (IRRef g : c.guards) ir_[g].snap = ir_[x].snap;
@@ -62,7 +66,7 @@ class NumberLoads {
     return op != IROp::LLOADN && op != IROp::CONV && !ir_.is_converted_int(o);
   }
 
-  // Every binary float operation `value` (the load, or a CONV of it) meets
+  // Every binary float operation `value` (a CONV of the load) meets
   // means the same for an int converted early: `/` always does (the
   // interpreter divides two ints as floats); + - * only where the other
   // operand is a float to the interpreter too, since an int meeting an int
@@ -80,16 +84,9 @@ class NumberLoads {
   bool qualifies(IRRef x, Candidate& c) const {
     if (users_[x].empty()) return false;
     for (IRRef u : users_[x]) {
-      const IRIns& use = ir_[u];
-      if (ir_[x].type == IRType::Int) {
-        if (use.op != IROp::CONV) return false;
-        if (!meets_only_floats(u)) return false;
-        c.convs.push_back(u);
-      } else if (!float_arith(use.op)) {
-        return false;
-      }
+      if (ir_[u].op != IROp::CONV || !meets_only_floats(u)) return false;
+      c.convs.push_back(u);
     }
-    if (ir_[x].type == IRType::Float && !meets_only_floats(x)) return false;
     return snapshots_can_move(x, c);
   }
 

@@ -10,20 +10,26 @@
 // float (LLOADN: an int is converted, anything else exits).
 // An LLOAD is rewritten when
 //  - it is an int whose uses are all CONVs (the recorder converted it
-//    because it met a float): the CONVs become the LLOADN; or
-//  - it is a float whose uses are all FADD, FSUB, FMUL or FDIV;
-//  and the other operand of each FADD, FSUB and FMUL is a float to the
-//  interpreter too: not a CONV, nor the float of an int constant (a folded
-//  CONV, TraceIR::kfloat's an_int: `x * 3`), nor another LLOADN, nor the
-//  value itself (`x + x`): an int meeting an int gives an int, which wraps
-//  and prints without a point; and
-//  every later snapshot that names the loaded value (a register that holds
-//  it between the load and its use) can be replaced by the load's own: the
-//  exit would write a float where the interpreter may have had the int, so
-//  the guard exits at the load instead, re-running the instructions after
-//  it, which is right only if none of them has a side effect (no store, no
-//  call, no frame push or pop, not the loop's back-edge) and the frames are
-//  the same. Otherwise the load stays as it is.
+//    because it met a float: the recording saw the row mix ints and
+//    floats), the CONVs becoming the LLOADN;
+//  - the other operand of each FADD, FSUB and FMUL a CONV meets is a float
+//    to the interpreter too: not a CONV, nor the float of an int constant (a
+//    folded CONV, TraceIR::kfloat's an_int: `x * 3`), nor another LLOADN,
+//    nor the value itself (`x + x`): an int meeting an int gives an int,
+//    which wraps and prints without a point; and
+//  - every later snapshot that names the loaded value (a register that
+//    holds it between the load and its use) can be replaced by the load's
+//    own: the exit would write a float where the interpreter may have had
+//    the int, so the guard exits at the load instead, re-running the
+//    instructions after it, which is right only if none of them has a side
+//    effect (no store, no call, no frame push or pop, not the loop's
+//    back-edge) and the frames are the same. Otherwise the load stays.
+// A float element stays a typed load, one tag check and no conversion (a
+// row of floats at machine speed); where an int turns up there later, the
+// trace leaves and the side trace or peer loop recorded for it loads the
+// number there. (Rewriting float loads too, on the chance of an int, made
+// every float row pay a conversion and a select per element: 2.3x slower
+// on the stencils of the corpus, 15% faster on matrix_mixed.)
 #pragma once
 
 #include "optimizer/pass.h"

@@ -170,7 +170,7 @@ TEST(TracePipeline, VerifyEachNamesWhereTheTraceBroke) {
 
 // V[i] = V[i] + G * 2.0 in a counting loop: G, V, V's length and G * 2.0
 // move before LOOP; the second bounds check goes; the body keeps one
-// bounds check, the load (a number load: V[i] meets only a float), the add
+// bounds check, the load (typed: V[i] was a float), the add
 // and the store.
 TEST(TracePipeline, CountingLoopOverAGlobalList) {
   TracePipeline p(passtest::default_options());
@@ -216,7 +216,7 @@ TEST(TracePipeline, CountingLoopOverAGlobalList) {
                "0008    none LOOP\n"
                "0009    bool ULT    0002  0005\n"
                "0010 >  none GUARDT 0009  #2\n"
-               "0011 >  flt  LLOADN 0004  0002  #2\n"
+               "0011 >  flt  LLOAD  0004  0002  #2\n"
                "0012    flt  FADD   0011  0007\n"
                "0013    none LREF   0004  0002\n"
                "0014    none LSTORE 0013  0012\n"
