@@ -135,6 +135,7 @@ def main():
              f"- machine: {cpu_model()}, {os.cpu_count()} CPUs",
              f"- command: `python3 experiments/harness/run_corpus.py --runs {a.runs} --size {a.size}"
              f"{' --programs ' + a.programs if a.programs else ''}"
+             f"{' --peers ' + ','.join(peers) if peers != PEERS else ''}"
              f"{' --vm-args ' + shlex.quote(a.vm_args) if a.vm_args else ''}`",
              f"- tessera-vm built from {built_from()}",
              f"- size: {a.size}; cells: median wall seconds of the whole process over {a.runs} run(s)",
