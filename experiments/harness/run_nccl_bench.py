@@ -38,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "evaluation"))
 from run_bench import REPO  # noqa: E402
+from run_collectives_bench import size_text  # noqa: E402
 from run_kernel_tiers import built_from, log, write_report  # noqa: E402
 
 SCRIPT = os.path.join(REPO, "experiments", "bench", "collectives", "allreduce_gpu.tsb")
@@ -47,13 +48,6 @@ DEFAULT_SIZES = [1 << 10, 1 << 14, 1 << 18, 1 << 20, 1 << 22, 16 << 20, 64 << 20
 VM_ARGS = ["--device=gpu", "--stats", "--jit-param", "async=0", "--jit-param", "hotloop=4"]
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 TAG = re.compile(r"^\[\d+,(\d+)\]<(stdout|stderr)>:\s?(.*)$")
-
-
-def size_text(n):
-    for unit, scale in (("MB", 1 << 20), ("KB", 1 << 10)):
-        if n >= scale and n % scale == 0:
-            return f"{n // scale} {unit}"
-    return f"{n} B"
 
 
 def launch(a, cmd):

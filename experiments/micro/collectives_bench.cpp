@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/micro/allreduce_pattern.h"
 #include "runtime/comm/process_world.h"
 #include "vm/graph/collectives.h"
 #include "vm/tensor/tensor.h"
@@ -48,6 +49,8 @@ namespace {
 
 using namespace tessera;
 using json = nlohmann::json;
+using bench::check_result;
+using bench::input_value;
 using Clock = std::chrono::steady_clock;
 
 struct Options {
@@ -104,18 +107,6 @@ std::vector<size_t> sizes_of(const Options& o) {
 
 void check_mpi(int code, const char* what) {
   if (code != MPI_SUCCESS) throw std::runtime_error(fmt::format("{} failed ({})", what, code));
-}
-
-// Elements chosen so that every sum is exact in f32: rank r holds r + 1 + (i % 7).
-float input_value(int rank, size_t i) { return static_cast<float>(rank + 1 + static_cast<int>(i % 7)); }
-float expected_sum(int ranks, size_t i) {
-  return static_cast<float>(ranks * (ranks + 1) / 2 + ranks * static_cast<int>(i % 7));
-}
-void check_result(const float* out, size_t n, int ranks, const char* side, size_t bytes) {
-  for (size_t i = 0; i < n; ++i)
-    if (out[i] != expected_sum(ranks, i))
-      throw std::runtime_error(fmt::format("{} all-reduce of {} bytes: element {} is {}, expected {}", side, bytes, i,
-                                           out[i], expected_sum(ranks, i)));
 }
 
 // What a view's tensor owns of the buffers it is over: nothing.

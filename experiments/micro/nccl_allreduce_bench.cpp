@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/micro/allreduce_pattern.h"
 #include "runtime/comm/mpi_library.h"
 #include "runtime/comm/nccl_library.h"
 #include "runtime/comm/process_world.h"
@@ -147,11 +148,6 @@ std::unique_ptr<device::DeviceBackend> open_device(device::DeviceSelection& sel)
 #endif
 }
 
-float input_value(int rank, size_t i) { return static_cast<float>(rank + 1 + static_cast<int>(i % 7)); }
-float expected_sum(int ranks, size_t i) {
-  return static_cast<float>(ranks * (ranks + 1) / 2 + ranks * static_cast<int>(i % 7));
-}
-
 double median(std::vector<double> xs) {
   std::sort(xs.begin(), xs.end());
   const size_t n = xs.size();
@@ -180,17 +176,14 @@ class PlainAllReduce {
     device::DeviceAllocator& alloc = dev_.allocator();
     const device::DevicePtr in = alloc.allocate(bytes), out = alloc.allocate(bytes);
     std::vector<float> host(n);
-    for (size_t i = 0; i < n; ++i) host[i] = input_value(boot_.rank, i);
+    for (size_t i = 0; i < n; ++i) host[i] = bench::input_value(boot_.rank, i);
     dev_.upload(in, host.data(), bytes);
     order_after_kernels();  // the upload, on the kernels' stream
     boot_.barrier();
     for (int w = 0; w < o.warmup * o.calls; ++w) call(in, out, n);
     wait();
     dev_.download(host.data(), out, bytes);
-    for (size_t i = 0; i < n; ++i)
-      if (host[i] != expected_sum(boot_.size, i))
-        throw std::runtime_error(fmt::format("ncclAllReduce of {} bytes: element {} is {}, expected {}", bytes, i,
-                                             host[i], expected_sum(boot_.size, i)));
+    bench::check_result(host.data(), n, boot_.size, "plain NCCL", bytes);
     std::vector<double> per_call_s;
     for (int r = 0; r < o.reps; ++r) {
       boot_.barrier();

@@ -22,7 +22,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "runtime", "comm"))
-from mpi_run import mpi_env  # noqa: E402  (Open MPI's own leaks suppressed under the sanitizers)
+from mpi_run import mpi_env, mpirun  # noqa: E402  (Open MPI's own leaks suppressed under the sanitizers)
 SIZES = [1024, 65536]
 REPS = 3
 
@@ -33,7 +33,7 @@ def main():
     ap.add_argument("--bench", required=True)
     ap.add_argument("--nccl-double", required=True)
     a = ap.parse_args()
-    if not shutil.which("mpirun"):
+    if not mpirun():
         print("skipped: mpirun not found (Debian: openmpi-bin)")
         return 0
     cxx = os.environ.get("TESSERA_EMULATION_CXX", "c++")
