@@ -13,14 +13,14 @@ bool LicmPass::run(TraceIR& ir) {
   if (!exits_to_entry_state(ir, loop)) return false;
 
   // What the body may change.
-  bool calls = false, list_stores = false;
+  const bool calls = ir.loop_body_clobbers_memory();
+  bool list_stores = false;
   std::set<uint32_t> stored_globals;
   std::vector<bool> invariant(ir.size(), false);
   for (IRRef r = 0; r < loop; ++r) invariant[r] = true;  // constants come first, then the entry loads
   for (IRRef r = loop + 1; r < ir.size(); ++r) {
     const IRIns& in = ir[r];
     const IROpInfo& info = ir_op_info(in.op);
-    calls = calls || info.clobbers_memory;
     if (info.mem_access == IRMemAccess::Store && info.mem_space == IRMemSpace::ListElement) list_stores = true;
     if (info.mem_access == IRMemAccess::Store && info.mem_space == IRMemSpace::Global) stored_globals.insert(in.op1);
     if (in.op == IROp::PHI) invariant[in.op1] = false;

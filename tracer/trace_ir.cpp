@@ -145,6 +145,14 @@ IRRef TraceIR::loop_ref() const {
   return kNoRef;
 }
 
+bool TraceIR::loop_body_clobbers_memory() const {
+  const IRRef loop = loop_ref();
+  if (loop == kNoRef) return false;
+  for (IRRef r = loop + 1; r < ins_.size(); ++r)
+    if (ir_op_info(ins_[r].op).clobbers_memory) return true;
+  return false;
+}
+
 std::vector<IRRef> carg_list(const TraceIR& ir, IRRef chain) {
   std::vector<IRRef> args;
   for (IRRef a = chain; a != kNoRef;) {

@@ -321,6 +321,11 @@ class TraceIR {
 
   // Index of the LOOP instruction, or kNoRef for a trace that does not loop.
   IRRef loop_ref() const;
+  // Whether an instruction after LOOP may change any memory a load reads
+  // (ir.def's clob: helper calls, pushes, frame pushes and pops). Where none
+  // does, a list's length and storage pointer read before LOOP hold for the
+  // whole loop: only those helpers resize a list. False without a LOOP.
+  bool loop_body_clobbers_memory() const;
 
   // The function the trace starts in (its snapshots' base frame where
   // Snapshot::base_proto is null); set by the recorder, null in IR built or

@@ -292,6 +292,103 @@ TEST_P(HostBackendTest, ListLoadStoreAndBounds) {
   EXPECT_EQ(src.as_list()->refcount, 2u);  // src + r.regs[0]
 }
 
+// for i in range(1, 9): v[i] = u[i - 1] + u[i + 1] - u[i], and with `push`
+// also push(v, u[i]) in the same iteration. Without the push no instruction of
+// the body can move a list's storage, so T2 reads both storage pointers once
+// before the loop (Lowering::hoist_list_storage) and addresses u[i +- 1] off
+// one shift of i; with it, v's storage moves while the loop runs.
+// Exits: 1 out of bounds, 2 an element that is not a float, 3 the loop's end.
+TraceIR stencil_trace(bool push) {
+  TraceIR ir;
+  const uint16_t s0 = snap(ir, {});
+  IRRef u = sload(ir, IRType::List, 0, s0);
+  IRRef v = sload(ir, IRType::List, 1, s0);
+  IRRef i = sload(ir, IRType::Int, 2, s0);
+  ir.emit(IROp::LOOP, IRType::None);
+  const uint16_t s1 = snap(ir, {{2, i}});
+  const uint16_t s2 = snap(ir, {{2, i}});
+  IRRef lo = ir.emit(IROp::SUB, IRType::Int, i, ir.kint(1));
+  IRRef hi = ir.emit(IROp::ADD, IRType::Int, i, ir.kint(1));
+  IRRef nu = ir.emit(IROp::LLEN, IRType::Int, u);
+  for (IRRef k : {lo, i, hi}) ir.emit(IROp::GUARDT, IRType::None, ir.emit(IROp::ULT, IRType::Bool, k, nu), 0, s1);
+  IRRef a = ir.emit(IROp::LLOAD, IRType::Float, u, lo, s2);
+  IRRef b = ir.emit(IROp::LLOAD, IRType::Float, u, hi, s2);
+  IRRef c = ir.emit(IROp::LLOAD, IRType::Float, u, i, s2);
+  IRRef nv = ir.emit(IROp::LLEN, IRType::Int, v);
+  ir.emit(IROp::GUARDT, IRType::None, ir.emit(IROp::ULT, IRType::Bool, i, nv), 0, s1);
+  IRRef sum = ir.emit(IROp::FSUB, IRType::Float, ir.emit(IROp::FADD, IRType::Float, a, b), c);
+  ir.emit(IROp::LSTORE, IRType::None, ir.emit(IROp::LREF, IRType::None, v, i), sum);
+  if (push) ir.emit(IROp::LPUSH, IRType::None, v, c, s1);
+  IRRef i2 = ir.emit(IROp::ADD, IRType::Int, i, ir.kint(1));
+  ir.emit(IROp::GUARDT, IRType::None, ir.emit(IROp::LT, IRType::Bool, i2, ir.kint(9)), 0, snap(ir, {{2, i2}}));
+  ir.emit(IROp::PHI, IRType::Int, i, i2);
+  return ir;
+}
+
+std::vector<Value> float_values(const std::vector<double>& xs) {
+  std::vector<Value> out;
+  for (double x : xs) out.push_back(Value::number(x));
+  return out;
+}
+
+std::vector<double> floats_of(const Value& list) {
+  std::vector<double> out;
+  for (const Value& x : list.as_list()->items) out.push_back(x.as_float());
+  return out;
+}
+
+TEST_P(HostBackendTest, StencilLoopOverTwoLists) {
+  auto owned = make_backend();
+  CompiledTrace t = owned->compile(stencil_trace(false), "stencil");
+  report("stencil loop", t);
+  std::vector<double> u(12), v(12, -1.0);
+  for (int k = 0; k < 12; ++k) u[k] = k * k * 0.5;
+  std::vector<double> want = v;
+  for (int k = 1; k < 9; ++k) want[k] = u[k - 1] + u[k + 1] - u[k];
+  Value lu = make_list(float_values(u)), lv = make_list(float_values(v));
+  Runner r;
+  r.regs = {lu, lv, Value::integer(1)};
+  EXPECT_EQ(r.run(t.fn), 3u);
+  EXPECT_EQ(static_cast<int64_t>(r.exit_vals[0]), 9);
+  EXPECT_EQ(floats_of(lv), want);
+  EXPECT_EQ(floats_of(lu), u);
+}
+
+// u and v one list: each store is seen by the next iteration's u[i - 1].
+TEST_P(HostBackendTest, StencilLoopOverOneListSeesItsStores) {
+  auto owned = make_backend();
+  CompiledTrace t = owned->compile(stencil_trace(false), "stencil-aliased");
+  std::vector<double> u(12);
+  for (int k = 0; k < 12; ++k) u[k] = 1.0 + k * 0.25;
+  std::vector<double> want = u;
+  for (int k = 1; k < 9; ++k) want[k] = want[k - 1] + want[k + 1] - want[k];
+  Value l = make_list(float_values(u));
+  Runner r;
+  r.regs = {l, l, Value::integer(1)};
+  EXPECT_EQ(r.run(t.fn), 3u);
+  EXPECT_EQ(floats_of(l), want);
+}
+
+// A push in the body moves v's storage (it starts full): the stores after it
+// must land in the new storage, so nothing may keep v's old pointer.
+TEST_P(HostBackendTest, StencilLoopWithPushStoresIntoMovedStorage) {
+  auto owned = make_backend();
+  CompiledTrace t = owned->compile(stencil_trace(true), "stencil-push");
+  std::vector<double> u(12), v(12, -1.0);
+  for (int k = 0; k < 12; ++k) u[k] = 3.0 - k;
+  std::vector<double> want = v;
+  for (int k = 1; k < 9; ++k) {
+    want[k] = u[k - 1] + u[k + 1] - u[k];
+    want.push_back(u[k]);
+  }
+  Value lu = make_list(float_values(u)), lv = make_list(float_values(v));
+  lv.as_list()->items.shrink_to_fit();
+  Runner r;
+  r.regs = {lu, lv, Value::integer(1)};
+  EXPECT_EQ(r.run(t.fn), 3u);
+  EXPECT_EQ(floats_of(lv), want);
+}
+
 TEST_P(HostBackendTest, GlobalLoadGuardAndStore) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});

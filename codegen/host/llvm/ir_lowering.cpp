@@ -482,6 +482,7 @@ void Lowering::begin_loop(IRRef loop) {
   }
   cur_ = loop;
   slot_tags_ = loop_header_slot_tags(ir_);
+  hoist_list_storage(loop);
   preheader_ = b_.GetInsertBlock();
   header_ = llvm::BasicBlock::Create(c_, "loop", f_);
   b_.CreateBr(header_);

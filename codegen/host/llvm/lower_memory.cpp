@@ -101,9 +101,51 @@ llvm::Value* Lowering::list_begin(llvm::Value* list) {
   return b_.CreateLoad(ptr_, byte_gep(list, env_.list.items_offset + env_.list.begin_offset));
 }
 
+llvm::Value* Lowering::list_storage(IRRef list) {
+  if (in_loop_) {
+    auto hoisted = loop_storage_.find(list);
+    if (hoisted != loop_storage_.end()) return hoisted->second;
+  }
+  return list_begin(value_of(list));
+}
+
+// Where no instruction of the loop body may resize a list (only the helpers
+// ir.def marks clob do: calls, pushes, frame pops), the storage pointer of a
+// list the body indexes and that is the same object in every iteration (defined
+// before LOOP, not carried by a PHI) is read once, before the loop. LLVM cannot
+// prove this itself: an element store may, for all it knows, write the header.
+void Lowering::hoist_list_storage(IRRef loop) {
+  if (ir_.loop_body_clobbers_memory()) return;
+  std::vector<bool> carried(ir_.size(), false);
+  for (const LoopPhi& ph : phis_) carried[ph.a] = true;
+  for (IRRef r = loop + 1; r < ir_.size(); ++r) {
+    const IRIns& in = ir_[r];
+    if (in.op != IROp::LLOAD && in.op != IROp::LLOADN && in.op != IROp::LREF) continue;
+    if (in.op1 >= loop || carried[in.op1] || loop_storage_.count(in.op1)) continue;
+    loop_storage_[in.op1] = list_begin(value_of(in.op1));
+  }
+}
+
+// An index `x + K` or `x - K` (a stencil's u[i - 1], u[i + 1]) is addressed
+// as (x << 4) + 16 * K, so the accesses of one loop share the shift of x and
+// fold K into the addressing mode. LLVM does not do it itself when the index
+// has other uses (an exit's snapshot keeps i - 1), and sizeof(Value) = 16 is
+// past x86's largest scale.
 llvm::Value* Lowering::element_addr(IRRef list, IRRef index) {
-  llvm::Value* begin = list_begin(value_of(list));
-  llvm::Value* off = b_.CreateShl(value_of(index), 4);  // * sizeof(Value)
+  llvm::Value* begin = list_storage(list);
+  const IRIns& ix = ir_[index];
+  int64_t k = 0;
+  IRRef x = index;
+  if ((ix.op == IROp::ADD || ix.op == IROp::SUB) && ir_[ix.op2].op == IROp::KINT && !ir_is_const(ir_[ix.op1].op)) {
+    x = ix.op1;
+    k = ir_.const_int(ix.op2);
+    if (ix.op == IROp::SUB) k = static_cast<int64_t>(0 - static_cast<uint64_t>(k));
+  } else if (ix.op == IROp::ADD && ir_[ix.op1].op == IROp::KINT && !ir_is_const(ir_[ix.op2].op)) {
+    x = ix.op2;
+    k = ir_.const_int(ix.op1);
+  }
+  llvm::Value* off = b_.CreateShl(value_of(x), 4);  // * sizeof(Value)
+  if (k != 0) off = b_.CreateAdd(off, llvm::ConstantInt::get(i64_, static_cast<uint64_t>(k) << 4));
   return b_.CreateGEP(i8_, begin, off);
 }
 

@@ -92,6 +92,7 @@ class Lowering {
   std::pair<llvm::Value*, llvm::Value*> floored_divmod(llvm::Value* a, llvm::Value* b);
   llvm::Value* compare(IROp op, IRRef x, IRRef y);
   void begin_loop(IRRef loop);
+  void hoist_list_storage(IRRef loop);
   void end_loop();
 
   // --- guards and exits (lower_exits.cpp)
@@ -122,6 +123,9 @@ class Lowering {
   void store_value(llvm::Value* dst, IRRef v);
   llvm::Value* add_refcount(llvm::Value* payload, int delta);
   llvm::Value* list_begin(llvm::Value* list);
+  // The storage pointer of `list` here: in the loop, the one read in the
+  // preheader where hoist_list_storage proved it cannot move.
+  llvm::Value* list_storage(IRRef list);
   llvm::Value* element_addr(IRRef list, IRRef index);
   DType tensor_dtype(IRRef tidx);
   llvm::Value* tensor_element_addr(IRRef tensor, IRRef tidx);
@@ -162,6 +166,7 @@ class Lowering {
   IRRef cur_ = kNoRef;
   const FunctionProto* cur_proto_ = nullptr;     // the base frame's function here
   std::unordered_map<uint32_t, uint8_t> slot_tags_;  // base slot -> its tag here, where known
+  std::unordered_map<IRRef, llvm::Value*> loop_storage_;  // list -> storage pointer read before the loop
   llvm::Value* top_ = nullptr;     // frame_top()
   const FunctionProto* returning_to_ = nullptr;  // checked by the last RETGUARD
   uint32_t returning_pc_ = 0;                      // and the pc it resumes at
