@@ -27,17 +27,20 @@ class NumberLoads {
     bool changed = false;
     for (IRRef x = 0; x < ir_.size(); ++x) {
       const IRIns& in = ir_[x];
-      // Only ints met by floats: the recording saw this row mix the two. A
-      // float element stays a typed load (one tag check, no conversion); an
+      // Only loads the recording saw in rows that mix the two types: ints
+      // met by floats, and floats with ints beside them (kMixedRow). A float
+      // row's element stays a typed load (one tag check, no conversion); an
       // int there later leaves the trace, and the side trace that follows
       // loads its number there.
-      if (in.op != IROp::LLOAD || in.type != IRType::Int) continue;
+      if (in.op != IROp::LLOAD) continue;
+      if (in.type != IRType::Int && !(in.type == IRType::Float && (in.flags & kMixedRow))) continue;
       Candidate c;
       if (!qualifies(x, c)) continue;
       for (IRRef g : c.guards) ir_[g].snap = ir_[x].snap;
       for (IRRef conv : c.convs) subst_[conv] = x;
       ir_[x].op = IROp::LLOADN;
       ir_[x].type = IRType::Float;
+      ir_[x].flags = 0;
       changed = true;
     }
     if (!changed) return false;
@@ -66,7 +69,8 @@ class NumberLoads {
     return op != IROp::LLOADN && op != IROp::CONV && !ir_.is_converted_int(o);
   }
 
-  // Every binary float operation `value` (a CONV of the load) meets
+  // Every binary float operation `value` (a mixed row's float load, or a
+  // CONV of an int load) meets
   // means the same for an int converted early: `/` always does (the
   // interpreter divides two ints as floats); + - * only where the other
   // operand is a float to the interpreter too, since an int meeting an int
@@ -83,6 +87,12 @@ class NumberLoads {
 
   bool qualifies(IRRef x, Candidate& c) const {
     if (users_[x].empty()) return false;
+    if (ir_[x].type == IRType::Float) {
+      // Used only where an int converted early means the same.
+      for (IRRef u : users_[x])
+        if (!float_arith(ir_[u].op)) return false;
+      return meets_only_floats(x) && snapshots_can_move(x, c);
+    }
     for (IRRef u : users_[x]) {
       if (ir_[u].op != IROp::CONV || !meets_only_floats(u)) return false;
       c.convs.push_back(u);

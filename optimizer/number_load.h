@@ -11,7 +11,9 @@
 // An LLOAD is rewritten when
 //  - it is an int whose uses are all CONVs (the recorder converted it
 //    because it met a float: the recording saw the row mix ints and
-//    floats), the CONVs becoming the LLOADN;
+//    floats), the CONVs becoming the LLOADN; or a float the recorder saw
+//    with ints beside it in its list (kMixedRow, trace_ir.h: a row whose
+//    entries alternate) whose uses are all + - * /;
 //  - the other operand of each FADD, FSUB and FMUL a CONV meets is a float
 //    to the interpreter too: not a CONV, nor the float of an int constant (a
 //    folded CONV, TraceIR::kfloat's an_int: `x * 3`), nor another LLOADN,
@@ -24,12 +26,13 @@
 //    instructions after it, which is right only if none of them has a side
 //    effect (no store, no call, no frame push or pop, not the loop's
 //    back-edge) and the frames are the same. Otherwise the load stays.
-// A float element stays a typed load, one tag check and no conversion (a
-// row of floats at machine speed); where an int turns up there later, the
+// Any other float element stays a typed load, one tag check and no
+// conversion (a row of floats at machine speed); where an int turns up there later, the
 // trace leaves and the side trace or peer loop recorded for it loads the
 // number there. (Rewriting float loads too, on the chance of an int, made
 // every float row pay a conversion and a select per element: 2.3x slower
-// on the stencils of the corpus, 15% faster on matrix_mixed.)
+// on the stencils of the corpus. Without kMixedRow, matrix_mixed, whose
+// rows alternate ints and floats, left its trace at every other element.)
 #pragma once
 
 #include "optimizer/pass.h"

@@ -69,7 +69,9 @@ std::vector<IRRef> copy_constants(const TraceIR& from, TraceIR& to, const std::v
 template <typename Map>
 IRRef emit_renumbered(TraceIR& to, IRIns in, Map&& map, uint16_t snap) {
   map_operand_refs(in, map);
-  return to.emit(in.op, in.type, in.op1, in.op2, snap);
+  const IRRef r = to.emit(in.op, in.type, in.op1, in.op2, snap);
+  to[r].flags = in.flags;
+  return r;
 }
 template <typename Map>
 IRRef emit_renumbered(TraceIR& to, const IRIns& in, Map&& map) {

@@ -3,6 +3,7 @@
 //   0000 >  int  SLOAD  0  #0
 //   0001    int  KINT   1
 //   0002    int  ADD    0000  0001
+//   0003 >  flt  LLOAD  0004  0000 mixed  #1  (kMixedRow: a float of a mixed row)
 //   SNAP #0 ir=0000 pc=3 frames=[] []
 //   CALL #0 builtin 0 sqrt 0x0
 //   CALL #1 indexget 0 index 0x0 dest=5     (object result owned by slot 5)
@@ -143,6 +144,7 @@ std::string print_ins(const TraceIR& ir, IRRef r) {
     first = false;
   }
   if (ir.is_converted_int(r)) line += " int";  // TraceIR::kfloat's an_int
+  if (in.op == IROp::LLOAD && (in.flags & kMixedRow)) line += " mixed";
   if (in.snap != kNoSnap) line += "  #" + std::to_string(in.snap);
   rtrim(line);
   return line;
@@ -410,6 +412,11 @@ class Parser {
       converted_int = true;
       ++i;
     }
+    uint8_t flags = 0;  // LLOAD f g mixed: kMixedRow
+    if (op == IROp::LLOAD && i < toks.size() && toks[i] == "mixed") {
+      flags = kMixedRow;
+      ++i;
+    }
     uint16_t snap = kNoSnap;
     if (i < toks.size() && toks[i].starts_with("#")) {
       uint32_t s;
@@ -425,7 +432,7 @@ class Parser {
       IRRef got = emit_const(op, type, ops[0], cst, converted_int, line);
       if (got != ref) fail(line, "duplicate constant (same as " + fmt_ref(got) + ")");
     } else {
-      ir_.emit(op, type, ops[0], ops[1], snap);
+      ir_[ir_.emit(op, type, ops[0], ops[1], snap)].flags = flags;
     }
     ins_lines_.push_back(line);
   }

@@ -7,6 +7,9 @@
 // guard per index, the row-major flat index TIDX, then TLOAD or
 // TREF/TSTORE). Other loads go through the index_get helper; other stores
 // abort the recording.
+#include <algorithm>
+#include <vector>
+
 #include "tracer/recorder.h"
 #include "tracer/recorder_internal.h"
 #include "vm/tensor/tensor.h"
@@ -37,6 +40,17 @@ bool storable(DType d, const Value& v) {
   }
 }
 
+// Whether a list holds an int beside its element `at` (a float): a row of
+// mixed numbers, such as a matrix whose entries alternate, whose next
+// element may well be an int. Only a few neighbours are looked at: what a
+// loop over the row reads next, at a constant cost per recorded load.
+bool mixed_row_near(const std::vector<Value>& items, size_t at) {
+  const size_t lo = at >= 4 ? at - 4 : 0, hi = std::min(items.size(), at + 5);
+  for (size_t k = lo; k < hi; ++k)
+    if (items[k].is_int()) return true;
+  return false;
+}
+
 }  // namespace
 
 TraceRecorder::Status TraceRecorder::record_index(uint32_t pc, const Instr& ins, const Value* R) {
@@ -57,8 +71,11 @@ TraceRecorder::Status TraceRecorder::record_index(uint32_t pc, const Instr& ins,
           static_cast<uint64_t>(idx.as_int()) < obj.as_list()->items.size()) {
         IRRef len = ir_.emit(IROp::LLEN, IRType::Int, o);
         guard(true, ir_.emit(IROp::ULT, IRType::Bool, i, len));
-        const Value& elem = obj.as_list()->items[static_cast<size_t>(idx.as_int())];
-        write(ins.a, ir_.emit(IROp::LLOAD, type_of_value(elem), o, i, snapshot(pc)));
+        const auto& items = obj.as_list()->items;
+        const size_t at = static_cast<size_t>(idx.as_int());
+        const IRRef load = ir_.emit(IROp::LLOAD, type_of_value(items[at]), o, i, snapshot(pc));
+        if (items[at].is_float() && mixed_row_near(items, at)) ir_[load].flags = kMixedRow;
+        write(ins.a, load);
         return Status::Continue;
       }
       call_helper(CallTarget{call::IndexGet{1}, "index_get"}, {o, i}, ins.a);

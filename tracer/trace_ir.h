@@ -115,12 +115,20 @@ using IRRef = uint32_t;
 constexpr IRRef kNoRef = 0xFFFFFFFFu;
 constexpr uint16_t kNoSnap = 0xFFFFu;
 
+// IRIns::flags. kMixedRow: an LLOAD of a float element of a list the
+// recorder saw holding ints beside it (a row of mixed numbers, whose next
+// element may be the other type): NumberLoadPass may make it a number load,
+// where a float row's load stays one tag check. Text form: `mixed` after the
+// operands.
+constexpr uint8_t kMixedRow = 1;
+
 struct IRIns {
   IROp op;
   IRType type;
   uint16_t snap = kNoSnap;  // guards: the snapshot to exit through
   uint32_t op1 = 0;
   uint32_t op2 = 0;
+  uint8_t flags = 0;  // kMixedRow; kept by every rebuild (emit_renumbered)
 };
 
 // Values a linked exit may pass to its side trace in registers

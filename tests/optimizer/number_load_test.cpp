@@ -76,6 +76,64 @@ TEST(NumberLoad, FloatElementsStayTypedLoads) {
   EXPECT_IR_EQ(passtest::apply(pass, text), print_ir(parse_ir(text)));
 }
 
+// row[j] + aik * bk[j] with aik a float, recorded where bk[j] was a float
+// with ints beside it (`mixed`, kMixedRow: a row whose entries alternate):
+// bk[j] becomes a number load, and loses the flag; row[j], a float of a
+// float row, stays typed.
+TEST(NumberLoad, FloatOfAMixedRowBecomesANumberLoad) {
+  NumberLoadPass pass;
+  EXPECT_IR_EQ(passtest::apply(pass,
+                     "0000 >  list SLOAD  0  0  #0\n"
+                     "0001 >  list SLOAD  1  0  #0\n"
+                     "0002 >  flt  SLOAD  2  0  #0\n"
+                     "0003 >  int  SLOAD  3  0  #0\n"
+                     "0004 >  flt  LLOAD  0000  0003  #1\n"
+                     "0005 >  flt  LLOAD  0001  0003 mixed  #2\n"
+                     "0006    flt  FMUL   0002  0005\n"
+                     "0007    flt  FADD   0004  0006\n"
+                     "0008 >  none EXIT    #3\n"
+                     "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+                     "SNAP #1 ir=0004 pc=2 frames=[] []\n"
+                     "SNAP #2 ir=0005 pc=3 frames=[] [5=0004]\n"
+                     "SNAP #3 ir=0008 pc=9 frames=[] []\n"),
+               "0000 >  list SLOAD  0  0  #0\n"
+               "0001 >  list SLOAD  1  0  #0\n"
+               "0002 >  flt  SLOAD  2  0  #0\n"
+               "0003 >  int  SLOAD  3  0  #0\n"
+               "0004 >  flt  LLOAD  0000  0003  #1\n"
+               "0005 >  flt  LLOADN 0001  0003  #2\n"
+               "0006    flt  FMUL   0002  0005\n"
+               "0007    flt  FADD   0004  0006\n"
+               "0008 >  none EXIT    #3\n"
+               "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+               "SNAP #1 ir=0004 pc=2 frames=[] []\n"
+               "SNAP #2 ir=0005 pc=3 frames=[] [5=0004]\n"
+               "SNAP #3 ir=0008 pc=9 frames=[] []\n");
+}
+
+// A mixed row's float where an int would show: added to the int of a CONV
+// (int + int stays an int), compared, or stored. The loads stay typed.
+TEST(NumberLoad, FloatOfAMixedRowWhoseIntWouldShowStaysTyped) {
+  NumberLoadPass pass;
+  const char* text =
+      "0000 >  list SLOAD  0  0  #0\n"
+      "0001 >  int  SLOAD  3  0  #0\n"
+      "0002 >  flt  LLOAD  0000  0001 mixed  #1\n"
+      "0003    flt  CONV   0001\n"
+      "0004    flt  FADD   0002  0003\n"
+      "0005 >  flt  LLOAD  0000  0001 mixed  #1\n"
+      "0006    bool LT     0005  0004\n"
+      "0007 >  none GUARDT 0006  #1\n"
+      "0008 >  flt  LLOAD  0000  0001 mixed  #1\n"
+      "0009    none LREF   0000  0001\n"
+      "0010    none LSTORE 0009  0008\n"
+      "0011 >  none EXIT    #2\n"
+      "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+      "SNAP #1 ir=0002 pc=2 frames=[] []\n"
+      "SNAP #2 ir=0011 pc=9 frames=[] [4=0004]\n";
+  EXPECT_IR_EQ(passtest::apply(pass, text), print_ir(parse_ir(text)));
+}
+
 // x / 3 and x * 2.5 with x an int element: the interpreter divides an int
 // by an int as floats, and 2.5 is a float to it, so the int means the same
 // as its float.

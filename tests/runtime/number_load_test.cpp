@@ -100,5 +100,37 @@ TEST(NumberLoadRuntime, TwoElementsThatAreBothIntsStayAnInt) {
   }
 }
 
+// Rows whose entries alternate floats and ints, summed with a float factor:
+// whichever element the recording starts at (two rows, opposite parities,
+// so one of them starts at a float), the loop loads both kinds as numbers
+// and no element load ever leaves its trace.
+TEST(NumberLoadRuntime, AFloatOfARowOfAlternatingNumbersIsANumberLoad) {
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    auto rt = expect_same_in_tier(
+        "fn total(xs, f) {\n"
+        "  let s = 0.0\n"
+        "  for i in range(len(xs)) { s = s + f * xs[i] }\n"
+        "  return s\n"
+        "}\n"
+        "let a = []\n"
+        "let b = []\n"
+        "for i in range(300) {\n"
+        "  if i % 2 == 0 { push(a, i * 0.5); push(b, i) } else { push(a, i); push(b, i * 0.5) }\n"
+        "}\n"
+        "let s = 0.0\n"
+        "for r in range(4) { s = s + total(a, 1.5) + total(b, 0.25) }\n"
+        "print(s)\n",
+        tier);
+    for (const auto& t : rt->tracing()->traces()) {
+      for (const jit::IRIns& in : t->ir.instructions()) {
+        if ((in.op == jit::IROp::LLOAD || in.op == jit::IROp::LLOADN) && in.snap < t->exits.size()) {
+          EXPECT_EQ(t->exits[in.snap], 0u) << "trace " << t->id << " leaves at an element load";
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera

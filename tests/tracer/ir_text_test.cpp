@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tracer/call_fields.h"
+#include "tracer/ir_operands.h"
 #include "tracer/trace_ir.h"
 #include "vm/graph/region.h"
 #include "vm/bytecode/bytecode.h"
@@ -265,6 +266,26 @@ TEST(IRText, FloatsOfIntConstantsRoundTrip) {
   EXPECT_EQ(print_ir(back), text);
   EXPECT_THROW(parse_ir("0000    flt  KFLOAT 2.5 int\n"), std::invalid_argument);
   EXPECT_THROW(parse_ir("0000    flt  KFLOAT inf int\n"), std::invalid_argument);
+}
+
+// kMixedRow on an LLOAD prints as `mixed`, parses back, and survives a
+// rebuild; other opcodes do not take the word.
+TEST(IRText, MixedRowLoadsRoundTrip) {
+  const std::string text =
+      "0000 >  list SLOAD  0  0  #0\n"
+      "0001 >  int  SLOAD  1  0  #0\n"
+      "0002 >  flt  LLOAD  0000  0001 mixed  #0\n"
+      "0003 >  flt  LLOAD  0000  0001  #0\n"
+      "SNAP #0 ir=0000 pc=0 frames=[] []\n";
+  TraceIR ir = parse_ir(text);
+  EXPECT_EQ(ir[2].flags, kMixedRow);
+  EXPECT_EQ(ir[3].flags, 0);
+  EXPECT_EQ(print_ir(ir), text);
+  TraceIR copy;
+  for (IRRef r = 0; r < ir.size(); ++r) emit_renumbered(copy, ir[r], [](IRRef x) { return x; });
+  EXPECT_EQ(copy[2].flags, kMixedRow);
+  EXPECT_THROW(parse_ir("0000 >  int  SLOAD  1  0 mixed  #0\nSNAP #0 ir=0000 pc=0 frames=[] []\n"),
+               std::invalid_argument);
 }
 
 TEST(IRText, IntAndPointerConstantsRoundTrip) {
