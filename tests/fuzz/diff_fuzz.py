@@ -34,16 +34,20 @@ machine does not fail the run while a hang that comes back still does.  A syntax
 interpreter run is a generator bug and also fails.
 
     diff_fuzz.py --vm PATH [--seed S] [--count N | --seconds T] [--keep-dir DIR] [--jobs J]
-                 [--profile default|exits|classic|tensors|numbers] [--modes M1,M2,...]
+                 [--profile default|exits|classic|tensors|numbers|rows] [--modes M1,M2,...]
     diff_fuzz.py --vm PATH --minimize FILE [--out FILE] [--modes ...]
     diff_fuzz.py --vm PATH --check FILE       # run one file in all modes, show differences
 
 --profile picks the generator's profile (gen_program.py): `default` mixes the
 shapes aimed at exits that build sunk objects into the usual programs, `exits`
 makes them dominant, `classic` leaves them out (the programs of the generator
-before they were added, seed for seed); `tensors` writes tensor programs aimed
-at tensor sinking and fusion (gen_tensors.py) and picks its own modes.  Pass
-the same --profile to --check and --minimize to get the same modes.
+before they were added, seed for seed); `numbers` writes only number-list
+blocks (gen_numbers.py); `rows` writes list-heavy programs (gen_rows.py:
+stencils with offset indices, swapped and aliased rows, ints and other values
+stored into float rows, push/pop in hot loops, DP rows, prefix sums);
+`tensors` writes tensor programs aimed at tensor sinking and fusion
+(gen_tensors.py) and picks its own modes.  Pass the same --profile to --check
+and --minimize to get the same modes.
 
 Prints one line per failure, then `N passed, N failed`; exits 1 on any failure.
 """
@@ -90,6 +94,7 @@ PROFILE_MODES = {
     "exits": _CLASSIC,
     "classic": _CLASSIC,
     "numbers": _CLASSIC,
+    "rows": _CLASSIC,
     # tensor programs: fusion on and off; sinkmax=1 sends the small tensors,
     # which sinking would otherwise take, to fusion
     "tensors": ["off", "default", "eager", "eager-t1", "eager-t2", "fuse0", "sinkmax1", "k3"],
@@ -503,8 +508,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--profile", choices=gen_program.PROFILES, default="default",
                     help="generator profile: default, exits (the object-at-exit shapes dominate), "
-                         "classic (the generator without them), tensors (tensor programs aimed at "
-                         "sinking and fusion); also picks the modes (--check and --minimize too)")
+                         "classic (the generator without them), numbers (number-list blocks only), "
+                         "rows (list-heavy programs: stencils, DP rows, push/pop in hot loops), "
+                         "tensors (tensor programs aimed at sinking and fusion); also picks the modes "
+                         "(--check and --minimize too)")
     ap.add_argument("--modes", metavar="M1,M2,...",
                     help="run only these modes (off is always run); known: " +
                          ", ".join(n for n, _ in ALL_MODES))

@@ -21,7 +21,7 @@ class Func:
         self.kind = kind      # "int": int params -> int; "poly": num -> num
 
 
-PROFILES = ("default", "exits", "classic", "tensors", "numbers")
+PROFILES = ("default", "exits", "classic", "tensors", "numbers", "rows")
 
 # chance that a top-level block is an exits loop / that a loop statement is an
 # object group

@@ -26,12 +26,18 @@ Profiles (generate(seed, profile)):
   numbers  the number-list blocks of gen_numbers.py alone (rows of mixed
            ints and floats, float rows that get ints beyond 2^53 after their
            loop was recorded): a fast, dense sample of the number loads' rules;
+  rows     list-heavy programs instead (gen_rows.py): stencils over float
+           rows with offset indices (also negative: the end of the row),
+           steps, ranges counting down, swapped and aliased rows; ints
+           (beyond 2^53 too), bools and strings stored into float rows;
+           push/pop in hot loops and in called functions; rows replaced
+           by lists of another length; DP rows, prefix sums;
   tensors  tensor programs instead (gen_tensors.py): hot loops of
            elementwise chains with broadcasting, reductions, norms, matmul
            epilogues, attention over mixed dtypes, shapes that change between
            iterations, element stores, escapes, deliberate shape errors.
 
-    python3 gen_program.py SEED [--profile default|exits|classic|tensors|numbers]
+    python3 gen_program.py SEED [--profile default|exits|classic|tensors|numbers|rows]
 """
 
 import random
@@ -41,11 +47,13 @@ from gen_errors import ErrorBlocksMixin
 from gen_expressions import ExpressionsMixin
 from gen_numbers import NumberListsMixin
 from gen_objects import ObjectShapesMixin
+from gen_rows import RowsMixin
 from gen_statements import StatementsMixin
 from gen_tensors import TensorsMixin
 
 
-class Gen(TensorsMixin, ExpressionsMixin, StatementsMixin, ObjectShapesMixin, ErrorBlocksMixin, NumberListsMixin):
+class Gen(TensorsMixin, RowsMixin, ExpressionsMixin, StatementsMixin, ObjectShapesMixin, ErrorBlocksMixin,
+          NumberListsMixin):
     def __init__(self, seed, profile="default"):
         self.r = random.Random(seed)
         self.seed = seed
