@@ -46,7 +46,9 @@ void CompileWorker::submit(Job job) {
 }
 
 std::vector<CompileResult> CompileWorker::take_finished() {
+  if (!has_finished()) return {};
   std::lock_guard<std::mutex> lock(mu_);
+  has_done_.store(false, std::memory_order_relaxed);
   return std::exchange(done_, {});
 }
 
@@ -75,6 +77,7 @@ void CompileWorker::run() {
     lock.lock();
     busy_ = false;
     done_.push_back(std::move(r));
+    has_done_.store(true, std::memory_order_release);
   }
 }
 

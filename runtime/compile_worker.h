@@ -9,6 +9,7 @@
 // until the job's result has been taken.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -91,8 +92,11 @@ class CompileWorker {
   CompileWorker& operator=(const CompileWorker&) = delete;
 
   void submit(Job job);
-  // The results finished since the last call, in completion order.
+  // The results finished since the last call, in completion order. Polled
+  // at every trace entry: without a result it takes no lock.
   std::vector<CompileResult> take_finished();
+  // Whether take_finished has something (no lock).
+  bool has_finished() const { return has_done_.load(std::memory_order_acquire); }
 
  private:
   void run();
@@ -101,6 +105,7 @@ class CompileWorker {
   std::condition_variable wake_;  // new job or stop
   std::deque<Job> jobs_;
   std::vector<CompileResult> done_;
+  std::atomic<bool> has_done_{false};  // done_ is not empty (set under mu_)
   bool stop_ = false;
   bool busy_ = false;
   std::chrono::milliseconds delay_;

@@ -59,6 +59,9 @@ class TierPolicy {
   // what the worker has finished, new traces and T2 code for T1 traces.
   // Returns the new traces it could not compile.
   std::vector<CompileFailure> install_finished();
+  // Whether install_finished has anything to install (no lock: polled at
+  // every trace entry).
+  bool has_finished() const { return worker_ && worker_->has_finished(); }
   // The tier-up exit of T1 trace `t` was taken: recompile it with LLVM
   // (once), and poll again after twice as many iterations meanwhile.
   void tier_up(Trace& t);

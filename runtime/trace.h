@@ -91,6 +91,10 @@ struct Trace {
   // alike (TraceRegistry::side_trace_to_share): snapshot, trace id.
   std::vector<std::pair<uint32_t, uint32_t>> shared_exits;
   std::vector<int> exit_lines;  // source line each snapshot resumes at
+  // Snapshots that resume at a RET or RETNIL of the trace's own base frame
+  // (no inlined frames): the function's return. Entered from a host's call
+  // (Interpreter::call), such an exit is the call's end, not a deopt.
+  std::vector<bool> returns;
   int exit_line(size_t snap) const { return snap < exit_lines.size() ? exit_lines[snap] : 0; }
   uint32_t max_slot = 0;
   // Invalidated (a global it assumed constant was stored into), or its

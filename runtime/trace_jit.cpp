@@ -298,6 +298,7 @@ void TraceJit::discard(Trace& t, AbortReason r, std::string why) {
 }
 
 void TraceJit::install_finished() {
+  if (!tiers_.has_finished()) return;
   for (CompileFailure& f : tiers_.install_finished()) discard(*f.trace, f.reason, std::move(f.error));
 }
 
@@ -305,7 +306,11 @@ uint32_t TraceJit::trace_stack_need(uint32_t /*id*/) const { return registry_.st
 
 void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
   install_finished();
-  JitContext ctx;
+  if (const pthread_t self = pthread_self(); !strings_thread_ || !pthread_equal(*strings_thread_, self)) {
+    strings_ = one_byte_strings();
+    strings_thread_ = self;
+  }
+  JitContext ctx(strings_);
   ctx.vm = &vm_;
   ctx.base = base;
   ctx.globals = globals;
@@ -328,10 +333,13 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
     registry_[id].native_ms += now_ms() - entered;
     if (JitTimeline* tl = telemetry_.timeline()) timeline_trace_run(*tl, id, code, entered);
   }
+  const bool host_call = std::exchange(exit.host_call, false);
+  const bool same_frames = frames.top == ctx.frames.top;
   frames.top = ctx.frames.top;  // pushed and popped by compiled code
   auto [t, snap_no] = registry_.exit_of(code);
   exit.frames.clear();
   exit.start_recording = false;
+  exit.returned = false;
   if (snap_no == kTierUpExit) {
     // A T1 trace ran `tier2` iterations: the interpreter resumes where
     // snapshot 0 does (the loop-carried values are written), and the trace
@@ -344,6 +352,14 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
     return;
   }
   const ExitPlan& plan = (*t.exit_plans)[snap_no];
+  if (host_call && same_frames && snap_no < t.returns.size() && t.returns[snap_no]) {
+    // The host's call ends here: nothing follows a return into C for a side
+    // trace to record, so this is no exit to count.
+    exit.pcs.resize(1);
+    exit.pcs[0] = plan.resume_pcs[0];
+    exit.returned = true;
+    return;
+  }
   exit_policy_.count(t.exits, plan);
   exit.pcs = plan.resume_pcs;
   for (const ExitFrame& f : plan.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});

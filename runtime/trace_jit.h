@@ -12,6 +12,8 @@
 // (deopt/exit_policy.h).
 #pragma once
 
+#include <pthread.h>
+
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -130,6 +132,9 @@ class TraceJit {
   Blacklist blacklist_;
   JitTelemetry telemetry_;
   TraceRegistry registry_;
+  // one_byte_strings() of the thread that last ran a trace (run_trace).
+  const Value* strings_ = nullptr;
+  std::optional<pthread_t> strings_thread_;
   TierPolicy tiers_;  // after what it uses; its worker stops first
   std::unique_ptr<TraceRecorder> recorder_;
   double record_start_ms_ = 0;

@@ -60,9 +60,12 @@ void TraceRegistry::size_exit_tables(Trace& t) {
   if (pass_registers_) t.passed_links = std::make_unique<NativeTrace[]>(t.ir.snapshots().size());
   else t.passed_links.reset();
   t.exit_lines.clear();
+  t.returns.clear();
   for (const Snapshot& s : t.ir.snapshots()) {
     const FunctionProto& base = s.base_proto ? *s.base_proto : *t.proto;
     t.exit_lines.push_back(source_line(s.frames.empty() ? base : *s.frames.back().proto, s.pc));
+    const bool own_frame = s.base_proto == nullptr && s.frames.empty() && s.pc < base.code.size();
+    t.returns.push_back(own_frame && (base.code[s.pc].op == Op::RET || base.code[s.pc].op == Op::RETNIL));
   }
 }
 

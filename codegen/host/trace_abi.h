@@ -63,6 +63,12 @@ class FusedCallRunner {
 // Runtime context of one trace invocation: everything the helpers need that
 // is not an argument of the IR instruction.
 struct JitContext {
+  JitContext() = default;
+  // With this thread's one-byte strings looked up by the caller: the lookup
+  // is a thread-local read, a __tls_get_addr call in a shared library, on
+  // every trace entry otherwise (TraceJit caches it per thread).
+  explicit JitContext(const Value* strings) : one_byte_strings(strings) {}
+
   VM* vm = nullptr;
   // The base frame's register 0 as of the last helper call that needs it
   // (tessera_jit_call writes its result register through it): traces that

@@ -290,7 +290,7 @@ typedef enum tsr_stats_format {
 tsr_status tsr_stats(tsr_vm* vm, tsr_stats_format format, tsr_value* out);
 /* One counter by name: "host_calls", "host_function_calls",
  * "tensor_bytes_copied", "tensors_wrapped", "tensors_exported", "traces",
- * "compiled_traces"; TSR_ENOTFOUND for others. */
+ * "compiled_traces", "trace_exits"; TSR_ENOTFOUND for others. */
 tsr_status tsr_stat(tsr_vm* vm, const char* name, int64_t* out);
 
 #ifdef __cplusplus

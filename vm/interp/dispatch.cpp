@@ -498,11 +498,7 @@ L_CALLKW: {
 
 L_RET:
 L_RETNIL: {
-  Value result = ins.op == Op::RET ? std::move(RA) : Value();
-  // Free the callee's objects now, so they die promptly; stale scalars in
-  // dead registers are harmless (every register is written before it is read).
-  for (int i = 0, n = proto->nregs; i < n; ++i)
-    if (R[i].is_obj()) R[i] = Value();
+  Value result = take_return_value(ins, R, proto->nregs);
   const uint32_t ret_slot = frame->base - 1;  // the caller's CALL register
   // <main> (base 0) has no CALL register; a host's call (base 1) has one.
   const bool has_call_register = frame->base != 0;

@@ -164,7 +164,17 @@ bool Interpreter::call(const Value& callee, std::span<const Value> args, Value& 
       if (!recording_ && hooks_->on_hot_function(*fn)) recording_ = true;
     }
     if (fn->entry_trace >= 0 && !recording_) {
+      exit_.host_call = true;  // the runtime reads and clears it
       enter_trace(static_cast<uint32_t>(fn->entry_trace));
+      if (exit_.returned) {
+        // The trace ran the call to its RET (TraceExit::returned): return
+        // from here, as the dispatch loop's RET would.
+        CallFrame& f = frames_.back();
+        result = take_return_value(*f.pc, stack_.data() + f.base, fn->nregs);
+        frames_.pop_back();
+        stack_[0] = Value();
+        return true;
+      }
       if (exit_.start_recording) recording_ = true;
     }
   }
@@ -230,9 +240,12 @@ void FrameRegion::update_push_limit() {
 void Interpreter::enter_trace(uint32_t id) {
   const uint32_t base = frames_.back().base;
   const uint32_t need = hooks_->trace_stack_need(id);
+  const size_t size = stack_.size();
   ensure_stack(static_cast<size_t>(base) + need + 1);
-  frames_.region().trace_stack_need = need;
-  frames_.region().update_push_limit();
+  if (frames_.region().trace_stack_need != need || stack_.size() != size) {
+    frames_.region().trace_stack_need = need;
+    frames_.region().update_push_limit();
+  }
   hooks_->run_trace(id, stack_.data() + base, globals_.data(), frames_.region(), exit_);
   // Recursion in compiled code may have pushed or popped frames: the exit
   // is in the top frame.

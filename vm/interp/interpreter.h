@@ -89,6 +89,17 @@ class Interpreter {
   // Runs compiled trace `id` from the current frame and rebuilds the frames
   // of its exit (the caller reloads its registers from frames_.back()).
   void enter_trace(uint32_t id);
+  // RET's (RETNIL's) first half, for the dispatch loop and for a host's call
+  // that a function trace ran to its return: the result, moved out of its
+  // register, and the returning frame's objects freed now, so they die
+  // promptly (stale scalars in dead registers are harmless: every register
+  // is written before it is read).
+  static Value take_return_value(const Instr& ret, Value* R, int nregs) {
+    Value result = ret.op == Op::RET ? std::move(R[ret.a]) : Value();
+    for (int i = 0; i < nregs; ++i)
+      if (R[i].is_obj()) R[i] = Value();
+    return result;
+  }
   // The fast path inline: the dispatch loop (dispatch.cpp) checks at every call.
   void ensure_stack(size_t needed) {
     if (needed > stack_.size()) grow_stack(needed);

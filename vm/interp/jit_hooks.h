@@ -39,6 +39,13 @@ struct TraceExit {
   // The exit got hot: record a side trace starting where the interpreter
   // resumes (the interpreter switches to recording before its next instruction).
   bool start_recording = false;
+  // Set by the interpreter before it enters a function trace for a host's
+  // call (Interpreter::call, the frame a host called): an exit at that
+  // frame's RET is the call's end. The runtime then counts no exit and
+  // sets `returned`, and the interpreter returns to the host without
+  // running the RET through its dispatch loop.
+  bool host_call = false;
+  bool returned = false;
 };
 
 // One activation record. The current frame's pc lives in a local of the

@@ -718,6 +718,49 @@ TEST(CApiJit, AHotFunctionCalledFromTheHostIsCompiled) {
   EXPECT_EQ(live, 1);  // f
 }
 
+// A function trace that a host's call runs to its RET returns to the host
+// without an exit (no exit counted, no side trace tried), with the result,
+// an object included, and the callee's registers released; a call that
+// leaves the trace early (another argument type) still gives the
+// interpreter's result.
+TEST(CApiJit, AFunctionTraceReturnsToTheHostWithoutAnExit) {
+  TestVM t({"hotcall=5", "hotexit=1"});
+  ASSERT_EQ(t.run("fn pair(x) { let l = [x, x * 2]\n return l }\n"
+                  "fn twice(x) { return x * 2 + 1 }\n"),
+            TSR_SUCCESS);
+  tsr_value pair = t.global("pair"), twice = t.global("twice");
+  for (int i = 0; i < 100; ++i) {
+    tsr_value a, r;
+    tsr_new_int(t.vm, i, &a);
+    ASSERT_EQ(tsr_call(t.vm, twice, &a, 1, &r), TSR_SUCCESS) << last(t.vm);
+    int64_t x = 0;
+    ASSERT_EQ(tsr_get_int(t.vm, r, &x), TSR_SUCCESS);
+    EXPECT_EQ(x, 2 * i + 1);
+    tsr_value_free(t.vm, r);
+    ASSERT_EQ(tsr_call(t.vm, pair, &a, 1, &r), TSR_SUCCESS) << last(t.vm);
+    tsr_value second;
+    ASSERT_EQ(tsr_list_get(t.vm, r, 1, &second), TSR_SUCCESS) << last(t.vm);
+    ASSERT_EQ(tsr_get_int(t.vm, second, &x), TSR_SUCCESS);
+    EXPECT_EQ(x, 2 * i);
+    for (tsr_value v : {a, r, second}) tsr_value_free(t.vm, v);
+  }
+  int64_t compiled = 0, exits = -1;
+  tsr_stat(t.vm, "compiled_traces", &compiled);
+  tsr_stat(t.vm, "trace_exits", &exits);
+  EXPECT_GE(compiled, 2);
+  EXPECT_EQ(exits, 0);
+  // A float: the trace's entry guard fails, the interpreter runs the call.
+  tsr_value a, r;
+  tsr_new_float(t.vm, 1.5, &a);
+  ASSERT_EQ(tsr_call(t.vm, twice, &a, 1, &r), TSR_SUCCESS) << last(t.vm);
+  double y = 0;
+  ASSERT_EQ(tsr_get_float(t.vm, r, &y), TSR_SUCCESS);
+  EXPECT_EQ(y, 4.0);
+  tsr_stat(t.vm, "trace_exits", &exits);
+  EXPECT_GE(exits, 1);
+  for (tsr_value v : {a, r}) tsr_value_free(t.vm, v);
+}
+
 // Two VMs on two threads at once, each a hot loop, with different JIT
 // parameters (one interpreted): neither sees the other.
 TEST(CApiThreads, TwoVMsRunHotLoopsAtOnce) {
