@@ -10,6 +10,7 @@
 #include "optimizer/fusion.h"
 #include "optimizer/guard_elim.h"
 #include "optimizer/licm.h"
+#include "optimizer/phi_merge.h"
 #include "optimizer/loop_peel.h"
 #include "optimizer/loop_predicate.h"
 #include "optimizer/number_load.h"
