@@ -49,6 +49,17 @@ class LiveReports(unittest.TestCase):
         self.assertGreater(f["side_traces"], 0)
         self.assertGreater(f["tierup_swapped"], 0)
 
+    def test_every_time_field_is_read(self):
+        # run_corpus.py's warm-up table takes T2 out of the compiling time: it must be the optimizer's,
+        # T1's and T2's compile times together (each printed to 0.001 ms).
+        f = stats_report.parse_stats(self.stats)
+        tiers = stats_report.parse_tiers(self.stats)
+        missing = [k for k in stats_report.TIME_FIELDS if f[k] is None]
+        self.assertEqual(missing, [], self.stats)
+        self.assertAlmostEqual(f["compiling_ms"], f["optimizer_ms"] + tiers["T1"]["total_ms"] + tiers["T2"]["total_ms"],
+                               delta=0.005, msg=self.stats)
+        self.assertIsNotNone(stats_report.main_thread_jit_ms(f, tiers))
+
     def test_every_tier_field_is_read(self):
         tiers = stats_report.parse_tiers(self.stats)
         for tier in ("T1", "T2"):

@@ -1,5 +1,6 @@
 """The harness's parsers of tool output (experiments/harness/): the --stats report's trace counts
-(stats_report.parse_stats), the calls into a function of a callgrind profile
+and times (stats_report.parse_stats, parse_tiers, main_thread_jit_ms; run_corpus.py's warm-up
+table made of them), the calls into a function of a callgrind profile
 (callgrind_calls.parse_calls), and the tensor programs' output (their `iter_us`,
 `time_per_iter_us` and `checksum` lines) and the STREAM triad's (run_tensor_bench), on text in the
 forms the tools print."""
@@ -9,6 +10,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "experiments", "harness"))
 import callgrind_calls  # noqa: E402
+import run_corpus  # noqa: E402
 import run_tensor_bench  # noqa: E402
 import stats_report  # noqa: E402
 
@@ -33,6 +35,84 @@ class ParseStats(unittest.TestCase):
                                   "2 loops blacklisted, 0 invalidated\n")
         self.assertEqual(f["loops_blacklisted"], 2)
         self.assertIsNone(f["functions_blacklisted"])
+
+
+# The summary lines of `tessera-vm run --stats tests/conformance/corpus/expr_parser.tsb -- 300`:
+# T1 code only, a T2 compile unfinished at the end (not counted).
+STATS_T2_UNFINISHED = """\
+  traces: 140 recorded, 140 compiled (129 side traces; 71 more exits linked to one), 19 aborted, 0 loops and 0 functions blacklisted, 0 invalidated
+    aborted (left the loop): 9 (last in parse_term at line 73 (JEQ at pc 11))
+  time: recording 2.716 ms, compiling 14.056 ms; 7641 IR instructions (9443 as recorded; optimizer 3.917 ms of the compiling time)
+  T1 (asmjit): 140 traces compiled in 10.139 ms (median 0.036 ms), 455998 bytes of code
+  T2 (llvm): the compile in progress when the script ended was not waited for
+  time in code (CPU time, split by 4 samples): T1 0 ms (0.0%), T2 0 ms (0.0%), elsewhere 21 ms (100.0%: interpreter, recorder, compilers, runtime)
+  tier-up: 0 T1 traces swapped for T2 code (17 tier-up exits)
+  warm-up: first trace compiled at 0.537 ms, last at 21.324 ms
+    trace 0  tests/conformance/corpus/expr_parser.tsb:58 in peek, function trace: 14 IR instructions (14 recorded), 6 snapshots, compiled in 0.064 ms (T1 0.043 ms 900 bytes; runs T1); entered 1373 times, 20 exits
+  wall time: 22.367 ms (compile and interpret)
+"""
+# bank_sim.tsb with --jit-param async=0: T2 code, whose compiles the compiling time counts.
+STATS_T2 = """\
+  traces: 26 recorded, 26 compiled (20 side traces; 3 more exits linked to one), 5 aborted, 0 loops and 0 functions blacklisted, 0 invalidated
+  time: recording 0.815 ms, compiling 123.306 ms; 972 IR instructions (1268 as recorded; optimizer 0.985 ms of the compiling time)
+  T1 (asmjit): 26 traces compiled in 1.292 ms (median 0.045 ms), 60939 bytes of code
+  T2 (llvm): 7 traces compiled in 121.028 ms (median 18.175 ms), 20668 bytes of code
+  time in code (CPU time, split by 60 samples): T1 0 ms (0.0%), T2 84 ms (35.0%), elsewhere 156 ms (65.0%: interpreter, recorder, compilers, runtime)
+  tier-up: 7 T1 traces swapped for T2 code (7 tier-up exits)
+  wall time: 277.243 ms (compile and interpret)
+"""
+
+
+class ParseTimes(unittest.TestCase):
+    def test_optimizer_and_time_in_code(self):
+        f = stats_report.parse_stats(STATS_T2_UNFINISHED)
+        self.assertEqual((f["recording_ms"], f["compiling_ms"], f["ir_instructions"], f["optimizer_ms"]),
+                         (2.716, 14.056, 7641, 3.917))
+        self.assertEqual((f["samples"], f["t1_code_ms"], f["t2_code_ms"], f["elsewhere_ms"], f["vm_wall_ms"]),
+                         (4, 0.0, 0.0, 21.0, 22.367))
+
+    def test_tier_totals_and_an_unfinished_t2_compile(self):
+        tiers = stats_report.parse_tiers(STATS_T2_UNFINISHED)
+        self.assertEqual((tiers["T1"]["total_ms"], tiers["T1"]["traces"], tiers["T1"]["unfinished"]),
+                         (10.139, 140, False))
+        self.assertEqual((tiers["T2"]["total_ms"], tiers["T2"]["traces"], tiers["T2"]["unfinished"]),
+                         (None, None, True))
+        tiers = stats_report.parse_tiers(STATS_T2)
+        self.assertEqual((tiers["T2"]["total_ms"], tiers["T2"]["unfinished"]), (121.028, False))
+
+    def test_main_thread_jit_time_leaves_t2_out(self):
+        for text, want in [(STATS_T2_UNFINISHED, 2.716 + 14.056), (STATS_T2, 0.815 + 123.306 - 121.028)]:
+            ms = stats_report.main_thread_jit_ms(stats_report.parse_stats(text), stats_report.parse_tiers(text))
+            self.assertAlmostEqual(ms, want, places=9)
+
+    def test_older_time_line_and_none(self):
+        text = "  time: recording 1.500 ms, compiling 2.000 ms; 30 IR instructions\n"
+        f = stats_report.parse_stats(text)
+        self.assertEqual((f["ir_instructions"], f["optimizer_ms"], f["samples"]), (30, None, None))
+        self.assertEqual(stats_report.main_thread_jit_ms(f, stats_report.parse_tiers(text)), 3.5)
+        self.assertIsNone(stats_report.main_thread_jit_ms(stats_report.parse_stats(""), stats_report.parse_tiers("")))
+
+
+class CorpusWarmupTable(unittest.TestCase):
+    def test_row_of_a_report(self):
+        w = run_corpus.warmup_fields(run_corpus.warmup_record(STATS_T2_UNFINISHED, "ok", 0.0304), 0.0076)
+        self.assertEqual(run_corpus.warmup_cells("expr_parser", w),
+                         ["expr_parser", "22.4", "30.4", "7.6", "140", "129", "19", "2.72", "3.92", "10.14", "- *",
+                          "75.0%", "4", "0", "0", "21"])
+
+    def test_failed_run_and_no_interpreter(self):
+        w = run_corpus.warmup_fields(run_corpus.warmup_record("", "timeout", None, "timed out"), None)
+        self.assertEqual(run_corpus.warmup_cells("json_pretty", w),
+                         ["json_pretty (TIMEOUT)"] + ["-"] * len(run_corpus.WARMUP_COLUMNS))
+
+    def test_total_row(self):
+        rows = [run_corpus.warmup_fields(run_corpus.warmup_record(t), i)
+                for t, i in [(STATS_T2_UNFINISHED, 0.0076), (STATS_T2, "CRASH")]]
+        total = dict(zip([h for h, _, _ in run_corpus.WARMUP_COLUMNS], run_corpus.warmup_total(rows)[1:]))
+        self.assertEqual([total[h] for h in ["wall ms", "interp ms", "traces recorded", "T2 compile ms (background)",
+                                             "elsewhere ms"]], ["299.6", "7.6", "166", "121.03", "177"])
+        share = (100 * (2.716 + 14.056) / 22.367 * 100 * (0.815 + 123.306 - 121.028) / 277.243) ** 0.5
+        self.assertEqual(total["JIT main thread % of wall"], "%.1f%%" % share)
 
 
 # Two overloads of compile, the outer calling the inner: each call is counted once, with what
