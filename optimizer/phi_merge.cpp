@@ -22,6 +22,21 @@ bool named_before(const TraceIR& ir, IRRef last, IRRef r) {
   return false;
 }
 
+// Whether an instruction after LOOP other than a PHI reads `r`, or a
+// snapshot names it.
+bool used_in_body(const TraceIR& ir, IRRef loop, IRRef r) {
+  for (IRRef u = loop + 1; u < ir.size(); ++u) {
+    if (ir[u].op == IROp::PHI) continue;
+    bool reads = false;
+    for_each_operand_ref(ir[u], [&](IRRef a) { reads = reads || a == r; });
+    if (reads) return true;
+  }
+  for (const Snapshot& s : ir.snapshots())
+    for (const SnapshotEntry& e : s.entries)
+      if (e.ref == r) return true;
+  return false;
+}
+
 // The first pair of PHIs with the same next value whose entry values are
 // distinct ints defined before LOOP.
 bool find_merge(const TraceIR& ir, IRRef loop, PhiMergePass::Merge& m) {
@@ -32,6 +47,7 @@ bool find_merge(const TraceIR& ir, IRRef loop, PhiMergePass::Merge& m) {
     for (size_t y = x + 1; y < phis.size(); ++y) {
       const IRIns &p = ir[phis[x]], &q = ir[phis[y]];
       if (p.op2 != q.op2 || p.op1 == q.op1 || p.type != IRType::Int || q.type != IRType::Int) continue;
+      if (!used_in_body(ir, loop, p.op1) || !used_in_body(ir, loop, q.op1)) continue;  // merged already
       if (ir_is_const(ir[p.op1].op) || ir_is_const(ir[q.op1].op) || p.op1 >= loop || q.op1 >= loop) continue;
       const IRRef last = std::max(p.op1, q.op1);
       if (named_before(ir, last, p.op1) || named_before(ir, last, q.op1)) continue;
@@ -57,22 +73,21 @@ void PhiMergePass::merge(TraceIR& ir, const Merge& m) {
   const IRRef same = ir.emit(IROp::EQ, IRType::Bool, m.keep, m.gone);
   const IRRef check = ir.emit(IROp::GUARDT, IRType::None, same, 0, 0);
   auto to_keep = [&](IRRef r) { return r == m.gone ? m.keep : r; };
-  for (IRRef r = last + 1; r < same; ++r) map_operand_refs(ir[r], to_keep);
+  for (IRRef r = last + 1; r < same; ++r)
+    if (r != m.gone_phi) map_operand_refs(ir[r], to_keep);
   for (Snapshot& s : ir.snapshots())
     for (SnapshotEntry& e : s.entries) e.ref = to_keep(e.ref);
 
-  std::vector<IRRef> subst = identity_subst(ir);
-  subst[m.gone_phi] = kNoRef;
   std::vector<IRRef> order;
   for (IRRef r = 0; r < same; ++r) {
-    if (ir_is_const(ir[r].op) || r == m.gone_phi) continue;
+    if (ir_is_const(ir[r].op)) continue;
     order.push_back(r);
     if (r == last) {
       order.push_back(same);
       order.push_back(check);
     }
   }
-  ir = rebuild_trace(ir, subst, order);
+  ir = rebuild_trace(ir, identity_subst(ir), order);
 }
 
 }  // namespace tessera::jit

@@ -5,8 +5,11 @@
 // PHI(v0, i + s) with the same next value. They differ only if they differ
 // on entry, which one guard before LOOP rules out (EQ, exiting through
 // snapshot 0 like LICM's guards). Every later use of the second then uses
-// the first, and its PHI goes: one induction variable fewer in the loop, a
-// register and a copy per iteration.
+// the first, the exits write the first to both registers, and nothing in the
+// body reads the second's PHI: T2 drops it (one induction variable fewer in
+// the loop, a register and a copy per iteration). The PHI itself stays, so
+// that T1's tier-up exit, which writes each PHI's entry register, still
+// leaves the visible variable right.
 #pragma once
 
 #include "optimizer/pass.h"
@@ -20,7 +23,7 @@ class PhiMergePass : public TracePass {
 
   struct Merge {
     IRRef keep, gone;  // entry values: the uses of `gone` after both become `keep`'s
-    IRRef gone_phi;    // PHI(gone, next), dropped
+    IRRef gone_phi;    // PHI(gone, next): kept, read by nothing in the body
   };
 
  private:

@@ -121,6 +121,25 @@ TEST(Tiers, AutoUpgradesHotTracesAtTheTierUpExit) {
   }
 }
 
+// A counted loop's trace carries its index once (PhiMergePass): the
+// visible variable's PHI stays, so that T1's tier-up exit, which writes each
+// PHI's register, leaves the variable right for the interpreter that resumes
+// in the body (it read the value on entry to the trace when the PHI was
+// dropped: a fuzzed program summed wrong under tier=auto only).
+TEST(Tiers, TheTierUpExitWritesACountedLoopsVariable) {
+  const char* src =
+      "let u = list(50, 0.0)\n"
+      "for i in range(50) { u[i] = i * 0.5 }\n"
+      "let s = 0.0\n"
+      "for r in range(40) { for j in range(1, 49) { s = s + u[j - 1] * 0.25 + u[j] + j } }\n"
+      "print(s)\n";
+  for (int tier2 : {2, 5, 40}) {
+    SCOPED_TRACE("tier2=" + std::to_string(tier2));
+    auto rt = testing::expect_same_as_interpreter(src, params("auto", tier2));
+    EXPECT_GT(rt->tracing()->stats().tier_up_exits, 0u);
+  }
+}
+
 TEST(Tiers, LoopsEnteredThroughLinksCountTheirEntries) {
   // The outer loop runs 3 iterations per call, and each leaves its body for
   // the inner loop's trace and comes back through a link: it reaches its
