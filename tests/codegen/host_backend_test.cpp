@@ -389,6 +389,40 @@ TEST_P(HostBackendTest, StencilLoopWithPushStoresIntoMovedStorage) {
   EXPECT_EQ(floats_of(lv), want);
 }
 
+// j = i + 1 computed before LOOP and carried by a PHI (a peeled loop's
+// index): in the body u[j] is addressed off the PHI, not rebuilt from i + 1
+// (T2 folds x + K into the address only for an index of the same region).
+TEST_P(HostBackendTest, CarriedIndexDefinedBeforeTheLoopIsNotRebuilt) {
+  TraceIR ir;
+  const uint16_t s0 = snap(ir, {});
+  IRRef u = sload(ir, IRType::List, 0, s0);
+  IRRef i = sload(ir, IRType::Int, 1, s0);
+  IRRef acc = sload(ir, IRType::Float, 2, s0);
+  IRRef j = ir.emit(IROp::ADD, IRType::Int, i, ir.kint(1));
+  ir.emit(IROp::LOOP, IRType::None);
+  const uint16_t s1 = snap(ir, {{1, j}, {2, acc}});
+  ir.emit(IROp::GUARDT, IRType::None, ir.emit(IROp::ULT, IRType::Bool, j, ir.emit(IROp::LLEN, IRType::Int, u)), 0, s1);
+  IRRef x = ir.emit(IROp::LLOAD, IRType::Float, u, j, s1);
+  IRRef acc2 = ir.emit(IROp::FADD, IRType::Float, acc, x);
+  IRRef j2 = ir.emit(IROp::ADD, IRType::Int, j, ir.kint(1));
+  ir.emit(IROp::GUARDT, IRType::None, ir.emit(IROp::LT, IRType::Bool, j2, ir.kint(9)), 0,
+          snap(ir, {{1, j2}, {2, acc2}}));
+  ir.emit(IROp::PHI, IRType::Int, j, j2);
+  ir.emit(IROp::PHI, IRType::Float, acc, acc2);
+  auto owned = make_backend();
+  CompiledTrace t = owned->compile(ir, "carried-index");
+  std::vector<double> xs(12);
+  for (int k = 0; k < 12; ++k) xs[k] = 1.0 + k * k;
+  Value l = make_list(float_values(xs));
+  Runner r;
+  r.regs = {l, Value::integer(0), Value::number(0.0)};
+  EXPECT_EQ(r.run(t.fn), 2u);
+  double want = 0;
+  for (int k = 1; k < 9; ++k) want += xs[k];
+  EXPECT_EQ(static_cast<int64_t>(r.exit_vals[0]), 9);
+  EXPECT_EQ(as_double(r.exit_vals[1]), want);
+}
+
 TEST_P(HostBackendTest, GlobalLoadGuardAndStore) {
   TraceIR ir;
   const uint16_t s0 = snap(ir, {});

@@ -468,6 +468,7 @@ llvm::Value* Lowering::compare(IROp op, IRRef x, IRRef y) {
 }
 
 void Lowering::begin_loop(IRRef loop) {
+  loop_ = loop;
   top_ = nullptr;  // see frame_top()
   // Every PHI(a, b): `a` (before LOOP) is loop-carried; inside the body all
   // uses of `a` see the phi.

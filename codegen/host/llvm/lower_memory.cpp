@@ -136,11 +136,16 @@ llvm::Value* Lowering::element_addr(IRRef list, IRRef index) {
   const IRIns& ix = ir_[index];
   int64_t k = 0;
   IRRef x = index;
-  if ((ix.op == IROp::ADD || ix.op == IROp::SUB) && ir_[ix.op2].op == IROp::KINT && !ir_is_const(ir_[ix.op1].op)) {
+  // Only an index computed here, in the same region: in the loop, an index
+  // defined before LOOP may be loop-carried (its PHI's), and its operand's
+  // value here is not the one it was computed from.
+  const bool same_region = !in_loop_ || index > loop_;
+  if (same_region && (ix.op == IROp::ADD || ix.op == IROp::SUB) && ir_[ix.op2].op == IROp::KINT &&
+      !ir_is_const(ir_[ix.op1].op)) {
     x = ix.op1;
     k = ir_.const_int(ix.op2);
     if (ix.op == IROp::SUB) k = static_cast<int64_t>(0 - static_cast<uint64_t>(k));
-  } else if (ix.op == IROp::ADD && ir_[ix.op1].op == IROp::KINT && !ir_is_const(ir_[ix.op2].op)) {
+  } else if (same_region && ix.op == IROp::ADD && ir_[ix.op1].op == IROp::KINT && !ir_is_const(ir_[ix.op2].op)) {
     x = ix.op2;
     k = ir_.const_int(ix.op1);
   }

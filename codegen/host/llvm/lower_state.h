@@ -163,6 +163,7 @@ class Lowering {
   std::vector<LoopPhi> phis_;
   std::map<std::tuple<uint16_t, bool, llvm::Value*>, llvm::BasicBlock*> exits_;
   bool in_loop_ = false;
+  IRRef loop_ = kNoRef;  // the LOOP instruction (begin_loop)
   IRRef cur_ = kNoRef;
   const FunctionProto* cur_proto_ = nullptr;     // the base frame's function here
   std::unordered_map<uint32_t, uint8_t> slot_tags_;  // base slot -> its tag here, where known
