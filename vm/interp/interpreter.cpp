@@ -240,9 +240,8 @@ void FrameRegion::update_push_limit() {
 void Interpreter::enter_trace(uint32_t id) {
   const uint32_t base = frames_.back().base;
   const uint32_t need = hooks_->trace_stack_need(id);
-  const size_t size = stack_.size();
-  ensure_stack(static_cast<size_t>(base) + need + 1);
-  if (frames_.region().trace_stack_need != need || stack_.size() != size) {
+  ensure_stack(static_cast<size_t>(base) + need + 1);  // a grown stack updates the push limit itself
+  if (frames_.region().trace_stack_need != need) {
     frames_.region().trace_stack_need = need;
     frames_.region().update_push_limit();
   }
