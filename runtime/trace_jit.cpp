@@ -302,6 +302,12 @@ void TraceJit::install_finished() {
   for (CompileFailure& f : tiers_.install_finished()) discard(*f.trace, f.reason, std::move(f.error));
 }
 
+uint64_t TraceJit::exits_taken() const {
+  uint64_t n = 0;
+  for (const auto& t : registry_.all()) n += t->exits.total();
+  return n;
+}
+
 uint32_t TraceJit::trace_stack_need(uint32_t /*id*/) const { return registry_.stack_need(); }
 
 void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {

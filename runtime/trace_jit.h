@@ -77,6 +77,8 @@ class TraceJit {
   void enable_tier_profile() { telemetry_.enable_tier_profile(); }
   const TraceStats& stats() const { return telemetry_.stats(); }
   const std::vector<std::unique_ptr<Trace>>& traces() const { return registry_.all(); }
+  // Exits taken back to the interpreter, over every trace.
+  uint64_t exits_taken() const;
   void print_stats(std::ostream& os) const { telemetry_.print_stats(os, registry_.all(), kernels_.stats()); }
   const JitTelemetry& telemetry() const { return telemetry_; }
   const std::vector<BlacklistedRoot>& blacklisted() const { return blacklisted_; }

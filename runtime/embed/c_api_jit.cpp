@@ -101,26 +101,14 @@ tsr_status tsr_stats(tsr_vm* vm, tsr_stats_format format, tsr_value* out) {
   });
 }
 
-namespace {
-
-// Exits from compiled code back to the interpreter, over every trace (a
-// host's call that a function trace ran to its return is none).
-uint64_t trace_exits(tsr_vm& m) {
-  uint64_t n = 0;
-  if (m.observer && m.observer->tracing())
-    for (const auto& t : m.observer->tracing()->traces()) n += t->exits.total();
-  return n;
-}
-
-}  // namespace
-
 tsr_status tsr_stat(tsr_vm* vm, const char* name, int64_t* out) {
   return with_vm(vm, [&](tsr_vm& m) {
     if (!name) return null_argument(m, "name");
     if (!out) return null_argument(m, "out");
     const EmbedCounters& c = m.counters;
     const std::string n = name;
-    const jit::TraceStats* ts = m.observer && m.observer->tracing() ? &m.observer->tracing()->stats() : nullptr;
+    const jit::TraceJit* tj = m.observer ? m.observer->tracing() : nullptr;
+    const jit::TraceStats* ts = tj ? &tj->stats() : nullptr;
     if (n == "host_calls") *out = c.host_calls;
     else if (n == "host_function_calls") *out = c.host_function_calls;
     else if (n == "tensor_bytes_copied") *out = c.tensor_bytes_copied;
@@ -129,7 +117,7 @@ tsr_status tsr_stat(tsr_vm* vm, const char* name, int64_t* out) {
     else if (n == "live_handles") *out = static_cast<int64_t>(m.handles.live());
     else if (n == "traces") *out = ts ? static_cast<int64_t>(ts->recorded) : 0;
     else if (n == "compiled_traces") *out = ts ? static_cast<int64_t>(ts->compiled) : 0;
-    else if (n == "trace_exits") *out = static_cast<int64_t>(trace_exits(m));
+    else if (n == "trace_exits") *out = tj ? static_cast<int64_t>(tj->exits_taken()) : 0;
     else
       return m.fail(TSR_ENOTFOUND, "unknown statistic '" + n +
                                        "' (known: host_calls, host_function_calls, tensor_bytes_copied, "

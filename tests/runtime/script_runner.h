@@ -74,12 +74,7 @@ inline bool any_trace_has_op(const HotspotObserver& rt, jit::IROp op) {
 }
 
 // Exits taken back to the interpreter, over all traces of `rt`.
-inline uint64_t total_exits(const HotspotObserver& rt) {
-  uint64_t n = 0;
-  for (const auto& t : rt.tracing()->traces())
-    for (uint64_t e : t->exits) n += e;
-  return n;
-}
+inline uint64_t total_exits(const HotspotObserver& rt) { return rt.tracing()->exits_taken(); }
 
 // Exits taken back to the interpreter from side traces only.
 inline uint64_t side_trace_exits(const HotspotObserver& rt) {
