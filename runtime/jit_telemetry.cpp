@@ -227,10 +227,11 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
         tiers += fmt::format("{}T{} {:.3f} ms {} bytes", tiers.empty() ? "" : ", ", k + 1, t->tier_compile_ms[k],
                              t->code_size[k]);
     os << fmt::format("    trace {}  {}:{} in {}, {}: {} IR instructions ({} recorded), {} snapshots, compiled in "
-                      "{:.3f} ms{}; entered {} times, {} exits\n",
+                      "{:.3f} ms{}; entered {} times, {} exits{}\n",
                       t->id, script_name_, t->line, t->function, kind, t->ir.size(), t->recorded_size,
                       t->ir.snapshots().size(), t->compile_ms,
-                      tiers.empty() ? "" : fmt::format(" ({}; runs T{})", tiers, t->tier), t->entries, exits);
+                      tiers.empty() ? "" : fmt::format(" ({}; runs T{})", tiers, t->tier), t->entries, exits,
+                      t->returns_taken ? fmt::format(", {} returns", t->returns_taken) : "");
     for (size_t s = 0; s < t->exits.size(); ++s)
       if (t->exits[s])
         os << fmt::format("      exit #{} to line {}: {} times\n", s, t->exit_lines[s], t->exits[s]);

@@ -62,6 +62,9 @@ struct Trace {
   uint32_t tier_up_interval = 0;  // what the counter restarts from (doubles while LLVM works)
   double record_ms = 0, compile_ms = 0;
   uint64_t entries = 0;
+  // Runs that ended at the function's own RET (a snapshot in `returns`):
+  // the call's end, which the interpreter (or the host) completes; no exit.
+  uint64_t returns_taken = 0;
   // Time in compiled code from entries into this trace (through links, to
   // whichever exit came back), measured only for --dump and --metrics.
   double native_ms = 0;
@@ -92,8 +95,11 @@ struct Trace {
   std::vector<std::pair<uint32_t, uint32_t>> shared_exits;
   std::vector<int> exit_lines;  // source line each snapshot resumes at
   // Snapshots that resume at a RET or RETNIL of the trace's own base frame
-  // (no inlined frames): the function's return. Entered from a host's call
-  // (Interpreter::call), such an exit is the call's end, not a deopt.
+  // (no inlined frames): the function's return, which ends the run like
+  // LuaJIT's return link, not a deopt: not counted as an exit and never the
+  // start of a side trace (one would record the callers, one per call site,
+  // a chain of side traces hung off one RET). Entered from a host's call
+  // (Interpreter::call), the runtime returns to the host itself.
   std::vector<bool> returns;
   int exit_line(size_t snap) const { return snap < exit_lines.size() ? exit_lines[snap] : 0; }
   uint32_t max_slot = 0;

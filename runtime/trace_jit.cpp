@@ -358,17 +358,18 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
     return;
   }
   const ExitPlan& plan = (*t.exit_plans)[snap_no];
-  if (host_call && same_frames && snap_no < t.returns.size() && t.returns[snap_no]) {
-    // The host's call ends here: nothing follows a return into C for a side
-    // trace to record, so this is no exit to count.
+  if (same_frames && snap_no < t.returns.size() && t.returns[snap_no]) {
+    // The function's own return (Trace::returns): the run's end, no exit.
+    ++t.returns_taken;
     exit.pcs.resize(1);
     exit.pcs[0] = plan.resume_pcs[0];
-    exit.returned = true;
+    // A host's call ends here; the interpreter's CALL runs the RET.
+    exit.returned = host_call;
     return;
   }
-  exit_policy_.count(t.exits, plan);
   exit.pcs = plan.resume_pcs;
   for (const ExitFrame& f : plan.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
+  exit_policy_.count(t.exits, plan);
   maybe_start_side_trace(t, snap_no, exit, base);
 }
 

@@ -88,6 +88,7 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       j["tier"] = t.tier;
       j["dead"] = t.dead || !t.tier;
       j["entries"] = t.entries;
+      j["returns"] = t.returns_taken;
       j["ir_size"] = t.ir.size();
       j["recorded_size"] = t.recorded_size;
       j["parent"] = t.is_side ? json(t.parent) : json(nullptr);

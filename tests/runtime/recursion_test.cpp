@@ -205,6 +205,37 @@ TEST(Recursion, MutualRecursionFromInlinedFramesLinksToTheFunctionTrace) {
   EXPECT_EQ(traces[0]->link, 0);
 }
 
+TEST(Recursion, ReturnOfAFunctionTraceToAnInterpretedCallerIsNoExit) {
+  // The caller's loop never gets hot, so every call of peek enters its
+  // function trace from the interpreter and runs to one of its RETs. That is
+  // the run's end (Trace::returns): no exit, and no side trace recorded from
+  // there into the caller (which made a chain of them, one per call site).
+  JitParams p = recursion_params();
+  p.set("hotloop=65535");
+  auto rt = testing::expect_same_as_interpreter(
+      "let xs = [4, 8, 15, 16, 23, 42]\n"
+      "fn peek(i) {\n  if i < len(xs) { return xs[i] }\n  return -1\n}\n"
+      "let s = 0\nfor i in range(300) { s = s + peek(i % 9) }\nprint(s)\n",
+      p);
+  const auto& traces = rt->tracing()->traces();
+  ASSERT_FALSE(traces.empty());
+  const jit::Trace& peek = *traces[0];
+  EXPECT_EQ(peek.kind, jit::Trace::Kind::Function);
+  EXPECT_GT(peek.entries, 250u);
+  EXPECT_GT(peek.returns_taken, 150u);
+  // The exits are the other path's (i >= 6: its branch guard), none at a
+  // RET, and no trace starts at a RET.
+  for (const auto& t : traces) {
+    const Op op = t->proto->code[t->start_pc].op;
+    EXPECT_TRUE(op != Op::RET && op != Op::RETNIL) << "trace " << t->id << " starts at a RET";
+    for (size_t snap = 0; snap < t->returns.size(); ++snap)
+      if (t->returns[snap]) {
+        EXPECT_EQ(t->exits[snap], 0u) << "trace " << t->id << " exit " << snap;
+      }
+  }
+  EXPECT_GT(peek.exits.total(), 0u);
+}
+
 TEST(Recursion, ReturnsThroughSeveralFramesIntoACallerLoop) {
   // Regression: one side trace returns through several frames (FPOP after
   // FPOP) whose exits share a snapshot; each exit must write and link
