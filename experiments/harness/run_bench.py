@@ -15,7 +15,8 @@ bytes); and experiments/bench/warmup/warmup.tsb runs once under --jit=off, tier=
 (async=0) and auto, printing its time per iteration, for the warm-up plot. Writes
 experiments/results/jit-latest.md (all tables, a link to the plot) + .csv, the warm-up CSV
 jit-warmup-latest.csv, the per-iteration CSV jit-warmup-iterations-latest.csv and the plot
-jit-warmup-latest.svg; with --dated (or --tag TEXT) also copies named jit-DATE[-TEXT].md, ...,
+jit-warmup-latest.svg (at --size small / short: jit-small-*, jit-short-*); with --dated (or --tag
+TEXT) also copies named jit-DATE[-TEXT].md, ...,
 which a document should cite (experiments/results/INDEX.md, rewritten at the end, lists them).
 
 Programs: experiments/bench/tsb/*.tsb (ours); the twins live in the shared folder
@@ -50,18 +51,34 @@ SMALL_ARGS = {
     "nbody": ["2000"], "sieve": ["200000"], "spectral_norm": ["60"],
     "matmul_scalar": ["40"], "fannkuch": ["7"],
 }
-# Checksums of the small sizes (computed with the Python twins), so that a run with tessera-vm
+# Sizes for the warm-up comparison (issue 42's "0.01-0.1 s programs"): about a twentieth of each
+# default problem's work, the nearest whole parameter (fib 40 -> 34: phi^6 ~ 18; n^2 and n^3
+# programs scale n by 0.05^(1/2) and 0.05^(1/3); fannkuch 10 -> 9 is a tenth, 8 would be 1/90).
+# Chosen from the work alone, before any time was measured at them.
+SHORT_ARGS = {
+    "fib": ["34"], "loop_sum": ["18000000", "1"], "mandelbrot": ["900", "50"],
+    "nbody": ["250000"], "sieve": ["1000000"], "spectral_norm": ["670"],
+    "matmul_scalar": ["220"], "fannkuch": ["9"],
+}
+# Checksums of the small and short sizes (computed with the Python twins), so that a run with tessera-vm
 # alone still verifies its output.
 EXPECTED_SMALL = {
     "fib": "6765", "loop_sum": "199999", "mandelbrot": "1428",
     "nbody": "-0.169075164 -0.169071607", "sieve": "17984", "spectral_norm": "1.274206094",
     "matmul_scalar": "-22.500000", "fannkuch": "228 16",
 }
+EXPECTED_SHORT = {
+    "fib": "5702887", "loop_sum": "35999999", "mandelbrot": "321907",
+    "nbody": "-0.169075164 -0.169085989", "sieve": "78498", "spectral_norm": "1.274224137",
+    "matmul_scalar": "1347.500000", "fannkuch": "8629 30",
+}
+SIZE_ARGS = {"small": SMALL_ARGS, "short": SHORT_ARGS}
+SIZE_EXPECTED = {"small": EXPECTED_SMALL, "short": EXPECTED_SHORT}
 PEERS = ["tessera", "tessera-t1", "tessera-t2", "tessera-interp", "lua5.4", "luajit-joff", "luajit",
          "python3", "pypy3", "c"]
 # The warm-up program (experiments/bench/warmup/warmup.tsb): iterations per --size, and the
 # checksum it prints at the small size (whatever the mode).
-WARMUP_ITERS = {"small": 40, "default": 5000}  # long enough for auto to reach T2
+WARMUP_ITERS = {"small": 40, "short": 250, "default": 5000}  # long enough for auto to reach T2
 WARMUP_EXPECTED_SMALL = "checksum -1.535387135"
 # Modes the warm-up program runs under: (label, tessera-vm run options).
 WARMUP_MODES = [
@@ -224,18 +241,22 @@ def main():
     ap.add_argument("--shared", default=os.path.join(os.path.dirname(REPO), "shared"),
                     help="the shared folder holding bench/{lua,py,c} (default: ../shared)")
     ap.add_argument("--runs", type=int, default=3, help="runs per program and runtime (median)")
-    ap.add_argument("--size", choices=["small", "default"], default="default",
-                    help="small: CI smoke sizes; default: the programs' own sizes (~1 s under a JIT)")
+    ap.add_argument("--size", choices=["small", "short", "default"], default="default",
+                    help="small: CI smoke sizes (a few ms); short: about 1/20 of each default "
+                         "problem (0.01-0.1 s under the JIT, for warm-up); default: the programs' "
+                         "own sizes (~1 s under a JIT)")
     ap.add_argument("--programs", help="comma-separated subset of: " + ",".join(PROGRAMS))
     ap.add_argument("--peers", help="comma-separated subset of: " + ",".join(PEERS))
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
     ap.add_argument("--out-dir", default=os.path.join(REPO, "experiments", "results"))
-    results_index.dated_arguments(ap, "jit")
+    results_index.dated_arguments(ap, "jit[-SIZE]")
     ap.add_argument("--check-only", action="store_true",
                     help="exit non-zero on any checksum mismatch, crash or timeout (for CI)")
     ap.add_argument("--no-warmup", action="store_true",
                     help="skip the extra `tessera --stats` run per program (warm-up table)")
     a = ap.parse_args()
+    # The results' name: jit-latest.* at the default size, jit-SIZE-latest.* at the others.
+    results_name = "jit" if a.size == "default" else "jit-" + a.size
 
     programs = a.programs.split(",") if a.programs else PROGRAMS
     peers = a.peers.split(",") if a.peers else PEERS
@@ -313,8 +334,8 @@ def main():
     mismatches = 0
     failures = 0
     for prog in programs:
-        args = SMALL_ARGS[prog] if a.size == "small" else []
-        want = EXPECTED_SMALL[prog] if a.size == "small" else None
+        args = SIZE_ARGS[a.size][prog] if a.size in SIZE_ARGS else []
+        want = SIZE_EXPECTED[a.size][prog] if a.size in SIZE_EXPECTED else None
         ref, ref_name = None, None
         for peer in peers:
             cmd = runners[peer](prog, args)
@@ -616,7 +637,7 @@ def main():
                      "no trace reached T2)." % (src_text[tier_src["1"]], src_text[tier_src["2"]]))
     if iters:
         lines += ["", "## Warm-up plot (experiments/bench/warmup/warmup.tsb)", "",
-                  "![time per iteration of warmup.tsb under each mode](jit-warmup-{RUN}.svg)", ""]
+                  "![time per iteration of warmup.tsb under each mode](%s-warmup-{RUN}.svg)" % results_name, ""]
         ih = ["mode", "options", "iterations", "iteration 0 µs", "median µs of iterations 1-9",
               "median µs of the last half", "total ms", "checksum"]
         lines.append("| " + " | ".join(ih) + " |")
@@ -641,17 +662,17 @@ def main():
                      "(microseconds; the plot's y axis is logarithmic). jit=off: interpreter only; "
                      "tier=1: asmjit only; tier=2: LLVM only, compiled before going on (`async=0`), so "
                      "its compile time lands in the iterations that trigger it; auto: the default. "
-                     "The per-iteration times are in `jit-warmup-iterations-{RUN}.csv`. "
+                     "The per-iteration times are in `%s-warmup-iterations-{RUN}.csv`. "
                      "The checksum must agree across the modes."
-                     % (WARMUP_ITERS[a.size], WARMUP_ITERS[a.size]))
+                     % (WARMUP_ITERS[a.size], WARMUP_ITERS[a.size], results_name))
     if mismatches:
         lines.append("")
         lines.append("**%d checksum mismatch(es)** — see the log of the run." % mismatches)
     report = "\n".join(lines) + "\n"
 
     dated = results_index.dated_run(a.dated, a.tag)
-    written = results_index.save(a.out_dir, "jit", "md", report, dated)
-    written += results_index.save(a.out_dir, "jit", "csv", results_index.csv_text(
+    written = results_index.save(a.out_dir, results_name, "md", report, dated)
+    written += results_index.save(a.out_dir, results_name, "csv", results_index.csv_text(
         [["program", "runtime", "status", "median_seconds", "output"]]
         + [[prog, p, r.status, "%.6f" % r.seconds if r.seconds else "", r.output]
            for prog in programs for p in peers for r in [results.get((prog, p))] if r]), dated)
@@ -665,9 +686,9 @@ def main():
                             + ["" if wr[k] is None else wr[k] for k in WARMUP_FIELDS]
                             + ["" if tr[k] is None else tr[k] for k in TIER_FIELDS]
                             + ["%.6f" % wr["seconds"] if wr["seconds"] else "", wr["output"]])
-        written += results_index.save(a.out_dir, "jit-warmup", "csv", results_index.csv_text(rows), dated)
+        written += results_index.save(a.out_dir, results_name + "-warmup", "csv", results_index.csv_text(rows), dated)
     if iters:
-        written += results_index.save(a.out_dir, "jit-warmup-iterations", "csv", results_index.csv_text(
+        written += results_index.save(a.out_dir, results_name + "-warmup-iterations", "csv", results_index.csv_text(
             [["mode", "iteration", "microseconds"]]
             + [[mode, i, us] for mode, _ in WARMUP_MODES for i, us in iters[mode]["times"]]), dated)
         svg = svg_line_plot(
@@ -675,7 +696,7 @@ def main():
               iters[mode]["times"]) for mode, _ in WARMUP_MODES],
             "warmup.tsb: time per iteration (%s, %d iterations)" % (today, WARMUP_ITERS[a.size]),
             "iteration", "time per iteration (µs, log scale)")
-        written += results_index.save(a.out_dir, "jit-warmup", "svg", svg, dated)
+        written += results_index.save(a.out_dir, results_name + "-warmup", "svg", svg, dated)
     log("wrote " + ", ".join(os.path.basename(x) for x in written) + " in " + a.out_dir)
     results_index.refresh(a.out_dir)
     print(report.replace("{RUN}", "latest"))
