@@ -1,15 +1,40 @@
 #include "optimizer/loop_peel.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "optimizer/cse.h"
+#include "optimizer/dce.h"
+#include "optimizer/guard_elim.h"
+#include "optimizer/loop_predicate.h"
 #include "tracer/ir_operands.h"
 
 namespace tessera::jit {
 namespace {
+
+constexpr int64_t kMinPeelTripHint = 8;
+
+// The loop body's instructions, PHIs and constants not counted.
+size_t body_work(const TraceIR& ir) {
+  const IRRef loop = ir.loop_ref();
+  size_t n = 0;
+  for (IRRef r = loop == kNoRef ? ir.size() : loop + 1; r < ir.size(); ++r)
+    n += ir[r].op != IROp::PHI && !ir_is_const(ir[r].op);
+  return n;
+}
+
+// A copy of `ir` after the passes that follow peeling and remove work.
+TraceIR cleaned(const TraceIR& ir) {
+  TraceIR copy = ir;
+  GuardElimPass().run(copy);
+  CsePass().run(copy);
+  DcePass().run(copy);
+  return copy;
+}
 
 [[noreturn]] void malformed(const std::string& what) { throw std::invalid_argument("peel: " + what); }
 
@@ -79,8 +104,9 @@ class Peeler {
     size_t appended = 0;
     for (size_t k = 0; k < nsnaps; ++k) appended += used_in_body_[k];
     // Guards number snapshots in 16 bits (kNoSnap is none), and the exit
-    // code reserves 0xFFFF (the runtime discards traces that reach it).
-    if (nsnaps + appended >= kNoSnap) return false;
+    // code reserves 0xFFFF (the runtime discards traces that reach it);
+    // one more for the header snapshot.
+    if (nsnaps + appended + 1 >= kNoSnap) return false;
     return true;
   }
 
@@ -178,8 +204,31 @@ class Peeler {
       s.exit_count = 0;
       out.snapshots().push_back(std::move(s));
     }
+    const bool header = add_header_snapshot(out, new_loop);
     clamp_snapshot_starts(out);
     out.copy_tables_from(ir_);
+    if (header) out.set_header_snapshot(static_cast<uint16_t>(out.snapshots().size() - 1));
+  }
+
+  // Where every PHI carried an entry SLOAD's slot (what T1's tier-up exit
+  // at the back-edge writes, codegen/host/asmjit), the peeled loop's PHIs
+  // start from peeled values instead: a snapshot at snapshot 0's place
+  // names, for each such slot, the PHI's new first operand.
+  bool add_header_snapshot(TraceIR& out, IRRef new_loop) const {
+    if (ir_.snapshots().empty()) return false;
+    Snapshot h = ir_.snapshots()[0];
+    h.entries.clear();
+    for (IRRef p : phis_) {
+      const IRIns& entry = ir_[ir_[p].op1];
+      if (entry.op != IROp::SLOAD || entry.op2 != kSloadEntry) return false;
+      h.entries.push_back(SnapshotEntry{entry.op1, peeled_[ir_[p].op2]});
+    }
+    std::sort(h.entries.begin(), h.entries.end(),
+              [](const SnapshotEntry& x, const SnapshotEntry& y) { return x.slot < y.slot; });
+    h.ir_ref = new_loop;
+    h.exit_count = 0;
+    out.snapshots().push_back(std::move(h));
+    return true;
   }
 
   const TraceIR& ir_;
@@ -193,8 +242,14 @@ class Peeler {
 }  // namespace
 
 bool LoopPeelPass::run(TraceIR& ir) {
+  if (where_it_pays_) {
+    if (LoopPredicatePass::applies(ir)) return false;
+    if (ir.loop_trip_hint() >= 0 && ir.loop_trip_hint() < kMinPeelTripHint) return false;
+  }
   TraceIR out;
   if (!Peeler(ir).peel(out)) return false;
+  // At least a tenth less: the peeled copy doubles the trace's code.
+  if (where_it_pays_ && body_work(cleaned(out)) * 10 > body_work(cleaned(ir)) * 9) return false;
   ir = std::move(out);
   return true;
 }

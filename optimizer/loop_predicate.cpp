@@ -63,23 +63,30 @@ struct IndexIv {
   bool derived = false;  // k: its own entry value k0 needs its own check
 };
 
-}  // namespace
+struct Hoisted {
+  IRRef guard, index, bound;  // index: the carried value the offset is added to
+  int64_t offset;
+  IndexIv iv;
+};
 
-bool LoopPredicatePass::run(TraceIR& ir) {
+// The bounds guards of the loop's body that predicates before LOOP can
+// prove, and the count-down counter they are proved from; empty where the
+// pass does nothing.
+std::vector<Hoisted> hoistable(const TraceIR& ir, IRRef& count) {
   const IRRef loop_at = ir.loop_ref();
-  if (!exits_to_entry_state(ir, loop_at)) return false;
-  if (ir.loop_trip_hint() >= 0 && ir.loop_trip_hint() < kMinTripHint) return false;
+  if (!exits_to_entry_state(ir, loop_at)) return {};
+  if (ir.loop_trip_hint() >= 0 && ir.loop_trip_hint() < kMinTripHint) return {};
 
   Loop L{ir, loop_at, {}};
   for (IRRef r = loop_at + 1; r < ir.size(); ++r)
     if (ir[r].op == IROp::PHI) L.next[ir[r].op1] = ir[r].op2;
 
-  IRRef count = kNoRef;
+  count = kNoRef;
   for (IRRef r = loop_at + 1; r < ir.size() && count == kNoRef; ++r) {
     const IRRef c = L.positive(ir[r]);
     if (c != kNoRef && L.counts_down(c)) count = c;
   }
-  if (count == kNoRef) return false;
+  if (count == kNoRef) return {};
 
   auto index_iv = [&](IRRef v) {
     IndexIv iv;
@@ -117,11 +124,6 @@ bool LoopPredicatePass::run(TraceIR& ir) {
     return {x, 0};
   };
 
-  struct Hoisted {
-    IRRef guard, index, bound;  // index: the carried value the offset is added to
-    int64_t offset;
-    IndexIv iv;
-  };
   std::vector<Hoisted> hoisted;
   for (IRRef r = loop_at + 1; r < ir.size(); ++r) {
     const IRIns& g = ir[r];
@@ -133,6 +135,20 @@ bool LoopPredicatePass::run(TraceIR& ir) {
     if (iv.i == kNoRef || !step_usable(iv.step)) continue;
     hoisted.push_back({r, index, cmp.op2, offset, iv});
   }
+  return hoisted;
+}
+
+}  // namespace
+
+bool LoopPredicatePass::applies(const TraceIR& ir) {
+  IRRef count = kNoRef;
+  return !hoistable(ir, count).empty();
+}
+
+bool LoopPredicatePass::run(TraceIR& ir) {
+  const IRRef loop_at = ir.loop_ref();
+  IRRef count = kNoRef;
+  const std::vector<Hoisted> hoisted = hoistable(ir, count);
   if (hoisted.empty()) return false;
 
   // The predicates, appended now and placed before LOOP below; each

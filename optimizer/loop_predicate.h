@@ -43,6 +43,10 @@ class LoopPredicatePass : public TracePass {
  public:
   const char* name() const override { return "predicate"; }
   bool run(TraceIR& ir) override;
+  // Whether run() would hoist a bounds check of `ir` (LoopPeelPass leaves
+  // such loops to this pass: a peeled preamble has stores, after which no
+  // predicate can exit through snapshot 0).
+  static bool applies(const TraceIR& ir);
 };
 
 }  // namespace tessera::jit

@@ -25,6 +25,10 @@ std::unique_ptr<TracePass> make_pass(const TracePipeline::Options&) {
   return std::make_unique<Pass>();
 }
 template <>
+std::unique_ptr<TracePass> make_pass<LoopPeelPass>(const TracePipeline::Options& options) {
+  return std::make_unique<LoopPeelPass>(/*where_it_pays=*/!options.peel_every_loop);
+}
+template <>
 std::unique_ptr<TracePass> make_pass<TensorSinkPass>(const TracePipeline::Options& options) {
   return std::make_unique<TensorSinkPass>(options.sink_max_elements);
 }

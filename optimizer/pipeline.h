@@ -26,6 +26,7 @@ class TracePipeline {
     template <typename Params>
     explicit Options(const Params& params)
         : peel(params.peel != 0),
+          peel_every_loop(params.peel == 2),
           predicate(params.predicate != 0),
           sink(params.sink != 0),
           fuse(params.fuse != 0),
@@ -36,6 +37,8 @@ class TracePipeline {
     // `always` read this one.
     static constexpr bool always = true;
     bool peel;       // loop peeling (LoopPeelPass)
+    // peel=2: every loop the pass can peel; peel=1: where it pays (loop_peel.h)
+    bool peel_every_loop;
     bool predicate;  // loop predication (LoopPredicatePass)
     bool sink;       // allocation sinking (TensorSinkPass, AllocSinkPass)
     bool fuse;       // fusion of tensor operations into kernels (FusionPass)

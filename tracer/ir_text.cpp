@@ -308,6 +308,8 @@ class Parser {
         add_region_line(l, line);
       else if (toks[0] == "ASSUME")
         parse_assume(toks, line);
+      else if (toks[0] == "HEADER")
+        parse_header(toks, line);
       else if (toks[0] == "VTENSOR")
         parse_vtensor(l, line);
       else
@@ -640,6 +642,15 @@ class Parser {
     ir_.assumed_globals().push_back({g, reinterpret_cast<const void*>(static_cast<uintptr_t>(v))});
   }
 
+  // HEADER #N: the peeled loop's header snapshot (TraceIR::header_snapshot).
+  void parse_header(const std::vector<std::string_view>& toks, size_t line) {
+    uint32_t n;
+    if (toks.size() != 2 || !toks[1].starts_with("#") || !parse_num(toks[1].substr(1), n) || n >= kNoSnap)
+      fail(line, "expected 'HEADER #N'");
+    ir_.set_header_snapshot(static_cast<uint16_t>(n));
+    header_line_ = line;
+  }
+
   // VTENSOR #N DTYPE [d0, d1, ...]
   void parse_vtensor(std::string_view l, size_t line) {
     auto toks = split_ws(l);
@@ -706,12 +717,15 @@ class Parser {
       for (const SnapshotEntry& e : s.entries)
         if (e.ref >= n) fail(snap_lines_[k], "reference " + fmt_ref(e.ref) + " does not exist");
     }
+    if (ir_.header_snapshot() != kNoSnap && ir_.header_snapshot() >= ir_.snapshots().size())
+      fail(header_line_, "HEADER #" + std::to_string(ir_.header_snapshot()) + ": the snapshot does not exist");
   }
 
   const ProtoResolver& resolve_;
   TraceIR ir_;
   std::vector<size_t> ins_lines_;
   std::vector<size_t> snap_lines_;
+  size_t header_line_ = 0;
 };
 
 }  // namespace
@@ -741,6 +755,7 @@ std::string print_ir(const TraceIR& ir) {
     }
     out += "]\n";
   }
+  if (ir.header_snapshot() != kNoSnap) out += "HEADER #" + std::to_string(ir.header_snapshot()) + "\n";
   const auto& calls = ir.calls();
   for (size_t k = 0; k < calls.size(); ++k) {
     const CallTarget& c = calls[k];

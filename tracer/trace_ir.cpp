@@ -71,6 +71,7 @@ void TraceIR::copy_tables_from(const TraceIR& from) {
   vtensors_ = from.vtensors_;
   function_ = from.function_;
   loop_trip_hint_ = from.loop_trip_hint_;
+  header_snap_ = from.header_snap_;
 }
 
 IRRef TraceIR::intern_const(IROp op, IRType type, uint64_t bits, bool pooled, uint32_t op2) {

@@ -342,7 +342,7 @@ class TraceIR {
   void set_function(const FunctionProto* f) { function_ = f; }
 
   // Takes `from`'s tables and annotations (calls, assumed globals, virtual
-  // tensors, function, trip hint): what a pass that rebuilds the
+  // tensors, function, trip hint, header snapshot): what a pass that rebuilds the
   // instructions and snapshots keeps unchanged.
   void copy_tables_from(const TraceIR& from);
 
@@ -351,6 +351,13 @@ class TraceIR {
   // short); -1 when unknown (other traces, IR built or parsed by hand).
   int64_t loop_trip_hint() const { return loop_trip_hint_; }
   void set_loop_trip_hint(int64_t n) { loop_trip_hint_ = n; }
+
+  // A peeled loop (LoopPeelPass): the snapshot of its state at the loop
+  // header, each carried slot naming its PHI's first operand, which holds
+  // the carried value at the back-edge; what T1's tier-up exit writes there.
+  // Used by no guard; kNoSnap when there is none. `HEADER #n` in the text.
+  uint16_t header_snapshot() const { return header_snap_; }
+  void set_header_snapshot(uint16_t s) { header_snap_ = s; }
 
  private:
   std::vector<IRIns> ins_;
@@ -361,6 +368,7 @@ class TraceIR {
   std::vector<VirtualTensor> vtensors_;
   const FunctionProto* function_ = nullptr;
   int64_t loop_trip_hint_ = -1;
+  uint16_t header_snap_ = kNoSnap;
   // Constant deduplication: (op, type, payload bits, op2) -> ref. A hit is
   // re-checked against ins_, since operator[] lets callers rewrite entries.
   struct ConstKey {

@@ -14,6 +14,11 @@ agree:
     sink0     tessera-vm run P.tsb --jit-param sink=0      (no allocation sinking)
     sinkmax1  tessera-vm run P.tsb --jit-param sinkmax=1   (only one-element tensors sunk)
 
+The `numbers` and `rows` profiles add an eighth:
+
+    peel2     eager's thresholds with --jit-param peel=2 --jit-param tier2=2
+                                   (every loop peeled; T1 moves them to T2 at the back-edge)
+
 The `tensors` profile runs its own set of eight: off, default, eager, eager-t1,
 eager-t2, and
 
@@ -76,6 +81,9 @@ ALL_MODES = [
     ("eager", EAGER + ["--jit-param", "tier2=2"]),
     ("eager-t1", EAGER + ["--jit-param", "tier=1"]),
     ("eager-t2", EAGER + ["--jit-param", "tier=2"]),
+    # every loop peeled (the default peels only where it pays), T1 moving
+    # peeled loops to T2 at their back-edge through the header snapshot
+    ("peel2", EAGER + ["--jit-param", "peel=2", "--jit-param", "tier2=2"]),
     ("sink0", ["--jit-param", "sink=0"]),
     ("sinkmax1", ["--jit-param", "sinkmax=1"]),
     ("fuse0", ["--jit-param", "fuse=0"]),
@@ -93,8 +101,8 @@ PROFILE_MODES = {
     "default": _CLASSIC,
     "exits": _CLASSIC,
     "classic": _CLASSIC,
-    "numbers": _CLASSIC,
-    "rows": _CLASSIC,
+    "numbers": _CLASSIC + ["peel2"],
+    "rows": _CLASSIC + ["peel2"],
     # tensor programs: fusion on and off; sinkmax=1 sends the small tensors,
     # which sinking would otherwise take, to fusion
     "tensors": ["off", "default", "eager", "eager-t1", "eager-t2", "fuse0", "sinkmax1", "k3"],

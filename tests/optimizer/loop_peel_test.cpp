@@ -10,6 +10,7 @@
 
 #include "optimizer/loop_peel.h"
 #include "optimizer/pipeline.h"
+#include "tests/optimizer/loop_shapes.h"
 #include "tests/optimizer/pass_test_support.h"
 
 namespace tessera::jit {
@@ -77,7 +78,10 @@ TEST(LoopPeel, PeelsTheFirstIterationAndRewiresThePhis) {
                "SNAP #1 ir=0017 pc=3 frames=[] [3=0013 4=0014]\n"
                "SNAP #2 ir=0019 pc=5 frames=[] [3=0013 4=0014]\n"
                "SNAP #3 ir=0008 pc=3 frames=[] [3=0005 4=0002]\n"
-               "SNAP #4 ir=0010 pc=5 frames=[] [3=0005 4=0002]\n");
+               "SNAP #4 ir=0010 pc=5 frames=[] [3=0005 4=0002]\n"
+               // The state at the header for T1's tier-up exit.
+               "SNAP #5 ir=0015 pc=3 frames=[] [3=0013 4=0014]\n"
+               "HEADER #5\n");
 }
 
 // A for loop after CSE: its hidden index (slot 0) and its variable (slot
@@ -128,7 +132,9 @@ TEST(LoopPeel, PhisWithTheSameNextValueBecomeOne) {
                "0020    int  PHI    0010  0017\n"
                "SNAP #0 ir=0002 pc=31 frames=[] []\n"
                "SNAP #1 ir=0016 pc=35 frames=[] [0=0011 1=0010 3=0011 5=0013]\n"
-               "SNAP #2 ir=0009 pc=35 frames=[] [0=0005 1=0003 3=0002 5=0006]\n");
+               "SNAP #2 ir=0009 pc=35 frames=[] [0=0005 1=0003 3=0002 5=0006]\n"
+               "SNAP #3 ir=0012 pc=31 frames=[] [0=0011 1=0010 3=0011]\n"
+               "HEADER #3\n");
 }
 
 // Snapshots with inlined frames (and a base frame) are copied whole: the
@@ -157,14 +163,19 @@ TEST(LoopPeel, SnapshotsWithInlinedFramesAreCopiedWhole) {
                "0009    flt  PHI    0002  0006\n"
                "SNAP #0 ir=0001 pc=0 frames=[] []\n"
                "SNAP #1 ir=0008 pc=7 frames=[half@4/12] [1=0002 4=0006 5=0000]\n"
-               "SNAP #2 ir=0004 pc=7 frames=[half@4/12] [1=0001 4=0002 5=0000]\n");
+               "SNAP #2 ir=0004 pc=7 frames=[half@4/12] [1=0001 4=0002 5=0000]\n"
+               "SNAP #3 ir=0005 pc=0 frames=[] [1=0002]\n"
+               "HEADER #3\n");
 }
 
 TEST(LoopPeel, PipelineRunsItAfterLicmOnlyWhenAskedFor) {
-  // Peeling goes in right before guard elimination, after LICM.
+  // Peeling goes in right before guard elimination, after LICM (peel=1,
+  // the default, or 2); peel=0 leaves it out.
   TracePipeline::Options peeling = passtest::default_options();
   peeling.peel = true;
-  std::vector<std::string> names = TracePipeline(passtest::default_options()).pass_names();
+  TracePipeline::Options none = passtest::default_options();
+  none.peel = false;
+  std::vector<std::string> names = TracePipeline(none).pass_names();
   const auto licm = std::find(names.begin(), names.end(), "licm");
   const auto guards = std::find(names.begin(), names.end(), "guards");
   ASSERT_LT(licm, guards);
@@ -200,7 +211,9 @@ TEST(LoopPeel, PeeledBoundsCheckLetsGuardEliminationDropTheBodysCheck) {
       "SNAP #2 ir=0010 pc=5 frames=[] [1=0001 3=0004]\n";
   TracePipeline::Options peeling = passtest::default_options();
   peeling.peel = true;
-  const std::string plain = passtest::apply(TracePipeline(passtest::default_options()), in);
+  TracePipeline::Options none = passtest::default_options();
+  none.peel = false;
+  const std::string plain = passtest::apply(TracePipeline(none), in);
   EXPECT_NE(plain.find("0009    bool ULT    0001  0005\n0010 >  none GUARDT 0009  #2\n"), std::string::npos) << plain;
   EXPECT_IR_EQ(passtest::apply(TracePipeline(peeling), in),
                "0000    int  KINT   1\n"
@@ -229,7 +242,34 @@ TEST(LoopPeel, PeeledBoundsCheckLetsGuardEliminationDropTheBodysCheck) {
                "SNAP #1 ir=0015 pc=3 frames=[] [1=0012 3=0011]\n"
                "SNAP #2 ir=0016 pc=5 frames=[] [1=0012 3=0011]\n"
                "SNAP #3 ir=0007 pc=3 frames=[] [1=0001 3=0004]\n"
-               "SNAP #4 ir=0009 pc=5 frames=[] [1=0001 3=0004]\n");
+               "SNAP #4 ir=0009 pc=5 frames=[] [1=0001 3=0004]\n"
+               "SNAP #5 ir=0013 pc=3 frames=[] [1=0012 3=0011]\n"
+               "HEADER #5\n");
+}
+
+// Peeling where it pays (the pipeline's peel=1) leaves a counted loop whose
+// bounds checks loop predication hoists (loop_shapes.h's kForLoop): the
+// peeled iteration's stores would leave no preamble for its predicates to
+// exit from, and the body would keep its checks.
+TEST(LoopPeel, CountedLoopsThatPredicationCoversAreLeftToIt) {
+  {
+    LoopPeelPass leave(/*where_it_pays=*/true);
+    TraceIR ir = parse_ir(passtest::kForLoop);
+    EXPECT_FALSE(leave.run(ir));
+    EXPECT_IR_EQ(print_ir(ir), passtest::kForLoop);
+  }
+  {
+    LoopPeelPass peel;
+    TraceIR ir = parse_ir(passtest::kForLoop);
+    EXPECT_TRUE(peel.run(ir));
+  }
+  // Through the pipeline with both on: the body's bounds check is gone.
+  TracePipeline::Options both = passtest::default_options();
+  both.peel = true;
+  both.predicate = true;
+  const std::string out = passtest::apply(TracePipeline(both), passtest::kForLoop);
+  const std::string body = out.substr(out.find("LOOP"));
+  EXPECT_EQ(body.find("ULT"), std::string::npos) << out;
 }
 
 // Traces peeling leaves exactly as they are.

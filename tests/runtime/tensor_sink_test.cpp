@@ -215,7 +215,7 @@ TEST(TensorSinkInJit, HotExitsEverywhereStayCorrect) {
   p.set("hotcall=1");
   for (const char* src :
        {kFloatVectors, kIntsFillsAndBroadcasts, kInlinedCall, kListOfVectors, kExitBuildsOneObject, kEscapes}) {
-    for (const char* peel : {"peel=0", "peel=1"}) {
+    for (const char* peel : {"peel=0", "peel=1", "peel=2"}) {
       SCOPED_TRACE(peel);
       p.set(peel);
       auto rt = testing::expect_same_as_interpreter(src, p);

@@ -140,6 +140,28 @@ TEST(Tiers, TheTierUpExitWritesACountedLoopsVariable) {
   }
 }
 
+// A peeled loop's PHIs start from the peeled iteration's values, not from
+// entry SLOADs: its back-edge tier-up exit writes the slots its header
+// snapshot names (TraceIR::header_snapshot). One loop entered once, with
+// ints and a float carried (peeled: its bounds check of l[i] goes, as
+// loop_peel_test.cpp's PeeledBoundsCheck... shows), moves to T2 in the
+// middle of its run and still computes what the interpreter does.
+TEST(Tiers, APeeledLoopTiersUpAtItsBackEdge) {
+  const char* src =
+      "fn run(l) {\n  let s = 0\n  let f = 0.5\n  let i = 5\n"
+      "  while i < len(l) { s = s + l[i] * i % 7\n    f = f * 0.999 + i\n    i = i + 1 }\n"
+      "  return [s, f]\n}\nprint(run(list(3000, 2)))\n";
+  JitParams p = params("auto", 20);
+  p.set("peel=1");
+  auto rt = testing::expect_same_as_interpreter(src, p);
+  const auto& traces = rt->tracing()->traces();
+  ASSERT_FALSE(traces.empty());
+  EXPECT_NE(traces[0]->ir.header_snapshot(), jit::kNoSnap);
+  EXPECT_LE(traces[0]->entries, 2u);  // entered once, and again at the tier-up exit
+  EXPECT_EQ(traces[0]->tier, 2);
+  EXPECT_GT(rt->tracing()->stats().tier_up_exits, 0u);
+}
+
 TEST(Tiers, LoopsEnteredThroughLinksCountTheirEntries) {
   // The outer loop runs 3 iterations per call, and each leaves its body for
   // the inner loop's trace and comes back through a link: it reaches its

@@ -288,6 +288,25 @@ TEST(IRText, MixedRowLoadsRoundTrip) {
                std::invalid_argument);
 }
 
+// A peeled loop's header snapshot prints as `HEADER #n` and parses back;
+// one naming a snapshot that does not exist is an error.
+TEST(IRText, HeaderSnapshotRoundTrips) {
+  const std::string text =
+      "0000 >  int  SLOAD  1  0  #0\n"
+      "0001    none LOOP\n"
+      "SNAP #0 ir=0000 pc=0 frames=[] []\n"
+      "SNAP #1 ir=0001 pc=0 frames=[] [1=0000]\n"
+      "HEADER #1\n";
+  TraceIR ir = parse_ir(text);
+  EXPECT_EQ(ir.header_snapshot(), 1);
+  EXPECT_EQ(print_ir(ir), text);
+  EXPECT_EQ(parse_ir("0000 >  int  SLOAD  1  0  #0\nSNAP #0 ir=0000 pc=0 frames=[] []\n").header_snapshot(), kNoSnap);
+  EXPECT_THROW(parse_ir("0000 >  int  SLOAD  1  0  #0\nSNAP #0 ir=0000 pc=0 frames=[] []\nHEADER #4\n"),
+               std::invalid_argument);
+  EXPECT_THROW(parse_ir("0000 >  int  SLOAD  1  0  #0\nSNAP #0 ir=0000 pc=0 frames=[] []\nHEADER 1\n"),
+               std::invalid_argument);
+}
+
 TEST(IRText, IntAndPointerConstantsRoundTrip) {
   TraceIR ir;
   for (int64_t v : {int64_t{0}, int64_t{-1}, std::numeric_limits<int64_t>::min(),

@@ -29,8 +29,10 @@ using namespace asmjit;
 // and returns kTierUpExit (at the start: the passed values, whose registers
 // the parent's exit left unwritten). Counting entries too upgrades loops that are
 // mostly entered through links and left through exits, rarely reaching
-// their own back-edge (nbody's outer loop). Loops whose PHIs do not all
-// start from an entry SLOAD do not poll at the back-edge.
+// their own back-edge (nbody's outer loop). A peeled loop's PHIs start
+// from its peeled iteration's values, not from entry SLOADs: its back-edge
+// writes what the body's loop-header snapshot names (header_state). Loops
+// with neither do not poll at the back-edge.
 void TraceAssembler::poll_tier_up(bool at_entry) {
   if (env_.tier_up_counter == nullptr || env_.linking.links == nullptr) return;
   std::vector<SnapshotEntry> carried;
@@ -40,7 +42,10 @@ void TraceAssembler::poll_tier_up(bool at_entry) {
     const IRIns& p = ir_[r];
     if (p.op != IROp::PHI) continue;
     const IRIns& entry = ir_[p.op1];
-    if (entry.op != IROp::SLOAD || entry.op2 != 0) return;
+    if (entry.op != IROp::SLOAD || entry.op2 != 0) {
+      if (!header_state(carried)) return;
+      break;
+    }
     carried.push_back(SnapshotEntry{entry.op1, p.op1});
   }
   std::sort(carried.begin(), carried.end(),
@@ -60,6 +65,18 @@ void TraceAssembler::poll_tier_up(bool at_entry) {
     emit_return(env_.linking.code_base | kTierUpExit);
     cur_ = saved_cur;
   });
+}
+
+// The loop-carried state at the header of a peeled loop
+// (TraceIR::header_snapshot): its entries name the PHIs' first operands,
+// whose registers hold the carried values at the back-edge.
+bool TraceAssembler::header_state(std::vector<SnapshotEntry>& out) const {
+  const uint16_t h = ir_.header_snapshot();
+  if (h == kNoSnap || h >= ir_.snapshots().size()) return false;
+  for (const SnapshotEntry& e : ir_.snapshots()[h].entries)
+    if (e.ref < ir_.size() && ir_is_sunk_allocation(ir_[e.ref].op)) return false;
+  out = ir_.snapshots()[h].entries;
+  return true;
 }
 
 Label TraceAssembler::exit_label(uint16_t snap) {

@@ -163,6 +163,7 @@ class TraceAssembler {
 
   // --- exits (asm_exits.cpp)
   void poll_tier_up(bool at_entry);
+  bool header_state(std::vector<SnapshotEntry>& out) const;
   Label exit_label(uint16_t snap);
   void jump_to_exit(x86::CondCode cc, uint16_t snap) { a_.j(cc, exit_label(snap)); }
   void emit_exit(uint16_t snap, const Label& l, uint32_t at);
