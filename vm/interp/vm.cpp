@@ -164,9 +164,13 @@ RunStatus VM::run_source(const std::string& filename, const std::string& source)
     s->load(std::move(module));
     ok = s->run_main(error);
   } else {
-    Interpreter interp(*this, std::move(module));
-    if (jit_hooks_) interp.set_jit_hooks(jit_hooks_);
-    ok = interp.run_main(error);
+    auto interp = std::make_unique<Interpreter>(*this, std::move(module));
+    if (jit_hooks_) interp->set_jit_hooks(jit_hooks_);
+    ok = interp->run_main(error);
+    if (opts_.leave_run_objects) {
+      if (jit_hooks_) jit_hooks_->interpreter_gone();
+      static_cast<void>(interp.release());  // VMOptions::leave_run_objects
+    }
   }
   out().flush();
   if (ok) return RunStatus::Ok;
