@@ -143,6 +143,7 @@ bool HotspotObserver::on_hot_loop(FunctionProto& fn, uint32_t pc) {
 
 void HotspotObserver::enable_tracing(VM& vm, const std::string& dump_dir) {
   tracing_ = std::make_unique<jit::TraceJit>(vm, params_, kernels_, script_name_, dump_dir, events_);
+  tracing_->report_stack_need_to(trace_stack_need_);
 }
 
 bool HotspotObserver::record(FunctionProto* fn, uint32_t pc, const Value* stack, size_t frame_base,
@@ -157,8 +158,6 @@ void HotspotObserver::recording_failed() {
 void HotspotObserver::recording_returned_to_host() {
   if (tracing_) tracing_->recording_failed(jit::AbortReason::ReturnedToHost);
 }
-
-uint32_t HotspotObserver::trace_stack_need(uint32_t id) const { return tracing_->trace_stack_need(id); }
 
 void HotspotObserver::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
   tracing_->run_trace(id, base, globals, frames, exit);

@@ -82,7 +82,6 @@ class HotspotObserver : public JitHooks {
               const Value* globals) override;
   void recording_failed() override;
   void recording_returned_to_host() override;
-  uint32_t trace_stack_need(uint32_t id) const override;
   void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) override;
   bool on_hot_function(FunctionProto& fn) override;
   void watch_globals(uint8_t* watch, const Value* globals, size_t n) override;

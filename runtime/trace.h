@@ -100,7 +100,11 @@ struct Trace {
   // start of a side trace (one would record the callers, one per call site,
   // a chain of side traces hung off one RET). Entered from a host's call
   // (Interpreter::call), the runtime returns to the host itself.
-  std::vector<bool> returns;
+  // Per snapshot: the RET's pc at such a snapshot, kNotReturn at the others
+  // (the pc itself: run_trace reads it on every return).
+  static constexpr uint32_t kNotReturn = UINT32_MAX;
+  std::vector<uint32_t> returns;
+  bool returns_at(size_t snap) const { return snap < returns.size() && returns[snap] != kNotReturn; }
   int exit_line(size_t snap) const { return snap < exit_lines.size() ? exit_lines[snap] : 0; }
   uint32_t max_slot = 0;
   // Invalidated (a global it assumed constant was stored into), or its

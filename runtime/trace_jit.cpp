@@ -10,7 +10,26 @@
 #include "vm/core/nvtx_ranges.h"
 #include "vm/interp/vm.h"
 
+#if !(defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__)))
+#include <pthread.h>
+#endif
+
 namespace tessera::jit {
+
+namespace {
+
+// The calling thread, as an address no other live thread has: the thread
+// pointer where the compiler reads it in one instruction (glibc's
+// pthread_self is that same value, behind a call through the PLT).
+const void* this_thread_id() {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+  return __builtin_thread_pointer();
+#else
+  return reinterpret_cast<const void*>(pthread_self());
+#endif
+}
+
+}  // namespace
 
 TraceJit::TraceJit(VM& vm, const JitParams& params, kernels::KernelRuntime& kernels, std::string script_name,
                    std::string dump_dir, std::shared_ptr<JitEventLog> events)
@@ -26,6 +45,7 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, kernels::KernelRuntime& kern
                                    .hotcall = static_cast<uint32_t>(params.hotcall)}),
       telemetry_(std::move(script_name), std::move(dump_dir), params.perfmap != 0),
       tiers_(params, registry_, telemetry_) {
+  nvtx_attached_ = nvtx::attached();
   telemetry_.set_events(std::move(events));
   registry_.set_pass_registers(params.passregs != 0);
   kernels::KernelRuntimeConfig k;
@@ -308,11 +328,8 @@ uint64_t TraceJit::exits_taken() const {
   return n;
 }
 
-uint32_t TraceJit::trace_stack_need(uint32_t /*id*/) const { return registry_.stack_need(); }
-
-void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
-  install_finished();
-  if (const pthread_t self = pthread_self(); !strings_thread_ || !pthread_equal(*strings_thread_, self)) {
+inline uint32_t TraceJit::enter(uint32_t id, Value* base, Value* globals, FrameRegion& frames) {
+  if (const void* self = this_thread_id(); self != strings_thread_) {
     strings_ = one_byte_strings();
     strings_thread_ = self;
   }
@@ -324,25 +341,57 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
   ctx.jit = this;
   ctx.fused = &kernels_;
   ctx.global_stored = [](void* jit, uint32_t index) { static_cast<TraceJit*>(jit)->invalidate_global(index); };
-  ++registry_[id].entries;
+  Trace& t = registry_[id];
+  ++t.entries;
   // Linked exits go from trace to trace natively (tail calls); what comes
   // back is the exit that has no link, with the registers already written.
+  const uint32_t code = t.fn(base, globals, registry_.exit_buffer(), &ctx);
+  frames.top = ctx.frames.top;  // pushed and popped by compiled code
+  return code;
+}
+
+// The entry path is what a host's call of a small compiled function pays
+// on top of the function itself (docs/embedding.md): the rare cases (an
+// observer listening, a tier-up, an exit) are out of line, so that the
+// common ones, a return and a linked loop's exit, stay short.
+void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
+  if (tiers_.has_finished()) install_finished();  // the check inline: every entry pays it
+  CallFrame* const top = frames.top;
+  const uint32_t code = nvtx_attached_ || telemetry_.timing() ? enter_observed(id, base, globals, frames)
+                                                               : enter(id, base, globals, frames);
+  auto [t, snap_no] = registry_.exit_of(code);
+  const bool host_call = std::exchange(exit.host_call, false);
+  if (frames.top == top && t.returns_at(snap_no)) {
+    // The function's own return (Trace::returns): the run's end, no exit.
+    ++t.returns_taken;
+    if (exit.pcs.size() == 1) exit.pcs[0] = t.returns[snap_no];
+    else exit.pcs.assign(1, t.returns[snap_no]);
+    exit.frames.clear();
+    exit.start_recording = false;
+    // A host's call ends here; the interpreter's CALL runs the RET.
+    exit.returned = host_call;
+    return;
+  }
+  take_exit(t, snap_no, exit, base);
+}
+
+uint32_t TraceJit::enter_observed(uint32_t id, Value* base, Value* globals, FrameRegion& frames) {
   const bool timed = telemetry_.timing();
   const double entered = timed ? now_ms() : 0;
   uint32_t code;
   {
     // Nsight's range for the entry: "trace 3 (file.tsb:12)", named only when a tool listens.
     const nvtx::Range range([&] { return fmt::format("trace {} ({})", id, telemetry_.where(registry_[id].line)); });
-    code = registry_[id].fn(base, globals, registry_.exit_buffer(), &ctx);
+    code = enter(id, base, globals, frames);
   }
   if (timed) {
     registry_[id].native_ms += now_ms() - entered;
     if (JitTimeline* tl = telemetry_.timeline()) timeline_trace_run(*tl, id, code, entered);
   }
-  const bool host_call = std::exchange(exit.host_call, false);
-  const bool same_frames = frames.top == ctx.frames.top;
-  frames.top = ctx.frames.top;  // pushed and popped by compiled code
-  auto [t, snap_no] = registry_.exit_of(code);
+  return code;
+}
+
+void TraceJit::take_exit(Trace& t, uint32_t snap_no, TraceExit& exit, const Value* base) {
   exit.frames.clear();
   exit.start_recording = false;
   exit.returned = false;
@@ -358,15 +407,6 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
     return;
   }
   const ExitPlan& plan = (*t.exit_plans)[snap_no];
-  if (same_frames && snap_no < t.returns.size() && t.returns[snap_no]) {
-    // The function's own return (Trace::returns): the run's end, no exit.
-    ++t.returns_taken;
-    exit.pcs.resize(1);
-    exit.pcs[0] = plan.resume_pcs[0];
-    // A host's call ends here; the interpreter's CALL runs the RET.
-    exit.returned = host_call;
-    return;
-  }
   exit.pcs = plan.resume_pcs;
   for (const ExitFrame& f : plan.frames) exit.frames.push_back(TraceExit::Frame{f.proto, f.base});
   exit_policy_.count(t.exits, plan);

@@ -12,7 +12,6 @@
 // (deopt/exit_policy.h).
 #pragma once
 
-#include <pthread.h>
 
 #include <cstdint>
 #include <iosfwd>
@@ -70,7 +69,9 @@ class TraceJit {
   // The interpreter stopped the recording: an error (ErrorRaised), or a
   // host's call returned (ReturnedToHost).
   void recording_failed(AbortReason why = AbortReason::ErrorRaised);
-  uint32_t trace_stack_need(uint32_t id) const;
+  // Where the interpreter reads the registers traces need
+  // (JitHooks::trace_stack_need): kept at least the registry's figure.
+  void report_stack_need_to(uint32_t& cell) { registry_.report_stack_need_to(cell); }
   void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit);
 
   // --stats: samples where the CPU time goes, per tier (TierProfile).
@@ -123,6 +124,13 @@ class TraceJit {
   bool recording_from_exit() const { return recorder_->is_side() || recorder_->is_peer(); }
   void abort_recording(AbortReason r, const std::string& detail);
   void timeline_trace_run(JitTimeline& tl, uint32_t id, uint32_t code, double entered);
+  // run_trace's parts. enter: runs trace `id` to the exit it returns by (its
+  // code, TraceRegistry::exit_of); enter_observed: the same, timed and named
+  // for a listening tool. take_exit: an exit other than a function's own
+  // return, for the interpreter to resume at (and a side trace to record).
+  [[gnu::always_inline]] uint32_t enter(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
+  [[gnu::noinline]] uint32_t enter_observed(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
+  [[gnu::noinline]] void take_exit(Trace& t, uint32_t snap_no, TraceExit& exit, const Value* base);
   // The event log's record.start (only when it is read).
   void log_record_start(const char* kind, int line, EventFields more = {});
 
@@ -136,7 +144,8 @@ class TraceJit {
   TraceRegistry registry_;
   // one_byte_strings() of the thread that last ran a trace (run_trace).
   const Value* strings_ = nullptr;
-  std::optional<pthread_t> strings_thread_;
+  const void* strings_thread_ = nullptr;  // this_thread_id() of that thread
+  bool nvtx_attached_ = false;  // nvtx::attached(), asked by the constructor: run_trace reads it on every entry
   TierPolicy tiers_;  // after what it uses; its worker stops first
   std::unique_ptr<TraceRecorder> recorder_;
   double record_start_ms_ = 0;

@@ -55,6 +55,7 @@ void TraceRegistry::size_exit_tables(Trace& t) {
       const auto* callee = static_cast<const FunctionProto*>(t.ir.const_ptr(t.ir[r].op1));
       stack_need_ = std::max<uint32_t>(stack_need_, static_cast<uint32_t>(callee->nregs) + 1);
     }
+  if (stack_need_out_) *stack_need_out_ = std::max(*stack_need_out_, stack_need_);
   t.exits.reset(t.ir.snapshots().size());
   t.links = std::make_unique<NativeTrace[]>(t.ir.snapshots().size());  // all null
   if (pass_registers_) t.passed_links = std::make_unique<NativeTrace[]>(t.ir.snapshots().size());
@@ -65,7 +66,8 @@ void TraceRegistry::size_exit_tables(Trace& t) {
     const FunctionProto& base = s.base_proto ? *s.base_proto : *t.proto;
     t.exit_lines.push_back(source_line(s.frames.empty() ? base : *s.frames.back().proto, s.pc));
     const bool own_frame = s.base_proto == nullptr && s.frames.empty() && s.pc < base.code.size();
-    t.returns.push_back(own_frame && (base.code[s.pc].op == Op::RET || base.code[s.pc].op == Op::RETNIL));
+    const bool ret = own_frame && (base.code[s.pc].op == Op::RET || base.code[s.pc].op == Op::RETNIL);
+    t.returns.push_back(ret ? s.pc : Trace::kNotReturn);
   }
 }
 

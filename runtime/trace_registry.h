@@ -61,6 +61,8 @@ class TraceRegistry {
   // into one another through links, and recursion moves the base frame, so
   // there is one need for all (the interpreter guarantees it at every entry).
   uint32_t stack_need() const { return stack_need_; }
+  // A cell that size_exit_tables raises to stack_need() (JitHooks::trace_stack_need).
+  void report_stack_need_to(uint32_t& cell) { stack_need_out_ = &cell; }
   // exit_vals of the exit that returns to the runtime: room for the largest
   // exit of any code installed so far.
   uint64_t* exit_buffer() { return exit_buffer_.data(); }
@@ -114,6 +116,7 @@ class TraceRegistry {
 
   std::vector<std::unique_ptr<Trace>> traces_;
   uint32_t stack_need_ = 0;
+  uint32_t* stack_need_out_ = nullptr;
   bool pass_registers_ = true;
   std::vector<uint64_t> exit_buffer_;
   uint8_t* global_watch_ = nullptr;

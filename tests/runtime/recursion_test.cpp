@@ -230,10 +230,10 @@ TEST(Recursion, ReturnOfAFunctionTraceToAnInterpretedCallerIsNoExit) {
     if (t->is_side) {
       const jit::Trace& parent = *traces[t->parent];
       ASSERT_LT(t->parent_snap, parent.returns.size());
-      EXPECT_FALSE(parent.returns[t->parent_snap]) << "trace " << t->id << " starts at a RET";
+      EXPECT_FALSE(parent.returns_at(t->parent_snap)) << "trace " << t->id << " starts at a RET";
     }
     for (size_t snap = 0; snap < t->returns.size(); ++snap)
-      if (t->returns[snap]) {
+      if (t->returns_at(snap)) {
         EXPECT_EQ(t->exits[snap], 0u) << "trace " << t->id << " exit " << snap;
       }
   }

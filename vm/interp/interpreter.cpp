@@ -165,16 +165,17 @@ bool Interpreter::call(const Value& callee, std::span<const Value> args, Value& 
     }
     if (fn->entry_trace >= 0 && !recording_) {
       exit_.host_call = true;  // the runtime reads and clears it
-      enter_trace(static_cast<uint32_t>(fn->entry_trace));
-      if (exit_.returned) {
+      run_compiled(static_cast<uint32_t>(fn->entry_trace));
+      if (exit_.returned && vm_.deferred_error.empty()) {
         // The trace ran the call to its RET (TraceExit::returned): return
         // from here, as the dispatch loop's RET would.
         CallFrame& f = frames_.back();
-        result = take_return_value(*f.pc, stack_.data() + f.base, fn->nregs);
+        result = take_return_value(fn->code[exit_.pcs[0]], stack_.data() + f.base, fn->nregs);
         frames_.pop_back();
         stack_[0] = Value();
         return true;
       }
+      resume_at_exit();
       if (exit_.start_recording) recording_ = true;
     }
   }
@@ -237,15 +238,20 @@ void FrameRegion::update_push_limit() {
   push_limit = room > trace_stack_need + 1 ? stack_end - (trace_stack_need + 1) : stack;
 }
 
-void Interpreter::enter_trace(uint32_t id) {
+// Inline in its two callers: a host's call of a small compiled function
+// pays little more than this (docs/embedding.md).
+[[gnu::always_inline]] inline void Interpreter::run_compiled(uint32_t id) {
   const uint32_t base = frames_.back().base;
-  const uint32_t need = hooks_->trace_stack_need(id);
+  const uint32_t need = hooks_->trace_stack_need();
   ensure_stack(static_cast<size_t>(base) + need + 1);  // a grown stack updates the push limit itself
-  if (frames_.region().trace_stack_need != need) {
+  if (frames_.region().trace_stack_need != need) [[unlikely]] {
     frames_.region().trace_stack_need = need;
     frames_.region().update_push_limit();
   }
   hooks_->run_trace(id, stack_.data() + base, globals_.data(), frames_.region(), exit_);
+}
+
+void Interpreter::resume_at_exit() {
   // Recursion in compiled code may have pushed or popped frames: the exit
   // is in the top frame.
   CallFrame& f = frames_.back();
@@ -258,6 +264,11 @@ void Interpreter::enter_trace(uint32_t id) {
   // A helper met an error the operation must not be redone around (a GPU
   // kernel that faulted): raised here, at the operation the trace left at.
   if (!vm_.deferred_error.empty()) throw FatalRuntimeError(std::exchange(vm_.deferred_error, {}));
+}
+
+void Interpreter::enter_trace(uint32_t id) {
+  run_compiled(id);
+  resume_at_exit();
 }
 
 void Interpreter::raise_call_error(const Value& callee, const FunctionProto* proto,

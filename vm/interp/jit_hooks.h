@@ -111,9 +111,11 @@ class JitHooks {
   // A host's call (the embedding API) returned while recording: the
   // recording cannot follow the return.
   virtual void recording_returned_to_host() { recording_failed(); }
-  // Registers (from the entering frame's register 0) trace `id` may touch,
-  // and any trace it may run into (links, recursion) from its base frame.
-  virtual uint32_t trace_stack_need(uint32_t /*id*/) const { return 0; }
+  // Registers (from the entering frame's register 0) any trace may touch,
+  // with any trace it may run into (links, recursion): the most over every
+  // trace so far, which only grows. A field, not a virtual call: every
+  // trace entry reads it.
+  uint32_t trace_stack_need() const { return trace_stack_need_; }
   // Trace invalidation: when the hooks are installed the interpreter hands
   // over one byte per global slot (and the slots, which never move); a store
   // into a global whose byte the JIT has set calls on_global_store() right
@@ -130,6 +132,10 @@ class JitHooks {
   // may push and pop frames in `frames`; the exit is in the top frame.
   virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, FrameRegion& /*frames*/,
                          TraceExit& /*exit*/) {}
+
+ protected:
+  // Kept by whoever compiles the traces (trace_stack_need()).
+  uint32_t trace_stack_need_ = 0;
 };
 
 }  // namespace tessera
