@@ -17,9 +17,11 @@ namespace tessera::jit {
 struct ExitCounters {
   std::vector<uint64_t> taken;
   std::vector<uint8_t> side_tries;
+  std::vector<uint8_t> quick_retries;  // ExitPolicy::retry_at_next_exit
   void reset(size_t snapshots) {
     taken.assign(snapshots, 0);
     side_tries.assign(snapshots, 0);
+    quick_retries.assign(snapshots, 0);
   }
   uint64_t total() const;
   // Read as the per-snapshot exit counts (what --stats and tests read).
@@ -46,6 +48,18 @@ class ExitPolicy {
   // A side-trace recording from `snap` failed: the next try waits longer.
   void failed(ExitCounters& c, uint32_t snap) const {
     if (c.side_tries[snap] < 255) ++c.side_tries[snap];
+  }
+  // A recording from `snap` failed on the state of the exit it started at,
+  // which the next exit need not share (a peer loop trace whose loop ended
+  // at its first check: the next exit may be one of its iterations): the
+  // next exit tries again, up to kQuickRetries times per exit; after those,
+  // as a failed try (the exit's other tries stay for what else it may want:
+  // an entry exit is also taken by checks hoisted there, which get a side
+  // trace).
+  static constexpr uint8_t kQuickRetries = 8;
+  void retry_at_next_exit(ExitCounters& c, uint32_t snap) const {
+    if (c.quick_retries[snap] < kQuickRetries) ++c.quick_retries[snap];
+    else failed(c, snap);
   }
   // A recording from `snap` stopped only because another trace it needs is
   // still compiling: no penalty, the count starts over.

@@ -175,6 +175,7 @@ void TraceJit::abort_recording(AbortReason r, const std::string& detail) {
   if (recording_from_exit()) {
     Trace& parent = registry_[side_parent_];
     if (too_early) exit_policy_.too_early(parent.exits, side_snap_);  // another `hotexit` exits first
+    else if (r == AbortReason::LeftLoop && recorder_->is_peer()) exit_policy_.retry_at_next_exit(parent.exits, side_snap_);
     else exit_policy_.failed(parent.exits, side_snap_);
     recorder_.reset();
     return;

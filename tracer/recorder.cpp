@@ -108,7 +108,8 @@ std::pair<int, int> input_fields(Op op) {
 TraceRecorder::TraceRecorder(FunctionProto* root, uint32_t loop_pc, RecorderLimits limits)
     : root_(root), loop_pc_(loop_pc), limits_(limits) {
   const Instr& hot = root->code[loop_pc];
-  if (hot.op == Op::LOOP) {
+  // (A peer's loop has a trace already: its back-edge is patched to enter it.)
+  if (back_edge_op(hot.op) == Op::LOOP) {
     // while loop: the body runs from the LOOP to the JMP that jumps back to it.
     start_pc_ = loop_pc + 1;
     body_begin_ = loop_pc;

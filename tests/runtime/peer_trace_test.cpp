@@ -130,5 +130,41 @@ TEST(PeerTraces, AnEntryExitWhoseTypesHoldGetsASideTraceNotAPeer) {
   EXPECT_TRUE(side_on_entry_exit);
 }
 
+TEST(PeerTraces, AWhileLoopWhoseEntryTypesChangeGetsAPeerToo) {
+  // Regression: the peer's recorder found the loop's bounds from its LOOP
+  // instruction, which the first trace had patched to enter it: a while
+  // loop's peer took the for-loop reading, its body came out empty, and
+  // every recording left the loop at its first instruction (the float half
+  // of a sort ran interpreted). The scan runs a few iterations per entry.
+  const char* source =
+      "fn scan(xs, pivot, n) {\n"
+      "  let total = 0\n"
+      "  for s in range(n) {\n"
+      "    let j = len(xs) - 1\n"
+      "    while xs[j] > pivot { j -= 1 }\n"
+      "    total += j\n"
+      "  }\n"
+      "  return total\n"
+      "}\n"
+      "let ints = []\n"
+      "for i in range(100) { push(ints, i) }\n"
+      "let floats = []\n"
+      "for i in range(100) { push(floats, i * 1.0) }\n"
+      "print(scan(ints, 95, 2000))\n"
+      "print(scan(floats, 95.5, 2000))\n";
+  for (const char* tier : {"1", "2"}) {
+    SCOPED_TRACE(std::string("tier=") + tier);
+    auto rt = testing::expect_same_in_tier(source, tier);
+    const jit::Trace* peer = find_peer(*rt);
+    ASSERT_NE(peer, nullptr);
+    const jit::Trace& first = *rt->tracing()->traces()[peer->parent];
+    EXPECT_EQ(peer->loop_pc, first.loop_pc);
+    EXPECT_TRUE(testing::trace_has_op(*peer, jit::IROp::LOOP));
+    // The float scan runs compiled: its 2000 entries into the while loop
+    // leave at its end, not at the first trace's entry guard (8000 times).
+    EXPECT_LT(testing::total_exits(*rt), 4000u);
+  }
+}
+
 }  // namespace
 }  // namespace tessera
