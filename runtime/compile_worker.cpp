@@ -40,9 +40,18 @@ void CompileWorker::abandon(std::unique_ptr<CompileWorker> worker) {
 void CompileWorker::submit(Job job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.push_back(std::move(job));
+    jobs_.push_front(std::move(job));
   }
   wake_.notify_one();
+}
+
+void CompileWorker::prioritize(uint32_t trace_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = std::find_if(jobs_.begin(), jobs_.end(), [&](const Job& j) { return j.trace_id == trace_id; });
+  if (it == jobs_.end() || it == jobs_.begin()) return;
+  Job job = std::move(*it);
+  jobs_.erase(it);
+  jobs_.push_front(std::move(job));
 }
 
 std::vector<CompileResult> CompileWorker::take_finished() {

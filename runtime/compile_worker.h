@@ -91,7 +91,13 @@ class CompileWorker {
   CompileWorker(const CompileWorker&) = delete;
   CompileWorker& operator=(const CompileWorker&) = delete;
 
+  // Jobs run newest first: the trace asked for last is the one likeliest to
+  // be running now (a hot loop asks within `tier2` iterations of starting;
+  // a setup loop that asked earlier may never run again).
   void submit(Job job);
+  // Trace `trace_id`'s job, if not started, runs next: its trace asked
+  // again (TierPolicy::tier_up), so it is still hot.
+  void prioritize(uint32_t trace_id);
   // The results finished since the last call, in completion order. Polled
   // at every trace entry: without a result it takes no lock.
   std::vector<CompileResult> take_finished();

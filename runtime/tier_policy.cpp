@@ -149,6 +149,7 @@ void TierPolicy::tier_up(Trace& t) {
   t.tier_up_interval = t.tier_up_interval == 0 ? tier_up_count(tier2_, t.ir.size())
                                                : std::min<uint32_t>(t.tier_up_interval, 1u << 30) * 2;
   t.tier_up_counter = t.tier_up_interval;
+  if (t.upgrade == Trace::Upgrade::Queued && async_) worker().prioritize(t.id);  // still hot: next
   if (t.upgrade != Trace::Upgrade::None || t.dead) return;
   if (telemetry_.logging()) telemetry_.event(JitEventKind::TierUp, {{"trace", static_cast<int64_t>(t.id)}});
   if (async_) {
