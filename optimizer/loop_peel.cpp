@@ -16,8 +16,6 @@
 namespace tessera::jit {
 namespace {
 
-constexpr int64_t kMinPeelTripHint = 8;
-
 // The loop body's instructions, PHIs and constants not counted.
 size_t body_work(const TraceIR& ir) {
   const IRRef loop = ir.loop_ref();
@@ -244,7 +242,7 @@ class Peeler {
 bool LoopPeelPass::run(TraceIR& ir) {
   if (where_it_pays_) {
     if (LoopPredicatePass::applies(ir)) return false;
-    if (ir.loop_trip_hint() >= 0 && ir.loop_trip_hint() < kMinPeelTripHint) return false;
+    if (ir.loop_trip_hint() >= 0 && ir.loop_trip_hint() < kMinLoopTripHint) return false;
   }
   TraceIR out;
   if (!Peeler(ir).peel(out)) return false;

@@ -13,10 +13,6 @@ namespace {
 
 constexpr int64_t kStepLimit = int64_t{1} << 31;   // steps and counts below this
 constexpr int64_t kStartLimit = int64_t{1} << 62;  // i0 + c0*s < 2^62 + 2^62: no wrap
-// The predicates cost a few instructions per entry into the loop, a body's
-// bounds check one compare per iteration: loops seen with fewer iterations
-// left than this when recorded (nbody's inner loops) keep their checks.
-constexpr int64_t kMinTripHint = 8;
 
 struct Loop {
   const TraceIR& ir;
@@ -75,7 +71,7 @@ struct Hoisted {
 std::vector<Hoisted> hoistable(const TraceIR& ir, IRRef& count) {
   const IRRef loop_at = ir.loop_ref();
   if (!exits_to_entry_state(ir, loop_at)) return {};
-  if (ir.loop_trip_hint() >= 0 && ir.loop_trip_hint() < kMinTripHint) return {};
+  if (ir.loop_trip_hint() >= 0 && ir.loop_trip_hint() < kMinLoopTripHint) return {};  // keep their checks
 
   Loop L{ir, loop_at, {}};
   for (IRRef r = loop_at + 1; r < ir.size(); ++r)

@@ -39,6 +39,12 @@
 
 namespace tessera::jit {
 
+// Loops recorded with fewer iterations left than this (TraceIR::loop_trip_hint,
+// nbody's inner loops) are left as they are by the passes whose work pays
+// per iteration (this one, LoopPeelPass): they cost a few instructions per
+// entry into the loop, and such a loop is entered about as often as it iterates.
+constexpr int64_t kMinLoopTripHint = 8;
+
 class LoopPredicatePass : public TracePass {
  public:
   const char* name() const override { return "predicate"; }
