@@ -85,6 +85,14 @@ bool TraceRecorder::compare_strings(CmpOp op, IRRef a, const Value& va, IRRef b,
   if (!is_char(a) && !is_char(b) && !constant_in_register(b, vb)) constant_in_register(a, va);
   if (from_elsewhere(a, va, b) || from_elsewhere(b, vb, a)) return true;
   if (compare_chars(op, a, b, out)) return true;
+  if (op != CmpOp::Eq && op != CmpOp::Ne) {
+    // An ordering of two strings: a direct call (SLT, SLE; `a > b` is
+    // SLT b a), not the generic compare CALL.
+    const bool swap = op == CmpOp::Gt || op == CmpOp::Ge;
+    const IROp order = op == CmpOp::Lt || op == CmpOp::Gt ? IROp::SLT : IROp::SLE;
+    out = ir_.emit(order, IRType::Bool, swap ? b : a, swap ? a : b);
+    return true;
+  }
   // A string from elsewhere == or != a short constant (`node[0] == "op"`):
   // decided by what the recording sees, behind guards on the length and on
   // the bytes that decide it (all of them when equal, the first that

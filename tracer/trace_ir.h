@@ -63,7 +63,7 @@ struct IRTypeRule {
 
 // ir.def's HELPER column: the C helper an opcode's instruction calls
 // (codegen/host/trace_helpers.h has each one's address and signature).
-enum class IRHelper : uint8_t { none, int_pow, float_floordiv, float_mod, float_pow, float_math, list_push, call };
+enum class IRHelper : uint8_t { none, int_pow, float_floordiv, float_mod, float_pow, float_math, list_push, call, str_lt, str_le };
 
 // Everything ir.def says about an opcode. Passes and backends ask this
 // table instead of keeping lists of opcodes of their own.

@@ -263,6 +263,14 @@ bool tessera_jit_list_push(tessera::ListObj* l, uint64_t payload, uint8_t tag) {
   }
 }
 
+bool tessera_jit_str_lt(const tessera::StrObj* a, const tessera::StrObj* b) {
+  return tessera::str_compare(tessera::CmpOp::Lt, a->view(), b->view());
+}
+
+bool tessera_jit_str_le(const tessera::StrObj* a, const tessera::StrObj* b) {
+  return tessera::str_compare(tessera::CmpOp::Le, a->view(), b->view());
+}
+
 void tessera_jit_global_stored(tessera::jit::JitContext* ctx, uint32_t index) {
   if (ctx->global_stored) ctx->global_stored(ctx->jit, index);
 }

@@ -164,6 +164,7 @@ constexpr uint8_t kJitAnyTag = 0xFF;
 
 namespace tessera {
 struct TensorObj;
+struct StrObj;
 }
 
 // Runtime helpers that compiled traces call. Their addresses are embedded in
@@ -193,6 +194,9 @@ bool tessera_jit_call(tessera::jit::JitContext* ctx, const tessera::jit::CallTar
 // unchanged, when memory runs out (the trace exits and the interpreter
 // redoes the push, which raises).
 bool tessera_jit_list_push(tessera::ListObj* l, uint64_t payload, uint8_t tag);
+// SLT, SLE: two strings compared bytewise.
+bool tessera_jit_str_lt(const tessera::StrObj* a, const tessera::StrObj* b);
+bool tessera_jit_str_le(const tessera::StrObj* a, const tessera::StrObj* b);
 
 // Before a trace touches the elements of a tensor whose device copy is set
 // (vm/tensor/device_copy.h): copies them back to the host. A device that

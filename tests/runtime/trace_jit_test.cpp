@@ -155,6 +155,23 @@ TEST(TraceJit, CharacterLoopsAreNotCalls) {
       {jit::IROp::SBYTE, jit::IROp::SLEN});
 }
 
+// Ordering two strings (a sort's comparison, a binary search's) is a direct
+// call of a bytewise compare (SLT, SLE), not the generic compare helper:
+// `<`, `<=`, `>` and `>=` (the last two with the operands swapped), as
+// branches and as values, on strings of every length, the empty one and
+// capitals (which sort before lower case) among them.
+TEST(TraceJit, StringOrderingIsADirectCompareNotAGenericCall) {
+  expect_a_trace_with_ops_and_no_call(
+      "let words = [\"pear\", \"apple\", \"fig\", \"banana\", \"kiwi\", \"apple\", \"Zed\", \"\", \"a\", \"ab\", \"\u00e9t\u00e9\"]\n"
+      "let lt = 0\nlet le = 0\nlet gt = 0\nlet ge = 0\nlet agree = 0\n"
+      "for k in range(300) {\n  for i in range(len(words)) {\n"
+      "    let a = words[i]\n    let b = words[(i + k) % len(words)]\n"
+      "    if a < b { lt += 1 }\n    if a <= b { le += 1 }\n    if a > b { gt += 1 }\n    if a >= b { ge += 1 }\n"
+      "    let c = a < b\n    let d = b > a\n    if c == d { agree += 1 }\n  }\n}\n"
+      "print(lt, le, gt, ge, agree)\n",
+      {jit::IROp::SLT, jit::IROp::SLE});
+}
+
 // min and max of two ints are instructions (IMIN, IMAX: a compare and a
 // conditional move), not calls of the tensor built-ins; of floats or mixed
 // operands they stay calls.

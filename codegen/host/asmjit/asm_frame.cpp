@@ -236,8 +236,13 @@ void TraceAssembler::lower_helper_call(IRRef r, const IRIns& ins, const TraceHel
   call_addr(h.address);
   restore_live(r);  // movs leave the flags alone
   if (h.result == HelperResult::Value) {
-    if (h.ret == HelperType::F64) commit(r, x86::xmm0);
-    else commit(r, x86::rax);
+    if (h.ret == HelperType::F64) {
+      commit(r, x86::xmm0);
+      return;
+    }
+    // A C bool is defined in al only: the IR's bool is the whole register, 0 or 1.
+    if (h.ret == HelperType::I8) a_.movzx(x86::eax, x86::al);
+    commit(r, x86::rax);
     return;
   }
   if (h.result == HelperResult::Ok) {

@@ -104,7 +104,8 @@ llvm::Value* Lowering::lower_helper_call(const IRIns& ins, const TraceHelper& h)
     if (args.back() == nullptr) fail(std::string(h.name) + ": argument " + std::to_string(i) + " has no source here");
   }
   llvm::CallInst* ci = call_helper(h, args);
-  if (h.result == HelperResult::Value) return ci;
+  if (h.result == HelperResult::Value)
+    return h.ret == HelperType::I8 ? b_.CreateICmpNE(ci, llvm::ConstantInt::get(i8_, 0)) : ci;  // a C bool: i1
   if (h.result == HelperResult::Ok) guard(b_.CreateICmpNE(ci, llvm::ConstantInt::get(i8_, 0)), ins.snap);
   if (result == nullptr || ins.type == IRType::None) return nullptr;
   return from_payload(b_.CreateLoad(i64_, result), ins.type);
