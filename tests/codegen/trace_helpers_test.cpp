@@ -15,12 +15,15 @@ namespace tessera::jit {
 namespace {
 
 // The helper type of a value of ir.def type column `rule`, as an argument
-// or result: floats are doubles, ints int64; an object is a pointer.
+// or result: floats are doubles, ints int64; an object is a pointer; a
+// bool result a C bool.
 bool fits(HelperType t, const IRTypeRule& rule, bool payload) {
   switch (t) {
     case HelperType::F64: return rule.name == std::string("flt");
     case HelperType::I64: return payload ? !rule.allows(IRType::None) : rule.name == std::string("int");
     case HelperType::Ptr: return rule.name == std::string("list") || rule.name == std::string("str");
+    // A C bool, which the tiers widen to the IR's (SLT, SLE).
+    case HelperType::I8: return !payload && rule.name == std::string("bool");
     default: return false;
   }
 }
