@@ -352,7 +352,7 @@ inline uint32_t TraceJit::enter(uint32_t id, Value* base, Value* globals, FrameR
 }
 
 // The entry path is what a host's call of a small compiled function pays
-// on top of the function itself (docs/embedding.md): the rare cases (an
+// on top of the function itself (experiments/results/embedding-latest.md): the rare cases (an
 // observer listening, a tier-up, an exit) are out of line, so that the
 // common ones, a return and a linked loop's exit, stay short.
 void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
@@ -362,13 +362,13 @@ void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& 
                                                                : enter(id, base, globals, frames);
   auto [t, snap_no] = registry_.exit_of(code);
   const bool host_call = std::exchange(exit.host_call, false);
+  exit.frames.clear();
+  exit.start_recording = false;
   if (frames.top == top && t.returns_at(snap_no)) {
     // The function's own return (Trace::returns): the run's end, no exit.
     ++t.returns_taken;
     if (exit.pcs.size() == 1) exit.pcs[0] = t.returns[snap_no];
     else exit.pcs.assign(1, t.returns[snap_no]);
-    exit.frames.clear();
-    exit.start_recording = false;
     // A host's call ends here; the interpreter's CALL runs the RET.
     exit.returned = host_call;
     return;
@@ -393,8 +393,6 @@ uint32_t TraceJit::enter_observed(uint32_t id, Value* base, Value* globals, Fram
 }
 
 void TraceJit::take_exit(Trace& t, uint32_t snap_no, TraceExit& exit, const Value* base) {
-  exit.frames.clear();
-  exit.start_recording = false;
   exit.returned = false;
   if (snap_no == kTierUpExit) {
     // A T1 trace ran `tier2` iterations: the interpreter resumes where

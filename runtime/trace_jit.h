@@ -127,7 +127,8 @@ class TraceJit {
   // run_trace's parts. enter: runs trace `id` to the exit it returns by (its
   // code, TraceRegistry::exit_of); enter_observed: the same, timed and named
   // for a listening tool. take_exit: an exit other than a function's own
-  // return, for the interpreter to resume at (and a side trace to record).
+  // return, for the interpreter to resume at (and a side trace to record);
+  // run_trace has cleared the exit's frames and recording flag.
   [[gnu::always_inline]] uint32_t enter(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
   [[gnu::noinline]] uint32_t enter_observed(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
   [[gnu::noinline]] void take_exit(Trace& t, uint32_t snap_no, TraceExit& exit, const Value* base);

@@ -239,7 +239,7 @@ void FrameRegion::update_push_limit() {
 }
 
 // Inline in its two callers: a host's call of a small compiled function
-// pays little more than this (docs/embedding.md).
+// pays little more than this (experiments/results/embedding-latest.md).
 [[gnu::always_inline]] inline void Interpreter::run_compiled(uint32_t id) {
   const uint32_t base = frames_.back().base;
   const uint32_t need = hooks_->trace_stack_need();
