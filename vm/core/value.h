@@ -193,11 +193,10 @@ struct ListObj : Obj {
   ListObj() : Obj(ObjKind::List) {}
   ~ListObj() override;
   // The cycle collector's bookkeeping (vm/core/list_heap.h): the heap the
-  // list joined (null: none), its neighbours there, and the count that a
-  // collection works with.
+  // list joined (null: none), its place in that heap's table, and the count
+  // that a collection works with.
   ListHeap* heap = nullptr;
-  ListObj* gc_prev = nullptr;
-  ListObj* gc_next = nullptr;
+  size_t gc_index = 0;
   int64_t gc_refs = 0;
 };
 Value make_list(std::vector<Value> items = {});

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <vector>
 
 #include "vm/core/list_heap.h"
 #include "vm/core/value.h"
@@ -73,6 +74,34 @@ TEST_F(HeapTest, ListsThatDieYoungDoNotBringACollectionOn) {
   }
   EXPECT_EQ(heap.stats().collections, 0u);
   EXPECT_EQ(heap.live(), 0u);
+}
+
+// A program that keeps many lists and makes no cycles: each collection
+// that finds none doubles the wait (up to ListHeap::kMaxGrowth times the
+// live lists), and one that finds cycles brings it back to the live count.
+TEST_F(HeapTest, ACollectionThatFindsNoCyclesMakesTheNextOneWaitLonger) {
+  std::vector<Value> kept;
+  auto make = [&](size_t n) {
+    for (size_t i = 0; i < n; ++i) kept.push_back(make_list({Value::integer(1)}));
+  };
+  make(ListHeap::kMinThreshold + 1);  // the last make collects first: 10 000 live, no cycle
+  EXPECT_EQ(heap.stats().collections, 1u);
+  make(2 * ListHeap::kMinThreshold - 1);  // twice the live lists, less one: not yet
+  EXPECT_EQ(heap.stats().collections, 1u);
+  make(1);
+  EXPECT_EQ(heap.stats().collections, 2u);
+  EXPECT_EQ(heap.stats().lists_freed, 0u);
+  // Cycles found: the wait is the live count again.
+  for (int i = 0; i < 1000; ++i) {
+    Value c = make_list();
+    c.as_list()->items.push_back(c);
+  }
+  EXPECT_EQ(heap.collect(), 1000u);
+  const size_t live = heap.live();
+  make(live);  // as many as are live: the next make collects
+  EXPECT_EQ(heap.stats().collections, 3u);
+  make(1);
+  EXPECT_EQ(heap.stats().collections, 4u);
 }
 
 TEST(ListHeap, ListsOutsideAnyHeapAreNotTracked) {
