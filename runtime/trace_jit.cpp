@@ -46,6 +46,10 @@ TraceJit::TraceJit(VM& vm, const JitParams& params, kernels::KernelRuntime& kern
       telemetry_(std::move(script_name), std::move(dump_dir), params.perfmap != 0),
       tiers_(params, registry_, telemetry_) {
   nvtx_attached_ = nvtx::attached();
+  entry_ctx_.vm = &vm_;
+  entry_ctx_.jit = this;
+  entry_ctx_.fused = &kernels_;
+  entry_ctx_.global_stored = [](void* jit, uint32_t index) { static_cast<TraceJit*>(jit)->invalidate_global(index); };
   telemetry_.set_events(std::move(events));
   registry_.set_pass_registers(params.passregs != 0);
   kernels::KernelRuntimeConfig k;
@@ -329,19 +333,10 @@ uint64_t TraceJit::exits_taken() const {
   return n;
 }
 
-inline uint32_t TraceJit::enter(uint32_t id, Value* base, Value* globals, FrameRegion& frames) {
-  if (const void* self = this_thread_id(); self != strings_thread_) {
-    strings_ = one_byte_strings();
-    strings_thread_ = self;
-  }
-  JitContext ctx(strings_);
-  ctx.vm = &vm_;
+inline uint32_t TraceJit::run_native(uint32_t id, Value* base, Value* globals, FrameRegion& frames, JitContext& ctx) {
   ctx.base = base;
   ctx.globals = globals;
   ctx.frames = frames;
-  ctx.jit = this;
-  ctx.fused = &kernels_;
-  ctx.global_stored = [](void* jit, uint32_t index) { static_cast<TraceJit*>(jit)->invalidate_global(index); };
   Trace& t = registry_[id];
   ++t.entries;
   // Linked exits go from trace to trace natively (tail calls); what comes
@@ -349,6 +344,28 @@ inline uint32_t TraceJit::enter(uint32_t id, Value* base, Value* globals, FrameR
   const uint32_t code = t.fn(base, globals, registry_.exit_buffer(), &ctx);
   frames.top = ctx.frames.top;  // pushed and popped by compiled code
   return code;
+}
+
+inline uint32_t TraceJit::enter(uint32_t id, Value* base, Value* globals, FrameRegion& frames) {
+  if (const void* self = this_thread_id(); self != strings_thread_) {
+    strings_ = one_byte_strings();
+    strings_thread_ = self;
+    entry_ctx_.one_byte_strings = strings_;
+  }
+  if (entry_ctx_busy_) [[unlikely]]
+    return enter_nested(id, base, globals, frames);
+  // Free again however the run ends (a helper's exception passes through).
+  struct Busy {
+    bool& flag;
+    explicit Busy(bool& f) : flag(f) { flag = true; }
+    ~Busy() { flag = false; }
+  } busy(entry_ctx_busy_);
+  return run_native(id, base, globals, frames, entry_ctx_);
+}
+
+uint32_t TraceJit::enter_nested(uint32_t id, Value* base, Value* globals, FrameRegion& frames) {
+  JitContext ctx = entry_ctx_;
+  return run_native(id, base, globals, frames, ctx);
 }
 
 // The entry path is what a host's call of a small compiled function pays

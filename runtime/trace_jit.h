@@ -129,7 +129,13 @@ class TraceJit {
   // for a listening tool. take_exit: an exit other than a function's own
   // return, for the interpreter to resume at (and a side trace to record);
   // run_trace has cleared the exit's frames and recording flag.
+  // enter_nested: enter's slow half, for a trace entered while another runs
+  // (none does today: host functions cannot run code of their VM, and
+  // traces call no script function through a helper; a helper that did
+  // would get a context of its own here).
   [[gnu::always_inline]] uint32_t enter(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
+  [[gnu::noinline]] uint32_t enter_nested(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
+  uint32_t run_native(uint32_t id, Value* base, Value* globals, FrameRegion& frames, JitContext& ctx);
   [[gnu::noinline]] uint32_t enter_observed(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
   [[gnu::noinline]] void take_exit(Trace& t, uint32_t snap_no, TraceExit& exit, const Value* base);
   // The event log's record.start (only when it is read).
@@ -146,6 +152,12 @@ class TraceJit {
   // one_byte_strings() of the thread that last ran a trace (run_trace).
   const Value* strings_ = nullptr;
   const void* strings_thread_ = nullptr;  // this_thread_id() of that thread
+  // The outermost entry's context: the fields that never change (the VM,
+  // this TraceJit, the kernels) are set once, so that entering a trace from
+  // a host's call writes only the frame's pointers. A trace entered while
+  // another runs (entry_ctx_busy_) gets one of its own (enter_nested).
+  JitContext entry_ctx_{nullptr};
+  bool entry_ctx_busy_ = false;
   bool nvtx_attached_ = false;  // nvtx::attached(), asked by the constructor: run_trace reads it on every entry
   TierPolicy tiers_;  // after what it uses; its worker stops first
   std::unique_ptr<TraceRecorder> recorder_;
