@@ -21,9 +21,9 @@ ListHeap::~ListHeap() {
 }
 
 void ListHeap::add(ListObj* l) {
+  lists_.push_back(l);  // first: if it throws, the list is not half joined
   l->heap = this;
-  l->gc_index = lists_.size();
-  lists_.push_back(l);
+  l->gc_index = lists_.size() - 1;
   ++live_;
   ++made_since_;
 }

@@ -94,8 +94,9 @@ Value make_list(std::vector<Value> items) {
   if (heap && heap->due()) heap->collect();
   auto* l = new ListObj();
   l->items = std::move(items);
+  Value v = Value::adopt(l);  // owned before add(), which may throw bad_alloc
   if (heap) heap->add(l);
-  return Value::adopt(l);
+  return v;
 }
 
 ListObj::~ListObj() {
