@@ -163,6 +163,11 @@ void HotspotObserver::run_trace(uint32_t id, Value* base, Value* globals, FrameR
   tracing_->run_trace(id, base, globals, frames, exit);
 }
 
+uint32_t HotspotObserver::call_function_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames,
+                                              TraceExit& exit) {
+  return tracing_->call_function_trace(id, base, globals, frames, exit);
+}
+
 void HotspotObserver::watch_globals(uint8_t* watch, const Value* globals, size_t n) {
   if (tracing_) tracing_->watch_globals(watch, globals, n);
 }

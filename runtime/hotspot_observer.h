@@ -83,6 +83,8 @@ class HotspotObserver : public JitHooks {
   void recording_failed() override;
   void recording_returned_to_host() override;
   void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) override;
+  uint32_t call_function_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames,
+                               TraceExit& exit) override;
   bool on_hot_function(FunctionProto& fn) override;
   void watch_globals(uint8_t* watch, const Value* globals, size_t n) override;
   void on_global_store(uint32_t index) override;

@@ -372,25 +372,41 @@ uint32_t TraceJit::enter_nested(uint32_t id, Value* base, Value* globals, FrameR
 // on top of the function itself (experiments/results/embedding-latest.md): the rare cases (an
 // observer listening, a tier-up, an exit) are out of line, so that the
 // common ones, a return and a linked loop's exit, stay short.
-void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
+inline TraceJit::Ran TraceJit::run(uint32_t id, Value* base, Value* globals, FrameRegion& frames) {
   if (tiers_.has_finished()) install_finished();  // the check inline: every entry pays it
   CallFrame* const top = frames.top;
   const uint32_t code = nvtx_attached_ || telemetry_.timing() ? enter_observed(id, base, globals, frames)
                                                                : enter(id, base, globals, frames);
   auto [t, snap_no] = registry_.exit_of(code);
-  const bool host_call = std::exchange(exit.host_call, false);
+  // The function's own return (Trace::returns): the run's end, no exit.
+  const bool returned = frames.top == top && t.returns_at(snap_no);
+  if (returned) ++t.returns_taken;
+  return Ran{t, snap_no, returned};
+}
+
+void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
+  const Ran r = run(id, base, globals, frames);
   exit.frames.clear();
   exit.start_recording = false;
-  if (frames.top == top && t.returns_at(snap_no)) {
-    // The function's own return (Trace::returns): the run's end, no exit.
-    ++t.returns_taken;
-    if (exit.pcs.size() == 1) exit.pcs[0] = t.returns[snap_no];
-    else exit.pcs.assign(1, t.returns[snap_no]);
-    // A host's call ends here; the interpreter's CALL runs the RET.
-    exit.returned = host_call;
+  if (r.returned) {
+    // The interpreter's dispatch loop runs the RET.
+    if (exit.pcs.size() == 1) exit.pcs[0] = r.t.returns[r.snap];
+    else exit.pcs.assign(1, r.t.returns[r.snap]);
     return;
   }
-  take_exit(t, snap_no, exit, base);
+  take_exit(r.t, r.snap, exit, base);
+}
+
+static_assert(Trace::kNotReturn == TraceExit::kNotReturned);
+
+uint32_t TraceJit::call_function_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames,
+                                       TraceExit& exit) {
+  const Ran r = run(id, base, globals, frames);
+  if (r.returned) return r.t.returns[r.snap];  // the host's call ends here
+  exit.frames.clear();
+  exit.start_recording = false;
+  take_exit(r.t, r.snap, exit, base);
+  return TraceExit::kNotReturned;
 }
 
 uint32_t TraceJit::enter_observed(uint32_t id, Value* base, Value* globals, FrameRegion& frames) {
@@ -410,7 +426,6 @@ uint32_t TraceJit::enter_observed(uint32_t id, Value* base, Value* globals, Fram
 }
 
 void TraceJit::take_exit(Trace& t, uint32_t snap_no, TraceExit& exit, const Value* base) {
-  exit.returned = false;
   if (snap_no == kTierUpExit) {
     // A T1 trace ran `tier2` iterations: the interpreter resumes where
     // snapshot 0 does (the loop-carried values are written), and the trace

@@ -72,7 +72,9 @@ class TraceJit {
   // Where the interpreter reads the registers traces need
   // (JitHooks::trace_stack_need): kept at least the registry's figure.
   void report_stack_need_to(uint32_t& cell) { registry_.report_stack_need_to(cell); }
+  // JitHooks::run_trace and call_function_trace.
   void run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit);
+  uint32_t call_function_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit);
 
   // --stats: samples where the CPU time goes, per tier (TierProfile).
   void enable_tier_profile() { telemetry_.enable_tier_profile(); }
@@ -133,6 +135,15 @@ class TraceJit {
   // (none does today: host functions cannot run code of their VM, and
   // traces call no script function through a helper; a helper that did
   // would get a context of its own here).
+  // run: both entries' common part; enter and the exit that came back
+  // decoded, `returned` when it is the function's own return in the frame
+  // that entered (Trace::returns; counted).
+  struct Ran {
+    Trace& t;
+    uint32_t snap;
+    bool returned;
+  };
+  [[gnu::always_inline]] Ran run(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
   [[gnu::always_inline]] uint32_t enter(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
   [[gnu::noinline]] uint32_t enter_nested(uint32_t id, Value* base, Value* globals, FrameRegion& frames);
   uint32_t run_native(uint32_t id, Value* base, Value* globals, FrameRegion& frames, JitContext& ctx);

@@ -164,16 +164,23 @@ bool Interpreter::call(const Value& callee, std::span<const Value> args, Value& 
       if (!recording_ && hooks_->on_hot_function(*fn)) recording_ = true;
     }
     if (fn->entry_trace >= 0 && !recording_) {
-      exit_.host_call = true;  // the runtime reads and clears it
-      run_compiled(static_cast<uint32_t>(fn->entry_trace));
-      if (exit_.returned && vm_.deferred_error.empty()) {
-        // The trace ran the call to its RET (TraceExit::returned): return
-        // from here, as the dispatch loop's RET would.
-        CallFrame& f = frames_.back();
-        result = take_return_value(fn->code[exit_.pcs[0]], stack_.data() + f.base, fn->nregs);
-        frames_.pop_back();
-        stack_[0] = Value();
-        return true;
+      const uint32_t base = trace_base();
+      const uint32_t ret_pc = hooks_->call_function_trace(static_cast<uint32_t>(fn->entry_trace),
+                                                          stack_.data() + base, globals_.data(), frames_.region(), exit_);
+      if (ret_pc != TraceExit::kNotReturned) {
+        if (vm_.deferred_error.empty()) {
+          // The trace ran the call to its RET: return from here, as the
+          // dispatch loop's RET would.
+          CallFrame& f = frames_.back();
+          result = take_return_value(fn->code[ret_pc], stack_.data() + f.base, fn->nregs);
+          frames_.pop_back();
+          stack_[0] = Value();
+          return true;
+        }
+        // An error to raise at the RET (resume_at_exit raises it).
+        exit_.pcs.assign(1, ret_pc);
+        exit_.frames.clear();
+        exit_.start_recording = false;
       }
       resume_at_exit();
       if (exit_.start_recording) recording_ = true;
@@ -240,7 +247,7 @@ void FrameRegion::update_push_limit() {
 
 // Inline in its two callers: a host's call of a small compiled function
 // pays little more than this (experiments/results/embedding-latest.md).
-[[gnu::always_inline]] inline void Interpreter::run_compiled(uint32_t id) {
+[[gnu::always_inline]] inline uint32_t Interpreter::trace_base() {
   const uint32_t base = frames_.back().base;
   const uint32_t need = hooks_->trace_stack_need();
   ensure_stack(static_cast<size_t>(base) + need + 1);  // a grown stack updates the push limit itself
@@ -248,7 +255,7 @@ void FrameRegion::update_push_limit() {
     frames_.region().trace_stack_need = need;
     frames_.region().update_push_limit();
   }
-  hooks_->run_trace(id, stack_.data() + base, globals_.data(), frames_.region(), exit_);
+  return base;
 }
 
 void Interpreter::resume_at_exit() {
@@ -267,7 +274,8 @@ void Interpreter::resume_at_exit() {
 }
 
 void Interpreter::enter_trace(uint32_t id) {
-  run_compiled(id);
+  const uint32_t base = trace_base();
+  hooks_->run_trace(id, stack_.data() + base, globals_.data(), frames_.region(), exit_);
   resume_at_exit();
 }
 

@@ -89,11 +89,12 @@ class Interpreter {
   // Runs compiled trace `id` from the current frame and rebuilds the frames
   // of its exit (the caller reloads its registers from frames_.back()).
   void enter_trace(uint32_t id);
-  // enter_trace's halves. run_compiled: makes room for the trace's registers
-  // and runs it; the exit is in exit_, the frames as compiled code left them
-  // (a host's call that the trace ran to its RET stops here: exit_.returned).
-  // resume_at_exit: the exit's frames pushed, the top frame's pc set.
-  void run_compiled(uint32_t id);
+  // enter_trace's parts, which a host's call shares (Interpreter::call,
+  // JitHooks::call_function_trace). trace_base: room made for the traces'
+  // registers above the current frame; its base. resume_at_exit: after the
+  // trace ran (the exit in exit_, the frames as compiled code left them),
+  // the exit's frames pushed, the top frame's pc set.
+  uint32_t trace_base();
   void resume_at_exit();
   // RET's (RETNIL's) first half, for the dispatch loop and for a host's call
   // that a function trace ran to its return: the result, moved out of its

@@ -39,13 +39,9 @@ struct TraceExit {
   // The exit got hot: record a side trace starting where the interpreter
   // resumes (the interpreter switches to recording before its next instruction).
   bool start_recording = false;
-  // Set by the interpreter before it enters a function trace for a host's
-  // call (Interpreter::call, the frame a host called): an exit at that
-  // frame's RET is the call's end. The runtime then counts no exit and
-  // sets `returned`, and the interpreter returns to the host without
-  // running the RET through its dispatch loop.
-  bool host_call = false;
-  bool returned = false;
+  // JitHooks::call_function_trace's answer when the trace did not run the
+  // call to its RET.
+  static constexpr uint32_t kNotReturned = UINT32_MAX;
 };
 
 // One activation record. The current frame's pc lives in a local of the
@@ -132,6 +128,17 @@ class JitHooks {
   // may push and pop frames in `frames`; the exit is in the top frame.
   virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, FrameRegion& /*frames*/,
                          TraceExit& /*exit*/) {}
+  // A host's call of a function whose function trace is `id` (the frame the
+  // host called, Interpreter::call): when the trace runs the call to its own
+  // RET, the RET's pc, `exit` untouched, and the interpreter returns to the
+  // host without running the RET through its dispatch loop (and the runtime
+  // counts no exit); else TraceExit::kNotReturned and the exit in `exit`, as
+  // run_trace leaves it.
+  virtual uint32_t call_function_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames,
+                                       TraceExit& exit) {
+    run_trace(id, base, globals, frames, exit);
+    return TraceExit::kNotReturned;
+  }
 
  protected:
   // Kept by whoever compiles the traces (trace_stack_need()).
