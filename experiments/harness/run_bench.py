@@ -197,17 +197,26 @@ def run_once(cmd, timeout, env=None):
     return "ok", elapsed, out, ""
 
 
-def measure(cmd, runs, timeout, env=None):
-    times, output = [], ""
+def measure_interleaved(cmds, runs, timeout):
+    """Runs each of `cmds` (key -> (command, env)) `runs` times, in rounds that run every command
+    once, so that a slow spell of the machine falls on all the runtimes rather than on one of them;
+    key -> Result (the median). A command that fails, or prints other than it did before, is not run
+    again."""
+    times = {k: [] for k in cmds}
+    output, done = {}, {}
     for _ in range(runs):
-        status, t, out, detail = run_once(cmd, timeout, env)
-        if status != "ok":
-            return Result(status, None, out, detail)
-        if output and out != output:
-            return Result("crash", None, out, "output changed between runs")
-        output = out
-        times.append(t)
-    return Result("ok", statistics.median(times), output)
+        for k, (cmd, env) in cmds.items():
+            if k in done:
+                continue
+            status, t, out, detail = run_once(cmd, timeout, env)
+            if status != "ok":
+                done[k] = Result(status, None, out, detail)
+            elif k in output and out != output[k]:
+                done[k] = Result("crash", None, out, "output changed between runs")
+            else:
+                output[k] = out
+                times[k].append(t)
+    return {k: done[k] if k in done else Result("ok", statistics.median(times[k]), output[k]) for k in cmds}
 
 
 TESSERA = ("tessera", "tessera-t1", "tessera-t2", "tessera-interp")
@@ -337,13 +346,17 @@ def main():
         args = SIZE_ARGS[a.size][prog] if a.size in SIZE_ARGS else []
         want = SIZE_EXPECTED[a.size][prog] if a.size in SIZE_EXPECTED else None
         ref, ref_name = None, None
+        cmds = {}
         for peer in peers:
             cmd = runners[peer](prog, args)
             if cmd is None:
                 results[(prog, peer)] = Result("missing", detail="not built")
                 continue
             log("%-14s %-12s %s" % (prog, peer, shlex.join(cmd)))
-            r = measure(cmd, a.runs, a.timeout, env_pypy if peer == "pypy3" else None)
+            cmds[peer] = (cmd, env_pypy if peer == "pypy3" else None)
+        measured = measure_interleaved(cmds, a.runs, a.timeout)
+        for peer in cmds:
+            r = measured[peer]
             if r.status == "ok":
                 mismatch = None
                 if peer in TESSERA and want is not None and not same_checksum(want, r.output):
@@ -486,7 +499,8 @@ def main():
     command = shlex.join([sys.executable] + sys.argv)
     lines = ["# Tessera VM benchmarks (trace JIT and interpreter), %s" % today, "",
              "- machine: %d CPUs (nproc), %s, %s" % (os.cpu_count() or 0, cpu_model(), platform.platform()),
-             "- size: %s; runs per cell: %d (median wall seconds)" % (a.size, a.runs),
+             "- size: %s; runs per cell: %d (median wall seconds; the runtimes' runs interleaved, each "
+             "round runs every runtime once)" % (a.size, a.runs),
              "- command: `%s`" % command]
     commit, dirty = source_commit(a.vm)
     if commit:

@@ -27,7 +27,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_bench import cpu_model, measure, version_of  # noqa: E402
+from run_bench import cpu_model, measure_interleaved, version_of  # noqa: E402
 from run_kernel_tiers import REPO, built_from, write_report  # noqa: E402
 from stats_report import main_thread_jit_ms, parse_stats, parse_tiers, run_stats  # noqa: E402
 
@@ -219,13 +219,17 @@ def main():
     for prog in programs:
         args = program_args(prog, a.size)
         ref = None
+        cmds = {}
         for peer in peers:
             cmd = command(peer, vm, prog, args, shlex.split(a.vm_args))
             if cmd is None:
                 cells[(prog, peer)] = "—"
                 continue
+            cmds[peer] = (cmd, env_pypy if peer == "pypy3" else None)
+        measured = measure_interleaved(cmds, a.runs, a.timeout)
+        for peer in cmds:
             print(f"{prog:18} {peer:15}", end=" ", file=sys.stderr, flush=True)
-            r = measure(cmd, a.runs, a.timeout, env_pypy if peer == "pypy3" else None)
+            r = measured[peer]
             if r.status != "ok":
                 cells[(prog, peer)] = r.status.upper()
                 print(r.status.upper(), r.detail, file=sys.stderr)
@@ -266,7 +270,8 @@ def main():
              f"{' --peers ' + ','.join(peers) if peers != PEERS else ''}"
              f"{' --vm-args ' + shlex.quote(a.vm_args) if a.vm_args else ''}{' --warmup' if a.warmup else ''}`",
              f"- tessera-vm built from {built_from()}",
-             f"- size: {a.size}; cells: median wall seconds of the whole process over {a.runs} run(s)",
+             f"- size: {a.size}; cells: median wall seconds of the whole process over {a.runs} run(s), the "
+             "runtimes' runs interleaved (each round runs every runtime once)",
              "- versions: " + "; ".join(f"{p}: {version_of([p, '-v'] if p.startswith('lua') else [p, '--version'])}"
                                          for p in peers if not p.startswith("tessera") and shutil.which(p)),
              "", md_row(["program"] + peers + [c[0] for c in ratio_cols]),
