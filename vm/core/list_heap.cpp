@@ -24,7 +24,6 @@ void ListHeap::add(ListObj* l) {
   lists_.push_back(l);  // first: if it throws, the list is not half joined
   l->heap = this;
   l->gc_index = lists_.size() - 1;
-  ++live_;
   ++made_since_;
 }
 
@@ -34,7 +33,6 @@ void ListHeap::remove(ListObj* l) {
   last->gc_index = l->gc_index;
   lists_.pop_back();
   l->heap = nullptr;
-  --live_;
   // A list freed since the last collection was no cycle: the count is of
   // the lists made since then that are still alive.
   if (made_since_ > 0) --made_since_;
@@ -43,7 +41,7 @@ void ListHeap::remove(ListObj* l) {
 size_t ListHeap::collect() {
   if (collecting_) return 0;
   collecting_ = true;
-  const size_t looked_at = lists_.size();
+  const size_t looked_at = live();
   const auto start = std::chrono::steady_clock::now();
   // 1. gc_refs: the references from outside the heap's lists.
   for (ListObj* l : lists_) l->gc_refs = l->refcount;
@@ -93,7 +91,7 @@ size_t ListHeap::collect() {
   // edge lists) pays a few collections, not one per doubling. One that
   // found cycles brings the wait back to the live count.
   growth_ = freed * kNoCyclesRatio < looked_at ? std::min(growth_ * 2, kMaxGrowth) : 1;
-  threshold_ = std::max(kMinThreshold, live_ * growth_);
+  threshold_ = std::max(kMinThreshold, live() * growth_);
   collecting_ = false;
   return freed;
 }

@@ -47,7 +47,7 @@ class ListHeap {
     double ms = 0;
   };
   const Stats& stats() const { return stats_; }
-  size_t live() const { return live_; }
+  size_t live() const { return lists_.size(); }
 
   static constexpr size_t kMinThreshold = 10000;
   // The wait after a collection that freed fewer than 1 in kNoCyclesRatio
@@ -63,7 +63,6 @@ class ListHeap {
   // it wait for each (union_find in the corpus: 450 000 live lists). A list
   // knows its place (ListObj::gc_index); removal moves the last one there.
   std::vector<ListObj*> lists_;
-  size_t live_ = 0;
   size_t made_since_ = 0;
   size_t threshold_ = kMinThreshold;
   size_t growth_ = 1;  // the wait, in live lists (kMaxGrowth)
