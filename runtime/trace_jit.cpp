@@ -386,12 +386,12 @@ inline TraceJit::Ran TraceJit::run(uint32_t id, Value* base, Value* globals, Fra
 
 void TraceJit::run_trace(uint32_t id, Value* base, Value* globals, FrameRegion& frames, TraceExit& exit) {
   const Ran r = run(id, base, globals, frames);
-  exit.frames.clear();
-  exit.start_recording = false;
   if (r.returned) {
     // The interpreter's dispatch loop runs the RET.
     if (exit.pcs.size() == 1) exit.pcs[0] = r.t.returns[r.snap];
     else exit.pcs.assign(1, r.t.returns[r.snap]);
+    exit.frames.clear();
+    exit.start_recording = false;
     return;
   }
   take_exit(r.t, r.snap, exit, base);
@@ -403,8 +403,6 @@ uint32_t TraceJit::call_function_trace(uint32_t id, Value* base, Value* globals,
                                        TraceExit& exit) {
   const Ran r = run(id, base, globals, frames);
   if (r.returned) return r.t.returns[r.snap];  // the host's call ends here
-  exit.frames.clear();
-  exit.start_recording = false;
   take_exit(r.t, r.snap, exit, base);
   return TraceExit::kNotReturned;
 }
@@ -426,6 +424,8 @@ uint32_t TraceJit::enter_observed(uint32_t id, Value* base, Value* globals, Fram
 }
 
 void TraceJit::take_exit(Trace& t, uint32_t snap_no, TraceExit& exit, const Value* base) {
+  exit.frames.clear();
+  exit.start_recording = false;
   if (snap_no == kTierUpExit) {
     // A T1 trace ran `tier2` iterations: the interpreter resumes where
     // snapshot 0 does (the loop-carried values are written), and the trace

@@ -129,8 +129,7 @@ class TraceJit {
   // run_trace's parts. enter: runs trace `id` to the exit it returns by (its
   // code, TraceRegistry::exit_of); enter_observed: the same, timed and named
   // for a listening tool. take_exit: an exit other than a function's own
-  // return, for the interpreter to resume at (and a side trace to record);
-  // run_trace has cleared the exit's frames and recording flag.
+  // return, for the interpreter to resume at (and a side trace to record).
   // enter_nested: enter's slow half, for a trace entered while another runs
   // (none does today: host functions cannot run code of their VM, and
   // traces call no script function through a helper; a helper that did
