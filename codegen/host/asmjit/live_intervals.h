@@ -10,9 +10,18 @@
 // where the back-edge moves the second into the first's location. A passed
 // value (SLOAD mode 3 + i) lives from position 0: the entry moves it from
 // its argument register into its own.
+//
+// A PHI's entry value and its next value can share one register (the
+// back-edge then moves nothing), where the next value is computed by an
+// instruction that reads its operands before writing its result and the
+// entry value is read by nothing after it: the entry value's interval then
+// ends at the next value's instruction, which takes over its register
+// (LiveInterval::takes_register_of). Each interval also lists where it is
+// read, so that the allocator spills the value whose next read is furthest.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "deopt/exit_plan.h"
@@ -30,6 +39,12 @@ struct LiveInterval {
   // inside the interval, so the value should live in a register the C
   // calling convention preserves.
   bool crosses_call = false;
+  // Positions that read the value, ascending; a PHI reads it at the end.
+  // Empty: not known (the allocator then goes by `end` alone).
+  std::vector<uint32_t> reads;
+  // The PHI entry value whose register this next value takes over: that
+  // interval ends at this one's start (kNoRef: none).
+  IRRef takes_register_of = kNoRef;
 };
 
 struct TraceLiveness {
@@ -51,7 +66,13 @@ bool calls_helper(const IRIns& ins);
 // Whether `ins` may leave the trace through its snapshot.
 bool may_exit(const IRIns& ins);
 
-// `plans`: plan_exits(ir), one per snapshot.
-TraceLiveness compute_liveness(const TraceIR& ir, const std::vector<ExitPlan>& plans);
+// Whether the backend lowers `op` so that its result may share a register
+// with an operand (it reads its operands before it writes its result).
+using SharesOperandRegister = std::function<bool(IROp)>;
+
+// `plans`: plan_exits(ir), one per snapshot. `shares`: null, no PHI shares
+// a register with its next value.
+TraceLiveness compute_liveness(const TraceIR& ir, const std::vector<ExitPlan>& plans,
+                               const SharesOperandRegister& shares = nullptr);
 
 }  // namespace tessera::jit::t1

@@ -101,7 +101,9 @@ AssemblyStats assemble_trace(const TraceIR& ir, const LoweringEnv& env, x86::Ass
 }
 
 AssemblyStats TraceAssembler::run(const Label& native, const Label& entry, const Label& passed) {
-  lv_ = compute_liveness(ir_, *env_.exit_plans);
+  // lower_binary reads both operands before it writes its result, so its
+  // result may take over a PHI entry value's register.
+  lv_ = compute_liveness(ir_, *env_.exit_plans, [](IROp op) { return binary_row(op) != nullptr; });
   ra_ = linear_scan(ir_, lv_, t1_registers());
   preserved_mask_ = t1_registers().gpr_call_preserved;
   find_loop();

@@ -1,12 +1,16 @@
 // T1's linear-scan register allocator (codegen/host/asmjit/linear_scan.h):
 // intervals given by hand (the allocator reads only their positions, classes
 // and call crossings, and the trace's size) and intervals computed from a
-// trace (live_intervals.h); assignments, spills, call-preserved registers,
-// and the invariant that no two overlapping intervals share a register.
+// trace (live_intervals.h); assignments, spills (the value read next
+// furthest away), call-preserved registers, PHIs whose next value takes
+// over the entry value's register, and the invariant that no two
+// overlapping intervals share a register.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "codegen/host/asmjit/linear_scan.h"
 #include "deopt/exit_plan.h"
@@ -39,8 +43,10 @@ TraceIR trace_of(size_t n) {
   return ir;
 }
 
-LiveInterval iv(IRRef ref, uint32_t start, uint32_t end, RegClass cls = RegClass::Gpr, bool crosses_call = false) {
+LiveInterval iv(IRRef ref, uint32_t start, uint32_t end, RegClass cls = RegClass::Gpr, bool crosses_call = false,
+                std::vector<uint32_t> reads = {}) {
   LiveInterval v;
+  v.reads = std::move(reads);
   v.ref = ref;
   v.start = start;
   v.end = end;
@@ -92,6 +98,9 @@ void expect_invariants(const Allocation& a, const RegisterSet& regs) {
       const LiveInterval &x = ivs[i], &y = ivs[j];
       const bool overlap = x.start <= y.end && y.start <= x.end;
       if (x.cls != y.cls || !overlap || a.out.reg[x.ref] == kNoReg) continue;
+      // A PHI's next value takes over its entry value's register where the
+      // entry value ends (live_intervals.h).
+      if (y.takes_register_of == x.ref && x.end == y.start) continue;
       EXPECT_NE(a.out.reg[x.ref], a.out.reg[y.ref])
           << "%" << x.ref << " [" << x.start << "," << x.end << "] and %" << y.ref << " [" << y.start << ","
           << y.end << "] share a register";
@@ -202,39 +211,135 @@ TEST(LinearScan, InvariantsHoldOnRandomIntervals) {
   }
 }
 
-// Intervals from a real trace (compute_liveness): a counting loop whose
-// values are loop-carried, allocated with only two GPRs.
-TEST(LinearScan, ATraceLoopUnderPressure) {
+// Where the intervals say where they are read, the one read next furthest
+// away spills, though all three end together.
+TEST(LinearScan, SpillsTheValueReadNextFurthestAway) {
+  const RegisterSet regs = gprs({kRax, kRcx});
+  // %0 is read at 3 and 9, %1 only at the end (9), %2 at 4 and 9: at 2,
+  // %1's next read is furthest.
+  Allocation a = allocate({iv(0, 0, 9, RegClass::Gpr, false, {3, 9}), iv(1, 1, 9, RegClass::Gpr, false, {9}),
+                           iv(2, 2, 9, RegClass::Gpr, false, {4, 9})},
+                          regs);
+  expect_invariants(a, regs);
+  EXPECT_EQ(a.out.spilled, 1u);
+  EXPECT_EQ(a.out.reg[1], kNoReg);
+  EXPECT_EQ(a.out.reg[0], kRax);
+  EXPECT_EQ(a.out.reg[2], kRcx);
+}
+
+// A counting loop: i and s are loop-carried (PHIs), n is read on every
+// iteration. Optionally an exit after the increment reads the old i.
+struct CountingLoop {
   TraceIR ir;
-  Snapshot entry;
-  ir.snapshots().push_back(entry);
-  IRRef i = ir.emit(IROp::SLOAD, IRType::Int, 0, 0, 0);
-  IRRef n = ir.emit(IROp::SLOAD, IRType::Int, 1, 0, 0);
-  IRRef s = ir.emit(IROp::SLOAD, IRType::Int, 2, 0, 0);
+  IRRef i, n, s, s2, i2;
+};
+CountingLoop counting_loop(bool exit_reads_old_i) {
+  CountingLoop c;
+  TraceIR& ir = c.ir;
+  ir.snapshots().push_back(Snapshot{});
+  c.i = ir.emit(IROp::SLOAD, IRType::Int, 0, 0, 0);
+  c.n = ir.emit(IROp::SLOAD, IRType::Int, 1, 0, 0);
+  c.s = ir.emit(IROp::SLOAD, IRType::Int, 2, 0, 0);
   ir.emit(IROp::LOOP, IRType::None);
   Snapshot in_loop;
-  in_loop.entries = {{0, i}, {2, s}};
+  in_loop.entries = {{0, c.i}, {2, c.s}};
   ir.snapshots().push_back(in_loop);
-  IRRef done = ir.emit(IROp::GE, IRType::Bool, i, n);
+  IRRef done = ir.emit(IROp::GE, IRType::Bool, c.i, c.n);
   ir.emit(IROp::GUARDF, IRType::None, done, 0, 1);
-  IRRef s2 = ir.emit(IROp::ADD, IRType::Int, s, i);
-  IRRef i2 = ir.emit(IROp::ADD, IRType::Int, i, ir.kint(1));
-  ir.emit(IROp::PHI, IRType::Int, i, i2);
-  ir.emit(IROp::PHI, IRType::Int, s, s2);
-
-  Allocation a;
-  a.lv = compute_liveness(ir, plan_exits(ir));
-  // i, n and s are read by the back-edge's next iteration: live to the end.
-  for (IRRef r : {i, n, s}) {
-    auto it = std::find_if(a.lv.intervals.begin(), a.lv.intervals.end(),
-                           [&](const LiveInterval& v) { return v.ref == r; });
-    ASSERT_NE(it, a.lv.intervals.end()) << "%" << r;
-    EXPECT_EQ(it->end, ir.size()) << "%" << r;
+  c.s2 = ir.emit(IROp::ADD, IRType::Int, c.s, c.i);
+  c.i2 = ir.emit(IROp::ADD, IRType::Int, c.i, ir.kint(1));
+  if (exit_reads_old_i) {
+    IRRef big = ir.emit(IROp::GE, IRType::Bool, c.i2, c.n);
+    ir.emit(IROp::GUARDF, IRType::None, big, 0, 1);  // its exit reads i
   }
+  ir.emit(IROp::PHI, IRType::Int, c.i, c.i2);
+  ir.emit(IROp::PHI, IRType::Int, c.s, c.s2);
+  return c;
+}
+
+const LiveInterval& interval_of(const TraceLiveness& lv, IRRef r) {
+  auto it = std::find_if(lv.intervals.begin(), lv.intervals.end(), [&](const LiveInterval& v) { return v.ref == r; });
+  if (it == lv.intervals.end()) throw std::runtime_error("no interval for %" + std::to_string(r));
+  return *it;
+}
+
+bool any_binary(IROp op) { return op == IROp::ADD || op == IROp::SUB; }
+
+// Intervals from a real trace (compute_liveness), allocated with only two
+// GPRs: without register sharing, every value read on the next iteration
+// lives to the end.
+TEST(LinearScan, ATraceLoopUnderPressure) {
+  CountingLoop c = counting_loop(false);
+  Allocation a;
+  a.lv = compute_liveness(c.ir, plan_exits(c.ir));
+  for (IRRef r : {c.i, c.n, c.s}) EXPECT_EQ(interval_of(a.lv, r).end, c.ir.size()) << "%" << r;
+  EXPECT_EQ(interval_of(a.lv, c.i2).takes_register_of, kNoRef);
   const RegisterSet regs = gprs({kRax, kRcx});
-  a.out = linear_scan(ir, a.lv, regs);
+  a.out = linear_scan(c.ir, a.lv, regs);
   expect_invariants(a, regs);
   EXPECT_GT(a.out.spilled, 0u);
+}
+
+// With register sharing, i's next value is made where i is read for the
+// last time: i ends there and i+1 takes its register (the back-edge moves
+// nothing); likewise s and s+i.
+TEST(LinearScan, APhisNextValueTakesOverTheEntryValuesRegister) {
+  CountingLoop c = counting_loop(false);
+  Allocation a;
+  a.lv = compute_liveness(c.ir, plan_exits(c.ir), any_binary);
+  EXPECT_EQ(interval_of(a.lv, c.i).end, c.i2);
+  EXPECT_EQ(interval_of(a.lv, c.s).end, c.s2);
+  EXPECT_EQ(interval_of(a.lv, c.n).end, c.ir.size());
+  EXPECT_EQ(interval_of(a.lv, c.i2).takes_register_of, c.i);
+  EXPECT_EQ(interval_of(a.lv, c.s2).takes_register_of, c.s);
+  const RegisterSet regs = gprs({kRax, kRcx, kRdx, kRbx});
+  a.out = linear_scan(c.ir, a.lv, regs);
+  expect_invariants(a, regs);
+  EXPECT_EQ(a.out.spilled, 0u);
+  ASSERT_NE(a.out.reg[c.i], kNoReg);
+  EXPECT_EQ(a.out.reg[c.i2], a.out.reg[c.i]);
+  EXPECT_EQ(a.out.reg[c.s2], a.out.reg[c.s]);
+}
+
+// An exit after i+1 restores the old i and s: they keep their own registers.
+TEST(LinearScan, AnEntryValueReadAfterItsNextValueKeepsItsRegister) {
+  CountingLoop c = counting_loop(true);
+  Allocation a;
+  a.lv = compute_liveness(c.ir, plan_exits(c.ir), any_binary);
+  EXPECT_EQ(interval_of(a.lv, c.i2).takes_register_of, kNoRef);
+  EXPECT_EQ(interval_of(a.lv, c.i).end, c.ir.size());
+  EXPECT_EQ(interval_of(a.lv, c.s2).takes_register_of, kNoRef);
+  const RegisterSet regs = gprs({kRax, kRcx, kRdx, kRbx});
+  a.out = linear_scan(c.ir, a.lv, regs);
+  expect_invariants(a, regs);
+  EXPECT_NE(a.out.reg[c.i2], a.out.reg[c.i]);
+}
+
+// Not where the backend says the instruction may not share (the predicate).
+TEST(LinearScan, NoSharingWhereTheBackendRefusesIt) {
+  CountingLoop c = counting_loop(false);
+  TraceLiveness lv = compute_liveness(c.ir, plan_exits(c.ir), [](IROp) { return false; });
+  EXPECT_EQ(interval_of(lv, c.i2).takes_register_of, kNoRef);
+  EXPECT_EQ(interval_of(lv, c.i).end, c.ir.size());
+}
+
+// A next value holding its entry value's register is never the one that
+// spills (the back-edge writes that register): with one register left, the
+// newcomer spills even though the next value is read later.
+TEST(LinearScan, ANextValueThatTookARegisterIsNotSpilled) {
+  const RegisterSet regs = gprs({kRax, kRcx});
+  LiveInterval entry = iv(0, 0, 3, RegClass::Gpr, false, {3});
+  LiveInterval next = iv(3, 3, 20, RegClass::Gpr, false, {20});
+  next.takes_register_of = 0;
+  Allocation a = allocate({entry, iv(1, 1, 20, RegClass::Gpr, false, {5, 20}), next,
+                           iv(4, 4, 20, RegClass::Gpr, false, {6, 20})},
+                          regs);
+  expect_invariants(a, regs);
+  EXPECT_EQ(a.out.reg[3], a.out.reg[0]);
+  EXPECT_NE(a.out.reg[3], kNoReg);
+  EXPECT_EQ(a.out.reg[1], kRcx);
+  EXPECT_EQ(a.out.reg[4], kNoReg);
+  EXPECT_EQ(a.out.spilled, 1u);
 }
 
 }  // namespace
