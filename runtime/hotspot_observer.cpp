@@ -137,7 +137,7 @@ bool HotspotObserver::on_hot_loop(FunctionProto& fn, uint32_t pc) {
   const int line = pc < fn.lines.size() ? fn.lines[pc] : 0;
   const std::string opcode = pc < fn.code.size() ? op_info(fn.code[pc].op).name : "?";
   loop_index_.emplace(std::move(key), loops_.size());
-  loops_.push_back(HotLoop{fn.name, fn.line, pc, opcode, line, 1});
+  loops_.push_back(HotLoop{fn.name, fn.file, fn.line, pc, opcode, line, 1});
   return tracing_ && tracing_->start_recording(fn, pc);
 }
 
@@ -189,7 +189,7 @@ bool HotspotObserver::on_hot_function(FunctionProto& fn) {
     ++functions_[it->second].times;
   } else {
     function_index_.emplace(std::move(key), functions_.size());
-    functions_.push_back(HotFunction{fn.name, fn.line, 1});
+    functions_.push_back(HotFunction{fn.name, fn.file, fn.line, 1});
   }
   return tracing_ && tracing_->start_function_recording(fn);
 }
@@ -212,7 +212,7 @@ std::shared_ptr<const kernels::GpuTarget> HotspotObserver::gpu_target() const {
   return gpu_;
 }
 
-void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
+void HotspotObserver::print_stats(std::ostream& os, double wall_seconds, const std::string& wall_note) const {
   os << "tessera-vm stats\n";
   if (!params_.enabled) {
     os << "  jit: off (interpreter only; hot-code detection not installed)\n";
@@ -242,18 +242,18 @@ void HotspotObserver::print_stats(std::ostream& os, double wall_seconds) const {
                                                     params_.hotwork)
                                       : "");
     for (const HotLoop& l : loops_) {
-      os << fmt::format("    {}:{}  in {}  {} at pc {}  hot {} time{}\n", script_name_, l.line,
+      os << fmt::format("    {}:{}  in {}  {} at pc {}  hot {} time{}\n", l.file.empty() ? script_name_ : l.file, l.line,
                         l.function, l.opcode, l.pc, l.times, l.times == 1 ? "" : "s");
     }
     os << fmt::format("  hot functions: {} (each reported once per {} calls)\n", functions_.size(),
                       params_.hotcall);
     for (const HotFunction& f : functions_) {
-      os << fmt::format("    {}:{}  {}  hot {} time{}\n", script_name_, f.line, f.function, f.times,
+      os << fmt::format("    {}:{}  {}  hot {} time{}\n", f.file.empty() ? script_name_ : f.file, f.line, f.function, f.times,
                         f.times == 1 ? "" : "s");
     }
   }
   if (tracing_) tracing_->print_stats(os);
-  os << fmt::format("  wall time: {:.3f} ms (compile and interpret)\n", wall_seconds * 1e3);
+  os << fmt::format("  wall time: {:.3f} ms ({})\n", wall_seconds * 1e3, wall_note);
 }
 
 }  // namespace tessera

@@ -96,6 +96,7 @@ class HotspotObserver : public JitHooks {
   // A loop back-edge that reached its hot count at least once.
   struct HotLoop {
     std::string function;  // FunctionProto::name
+    std::string file;      // FunctionProto::file (empty: the script's name)
     int function_line;     // line of the function's `fn` (tells same-named functions apart)
     uint32_t pc;           // instruction index of the back-edge (FORLOOP/ITERLOOP/LOOP)
     std::string opcode;    // that instruction's opcode name
@@ -104,6 +105,7 @@ class HotspotObserver : public JitHooks {
   };
   struct HotFunction {
     std::string function;
+    std::string file;  // FunctionProto::file (empty: the script's name)
     int line;        // line of the `fn` keyword
     uint64_t times;  // how often its entry became hot (once per `hotcall` calls)
   };
@@ -120,7 +122,8 @@ class HotspotObserver : public JitHooks {
 
   // The human-readable `--stats` report. `wall_seconds` is measured by the
   // caller (it spans the front end's compile too).
-  void print_stats(std::ostream& os, double wall_seconds) const;
+  // `wall_note` says what the wall time covers.
+  void print_stats(std::ostream& os, double wall_seconds, const std::string& wall_note = "compile and interpret") const;
 
  private:
   JitParams params_;

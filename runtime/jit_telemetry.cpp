@@ -228,7 +228,7 @@ void JitTelemetry::print_stats(std::ostream& os, const std::vector<std::unique_p
                              t->code_size[k]);
     os << fmt::format("    trace {}  {}:{} in {}, {}: {} IR instructions ({} recorded), {} snapshots, compiled in "
                       "{:.3f} ms{}; entered {} times, {} exits{}\n",
-                      t->id, script_name_, t->line, t->function, kind, t->ir.size(), t->recorded_size,
+                      t->id, t->file.empty() ? script_name_ : t->file, t->line, t->function, kind, t->ir.size(), t->recorded_size,
                       t->ir.snapshots().size(), t->compile_ms,
                       tiers.empty() ? "" : fmt::format(" ({}; runs T{})", tiers, t->tier), t->entries, exits,
                       t->returns_taken ? fmt::format(", {} returns", t->returns_taken) : "");

@@ -29,6 +29,7 @@ struct Trace {
   Kind kind = Kind::Loop;
   FunctionProto* proto;  // valid while its module runs; reports use the copies below
   std::string function;  // the function the trace starts in
+  std::string file;      // the source it comes from (FunctionProto::file; empty: the run's script)
   int line = 0;          // source line of the loop's back-edge (function: of `fn`)
   std::optional<uint32_t> loop_pc;  // loop traces: the back-edge instruction that enters it
   uint32_t start_pc;  // first bytecode it runs

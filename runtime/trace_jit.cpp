@@ -221,6 +221,7 @@ std::unique_ptr<Trace> TraceJit::take_recording(double now) {
   }
   trace->proto = recorder_->root();
   trace->function = trace->proto->name;
+  trace->file = trace->proto->file;
   trace->loop_pc = recorder_->loop_pc();
   trace->start_pc = recorder_->start_pc();
   trace->line = trace->kind == Trace::Kind::Function ? trace->proto->line

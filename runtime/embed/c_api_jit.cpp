@@ -70,11 +70,14 @@ tsr_status tsr_stats(tsr_vm* vm, tsr_stats_format format, tsr_value* out) {
     std::unique_ptr<HotspotObserver> not_started;
     if (!m.started) not_started = std::make_unique<HotspotObserver>(m.params);
     const HotspotObserver& observer = m.started ? *m.observer : *not_started;
-    const double wall_ms = m.busy_ms;
+    const double wall_ms =
+        m.started ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - m.started_at).count() : 0;
     std::string text;
     if (raw == TSR_STATS_TEXT) {
       std::ostringstream os;
-      observer.print_stats(os, wall_ms / 1000);
+      observer.print_stats(os, wall_ms / 1000,
+                           "since the VM first ran code: the host's runs and " + std::to_string(m.counters.host_calls) +
+                               " calls, and its own time between them");
       const EmbedCounters& c = m.counters;
       os << "embedding: " << c.host_calls << " host calls, " << c.host_function_calls
          << " host function calls, " << c.tensors_wrapped << " tensors shared without a copy, "

@@ -18,18 +18,9 @@ tsr_status busy(tsr_vm& vm) {
   return vm.fail(TSR_EBUSY, "the VM is running a host function: it cannot run or call script code until it returns");
 }
 
-// Times a run or call for the statistics' wall time.
-struct BusyClock {
-  explicit BusyClock(tsr_vm& vm) : vm(vm), start(std::chrono::steady_clock::now()) {}
-  ~BusyClock() { vm.busy_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(); }
-  tsr_vm& vm;
-  std::chrono::steady_clock::time_point start;
-};
-
 tsr_status run_source(tsr_vm& vm, const std::string& name, const std::string& source) {
   if (vm.in_host_function) return busy(vm);
   vm.start();
-  BusyClock clock(vm);
   return vm.from_run(vm.vm->run_source(name, source));
 }
 

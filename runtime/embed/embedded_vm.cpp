@@ -112,6 +112,7 @@ tsr_vm::~tsr_vm() {
 void tsr_vm::start() {
   if (started) return;
   started = true;
+  started_at = std::chrono::steady_clock::now();
   observer = std::make_unique<tessera::HotspotObserver>(params);
   observer->set_script_name("<embedded>");
   if (!dump_dir.empty()) {

@@ -8,6 +8,7 @@
 // thin: they check their arguments against this and translate statuses.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -93,7 +94,10 @@ struct tsr_vm {
   std::unique_ptr<tessera::HotspotObserver> observer;
   std::shared_ptr<tessera::jit::JitEventLog> events;
   bool started = false;
-  double busy_ms = 0;  // wall time spent in runs and calls (the stats' "wall")
+  // When start() ran: the statistics' wall time runs from there, so that it
+  // covers the host's calls (timing each call would cost more than a small
+  // call itself) and, between them, the host's own time.
+  std::chrono::steady_clock::time_point started_at;
 
   tessera::embed::ValueHandles handles;
   std::list<tessera::embed::HostFunction> host_functions;  // stable addresses: scripts and traces point at them

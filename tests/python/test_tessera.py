@@ -1,7 +1,7 @@
 """Tests of the Python module `tessera` (python/tessera_python.cpp).
 
 Run with the build's module on the path:
-    PYTHONPATH=build/python python3 tests/python/test_tessera.py
+    build/python/python3 tests/python/test_tessera.py
 (ctest runs it as python/tessera.) Needs NumPy.
 """
 import contextlib

@@ -259,10 +259,15 @@ def main():
 
         # Bad paths fail before the program runs.
         p = run(a.vm, script, "--dump", os.path.join(log, "sub"))
-        check(p.returncode == 2 and p.stdout == "" and "--dump" in p.stderr and "not a directory" in p.stderr,
-              "--dump under a file is an error, exit 2, before the run", p)
+        # The message says in plain words which part of the path is in the way.
+        check(p.returncode == 2 and p.stdout == "" and
+              p.stderr.strip() == f"tessera-vm: --dump {os.path.join(log, 'sub')}: cannot make this directory: "
+              f"{log} is a file, not a directory",
+              "--dump under a file is an error naming the file in the way, exit 2, before the run", p)
         p = run(a.vm, script, "--dump", log)
-        check(p.returncode == 2 and p.stdout == "" and "not a directory" in p.stderr, "--dump FILE is exit 2", p)
+        check(p.returncode == 2 and p.stdout == "" and
+              p.stderr.strip() == f"tessera-vm: --dump {log}: that is a file, not a directory "
+              "(give a directory: it is made if missing)", "--dump FILE is exit 2 and says it is a file", p)
         p = run(a.vm, script, "--metrics", os.path.join(tmp, "missing", "m.jsonl"))
         check(p.returncode == 2 and p.stdout == "" and "--metrics" in p.stderr, "--metrics that cannot be written is exit 2", p)
         p = run(a.vm, script, f"--jit-log={os.path.join(tmp, 'missing', 'x.log')}")

@@ -2,6 +2,8 @@
 // everything else is the VM's.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@
 #include "vm/graph/collectives.h"
 #include "runtime/trace_viewer.h"
 #include "runtime/world_timeline.h"
+#include "tools/tessera-vm/option_suggestion.h"
 #include "tools/tessera-vm/signal_outputs.h"
 #include "vm/interp/vm.h"
 
@@ -54,18 +57,67 @@ int check_output(int status) {
 
 // `--dump DIR` must be a directory that can be written, made if missing;
 // checked before the run, so that a bad one fails at once (exit 2).
+// Why the system refused to make or write a file, in plain words.
+std::string plain_reason(int err) {
+  switch (err) {
+    case EACCES:
+    case EPERM: return "no permission";
+    case EROFS: return "the file system is read-only";
+    case ENOSPC: return "the disk is full";
+    case EDQUOT: return "the disk quota is used up";
+    case ENAMETOOLONG: return "the path is too long";
+    case ENOENT: return "the system does not let a directory be made there";
+    default: return err ? std::strerror(err) : "the system refused";
+  }
+}
+
+// The errors say why in plain words: which part of the path is in the way.
 void check_dump_dir(const std::string& dir) {
   namespace fs = std::filesystem;
+  const std::string head = "--dump " + dir + ": ";
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (!fs::is_directory(dir))
-    throw std::runtime_error("--dump " + dir + ": not a directory" +
-                             (ec ? " (" + ec.message() + ")" : std::string(" (a file of that name exists)")));
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw std::runtime_error(head + "that is a file, not a directory (give a directory: it is made if missing)");
+  std::error_code made;
+  fs::create_directories(dir, made);
+  if (!fs::is_directory(dir, ec)) {
+    // The deepest part of the path that exists says what stopped it.
+    fs::path have = fs::absolute(fs::path(dir), ec).parent_path();
+    while (!have.empty() && !fs::exists(have, ec) && have != have.root_path()) have = have.parent_path();
+    std::string why;
+    if (!have.empty() && fs::exists(have, ec) && !fs::is_directory(have, ec))
+      why = have.string() + " is a file, not a directory";
+    else if (!have.empty() && ::access(have.c_str(), W_OK) != 0)
+      why = "no permission to make a directory in " + have.string();
+    else
+      why = plain_reason(made.value());
+    throw std::runtime_error(head + "cannot make this directory: " + why);
+  }
   const std::string probe = (fs::path(dir) / ".tessera-vm-write-test").string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("--dump " + dir + ": cannot write there (" + std::strerror(errno) + ")");
+  if (fd < 0)
+    throw std::runtime_error(head + "cannot write files in this directory: " + plain_reason(errno));
   ::close(fd);
   ::unlink(probe.c_str());
+}
+
+// The usage error of arguments CLI11 did not expect, where one of them looks
+// like an option: "unknown option '--jit-params' (did you mean
+// '--jit-param'?)". Returns false where none does (CLI11's message stands).
+bool report_unknown_options(const CLI::App& cmd) {
+  std::vector<std::string> known;
+  for (const CLI::Option* o : cmd.get_options())
+    for (const std::string& l : o->get_lnames()) known.push_back("--" + l);
+  const std::string where = cmd.get_parent() ? "tessera-vm " + cmd.get_name() : "tessera-vm";
+  bool any = false;
+  for (const std::string& arg : cmd.remaining()) {
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    any = true;
+    std::cerr << where << ": unknown option '" << arg.substr(0, arg.find('=')) << "'";
+    if (auto near = tessera::cli::nearest_option(arg, known)) std::cerr << " (did you mean '" << *near << "'?)";
+    std::cerr << "; see " << where << " --help\n";
+  }
+  return any;
 }
 
 std::string fmt_fixed(double x) {
@@ -131,6 +183,19 @@ int run_cli(int argc, char** argv) {
     std::cerr << "tessera-vm: unknown command '" << argv[1] << "' (the commands are run and dis; see tessera-vm --help)\n";
     return 2;
   }
+  // Likewise an option before the command that is not one of the three
+  // (CLI11 alone would say "A subcommand is required").
+  if (cli_argc > 1 && argv[1][0] == '-') {
+    const std::string first = argv[1];
+    const std::vector<std::string> top = {"--help", "-h", "--version"};
+    if (std::find(top.begin(), top.end(), first) == top.end()) {
+      std::cerr << "tessera-vm: unknown option '" << first.substr(0, first.find('=')) << "'";
+      if (auto near = tessera::cli::nearest_option(first, {"--help", "--version"}))
+        std::cerr << " (did you mean '" << *near << "'?)";
+      std::cerr << "; options of a command go after it: tessera-vm run --help\n";
+      return 2;
+    }
+  }
 
   // A path option given an empty value ("--metrics ''") names no file: a
   // usage error rather than an output silently not written.
@@ -139,6 +204,8 @@ int run_cli(int argc, char** argv) {
   CLI::App app{kDescription, "tessera-vm"};
   app.set_version_flag("--version", std::string("tessera-vm ") + TESSERA_VERSION);
   app.require_subcommand(1);
+  app.footer("Run `tessera-vm run --help` for run's options (JIT, dumps, logs, devices, outputs)\n"
+             "and the JIT parameters; docs/cli.md describes them all.");
 
   std::string run_file;
   CLI::App* run = app.add_subcommand("run", "Run a script: tessera-vm run FILE.tsb [-- ARGS...]");
@@ -295,6 +362,10 @@ int run_cli(int argc, char** argv) {
     }
     if (profile_kernels) jit_params.set("kprofile=1");
     if (comm_timeout > 0) jit_params.set("commtimeout=" + std::to_string(comm_timeout));
+  } catch (const CLI::ExtrasError& e) {
+    // An unknown option: name it, and the option it most likely meant.
+    if (report_unknown_options(run->parsed() ? *run : dis->parsed() ? *dis : app)) return 2;
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" that exit 0; real usage errors exit 2.
     int code = app.exit(e);

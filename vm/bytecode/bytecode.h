@@ -212,12 +212,17 @@ constexpr int kMaxRegisters = 65535;  // a:16; the compiler reports overflow
 // A compiled function (or <main>, the top-level code).
 struct FunctionProto {
   std::string name;          // "<main>" for the top level
+  std::string file;          // the source's name (Module::filename): reports name loops and traces by it
   int nparams = 0;
   int nregs = 0;             // frame size in registers (>= nparams)
   int line = 0;              // line of the `fn` keyword (1 for <main>)
   std::vector<Instr> code;
   std::vector<Value> consts;
   std::vector<int32_t> lines;  // source line of each instruction (same size as code)
+  // Source column of each instruction (same size as code): the column of the
+  // AST node it was compiled for (an operator, a call's or an index's
+  // bracket), where a runtime error's caret points.
+  std::vector<int32_t> cols;
 
   // Hot counters for the JIT: one slot per instruction index, used by
   // loop back-edges (FORLOOP, ITERLOOP, LOOP) and decremented each time the
@@ -266,6 +271,7 @@ struct FunctionProto {
 // and functions occupy slots too (initialized by the VM at load time).
 struct Module {
   std::string filename;
+  std::string source;  // the text it was compiled from (VM::compile_source), for error messages
   std::vector<std::unique_ptr<FunctionProto>> functions;  // functions[0] is <main>
   std::vector<std::string> global_names;
   // Initial value of each global slot before <main> runs: a user function

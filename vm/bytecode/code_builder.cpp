@@ -5,6 +5,7 @@ namespace tessera {
 uint32_t CodeBuilder::emit(Instr i) {
   code_.push_back(i);
   lines_.push_back(line_);
+  cols_.push_back(col_);
   return pc() - 1;
 }
 
@@ -31,6 +32,7 @@ void CodeBuilder::patch(uint32_t at, int64_t target) {
 void CodeBuilder::finish(FunctionProto& proto) {
   proto.code = std::move(code_);
   proto.lines = std::move(lines_);
+  proto.cols = std::move(cols_);
   proto.consts = consts_.take();
   proto.hotcounts.assign(proto.code.size(), 0);
   proto.has_loops = false;

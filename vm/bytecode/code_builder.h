@@ -22,6 +22,8 @@ class CodeBuilder {
   // Every instruction emitted takes the line set here (the source line of
   // the AST node being compiled).
   void set_line(int line) { line_ = line; }
+  // Likewise the column (FunctionProto::cols).
+  void set_col(int col) { col_ = col; }
   int line() const { return line_; }
   // Line of the most recent instruction (precondition: pc() > 0).
   int last_line() const { return lines_.back(); }
@@ -44,7 +46,7 @@ class CodeBuilder {
 
   ConstantPool& constants() { return consts_; }
 
-  // Moves code, lines, constants and sized hot counters into `proto`.
+  // Moves code, lines, columns, constants and sized hot counters into `proto`.
   void finish(FunctionProto& proto);
 
  private:
@@ -53,8 +55,10 @@ class CodeBuilder {
 
   std::vector<Instr> code_;
   std::vector<int32_t> lines_;
+  std::vector<int32_t> cols_;
   ConstantPool consts_;
   int line_ = 0;
+  int col_ = 0;
 };
 
 }  // namespace tessera

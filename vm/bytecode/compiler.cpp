@@ -37,6 +37,7 @@ std::unique_ptr<Module> compile(const ast::Program& prog, const CompileOptions& 
 
   FunctionCompiler(*module->main(), globals).compile_main(prog.stmts);
   for (auto [decl, proto] : fns) FunctionCompiler(*proto, globals).compile_function(*decl);
+  for (auto& fn : module->functions) fn->file = prog.filename;
   return module;
 }
 

@@ -28,11 +28,13 @@ bool writes_destination_early(const ast::Expr& e) {
 FunctionCompiler::AtNode::AtNode(FunctionCompiler& fc, ast::Loc loc) : fc_(fc), saved_(fc.loc_) {
   fc_.loc_ = loc;
   fc_.code_.set_line(loc.line);
+  fc_.code_.set_col(loc.col);
 }
 
 FunctionCompiler::AtNode::~AtNode() {
   fc_.loc_ = saved_;
   fc_.code_.set_line(saved_.line);
+  fc_.code_.set_col(saved_.col);
 }
 
 FunctionCompiler::FunctionCompiler(FunctionProto& proto, GlobalTable& globals)
@@ -46,6 +48,7 @@ void FunctionCompiler::compile_main(const std::vector<ast::StmtPtr>& stmts) {
   is_main_ = true;
   loc_ = {proto_.line, 1};
   code_.set_line(proto_.line);
+  code_.set_col(1);
   for (const auto& s : stmts)
     if (s->kind != ast::StmtKind::FnDecl) stmt(*s);
   finish_function();

@@ -11,6 +11,7 @@
 
 #include "vm/core/error.h"
 #include "vm/frontend/lexer.h"
+#include "vm/frontend/unclosed_bracket.h"
 
 namespace tessera {
 
@@ -617,7 +618,20 @@ class Parser {
 ast::Program parse(const std::string& filename, std::string_view source) {
   ast::Program program;
   program.filename = filename;
-  program.stmts = Parser(source).parse_file();
+  try {
+    program.stmts = Parser(source).parse_file();
+  } catch (const SyntaxError& e) {
+    // An error met inside a bracket that is never closed is the bracket's
+    // (unclosed_bracket.h). A block's `{` spans lines by design, so it is
+    // blamed only when the parser ran into the end of the file; a bracket
+    // closed by one of another kind on its own line is plain from the
+    // parser's "expected ')' but found ']'".
+    const bool at_eof = std::string_view(e.what()).find("end of file") != std::string_view::npos;
+    auto b = find_unclosed_bracket(source, {e.line, e.col});
+    if (b && (b->bracket != '{' || at_eof) && !(b->mismatched && b->loc.line == e.line))
+      throw SyntaxError(std::string("'") + b->bracket + "' was never closed", b->loc.line, b->loc.col);
+    throw;
+  }
   return program;
 }
 

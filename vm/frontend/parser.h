@@ -5,7 +5,8 @@
 // `return` only in functions, unique parameter and keyword-argument names,
 // `range(...)` arity in `for`, and a nesting limit (kMaxNesting) so that every
 // later recursive walk over the AST has bounded depth.
-// Every error is a tessera::SyntaxError pointing at the offending token.
+// Every error is a tessera::SyntaxError pointing at the offending token, or
+// at the bracket that was never closed when the error lies inside it.
 #pragma once
 
 #include <string>

@@ -16,7 +16,8 @@ size_t sequence_index(const Value* idx, size_t n, size_t length, const char* wha
   if (!idx->is_int())
     throw RuntimeError(fmt::format("{} index must be int, got {}", what, type_name(*idx)));
   const std::optional<size_t> at = sequence_position(idx->as_int(), length);
-  if (!at) throw RuntimeError("index out of range");
+  // The spec's message, then the index and the length it missed.
+  if (!at) throw RuntimeError(fmt::format("index out of range: {} ({} of length {})", idx->as_int(), what, length));
   return *at;
 }
 

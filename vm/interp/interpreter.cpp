@@ -7,6 +7,7 @@
 
 #include "vm/builtins/builtin.h"
 #include "vm/core/error.h"
+#include "vm/interp/source_echo.h"
 #include "vm/interp/vm.h"
 
 namespace tessera {
@@ -200,7 +201,12 @@ bool Interpreter::trap_errors(ScriptError& err, F&& body) {
   } catch (const RuntimeError& e) {
     err = make_error(e.what());
     // Raised by a host function: the innermost frame is the host's.
-    if (!e.native_function.empty()) err.traceback.push_back({e.native_function, 0, true, {}});
+    if (!e.native_function.empty()) {
+      ScriptError::Frame host;
+      host.function = e.native_function;
+      host.host = true;
+      err.traceback.push_back(std::move(host));
+    }
   } catch (const std::bad_alloc&) {
     err = make_error("out of memory");
   }
@@ -225,6 +231,16 @@ bool Interpreter::run_frames(ScriptError& err, bool host_call) {
   return false;
 }
 
+const Module* Interpreter::module_of(const FunctionProto* fn) const {
+  auto holds = [fn](const Module& m) {
+    return std::any_of(m.functions.begin(), m.functions.end(), [fn](const auto& f) { return f.get() == fn; });
+  };
+  if (module_ && holds(*module_)) return module_.get();
+  for (const auto& m : earlier_modules_)
+    if (holds(*m)) return m.get();
+  return nullptr;
+}
+
 ScriptError Interpreter::make_error(const std::string& message) const {
   ScriptError err;
   err.message = message;
@@ -235,7 +251,17 @@ ScriptError Interpreter::make_error(const std::string& message) const {
     if (idx > 0) --idx;
     int line = idx < f.proto->lines.size() ? f.proto->lines[idx] : f.proto->line;
     auto file = function_files_.find(f.proto);
-    err.traceback.push_back({f.proto->name, line, false, file == function_files_.end() ? std::string() : *file->second});
+    ScriptError::Frame fr;
+    fr.function = f.proto->name;
+    fr.line = line;
+    if (file != function_files_.end()) fr.file = *file->second;
+    fr.col = idx < f.proto->cols.size() ? f.proto->cols[idx] : 0;
+    err.traceback.push_back(std::move(fr));
+  }
+  // The innermost frame's line, for the caret under what failed.
+  if (!frames_.empty() && !err.traceback.empty()) {
+    if (const Module* m = module_of(frames_.back().proto))
+      err.traceback.back().source_line = std::string(source_line(m->source, err.traceback.back().line));
   }
   return err;
 }

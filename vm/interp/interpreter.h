@@ -32,9 +32,13 @@ struct ScriptError {
   std::string message;
   struct Frame {
     std::string function;
-    int line;
+    int line = 0;
     bool host = false;  // a host function (embedding API): no source line
     std::string file;   // a session's source the function came from (empty: the run's file)
+    // Where in the line (FunctionProto::cols; 0: not known) and, for the
+    // innermost frame with source, the line's text (the error's caret line).
+    int col = 0;
+    std::string source_line;
   };
   std::vector<Frame> traceback;  // outermost first; back() is where it was raised
 };
@@ -82,6 +86,8 @@ class Interpreter {
   // clears the frames. `host_call`: they are a host's call (Interpreter::call).
   bool run_frames(ScriptError& err, bool host_call);
   ScriptError make_error(const std::string& message) const;
+  // The loaded module that holds `fn` (nullptr: none does).
+  const Module* module_of(const FunctionProto* fn) const;
   // Runs body(); a RuntimeError or bad_alloc it raises becomes `err` (false).
   template <class F>
   bool trap_errors(ScriptError& err, F&& body);

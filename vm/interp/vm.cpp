@@ -18,27 +18,11 @@
 #include "vm/core/error.h"
 #include "vm/frontend/parser.h"
 #include "vm/interp/interpreter.h"
+#include "vm/interp/source_echo.h"
 
 namespace tessera {
 
 namespace {
-
-// Columns echoed on each side of a syntax error's caret in a long line.
-constexpr size_t kEchoWindow = 80;
-
-// The source line `line` (1-based) of `source`, without its newline.
-std::string_view source_line(std::string_view source, int line) {
-  size_t pos = 0;
-  for (int l = 1; l < line; ++l) {
-    pos = source.find('\n', pos);
-    if (pos == std::string_view::npos) return {};
-    ++pos;
-  }
-  size_t end = source.find('\n', pos);
-  std::string_view s = source.substr(pos, end == std::string_view::npos ? end : end - pos);
-  if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-  return s;
-}
 
 }  // namespace
 
@@ -97,27 +81,14 @@ std::unique_ptr<Module> VM::compile_source(const std::string& filename,
     CompileOptions copts;
     copts.is_builtin = [](std::string_view name) { return is_builtin_global(name); };
     if (Interpreter* s = session()) copts.session = &s->module();
-    return compile(program, copts);
+    std::unique_ptr<Module> module = compile(program, copts);
+    module->source = source;  // for the source line under a runtime error
+    return module;
   } catch (const SyntaxError& e) {
     out().flush();
     std::ostringstream os;
     os << filename << ":" << e.line << ":" << e.col << ": syntax error: " << e.what() << "\n";
-    std::string_view line = source_line(source, e.line);
-    if (!line.empty() && e.col >= 1 && static_cast<size_t>(e.col) <= line.size() + 1) {
-      // A long line is cut to a window around the caret (a syntax error at
-      // the end of a 10 MB line must not echo 10 MB).
-      const size_t caret = static_cast<size_t>(e.col - 1);
-      size_t from = 0, to = line.size();
-      if (line.size() > 2 * kEchoWindow) {
-        from = caret > kEchoWindow ? caret - kEchoWindow : 0;
-        to = std::min(line.size(), caret + kEchoWindow);
-      }
-      const char* lead = from > 0 ? "..." : "";
-      os << "  " << lead << line.substr(from, to - from) << (to < line.size() ? "..." : "") << "\n  " << lead;
-      // Keep tabs so the caret lines up under the offending column.
-      for (size_t i = from; i < caret; ++i) os << (line[i] == '\t' ? '\t' : ' ');
-      os << "^\n";
-    }
+    os << caret_echo(source_line(source, e.line), e.col, "  ");
     last_error_ = VMError{RunStatus::CompileError, e.what(), os.str(), {}};
     if (opts_.report_errors) err() << last_error_.report;
     return nullptr;
@@ -127,11 +98,12 @@ std::unique_ptr<Module> VM::compile_source(const std::string& filename,
 RunStatus VM::report_runtime_error(const std::string& filename, const ScriptError& error) {
   out().flush();
   int line = 0;
-  std::string where = filename;
+  std::string where = filename, echo;
   for (auto it = error.traceback.rbegin(); it != error.traceback.rend(); ++it)
     if (!it->host) {
       line = it->line;
       if (!it->file.empty()) where = it->file;
+      echo = caret_echo(it->source_line, it->col, "    ");
       break;
     }
   last_error_.kind = RunStatus::RuntimeError;
@@ -140,7 +112,7 @@ RunStatus VM::report_runtime_error(const std::string& filename, const ScriptErro
     last_error_.message += " (" + opts_.out_of_memory_note + ")";
   last_error_.traceback = format_traceback(filename, error);
   last_error_.report = opts_.error_prefix + where + ":" + std::to_string(line) + ": runtime error: " + last_error_.message + "\n" +
-                       last_error_.traceback;
+                       last_error_.traceback + echo;
   if (opts_.report_errors) {
     err() << last_error_.report;
     err().flush();

@@ -21,7 +21,9 @@ int64_t index_offset(const TensorObj& t, const Value* idx, size_t n) {
   for (size_t d = 0; d < n; ++d) {
     if (!idx[d].is_int()) throw RuntimeError(std::string("tensor indices must be int, got ") + type_name(idx[d]));
     int64_t i = idx[d].as_int();
-    if (i < 0 || i >= t.shape[d]) throw RuntimeError("index out of range");
+    if (i < 0 || i >= t.shape[d])
+      throw RuntimeError("index out of range: " + std::to_string(i) + " (axis " + std::to_string(d) + " of length " +
+                         std::to_string(t.shape[d]) + ")");
     off = off * t.shape[d] + i;
   }
   return off;

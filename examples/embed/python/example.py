@@ -1,7 +1,7 @@
 """Tessera VM from Python: a script calls a Python function and works on a
 NumPy array in place.
 
-    PYTHONPATH=build/python python3 examples/embed/python/example.py
+    build/python/python3 examples/embed/python/example.py
 """
 import numpy as np
 

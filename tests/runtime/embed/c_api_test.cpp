@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <tessera/tessera.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -671,6 +672,38 @@ TEST(CApiJit, ParametersBeforeTheFirstRunStatsAfter) {
   int64_t n;
   EXPECT_EQ(tsr_stat(t.vm, "nosuch", &n), TSR_ENOTFOUND);
   EXPECT_EQ(tsr_stat(t.vm, "traces", nullptr), TSR_EINVAL);
+}
+
+// The report names each source by the name the host gave it, and its wall
+// time covers the calls the host made after the run.
+TEST(CApiJit, StatsNameTheHostsSourcesAndTheirWallTimeCoversTheCalls) {
+  TestVM t({"hotloop=5", "hotcall=5"});
+  const std::string loop = "let s = 0\nfor i in range(100) { s = s + i }\n";
+  ASSERT_EQ(tsr_run_source(t.vm, "model.tsb", loop.data(), loop.size()), TSR_SUCCESS) << last(t.vm);
+  const std::string fn = "\nfn slow(n) {\n  let s = 0\n  for i in range(n) { s = s + i % 7 }\n  return s\n}\n";
+  ASSERT_EQ(tsr_run_source(t.vm, "helpers.tsb", fn.data(), fn.size()), TSR_SUCCESS) << last(t.vm);
+  tsr_value f = t.global("slow");
+  const auto before = std::chrono::steady_clock::now();
+  for (int i = 0; i < 40; ++i) {
+    tsr_value n = t.integer(200000), r;
+    ASSERT_EQ(tsr_call(t.vm, f, &n, 1, &r), TSR_SUCCESS) << last(t.vm);
+    tsr_value_free(t.vm, r);
+    tsr_value_free(t.vm, n);
+  }
+  const double calls_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - before).count();
+  tsr_value text;
+  ASSERT_EQ(tsr_stats(t.vm, TSR_STATS_TEXT, &text), TSR_SUCCESS) << last(t.vm);
+  const char* s;
+  tsr_get_str(t.vm, text, &s, nullptr);
+  const std::string report = s;
+  EXPECT_NE(report.find("model.tsb:2  in <main>"), std::string::npos) << report;
+  EXPECT_NE(report.find("helpers.tsb:4  in slow"), std::string::npos) << report;
+  EXPECT_NE(report.find("helpers.tsb:2  slow"), std::string::npos) << report;  // the hot function
+  EXPECT_EQ(report.find("<embedded>"), std::string::npos) << report;
+  const size_t at = report.find("wall time: ");
+  ASSERT_NE(at, std::string::npos) << report;
+  EXPECT_GE(std::stod(report.substr(at + 11)), calls_ms) << report;
+  EXPECT_NE(report.find("the host's runs and 40 calls"), std::string::npos) << report;
 }
 
 TEST(CApiJit, DumpsGoToTheDirectory) {

@@ -9,7 +9,13 @@
     alone, -Wall -Wextra -pedantic -Werror;
   - examples/embed/c and examples/embed/cpp configure with
     find_package(Tessera 0.1) against TMP (not the build tree), build and run
-    (exit 0); the C++ one also against the static library.
+    (exit 0); the C++ one also against the static library (the package's
+    `static` component);
+  - a host of the shared library configures quietly: with
+    --warn-uninitialized, no "Could NOT find" line (LLVM's package config,
+    which reports LibEdit and CURL, is not even read) and no CMake warning;
+  - docs/embedding.md quotes examples/embed/first (its CMakeLists.txt and
+    app.c) verbatim, and that host builds and prints what the guide says.
 
 Usage: installed_package_test.py --build BUILD --source SOURCE
 """
@@ -68,10 +74,28 @@ def compile_headers(prefix, work):
 def build_example(source, prefix, work, name, extra=()):
     src = os.path.join(source, "examples", "embed", name)
     bld = os.path.join(work, "build-" + name + ("-" + "-".join(extra).replace("=", "_") if extra else ""))
-    run(["cmake", "-S", src, "-B", bld, "-DCMAKE_PREFIX_PATH=" + prefix, "-DCMAKE_BUILD_TYPE=Release", *extra])
+    log = run(["cmake", "--warn-uninitialized", "-S", src, "-B", bld, "-DCMAKE_PREFIX_PATH=" + prefix,
+               "-DCMAKE_BUILD_TYPE=Release", *extra])
+    noise = [l for l in log.splitlines() if "Could NOT find" in l or "CMake Warning" in l]
+    if noise:
+        raise SystemExit(f"configuring examples/embed/{name} {' '.join(extra)} was not quiet:\n" + "\n".join(noise))
+    if not extra and "LLVM" in log:
+        raise SystemExit(f"configuring examples/embed/{name} against the shared library looked for LLVM:\n{log}")
     run(["cmake", "--build", bld, "-j2"])
-    out = run([os.path.join(bld, "host")], cwd=bld)
+    exe = os.path.join(bld, "app" if name == "first" else "host")
+    out = run([exe], cwd=bld)
     print(out[-2000:])
+    return out
+
+
+def check_guide_quotes(source):
+    """The embedding guide's first host is examples/embed/first, verbatim."""
+    guide = open(os.path.join(source, "docs", "embedding.md")).read()
+    for f, fence in (("CMakeLists.txt", "cmake"), ("app.c", "c")):
+        text = open(os.path.join(source, "examples", "embed", "first", f)).read()
+        if f"```{fence}\n{text}```" not in guide:
+            raise SystemExit(f"docs/embedding.md does not quote examples/embed/first/{f} verbatim")
+    print("docs/embedding.md quotes examples/embed/first verbatim")
 
 
 def main():
@@ -85,6 +109,10 @@ def main():
         run(["cmake", "--install", args.build, "--prefix", prefix])
         check_headers(prefix)
         compile_headers(prefix, work)
+        check_guide_quotes(args.source)
+        out = build_example(args.source, prefix, work, "first")
+        if out != "9\nsquare(7) = 49\n":
+            raise SystemExit(f"examples/embed/first printed {out!r}, not what docs/embedding.md says")
         build_example(args.source, prefix, work, "c")
         build_example(args.source, prefix, work, "cpp")
         build_example(args.source, prefix, work, "cpp", ["-DTESSERA_LINK=static"])

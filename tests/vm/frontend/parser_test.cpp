@@ -120,7 +120,8 @@ TEST(Parser, ExpressionErrors) {
   EXPECT_TRUE(ParseError("x = * 2", "expected expression but found '*'", 1, 5));
   EXPECT_TRUE(ParseError("a == not b", "expected expression but found 'not'", 1, 6));
   EXPECT_TRUE(ParseError("1 +", "unexpected end of file", 1, 4));
-  EXPECT_TRUE(ParseError("(1 + 2", "unexpected end of file", 1, 7));
+  // A bracket still open at the end of the file is reported where it opened.
+  EXPECT_TRUE(ParseError("(1 + 2", "'(' was never closed", 1, 1));
   EXPECT_TRUE(ParseError("(1 + 2]", "expected ')' but found ']'", 1, 7));
   EXPECT_TRUE(ParseError("(1 2)", "expected ')' but found '2'", 1, 4));
   EXPECT_TRUE(ParseError("()", "expected expression but found ')'", 1, 2));
@@ -129,7 +130,7 @@ TEST(Parser, ExpressionErrors) {
   EXPECT_TRUE(ParseError("f(a,,b)", "expected expression but found ','", 1, 5));
   EXPECT_TRUE(ParseError("[1 2]", "expected ',' or ']' but found '2'", 1, 4));
   EXPECT_TRUE(ParseError("[,]", "expected expression but found ','", 1, 2));
-  EXPECT_TRUE(ParseError("[1,\n2", "unexpected end of file", 2, 2));
+  EXPECT_TRUE(ParseError("[1,\n2", "'[' was never closed", 1, 1));
   EXPECT_TRUE(ParseError("a[]", "expected expression but found ']'", 1, 3));
   EXPECT_TRUE(ParseError("a[1 2]", "expected ',' or ']' but found '2'", 1, 5));
   EXPECT_TRUE(ParseError("a[1, 2)", "expected ',' or ']' but found ')'", 1, 7));
@@ -142,7 +143,13 @@ TEST(Parser, ExpressionErrors) {
   EXPECT_TRUE(ParseError("x = not", "unexpected end of file", 1, 8));
   EXPECT_TRUE(ParseError("f(a.b=1)", "unexpected character '.'", 1, 4));
   EXPECT_TRUE(ParseError("x = 1..2", "expected newline or ';' but found '.2'", 1, 7));
-  EXPECT_TRUE(ParseError("x = f(", "unexpected end of file", 1, 7));
+  EXPECT_TRUE(ParseError("x = f(", "'(' was never closed", 1, 6));
+  // Closed by a bracket of another kind: on its own line the parser's error
+  // says it; lines later, the bracket is the culprit.
+  EXPECT_TRUE(ParseError("x = (1 +\n 2]", "'(' was never closed", 1, 5));
+  EXPECT_TRUE(ParseError("let a = [1, 2,\nlet b = 3\n", "'[' was never closed", 1, 9));
+  // An error before the unclosed bracket is the error's own.
+  EXPECT_TRUE(ParseError("x = = 1\ny = (2\n", "expected expression but found '='", 1, 5));
 }
 
 // ------------------------------------------------------------------ statements
@@ -209,8 +216,11 @@ TEST(Parser, IfElifElse) {
 TEST(Parser, IfErrors) {
   EXPECT_TRUE(ParseError("if a b", "expected '{' but found 'b'", 1, 6));
   EXPECT_TRUE(ParseError("if a\nb", "expected '{' but found newline", 1, 5));
-  EXPECT_TRUE(ParseError("if a {", "unexpected end of file", 1, 7));
-  EXPECT_TRUE(ParseError("if a {\n  x = 1\n", "unexpected end of file", 2, 8));
+  EXPECT_TRUE(ParseError("if a {", "'{' was never closed", 1, 6));
+  EXPECT_TRUE(ParseError("if a {\n  x = 1\n", "'{' was never closed", 1, 6));
+  // An error inside a block that is never closed is still the error's own:
+  // a block spans lines by design.
+  EXPECT_TRUE(ParseError("if a {\n  x = = 1\n", "expected expression but found '='", 2, 7));
   EXPECT_TRUE(ParseError("if { }", "expected expression but found '{'", 1, 4));
   EXPECT_TRUE(ParseError("if a { } else if b { }", "expected '{' but found 'if'", 1, 15));
   EXPECT_TRUE(ParseError("else { }", "expected expression but found 'else'", 1, 1));
@@ -301,7 +311,7 @@ TEST(Parser, FunctionErrors) {
   EXPECT_TRUE(ParseError("fn f { }", "expected '(' but found '{'", 1, 6));
   EXPECT_TRUE(ParseError("fn f()", "unexpected end of file", 1, 7));
   EXPECT_TRUE(ParseError("fn f() return 1", "expected '{' but found 'return'", 1, 8));
-  EXPECT_TRUE(ParseError("fn f(a,\n", "unexpected end of file", 1, 8));
+  EXPECT_TRUE(ParseError("fn f(a,\n", "'(' was never closed", 1, 5));
   EXPECT_TRUE(ParseError("fn f() { return 1 2 }", "expected newline or ';' but found '2'", 1, 19));
 }
 

@@ -45,7 +45,9 @@ TEST(Interpreter, RangeLoopsAllForms) {
 TEST(Interpreter, RangeStepZeroIsAnError) {
   auto r = run_script("for i in range(1, 2, 0) { }\n");
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
-  EXPECT_EQ(r.err, "t.tsb:1: runtime error: range() step must not be zero\n  at <main> (t.tsb:1)\n");
+  EXPECT_EQ(r.err,
+            "t.tsb:1: runtime error: range() step must not be zero\n  at <main> (t.tsb:1)\n"
+            "    for i in range(1, 2, 0) { }\n    ^\n");
 }
 
 TEST(Interpreter, WhileBreakContinue) {
@@ -80,6 +82,7 @@ TEST(Interpreter, StackOverflowIsAnErrorWithTruncatedTraceback) {
   for (int i = 0; i < 9; ++i) expected += "  at f (t.tsb:2)\n";
   expected += "  ... 9980 frames omitted\n";
   for (int i = 0; i < 10; ++i) expected += "  at f (t.tsb:2)\n";
+  expected += "      return f(n + 1)\n              ^\n";  // the innermost frame's line
   EXPECT_EQ(r.err, expected);
 }
 
@@ -92,22 +95,25 @@ TEST(Interpreter, TracebackNamesEachFrame) {
             "t.tsb:2: runtime error: division by zero\n"
             "  at <main> (t.tsb:7)\n"
             "  at outer (t.tsb:5)\n"
-            "  at inner (t.tsb:2)\n");
+            "  at inner (t.tsb:2)\n"
+            "      return x // 0\n"
+            "               ^\n");
 }
 
 TEST(Interpreter, CallErrorsNameTheThing) {
   auto r = run_script("let x = 3\nx(1)\n");
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
-  EXPECT_EQ(r.err, "t.tsb:2: runtime error: 'x' is not a function (got int)\n  at <main> (t.tsb:2)\n");
+  EXPECT_EQ(r.err, "t.tsb:2: runtime error: 'x' is not a function (got int)\n  at <main> (t.tsb:2)\n    x(1)\n     ^\n");
 
   r = run_script("fn f(a, b) { return a }\nf(1)\n");
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
-  EXPECT_EQ(r.err, "t.tsb:2: runtime error: f() takes 2 arguments (1 given)\n  at <main> (t.tsb:2)\n");
+  EXPECT_EQ(r.err, "t.tsb:2: runtime error: f() takes 2 arguments (1 given)\n  at <main> (t.tsb:2)\n    f(1)\n     ^\n");
 
   r = run_script("print(undefined_thing)\n");
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
   EXPECT_EQ(r.err,
-            "t.tsb:1: runtime error: name 'undefined_thing' is not defined\n  at <main> (t.tsb:1)\n");
+            "t.tsb:1: runtime error: name 'undefined_thing' is not defined\n  at <main> (t.tsb:1)\n"
+            "    print(undefined_thing)\n          ^\n");
 }
 
 TEST(Interpreter, GlobalsAreLateBoundAndReassignable) {
@@ -122,13 +128,14 @@ TEST(Interpreter, ReadingGlobalBeforeLetIsAnError) {
   auto r = run_script("fn f() { return g }\nprint(f())\nlet g = 1\n");
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
   EXPECT_EQ(r.err,
-            "t.tsb:1: runtime error: name 'g' is not defined\n  at <main> (t.tsb:2)\n  at f (t.tsb:1)\n");
+            "t.tsb:1: runtime error: name 'g' is not defined\n  at <main> (t.tsb:2)\n  at f (t.tsb:1)\n"
+            "    fn f() { return g }\n                    ^\n");
 }
 
 TEST(Interpreter, ConditionsMustBeBool) {
   auto r = run_script("if 1 { print(1) }\n");
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
-  EXPECT_EQ(r.err, "t.tsb:1: runtime error: expected bool, got int\n  at <main> (t.tsb:1)\n");
+  EXPECT_EQ(r.err, "t.tsb:1: runtime error: expected bool, got int\n  at <main> (t.tsb:1)\n    if 1 { print(1) }\n       ^\n");
   r = run_script("print(true and 1)\n");
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
   r = run_script("print(false and 1, true or 1, not false)\n");
@@ -151,7 +158,11 @@ TEST(Interpreter, ListIndexing) {
       "let l = [10, 20, 30]\nl[1] = 5\nl[-1] += 1\nprint(l, l[-3], \"abc\"[1])\nprint(l[3])\n");
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
   EXPECT_EQ(r.out, "[10, 5, 31] 10 b\n");
-  EXPECT_EQ(r.err, "t.tsb:5: runtime error: index out of range\n  at <main> (t.tsb:5)\n");
+  // The message names the index and the length; the failing line follows the
+  // traceback with a caret under the index's bracket.
+  EXPECT_EQ(r.err,
+            "t.tsb:5: runtime error: index out of range: 3 (list of length 3)\n  at <main> (t.tsb:5)\n"
+            "    print(l[3])\n           ^\n");
 }
 
 TEST(Interpreter, LargeListLiteralAndRuntimeList) {
@@ -173,7 +184,7 @@ TEST(Interpreter, KeywordArgumentsToUserFunctionsAreAnError) {
   auto r = run_script("fn f(a) { return a }\nf(1, b=2)\n");
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
   EXPECT_EQ(r.err,
-            "t.tsb:2: runtime error: f() does not take keyword arguments\n  at <main> (t.tsb:2)\n");
+            "t.tsb:2: runtime error: f() does not take keyword arguments\n  at <main> (t.tsb:2)\n    f(1, b=2)\n     ^\n");
 }
 
 TEST(Interpreter, SyntaxErrorFormat) {
