@@ -14,7 +14,9 @@ IRRef copy_constant(const TraceIR& from, IRRef r, TraceIR& to) {
       return in.type == IRType::DType ? to.kdtype(static_cast<DType>(from.const_int(r))) : to.kint(from.const_int(r));
     case IROp::KFLOAT:
       return to.kfloat(from.const_float(r), from.is_converted_int(r));
-    case IROp::KOBJ: return to.kobj(from.const_ptr(r), in.type);
+    case IROp::KOBJ:
+      if (const std::string* what = from.const_description(from.const_ptr(r))) to.describe_const(from.const_ptr(r), *what);
+      return to.kobj(from.const_ptr(r), in.type);
     default: break;
   }
   throw std::invalid_argument("copy_constant: " + std::to_string(r) + " (" + ir_op_info(in.op).name +

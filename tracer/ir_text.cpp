@@ -147,6 +147,9 @@ std::string print_ins(const TraceIR& ir, IRRef r) {
   if (in.op == IROp::LLOAD && (in.flags & kMixedRow)) line += " mixed";
   if (in.snap != kNoSnap) line += "  #" + std::to_string(in.snap);
   rtrim(line);
+  if (in.op == IROp::KOBJ && in.op1 < ir.const_pool().size())
+    if (const std::string* what = ir.const_description(ir.const_ptr(r)); what && !what->empty())
+      line += "  -- " + *what;  // read back by the parser
   return line;
 }
 
@@ -296,7 +299,11 @@ class Parser {
       ++line;
       pos = nl + 1;
       if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-      l = strip_comment(l);
+      const std::string_view code = strip_comment(l);
+      // A KOBJ's description (print_ins writes it as "  -- WHAT").
+      comment_ = l.substr(code.size());
+      if (comment_.rfind("-- ", 0) == 0) comment_.remove_prefix(3);
+      l = code;
       auto toks = split_ws(l);
       if (toks.empty()) continue;
       if (toks[0] != "|") finish_region(line);
@@ -460,6 +467,7 @@ class Parser {
       case IROp::KOBJ:
         if (!is_pointer_type(type))
           fail(line, std::string("KOBJ cannot have type ") + ir_type_name(type));
+        if (!comment_.empty()) ir_.describe_const(reinterpret_cast<const void*>(static_cast<uintptr_t>(cst)), std::string(comment_));
         return ir_.kobj(reinterpret_cast<const void*>(static_cast<uintptr_t>(cst)), type);
       default: break;
     }
@@ -640,6 +648,7 @@ class Parser {
         !toks[2].starts_with("value=") || !parse_hex_u64(toks[2].substr(6), v))
       fail(line, "expected 'ASSUME global=N value=PTR'");
     ir_.assumed_globals().push_back({g, reinterpret_cast<const void*>(static_cast<uintptr_t>(v))});
+    if (!comment_.empty()) ir_.describe_const(ir_.assumed_globals().back().value, std::string(comment_));
   }
 
   // HEADER #N: the peeled loop's header snapshot (TraceIR::header_snapshot).
@@ -723,6 +732,7 @@ class Parser {
 
   const ProtoResolver& resolve_;
   TraceIR ir_;
+  std::string_view comment_;  // the current line's `--` comment, without "-- "
   std::vector<size_t> ins_lines_;
   std::vector<size_t> snap_lines_;
   size_t header_line_ = 0;
@@ -790,9 +800,12 @@ std::string print_ir(const TraceIR& ir) {
       }
     }
   }
-  for (const auto& a : ir.assumed_globals())
+  for (const auto& a : ir.assumed_globals()) {
     out += "ASSUME global=" + std::to_string(a.index) +
-           " value=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(a.value))) + "\n";
+           " value=" + fmt_hex(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(a.value)));
+    if (const std::string* what = ir.const_description(a.value); what && !what->empty()) out += "  -- " + *what;
+    out += "\n";
+  }
   const auto& vts = ir.virtual_tensors();
   for (size_t k = 0; k < vts.size(); ++k) {
     out += "VTENSOR #" + std::to_string(k) + " " + dtype_name(vts[k].dtype) + " [";

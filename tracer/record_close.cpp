@@ -124,6 +124,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   snaps_.finish(ir_, out, SnapshotBuilder::Closing{*root_, carried, sloads_, remap, body_end});
   out.calls() = ir_.calls();
   out.assumed_globals() = ir_.assumed_globals();
+  out.copy_descriptions_from(ir_);
   out.set_function(root_);
   out.set_loop_trip_hint(trip_hint_);
   ir_ = std::move(out);

@@ -19,6 +19,7 @@
 // registers, the order of longer strings) takes the generic path.
 #include <algorithm>
 
+#include "tracer/constant_description.h"
 #include "tracer/recorder.h"
 #include "tracer/recorder_internal.h"
 
@@ -134,6 +135,7 @@ bool TraceRecorder::constant_in_register(IRRef& r, const Value& v) {
   const std::vector<Value>& ks = frames_.back().proto->consts;
   if (std::none_of(ks.begin(), ks.end(), [&](const Value& k) { return k.is_str() && k.as_obj() == v.as_obj(); }))
     return false;
+  ir_.describe_const(v.as_obj(), describe_constant(v));
   const IRRef k = ir_.kobj(v.as_obj(), IRType::Str);
   guard(true, ir_.emit(IROp::EQ, IRType::Bool, r, k));
   r = k;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "tracer/constant_description.h"
 #include "tracer/ir_operands.h"
 #include "tracer/recorder_internal.h"
 #include "vm/builtins/builtin.h"
@@ -184,9 +185,15 @@ IRRef TraceRecorder::constant(const Value& v) {
     case Tag::Float: return ir_.kfloat(v.as_float());
     case Tag::Str:
     case Tag::List:
-    case Tag::Tensor: return ir_.kobj(v.as_obj(), type_of_value(v));
-    case Tag::Func: return ir_.kobj(v.as_func(), IRType::Func);
-    case Tag::Builtin: return ir_.kobj(v.as_builtin(), IRType::Builtin);
+    case Tag::Tensor:
+      ir_.describe_const(v.as_obj(), describe_constant(v));
+      return ir_.kobj(v.as_obj(), type_of_value(v));
+    case Tag::Func:
+      ir_.describe_const(v.as_func(), describe_constant(v));
+      return ir_.kobj(v.as_func(), IRType::Func);
+    case Tag::Builtin:
+      ir_.describe_const(v.as_builtin(), describe_constant(v));
+      return ir_.kobj(v.as_builtin(), IRType::Builtin);
     case Tag::DTypeV: return ir_.kdtype(v.as_dtype());
     case Tag::Undef: break;
   }

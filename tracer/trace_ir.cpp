@@ -72,6 +72,11 @@ void TraceIR::copy_tables_from(const TraceIR& from) {
   function_ = from.function_;
   loop_trip_hint_ = from.loop_trip_hint_;
   header_snap_ = from.header_snap_;
+  copy_descriptions_from(from);
+}
+
+void TraceIR::copy_descriptions_from(const TraceIR& from) {
+  for (const auto& [p, what] : from.const_what_) const_what_.emplace(p, what);
 }
 
 IRRef TraceIR::intern_const(IROp op, IRType type, uint64_t bits, bool pooled, uint32_t op2) {

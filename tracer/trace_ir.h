@@ -293,6 +293,19 @@ class TraceIR {
   bool is_converted_int(IRRef r) const { return ins_[r].op == IROp::KFLOAT && ins_[r].op2 == kConvertedInt; }
   static constexpr uint32_t kConvertedInt = 1;
   IRRef kobj(const void* p, IRType type);
+  // What a KOBJ constant's object is, for people (a function's or a
+  // built-in's name, a string's text): the text form prints it after the
+  // pointer as a `-- ` comment, and reads it back from there. Set by whoever
+  // holds the live object (the recorder); nothing dereferences the pointer
+  // later, when the object may be gone.
+  void describe_const(const void* p, std::string what) { const_what_[reinterpret_cast<uintptr_t>(p)] = std::move(what); }
+  // Adds `from`'s descriptions (those of constants it dropped too: an
+  // assumed global's value may no longer be a constant of the trace).
+  void copy_descriptions_from(const TraceIR& from);
+  const std::string* const_description(const void* p) const {
+    auto it = const_what_.find(reinterpret_cast<uintptr_t>(p));
+    return it == const_what_.end() ? nullptr : &it->second;
+  }
 
   const IRIns& operator[](IRRef r) const { return ins_[r]; }
   IRIns& operator[](IRRef r) { return ins_[r]; }
@@ -342,7 +355,7 @@ class TraceIR {
   void set_function(const FunctionProto* f) { function_ = f; }
 
   // Takes `from`'s tables and annotations (calls, assumed globals, virtual
-  // tensors, function, trip hint, header snapshot): what a pass that rebuilds the
+  // tensors, function, trip hint, header snapshot, constants' descriptions): what a pass that rebuilds the
   // instructions and snapshots keeps unchanged.
   void copy_tables_from(const TraceIR& from);
 
@@ -362,6 +375,7 @@ class TraceIR {
  private:
   std::vector<IRIns> ins_;
   std::vector<uint64_t> consts_;
+  std::unordered_map<uintptr_t, std::string> const_what_;  // describe_const
   std::vector<Snapshot> snaps_;
   std::vector<CallTarget> calls_;
   std::vector<GlobalAssumption> assumed_;

@@ -92,6 +92,22 @@ def main():
               "#trace=0: the IR with its snapshots", d)
         check("T1 assembly (asmjit)" in d and "T2 LLVM IR" in d, "#trace=0: its T1 assembly and T2 LLVM IR", d)
         check(re.search(r'<a href="#trace=1">trace 1</a>', d) is not None, "#trace=0: its exit's side trace", d)
+
+        # Object constants read as what they are, never as a raw pointer.
+        calls = os.path.join(tmp, "calls.tsb")
+        with open(calls, "w") as f:
+            f.write('fn sq(x) { return x * x }\nlet s = 0\nlet names = []\n'
+                    'for i in range(300) { s = s + sq(i) + abs(-1)\n push(names, "item") }\nprint(s, len(names))\n')
+        dump3 = os.path.join(tmp, "dump3")
+        p = subprocess.run([a.vm, "run", calls, "--jit-param", "async=0", "--dump", dump3], capture_output=True, text=True,
+                           timeout=120)
+        check(p.returncode == 0, "a program with function, built-in and string constants runs with --dump", p.stderr)
+        d = view_of(dom(browser, os.path.join(dump3, "index.html"), "trace=0"))
+        check(re.search(r"func KOBJ +fn sq", d) and re.search(r"bltn KOBJ +built-in abs", d)
+              and re.search(r'str +KOBJ +"item"', d) and "value=fn sq" in d,
+              "#trace=0: a function, a built-in and a string constant by name, the assumed global too", d)
+        check(re.search(r"KOBJ +0x", d) is None and re.search(r"value=0x", d) is None,
+              "#trace=0: no constant shows as a raw pointer", d)
         d = dom(browser, page, "trace=1")
         check("Trace 1 — side at jit_log_shapes.tsb:7" in d and "side trace of" in d, "#trace=1: the side trace", d)
         d = dom(browser, page, "tree")

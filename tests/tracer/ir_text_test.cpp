@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "tracer/call_fields.h"
+#include "tracer/constant_description.h"
 #include "tracer/ir_operands.h"
 #include "tracer/trace_ir.h"
 #include "vm/graph/region.h"
@@ -621,6 +623,44 @@ TEST(IRText, ResolverMustKnowEveryFrame) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "line 1: unknown function 'f'");
   }
+}
+
+// An object constant reads as what it is: the recorder describes it while
+// the object lives (describe_constant), the text form prints the
+// description after the pointer and reads it back, and copying the
+// constant into another trace keeps it. A constant nobody described prints
+// the pointer alone.
+TEST(IRText, ObjectConstantsReadAsWhatTheyAre) {
+  const Value s = make_str("say \"hi\"\n");
+  FunctionProto fib;
+  fib.name = "fib";
+  EXPECT_EQ(describe_constant(s), "\"say \\\"hi\\\"\\x0a\"");
+  EXPECT_EQ(describe_constant(Value::function(&fib)), "fn fib");
+  EXPECT_EQ(describe_constant(make_str(std::string(100, 'a'))), "\"" + std::string(kConstDescriptionMaxChars, 'a') + "\"...");
+
+  TraceIR ir;
+  ir.describe_const(&fib, describe_constant(Value::function(&fib)));
+  const IRRef f = ir.kobj(&fib, IRType::Func);
+  const IRRef anon = ir.kobj(reinterpret_cast<const void*>(uintptr_t{0x1000}), IRType::List);
+  ir.assumed_globals().push_back({3, &fib});
+  const std::string text = print_ir(ir);
+  char ptr[32];
+  std::snprintf(ptr, sizeof ptr, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(&fib)));
+  const auto hex = [&](const void*) { return std::string(ptr); };
+  EXPECT_EQ(f, 0u);
+  EXPECT_EQ(anon, 1u);
+  EXPECT_NE(text.find("0000    func KOBJ   " + hex(&fib) + "  -- fn fib\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("0001    list KOBJ   0x1000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("ASSUME global=3 value=" + hex(&fib) + "  -- fn fib\n"), std::string::npos) << text;
+  const TraceIR back = parse_ir(text);
+  EXPECT_EQ(print_ir(back), text);
+  ASSERT_NE(back.const_description(&fib), nullptr);
+  EXPECT_EQ(*back.const_description(&fib), "fn fib");
+
+  TraceIR copy;
+  copy_constant(ir, f, copy);
+  ASSERT_NE(copy.const_description(&fib), nullptr);
+  EXPECT_EQ(*copy.const_description(&fib), "fn fib");
 }
 
 }  // namespace

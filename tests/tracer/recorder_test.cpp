@@ -225,13 +225,15 @@ TEST(Recorder, ListElementLoadIsBoundsChecked) {
 // sq(i) leaves no call: its body (MUL) is recorded in place, the global sq
 // is assumed to keep the function (ASSUME; a store into it invalidates the
 // trace), so there is no load or identity guard for it either.
+// The function constant reads as what it is (`-- fn sq`, the text form's
+// description), as do the built-ins below.
 TEST(Recorder, CallOfAUserFunctionIsInlined) {
   Recording r = record(
       "fn sq(x) { return x * x }\n"
       "fn f(n) {\n  let s = 0\n  for i in range(n) { s += sq(i) }\n  return s\n}\nprint(f(100))\n",
       "328350\n");
   EXPECT_IR_EQ(r.ir,
-               "0000    func KOBJ   0xADDR\n"
+               "0000    func KOBJ   0xADDR  -- fn sq\n"
                "0001    int  KINT   0\n"
                "0002    int  KINT   1\n"
                "0003 >  int  SLOAD  5  0  #0\n"
@@ -252,7 +254,7 @@ TEST(Recorder, CallOfAUserFunctionIsInlined) {
                "0018    int  PHI    0003  0013\n"
                "SNAP #0 ir=0003 pc=5 frames=[] []\n"
                "SNAP #1 ir=0012 pc=9 frames=[] [1=0010 2=0007 3=0005 5=0003]\n"
-               "ASSUME global=0 value=0xADDR\n");
+               "ASSUME global=0 value=0xADDR  -- fn sq\n");
   EXPECT_EQ(guards(*r.rt), (Counts{{"GUARDT", 1}, {"SLOAD", 5}}));
   const jit::TraceIR& ir = r.rt->tracing()->traces().at(0)->ir;
   EXPECT_TRUE(ir.calls().empty());
@@ -266,7 +268,7 @@ TEST(Recorder, BuiltinCallIsAHelperCall) {
   Recording r = record("fn f(n) {\n  let s = 0\n  for i in range(n) { s = abs(i) }\n  return s\n}\nprint(f(100))\n",
                        "99\n");
   EXPECT_IR_EQ(r.ir,
-               "0000    bltn KOBJ   0xADDR\n"
+               "0000    bltn KOBJ   0xADDR  -- built-in abs\n"
                "0001    int  KINT   0\n"
                "0002    int  KINT   1\n"
                "0003 >  int  SLOAD  5  0  #0\n"
@@ -289,7 +291,7 @@ TEST(Recorder, BuiltinCallIsAHelperCall) {
                "SNAP #2 ir=0009 pc=8 frames=[] [2=0006 3=0004 5=0003]\n"
                "SNAP #3 ir=0011 pc=9 frames=[] [1=0009 2=0006 3=0004 5=0003]\n"
                "CALL #0 builtin 0 abs 0xADDR dest=6\n"
-               "ASSUME global=2 value=0xADDR\n");
+               "ASSUME global=2 value=0xADDR  -- built-in abs\n");
   const jit::TraceIR& ir = r.rt->tracing()->traces().at(0)->ir;
   ASSERT_EQ(ir.calls().size(), 1u);
   EXPECT_EQ(ir.calls()[0].kind(), jit::CallTarget::Kind::Builtin);
@@ -303,7 +305,7 @@ TEST(Recorder, PushOfAListIsAnLpush) {
   Recording r = record(
       "fn f(n) {\n  let l = []\n  for i in range(n) { push(l, i) }\n  return len(l)\n}\nprint(f(100))\n", "100\n");
   EXPECT_IR_EQ(r.ir,
-               "0000    bltn KOBJ   0xADDR\n"
+               "0000    bltn KOBJ   0xADDR  -- built-in push\n"
                "0001    nil  KNIL\n"
                "0002    int  KINT   0\n"
                "0003    int  KINT   1\n"
@@ -325,7 +327,7 @@ TEST(Recorder, PushOfAListIsAnLpush) {
                "SNAP #0 ir=0004 pc=5 frames=[] []\n"
                "SNAP #1 ir=0011 pc=8 frames=[] [2=0008 3=0006 5=0005 6=0000 8=0005]\n"
                "SNAP #2 ir=0013 pc=9 frames=[] [2=0008 3=0006 5=0005]\n"
-               "ASSUME global=2 value=0xADDR\n");
+               "ASSUME global=2 value=0xADDR  -- built-in push\n");
   const jit::TraceIR& ir = r.rt->tracing()->traces().at(0)->ir;
   EXPECT_TRUE(ir.calls().empty());
 }
