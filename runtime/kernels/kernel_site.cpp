@@ -24,11 +24,15 @@ std::string kernel_span_name(const Region& r) {
   return "kernel " + kir::region_report_id(r) + " (" + kir::region_ops_text(r) + ")";
 }
 
-// A kernel is ready: counted by the caller, reported once (sites share the store's kernels).
-void report_compiled(const KernelRuntime& rt, const KernelTarget& target, const TargetKernel& k) {
+// A kernel is ready: counted by the caller, reported once (sites share the
+// store's kernels). `kernel` is the site's name everywhere (the metrics, the
+// timeline, the viewer: kir::region_report_id); `build` names this compiled
+// variant, as its --dump files do.
+void report_compiled(const KernelRuntime& rt, const KernelTarget& target, const Region& region, const TargetKernel& k) {
   if (!k.stored || k.stored->reported.exchange(true)) return;
   rt.event(JitEventKind::KernelCompiled, [&] {
-    return EventFields{{"kernel", k.stored->name},
+    return EventFields{{"kernel", kir::region_report_id(region)},
+                       {"build", k.stored->name},
                        {"tier", std::string(k.tier())},
                        {"device", std::string(target.name())},
                        {"ms", k.stored->ms},
@@ -36,10 +40,11 @@ void report_compiled(const KernelRuntime& rt, const KernelTarget& target, const 
   });
 }
 
-void report_tuned(const KernelRuntime& rt, const KernelTarget& target, const KernelVariant& choice, size_t variants,
-                  std::optional<double> ms) {
+void report_tuned(const KernelRuntime& rt, const KernelTarget& target, const Region& region, const KernelVariant& choice,
+                  size_t variants, std::optional<double> ms) {
   rt.event(JitEventKind::KernelTuned, [&] {
-    EventFields f{{"choice", choice.str()},
+    EventFields f{{"kernel", kir::region_report_id(region)},
+                  {"choice", choice.str()},
                   {"variants", static_cast<int64_t>(variants)},
                   {"device", std::string(target.name())}};
     if (ms) f.emplace_back("ms", *ms);
@@ -62,6 +67,11 @@ KernelSite::KernelSite(std::shared_ptr<const Region> r, KernelRuntime& runtime)
                         runtime.counters(runtime.cpu()), p);
 }
 
+const std::string& KernelSite::id() {
+  if (site_id_.empty()) site_id_ = kir::region_report_id(*region_);
+  return site_id_;
+}
+
 void KernelSite::post(std::function<void()> job) {
   if (runtime_.config().background) runtime_.queue().post(std::move(job));
   else job();
@@ -71,7 +81,7 @@ void KernelSite::refuse(OnTarget& t, const std::string& why) {
   t.refused = true;
   runtime_.note_failure(*t.target, why);
   runtime_.event(JitEventKind::KernelRefused, [&] {
-    return EventFields{{"device", std::string(t.target->name())}, {"reason", why}};
+    return EventFields{{"kernel", id()}, {"device", std::string(t.target->name())}, {"reason", why}};
   });
 }
 
@@ -87,7 +97,7 @@ const TargetKernel* KernelSite::k2(OnTarget& t) {
       try {
         built->kernel = target->compile(*region, {}, KernelVariant{});
         c.k2.fetch_add(1, std::memory_order_relaxed);
-        report_compiled(rt, *target, *built->kernel);
+        report_compiled(rt, *target, *region, *built->kernel);
       } catch (const std::exception& e) {
         built->error = e.what();
       }
@@ -119,14 +129,13 @@ void KernelSite::observe(OnTarget& t, const std::vector<int64_t>& sym) {
   // The site's device time, where the target measures it (a GPU's CUPTI
   // records), for the K3 decision by time.
   auto device_ms = [&]() -> std::optional<double> {
-    if (site_id_.empty()) site_id_ = kir::region_report_id(*region_);
-    return t.target->site_device_ms(site_id_);
+    return t.target->site_device_ms(id());
   };
   const ShapePolicy::Decision d = t.policy.observe(sym, t.k3_pending != nullptr || !t.tuning.empty(), device_ms);
   for (size_t s : d.now_dynamic) {
     c.dynamic_dims.fetch_add(1, std::memory_order_relaxed);
     runtime_.event(JitEventKind::KernelDynamic, [&] {
-      return EventFields{{"symbol", static_cast<int64_t>(s)}, {"device", std::string(t.target->name())}};
+      return EventFields{{"kernel", id()}, {"symbol", static_cast<int64_t>(s)}, {"device", std::string(t.target->name())}};
     });
   }
   if (d.capped_now) c.capped.fetch_add(1, std::memory_order_relaxed);
@@ -139,7 +148,7 @@ void KernelSite::observe(OnTarget& t, const std::vector<int64_t>& sym) {
 
 void KernelSite::request_k3(OnTarget& t, const DimSpec& spec, const std::vector<int64_t>& sym) {
   runtime_.event(JitEventKind::KernelPromoted, [&] {
-    return EventFields{{"dims", dims_text(spec)}, {"device", std::string(t.target->name())}};
+    return EventFields{{"kernel", id()}, {"dims", dims_text(spec)}, {"device", std::string(t.target->name())}};
   });
   KernelRuntime& rt = runtime_;
   TargetCounters& c = *t.counters;
@@ -151,7 +160,7 @@ void KernelSite::request_k3(OnTarget& t, const DimSpec& spec, const std::vector<
       try {
         pending->kernel = target->compile(*region, spec, v);
         c.k3.fetch_add(1, std::memory_order_relaxed);
-        report_compiled(rt, *target, *pending->kernel);
+        report_compiled(rt, *target, *region, *pending->kernel);
       } catch (const std::exception& e) {
         rt.note_failure(*target, e.what());
       }
@@ -161,7 +170,7 @@ void KernelSite::request_k3(OnTarget& t, const DimSpec& spec, const std::vector<
   if (!target->tunes()) return compile_one(KernelVariant{});
   if (std::optional<KernelVariant> kept = rt.tuner().kept(target->arch(), *region_, spec)) {
     c.k3_kept.fetch_add(1, std::memory_order_relaxed);
-    report_tuned(rt, *target, *kept, 0, std::nullopt);
+    report_tuned(rt, *target, *region_, *kept, 0, std::nullopt);
     return compile_one(*kept);
   }
   const std::vector<KernelVariant> variants = target->variants(*region_, spec, sym);
@@ -174,7 +183,7 @@ void KernelSite::request_k3(OnTarget& t, const DimSpec& spec, const std::vector<
       post([built, target, region = region_, spec, v, &rt] {
         try {
           built->kernel = target->compile(*region, spec, v);
-          report_compiled(rt, *target, *built->kernel);
+          report_compiled(rt, *target, *region, *built->kernel);
         } catch (const std::exception& e) {
           built->error = e.what();
         }
@@ -199,8 +208,8 @@ void KernelSite::request_k3(OnTarget& t, const DimSpec& spec, const std::vector<
       c.k3.fetch_add(1, std::memory_order_relaxed);
       c.k3_tuned.fetch_add(1, std::memory_order_relaxed);
       c.variants_timed.fetch_add(o.timings_ms.size(), std::memory_order_relaxed);
-      report_tuned(rt, *target, o.best, o.timings_ms.size(), std::nullopt);
-      report_compiled(rt, *target, *pending->kernel);
+      report_tuned(rt, *target, *region, o.best, o.timings_ms.size(), std::nullopt);
+      report_compiled(rt, *target, *region, *pending->kernel);
     } catch (const std::exception& e) {
       rt.note_failure(*target, e.what());
     }
@@ -260,7 +269,7 @@ std::optional<Value> KernelSite::run_on(OnTarget& t, std::span<const Value> inpu
     const size_t timed = tuning.outcome ? tuning.outcome->timings_ms.size() : 1;
     c.variants_timed.fetch_add(timed, std::memory_order_relaxed);
     c.tune_us.fetch_add(static_cast<uint64_t>(tuning.ms * 1000), std::memory_order_relaxed);
-    report_tuned(runtime_, *t.target, won->variant, timed, tuning.ms);
+    report_tuned(runtime_, *t.target, *region_, won->variant, timed, tuning.ms);
   }
   (k3 ? c.k3_runs : c.k2_runs).fetch_add(1, std::memory_order_relaxed);
   // (A leading step's result is made, for the generated kernel to read.)

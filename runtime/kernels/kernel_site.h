@@ -86,7 +86,9 @@ class KernelSite {
   std::shared_ptr<const Region> region_;
   KernelRuntime& runtime_;
   std::vector<OnTarget> targets_;  // the device's first, the CPU's last
-  std::string site_id_;            // kir::region_report_id (made when the device's time is first asked)
+  std::string site_id_;            // kir::region_report_id (made when first asked: id())
+  // The site's name in every report (events, metrics, timeline, viewer).
+  const std::string& id();
   std::string span_name_;          // span_name(), once made
 };
 

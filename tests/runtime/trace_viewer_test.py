@@ -121,13 +121,28 @@ def main():
             f.write("let x = arange(300, dtype=f32) * 0.01\nlet acc = 0.0\n"
                     "for i in range(200) { acc = acc + item(sum(tanh(x * 1.5 + x) * 2.0)) }\nprint(acc > 0)\n")
         dump2 = os.path.join(tmp, "dump2")
-        p = subprocess.run([a.vm, "run", tensors, "--device=cpu", "--dump", dump2], capture_output=True, text=True,
-                           timeout=120)
+        log, metrics = os.path.join(tmp, "jit.log"), os.path.join(tmp, "metrics.jsonl")
+        p = subprocess.run([a.vm, "run", tensors, "--device=cpu", "--dump", dump2, f"--jit-log={log}", "--metrics", metrics],
+                           capture_output=True, text=True, timeout=120)
         check(p.returncode == 0, "the tensor program runs with --dump", p.stderr)
         page2 = os.path.join(dump2, "index.html")
         d = dom(browser, page2, "summary")
         kernel = re.search(r'href="#kernel=(k[0-9a-f]{12})"', d)
         check(kernel is not None, "the navigation lists the fused kernel", d)
+        # One name per kernel: the log's kernel events, the metrics and the
+        # timeline name it as the viewer does.
+        name = kernel.group(1)
+        with open(log) as f:
+            events = [l for l in f if " kernel." in l]
+        check(events and all(f"kernel={name}" in l for l in events),
+              f"--jit-log: every kernel event names the kernel {name}", "".join(events))
+        with open(metrics) as f:
+            mtext = f.read()
+        check(f"kernel {name} (" in mtext and "region-" not in mtext, f"--metrics names the kernel {name}", mtext)
+        with open(os.path.join(dump2, "timeline.json")) as f:
+            ttext = f.read()
+        names = set(re.findall(r'"kernel": ?"([^"]+)"', ttext))
+        check(names == {name}, f"timeline.json: the kernel's spans and events name it {name}", str(names))
         d = dom(browser, page2, "kernel=" + kernel.group(1))
         check("Region (Graph IR)" in d and "tanh" in d and "Kernel IR" in d and "CUDA C++" in d,
               "#kernel: its region, kernel IR and CUDA C++", d)
