@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "codegen/kernel/kernel_events.h"
 #include "runtime/gpu_profile_json.h"
@@ -40,6 +42,67 @@ std::string leading_note(const std::string& text) {
     pos = nl == std::string::npos ? text.size() : nl + 1;
   }
   return note;
+}
+
+// The line of an event's `at` ("FILE:LINE"), or null.
+json line_of_at(const json& e) {
+  if (!e.contains("at") || !e["at"].is_string()) return nullptr;
+  const std::string at = e["at"].get<std::string>();
+  const size_t colon = at.rfind(':');
+  if (colon == std::string::npos) return nullptr;
+  try {
+    return std::stoi(at.substr(colon + 1));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+// What went wrong in the run, from the dump's events.jsonl (flushed line by
+// line: complete when the page is written), as -jv and tlparse list it
+// first: aborted recordings with their reasons, blacklisted loops and
+// functions, dropped and invalidated traces, kernels refused. Alike ones
+// (kind, line, reason, detail) are counted once. `kernel_line`: the line
+// of the first trace that calls each kernel.
+json run_failures(const fs::path& events, const std::map<std::string, int>& kernel_line,
+                  const std::map<uint32_t, int>& trace_line) {
+  std::vector<json> out;
+  std::map<std::string, size_t> seen;
+  auto add = [&](const std::string& kind, json line, const std::string& reason, const std::string& detail) {
+    const std::string key = kind + "\n" + line.dump() + "\n" + reason + "\n" + detail;
+    if (auto it = seen.find(key); it != seen.end()) {
+      out[it->second]["count"] = out[it->second]["count"].get<int64_t>() + 1;
+      return;
+    }
+    seen[key] = out.size();
+    out.push_back({{"kind", kind}, {"line", std::move(line)}, {"reason", reason}, {"detail", detail}, {"count", 1}});
+  };
+  auto text = [](const json& e, const char* k) { return e.contains(k) && e[k].is_string() ? e[k].get<std::string>() : ""; };
+  std::istringstream in(read_text(events));
+  for (std::string l; std::getline(in, l);) {
+    const json e = json::parse(l, nullptr, false);
+    if (e.is_discarded() || !e.contains("event")) continue;
+    const std::string ev = text(e, "event");
+    if (ev == "trace.abort") {
+      add("aborted", line_of_at(e), text(e, "reason"), text(e, "detail"));
+    } else if (ev == "blacklist") {
+      add("blacklisted", line_of_at(e), text(e, "kind"), "no longer recorded, until its cool-down ends");
+    } else if (ev == "trace.dropped") {
+      json line = nullptr;
+      if (e.contains("trace") && e["trace"].is_number_unsigned())
+        if (auto it = trace_line.find(e["trace"].get<uint32_t>()); it != trace_line.end()) line = it->second;
+      add("dropped", line, text(e, "reason"), "trace " + (e.contains("trace") ? e["trace"].dump() : "?") + ": " + text(e, "detail"));
+    } else if (ev == "trace.invalidated") {
+      add("invalidated", nullptr, "a global the traces assumed constant was stored",
+          "global #" + (e.contains("global") ? e["global"].dump() : "?") + ": " +
+              (e.contains("traces") ? e["traces"].dump() : "?") + " traces");
+    } else if (ev == "kernel.refused") {
+      const std::string k = text(e, "kernel");
+      auto it = kernel_line.find(k);
+      add("kernel refused", it == kernel_line.end() ? json(nullptr) : json(it->second), text(e, "reason"),
+          "kernel " + k + " on the " + text(e, "device") + (text(e, "device") == "cpu" ? ": runs the interpreter's kernels" : ": runs on the CPU"));
+    }
+  }
+  return json(out);
 }
 
 const char* kind_name(jit::Trace::Kind k) {
@@ -77,6 +140,8 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
   json traces = json::array(), blacklisted = json::array();
   std::map<std::string, json> kernels;  // by region_report_id
   std::map<std::string, std::string> kernel_region;
+  std::map<std::string, int> kernel_line;  // of the first trace that calls it
+  std::map<uint32_t, int> trace_line;
   if (const jit::TraceJit* tj = rt.tracing()) {
     for (const auto& tp : tj->traces()) {
       const jit::Trace& t = *tp;
@@ -127,8 +192,10 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
           kernel_region[id] = region->str();
         }
         k["traces"].push_back(t.id);
+        kernel_line.emplace(id, t.line);
       }
       j["kernels"] = json(called);
+      trace_line[t.id] = t.line;
       json& l = line(t.line);
       l["traces"].push_back(t.id);
       l["heat"] = l["heat"].get<uint64_t>() + t.entries;
@@ -161,6 +228,7 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
   d["traces"] = traces;
   d["kernels"] = kernel_list;
   d["blacklisted"] = blacklisted;
+  d["failures"] = run_failures(fs::path(dump_dir) / "events.jsonl", kernel_line, trace_line);
   const fs::path svg = fs::path(dump_dir) / "traces.svg", dot = fs::path(dump_dir) / "traces.dot";
   d["tree_svg"] = fs::exists(svg) ? json(read_text(svg)) : json(nullptr);
   d["tree_dot"] = fs::exists(dot) ? read_text(dot) : std::string();

@@ -82,9 +82,17 @@ def main():
         d = dom(browser, page, "summary")
         check("tessera-vm stats" in d and "traces: 2 recorded" in d, "#summary shows --stats", d)
         check('href="#trace=0"' in d and 'href="#trace=1"' in d, "the navigation lists both traces", d)
+        # Failures first: the loop at line 12 aborts (too long) until it is blacklisted.
+        v = view_of(d)
+        check(v.find("Failures (") < v.find("--stats") and re.search(
+            r'<td class="kind">aborted</td><td><a href="#line=12">jit_log_shapes.tsb:12</a></td><td>TraceTooLong</td>', v)
+              and re.search(r'<td class="kind">blacklisted</td><td><a href="#line=12">', v),
+              "#summary: the aborted recordings and the blacklisted loop come first, with their line and reason", v)
         d = dom(browser, page, "source")
         check("▶ trace 0" in d and "↩ exit" in d and "for j in range(3000)" in d,
               "#source: the source with trace markers and exits", d)
+        check(re.search(r'<div class="row" id="L12">.*✗ aborted TraceTooLong ×2.*✗ blacklisted loop ×1', d) is not None,
+              "#source: line 12 is marked with its aborts and its blacklisting", d)
         d = dom(browser, page, "trace=0")
         check("Trace 0 — loop at jit_log_shapes.tsb:6" in d, "#trace=0: its title", d)
         check(">recorded<" in d and ">fold<" in d and ">dce<" in d, "#trace=0: a button per pass", d)
