@@ -194,6 +194,8 @@ bool HotspotObserver::on_hot_function(FunctionProto& fn) {
   return tracing_ && tracing_->start_function_recording(fn);
 }
 
+const jit::KernelCallTally* HotspotObserver::kernel_tally() const { return events_ ? events_->tally() : nullptr; }
+
 void HotspotObserver::enable_tier_profile() {
   if (tracing_) tracing_->enable_tier_profile();
 }

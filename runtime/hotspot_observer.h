@@ -57,6 +57,9 @@ class HotspotObserver : public JitHooks {
   // enable_tracing. With a timeline, the process's collectives are drawn on
   // it too (world_timeline.h; one observer per process: the last log's).
   void set_event_log(std::shared_ptr<jit::JitEventLog> log);
+  // The fused calls per kernel, where the event log keeps them (--metrics,
+  // --dump), else null.
+  const jit::KernelCallTally* kernel_tally() const;
   // Turns on the trace compiler (record, compile, enter traces). Without it
   // hot code is only observed. `dump_dir`: see TraceJit.
   void enable_tracing(VM& vm, const std::string& dump_dir = {});

@@ -88,7 +88,9 @@ void JitEventLog::check_written(std::ostream& os, const std::string& what) {
                              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count());
 }
 
-void JitEventLog::keep_tally() { tally_ = std::make_unique<KernelCallTally>(); }
+void JitEventLog::keep_tally() {
+  if (!tally_) tally_ = std::make_unique<KernelCallTally>();
+}
 
 void JitEventLog::kernel_span(std::string_view name, const kir::KernelSpan& span) {
   if (tally_)

@@ -67,8 +67,8 @@ class JitEventLog {
   // as log_to_file when `path` cannot be written.
   void keep_timeline(const std::string& path, std::string process_name, JitTimeline::Limits limits = {});
   JitTimeline* timeline() { return timeline_.get(); }
-  // Sums the fused calls per kernel (--metrics); the JIT times each call
-  // and each entry into compiled code from then on.
+  // Sums the fused calls per kernel (--metrics, --dump's viewer); the JIT
+  // times each call and each entry into compiled code from then on. Once.
   void keep_tally();
   const KernelCallTally* tally() const { return tally_.get(); }
   // Whether calls and trace runs are timed (a timeline or a tally is kept).

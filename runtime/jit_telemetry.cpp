@@ -66,7 +66,7 @@ void JitTelemetry::note_compiled(Trace& t, const CompiledTrace& code, int tier, 
   stats_.tier_compile_ms[k] += code.compile_ms;
   stats_.tier_code_bytes[k] += code.code_size;
   stats_.tier_compile_samples[k].push_back(code.compile_ms);
-  if (profile_) profile_->add_code(code.code_begin, code.code_size, tier);
+  if (profile_) profile_->add_code(code.code_begin, code.code_size, tier, t.id);
   if (perf_map_enabled_ && code.code_size > 0) {
     // perf's JIT symbol file: "START SIZE NAME" per line, hex, appended as
     // code appears (T2's start is an estimate: CompiledTrace::code_begin).

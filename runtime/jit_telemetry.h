@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <fstream>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -87,6 +88,9 @@ class JitTelemetry {
   // The tier profile's CPU time in ms ([0] elsewhere, [1] T1, [2] T2;
   // TierProfile::cpu_ms), or none when it is off.
   std::optional<std::array<double, 3>> tier_cpu_ms() const;
+  // Each trace's CPU time in ms (TierProfile::trace_cpu_ms); empty when the
+  // profile is off.
+  std::map<uint32_t, double> trace_cpu_ms() const { return profile_ ? profile_->trace_cpu_ms() : std::map<uint32_t, double>{}; }
   // The timeline (--dump), or null.
   JitTimeline* timeline() const { return events_ ? events_->timeline() : nullptr; }
   void event(JitEventKind k, EventFields fields) const { events_->emit(k, std::move(fields)); }

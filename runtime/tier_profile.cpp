@@ -90,13 +90,14 @@ void TierProfile::stop() {
 #endif
 }
 
-void TierProfile::add_code(const void* begin, size_t size, int tier) {
+void TierProfile::add_code(const void* begin, size_t size, int tier, uint32_t trace) {
   const size_t n = ranges_.load(std::memory_order_relaxed);
   if (n >= kMaxRanges || begin == nullptr || size == 0) return;
   const auto b = reinterpret_cast<uintptr_t>(begin);
   begin_[n].store(b, std::memory_order_relaxed);
   end_[n].store(b + size, std::memory_order_relaxed);
   tier_[n].store(static_cast<uint8_t>(tier), std::memory_order_relaxed);
+  trace_[n].store(trace, std::memory_order_relaxed);
   ranges_.store(n + 1, std::memory_order_release);  // the handler sees the range complete
 }
 
@@ -105,10 +106,25 @@ void TierProfile::sample(uintptr_t pc) {
   for (size_t i = 0; i < n; ++i) {
     if (pc >= begin_[i].load(std::memory_order_relaxed) && pc < end_[i].load(std::memory_order_relaxed)) {
       samples_[tier_[i].load(std::memory_order_relaxed)].fetch_add(1, std::memory_order_relaxed);
+      range_samples_[i].fetch_add(1, std::memory_order_relaxed);
       return;
     }
   }
   samples_[0].fetch_add(1, std::memory_order_relaxed);
+}
+
+std::map<uint32_t, double> TierProfile::trace_cpu_ms() const {
+  const auto s = samples();
+  const uint64_t n = s[0] + s[1] + s[2];
+  std::map<uint32_t, double> out;
+  if (n == 0) return out;
+  const int64_t end = cpu_stop_ns_ >= 0 ? cpu_stop_ns_ : process_cpu_ns();
+  const double per_sample = static_cast<double>(end - cpu_start_ns_) / 1e6 / static_cast<double>(n);
+  const size_t ranges = ranges_.load(std::memory_order_acquire);
+  for (size_t i = 0; i < ranges; ++i)
+    if (const uint64_t k = range_samples_[i].load(std::memory_order_relaxed))
+      out[trace_[i].load(std::memory_order_relaxed)] += per_sample * static_cast<double>(k);
+  return out;
 }
 
 std::array<uint64_t, 3> TierProfile::samples() const {

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 
 namespace tessera::jit {
 
@@ -30,15 +31,19 @@ class TierProfile {
   // Starts sampling; false if another profile runs or the timer cannot be set.
   bool start();
   void stop();
-  // Registers [begin, begin + size) as code of `tier` (1 or 2). Called on
-  // the thread that installs code, never concurrently with itself.
-  void add_code(const void* begin, size_t size, int tier);
+  // Registers [begin, begin + size) as code of `tier` (1 or 2) of trace
+  // `trace`. Called on the thread that installs code, never concurrently
+  // with itself.
+  void add_code(const void* begin, size_t size, int tier, uint32_t trace);
   // Samples: [0] elsewhere, [1] in T1 code, [2] in T2 code.
   std::array<uint64_t, 3> samples() const;
   // The process's CPU time from start() to stop() (or to now), in ms, split
   // as the samples are. A sample is not kIntervalMs of CPU time: the kernel
   // sends at most one timer signal per scheduler tick (4 ms at HZ=250).
   std::array<double, 3> cpu_ms() const;
+  // The CPU time in each trace's code (both tiers), split as the samples
+  // are: the trace viewer's time per trace and per line.
+  std::map<uint32_t, double> trace_cpu_ms() const;
 
   void sample(uintptr_t pc);  // from the signal handler
 
@@ -47,6 +52,8 @@ class TierProfile {
   std::array<std::atomic<uintptr_t>, kMaxRanges> begin_{};
   std::array<std::atomic<uintptr_t>, kMaxRanges> end_{};
   std::array<std::atomic<uint8_t>, kMaxRanges> tier_{};
+  std::array<std::atomic<uint32_t>, kMaxRanges> trace_{};
+  std::array<std::atomic<uint64_t>, kMaxRanges> range_samples_{};
   std::atomic<size_t> ranges_{0};
   std::array<std::atomic<uint64_t>, 3> samples_{};
   bool running_ = false;

@@ -14,6 +14,7 @@
 
 #include "codegen/kernel/kernel_events.h"
 #include "runtime/gpu_profile_json.h"
+#include "runtime/kernel_call_tally.h"
 #include "tracer/trace_ir.h"
 #include "vm/core/text_file.h"
 
@@ -64,7 +65,7 @@ json line_of_at(const json& e) {
 // (kind, line, reason, detail) are counted once. `kernel_line`: the line
 // of the first trace that calls each kernel.
 json run_failures(const fs::path& events, const std::map<std::string, int>& kernel_line,
-                  const std::map<uint32_t, int>& trace_line) {
+                  const std::map<uint32_t, int>& trace_line, std::map<std::string, std::set<std::string>>& kernel_tiers) {
   std::vector<json> out;
   std::map<std::string, size_t> seen;
   auto add = [&](const std::string& kind, json line, const std::string& reason, const std::string& detail) {
@@ -82,7 +83,9 @@ json run_failures(const fs::path& events, const std::map<std::string, int>& kern
     const json e = json::parse(l, nullptr, false);
     if (e.is_discarded() || !e.contains("event")) continue;
     const std::string ev = text(e, "event");
-    if (ev == "trace.abort") {
+    if (ev == "kernel.compiled") {
+      kernel_tiers[text(e, "kernel")].insert(text(e, "tier") + " on the " + text(e, "device"));
+    } else if (ev == "trace.abort") {
       add("aborted", line_of_at(e), text(e, "reason"), text(e, "detail"));
     } else if (ev == "blacklist") {
       add("blacklisted", line_of_at(e), text(e, "kind"), "no longer recorded, until its cool-down ends");
@@ -130,7 +133,7 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
   std::map<int, json> lines;
   auto line = [&](int n) -> json& {
     json& l = lines[n];
-    if (l.is_null()) l = {{"heat", 0}, {"traces", json::array()}, {"exits", json::array()}};
+    if (l.is_null()) l = {{"heat", 0}, {"ms", 0.0}, {"traces", json::array()}, {"exits", json::array()}};
     return l;
   };
   for (const HotspotObserver::HotLoop& l : rt.hot_loops()) line(l.line)["heat"] = line(l.line)["heat"].get<uint64_t>() + l.times;
@@ -143,6 +146,7 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
   std::map<std::string, int> kernel_line;  // of the first trace that calls it
   std::map<uint32_t, int> trace_line;
   if (const jit::TraceJit* tj = rt.tracing()) {
+    const std::map<uint32_t, double> trace_ms = tj->telemetry().trace_cpu_ms();
     for (const auto& tp : tj->traces()) {
       const jit::Trace& t = *tp;
       json j;
@@ -153,6 +157,8 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       j["tier"] = t.tier;
       j["dead"] = t.dead || !t.tier;
       j["entries"] = t.entries;
+      const auto ms = trace_ms.find(t.id);
+      j["ms"] = ms == trace_ms.end() ? 0.0 : ms->second;  // sampled CPU time in its code
       j["returns"] = t.returns_taken;
       j["ir_size"] = t.ir.size();
       j["recorded_size"] = t.recorded_size;
@@ -199,6 +205,7 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       json& l = line(t.line);
       l["traces"].push_back(t.id);
       l["heat"] = l["heat"].get<uint64_t>() + t.entries;
+      l["ms"] = l["ms"].get<double>() + j["ms"].get<double>();
       traces.push_back(std::move(j));
     }
     for (const jit::BlacklistedRoot& b : tj->blacklisted()) blacklisted.push_back({{"kind", b.kind}, {"line", b.line}});
@@ -220,6 +227,27 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       }
     }
   }
+  // Each kernel's calls, time and rates (the tally --metrics reports), and
+  // its time on the line of the trace that calls it.
+  if (const jit::KernelCallTally* tally = rt.kernel_tally()) {
+    for (const auto& [name, kt] : tally->kernels()) {
+      // The span's name: "kernel k1a2b3c4d5e6 (mul add tanh)".
+      if (name.rfind("kernel ", 0) != 0) continue;
+      const std::string id = name.substr(7, name.find(' ', 7) - 7);
+      auto it = kernels.find(id);
+      if (it == kernels.end()) continue;
+      json& k = it->second;
+      k["calls"] = kt.calls;
+      k["ms"] = kt.ms;
+      k["device"] = kt.device;
+      k["gb_per_s"] = kt.ms > 0 ? static_cast<double>(kt.bytes) / kt.ms / 1e6 : 0.0;
+      k["gflop_per_s"] = kt.ms > 0 && kt.flops ? json(static_cast<double>(kt.flops) / kt.ms / 1e6) : json(nullptr);
+      if (auto l = kernel_line.find(id); l != kernel_line.end()) {
+        json& at = line(l->second);
+        at["ms"] = at["ms"].get<double>() + kt.ms;
+      }
+    }
+  }
   json kernel_list = json::array();
   for (auto& [id, k] : kernels) kernel_list.push_back(std::move(k));
   json line_map = json::object();
@@ -228,7 +256,12 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
   d["traces"] = traces;
   d["kernels"] = kernel_list;
   d["blacklisted"] = blacklisted;
-  d["failures"] = run_failures(fs::path(dump_dir) / "events.jsonl", kernel_line, trace_line);
+  std::map<std::string, std::set<std::string>> kernel_tiers;
+  d["failures"] = run_failures(fs::path(dump_dir) / "events.jsonl", kernel_line, trace_line, kernel_tiers);
+  for (json& k : d["kernels"]) {
+    const std::string id = k["id"].get<std::string>();
+    k["tiers"] = json(kernel_tiers[id]);
+  }
   const fs::path svg = fs::path(dump_dir) / "traces.svg", dot = fs::path(dump_dir) / "traces.dot";
   d["tree_svg"] = fs::exists(svg) ? json(read_text(svg)) : json(nullptr);
   d["tree_dot"] = fs::exists(dot) ? read_text(dot) : std::string();

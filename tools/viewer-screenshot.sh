@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Makes docs/images/trace-viewer.png, docs/cli.md's picture of the trace
-# viewer: a real --dump of tests/runtime/programs/jit_log_shapes.tsb (a loop,
-# its side trace, a blacklisted loop) opened at trace 0 by headless Chromium.
+# Makes the pictures of the trace viewer in the README, docs/cli.md and
+# docs/observability.md from a real --dump of examples/jit_tour.tsb (a
+# scalar loop with side traces, a function trace, an MLP's fused kernels),
+# opened by headless Chromium:
+#   docs/images/trace-viewer.png        the source, its heat (time per line) and markers
+#   docs/images/trace-viewer-trace.png  the hottest scalar trace: its IR per pass
 #   tools/viewer-screenshot.sh [build/tessera-vm]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,8 +13,12 @@ BROWSER=$(command -v chromium || command -v chromium-browser || true)
 [[ -n "$BROWSER" ]] || { echo "viewer-screenshot.sh: Chromium is not installed (apt install chromium)" >&2; exit 1; }
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
-cp tests/runtime/programs/jit_log_shapes.tsb "$DIR/"
-(cd "$DIR" && "$OLDPWD/$VM" run jit_log_shapes.tsb --jit-param async=0 --jit-param blacklist=2 --dump dump >/dev/null)
-"$BROWSER" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --window-size=1280,800 \
-  --screenshot="$PWD/docs/images/trace-viewer.png" "file://$DIR/dump/index.html#trace=0" 2>/dev/null
-echo "wrote docs/images/trace-viewer.png"
+cp examples/jit_tour.tsb "$DIR/"
+(cd "$DIR" && "$OLDPWD/$VM" run jit_tour.tsb --jit-param async=0 --device=cpu --dump dump >/dev/null)
+shot() {  # VIEW FILE
+  "$BROWSER" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars --window-size=1280,800 \
+    --virtual-time-budget=5000 --screenshot="$PWD/docs/images/$2" "file://$DIR/dump/index.html#$1" 2>/dev/null
+  echo "wrote docs/images/$2"
+}
+shot source trace-viewer.png
+shot trace=0 trace-viewer-trace.png

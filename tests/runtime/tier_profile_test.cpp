@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <time.h>
 
 #include <csignal>
@@ -46,13 +48,31 @@ TEST(TierProfile, AHandlerTheHostInstalledIsRestored) {
 TEST(TierProfile, SamplesCountAgainstTheRegisteredTier) {
   TierProfile p;
   static const char code[64] = {};
-  p.add_code(code, sizeof code, 2);
+  p.add_code(code, sizeof code, 2, 7);
   p.sample(reinterpret_cast<uintptr_t>(code) + 10);
   p.sample(reinterpret_cast<uintptr_t>(code) + sizeof code);  // one past the end: elsewhere
   const auto s = p.samples();
   EXPECT_EQ(s[0], 1u);
   EXPECT_EQ(s[1], 0u);
   EXPECT_EQ(s[2], 1u);
+}
+
+// And against the trace whose code it is, over both of its tiers: the
+// process's CPU time split as the samples are.
+TEST(TierProfile, SamplesCountAgainstTheTraceWhoseCodeTheyHit) {
+  TierProfile p;
+  static const char t1[32] = {}, t2[32] = {}, other[32] = {};
+  p.add_code(t1, sizeof t1, 1, 3);
+  p.add_code(t2, sizeof t2, 2, 3);
+  p.add_code(other, sizeof other, 1, 4);
+  for (int i = 0; i < 3; ++i) p.sample(reinterpret_cast<uintptr_t>(t1) + 1);
+  p.sample(reinterpret_cast<uintptr_t>(t2) + 1);
+  p.sample(reinterpret_cast<uintptr_t>(other) + 1);
+  const std::map<uint32_t, double> ms = p.trace_cpu_ms();
+  ASSERT_EQ(ms.size(), 2u);
+  const auto tiers = p.cpu_ms();
+  EXPECT_DOUBLE_EQ(ms.at(3) + ms.at(4), tiers[1] + tiers[2]);
+  EXPECT_DOUBLE_EQ(ms.at(3), 4 * ms.at(4));
 }
 // The times it reports are the process's CPU time split by where the
 // samples fell: a sample is not kIntervalMs of CPU time, since the kernel

@@ -124,6 +124,37 @@ def main():
         else:
             check("traces.dot is:" in d, "#tree: the trace tree's dot text (no Graphviz)", d)
 
+        # examples/jit_tour.tsb, the README's picture: heat is time, and the
+        # per-pass diffs match instructions by identity.
+        dump4 = os.path.join(tmp, "tour")
+        p = subprocess.run([a.vm, "run", os.path.join(a.source_dir, "examples/jit_tour.tsb"), "--jit-param", "async=0",
+                            "--device=cpu", "--dump", dump4], capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0 and "longest Collatz chain below 20000: 278" in p.stdout, "examples/jit_tour.tsb runs", p.stderr)
+        tour = os.path.join(dump4, "index.html")
+        d = view_of(dom(browser, tour, "source"))
+        heat = {int(n): float(ms) for n, ms in re.findall(r'<div class="row[^"]*" id="L(\d+)"><span class="no">\d+</span>'
+                                                         r'<span class="heat" data-ms="([0-9.e+-]+)"', d)}
+        check(len(heat) == 31 and max(heat, key=heat.get) == 26,
+              "#source: the MLP loop (line 26), where the time goes (its fused kernels), has the most heat", str(heat))
+        check(re.search(r'id="L26">.*?<span style="width: 64px;"></span>', d) is not None and "The bar is the time spent" in d,
+              "#source: its bar is the longest, and the page says the bar is time", d)
+        d = view_of(dom(browser, tour, "trace=0"))
+        cse = re.search(r'<button class="on">cse<span class="n">±(\d+)</span></button>', d)
+        # CSE removes the constant true and the guard on it, and the snapshot
+        # of that guard now starts at the next instruction: 3 changes, not
+        # the 30 lines a renumbering touches.
+        check(cse is not None and cse.group(1) == "3", "#trace=0: the CSE pass shows its 3 changes", d)
+        dels = re.findall(r'<span class="del">([^<]*)</span>', d)
+        adds = re.findall(r'<span class="add">([^<]*)</span>', d)
+        check(len(dels) == 3 and "KBOOL" in dels[0] and "GUARDT" in dels[1] and dels[2].startswith("SNAP #2")
+              and len(adds) == 1 and adds[0].startswith("SNAP #2"),
+              "#trace=0: the removed constant and guard, and the snapshot whose start moved, are the only marked lines",
+              str(dels) + str(adds))
+        d = view_of(dom(browser, tour, "kernel=" + re.search(r'href="#kernel=(k[0-9a-f]{12})"', dom(browser, tour, "summary")).group(1)))
+        check(re.search(r'class="facts kernel-figures">[1-9]\d* calls, [0-9.]+ ms \([0-9.]+ ms per call\) on the cpu, [0-9.,e+-]+ GB/s, '
+                        r'[0-9.,e+-]+ GFLOP/s; compiled as K2 on the cpu(, K3 on the cpu)?<', d)
+              is not None, "#kernel: its calls, time, GB/s, GFLOP/s and tiers", d)
+
         tensors = os.path.join(tmp, "tensors.tsb")
         with open(tensors, "w") as f:
             f.write("let x = arange(300, dtype=f32) * 0.01\nlet acc = 0.0\n"

@@ -456,6 +456,7 @@ int run_cli(int argc, char** argv) {
       tessera::jit::JitTimeline::Limits limits;
       limits.keep = dump_keep;
       events->keep_timeline((fs::path(dump_dir) / "timeline.json").string(), process_name, limits);
+      events->keep_tally();  // the viewer's calls and time per kernel
       if (world.distributed()) events->timeline()->set_rank(world.rank(), world.size());
     }
     if (!metrics_file.empty()) {
@@ -488,7 +489,7 @@ int run_cli(int argc, char** argv) {
   }
   if (jit_params.enabled) {
     runtime.enable_tracing(vm, dump_dir);
-    if (want_stats || !metrics_file.empty()) runtime.enable_tier_profile();
+    if (want_stats || !metrics_file.empty() || !dump_dir.empty()) runtime.enable_tier_profile();
 #ifndef __SANITIZE_ADDRESS__
     // The process ends after the run: a background LLVM compile still in
     // progress then is not waited for (a short script's run would wait up
