@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -146,13 +147,15 @@ std::string JitTimeline::json(const std::string& process_name, double end_ms) co
   };
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<Row> rows;
-  bool collectives = false;
+  // The tracks that have events: only those are named (drawn), so that a
+  // run with no GPU shows no GPU tracks, nor one without collectives theirs.
+  std::set<Track> used{Track::VM};  // the run's span is there
   auto push = [&rows](const Site* s, const Event& e) {
     rows.push_back({s, &e, e.ts_us, e.dur_us, false});
     if (e.flow.phase) rows.push_back({s, &e, e.ts_us + e.dur_us / 2, 0, true});
   };
   for (const auto& s : sites_) {
-    collectives = collectives || s->track == Track::Collectives;
+    used.insert(s->track);
     for (const Event& e : s->first) push(s.get(), e);
     for (size_t k = 0; k < s->last.size(); ++k) push(s.get(), s->last[(s->next + k) % s->last.size()]);
     if (s->left_out) rows.push_back({s.get(), nullptr, s->gap_start_us, 0, false});
@@ -170,7 +173,7 @@ std::string JitTimeline::json(const std::string& process_name, double end_ms) co
   meta("process_name", 1, "name", process_name);
   if (rank_ >= 0) meta("process_sort_index", 1, "sort_index", rank_);
   for (Track t : {Track::VM, Track::Compiler, Track::KernelCompiler, Track::Gpu, Track::Device, Track::Collectives})
-    if (t != Track::Collectives || collectives) meta("thread_name", static_cast<int>(t), "name", track_name(t));
+    if (used.count(t)) meta("thread_name", static_cast<int>(t), "name", track_name(t));
   list.push_back({{"ph", "X"}, {"name", "run"}, {"cat", "run"}, {"pid", pid}, {"tid", static_cast<int>(Track::VM)},
                   {"ts", 0}, {"dur", std::max(0.0, (end_ms - origin_ms_) * 1000)}});
   for (const Row& r : rows) {

@@ -13,6 +13,7 @@ Usage: trace_viewer_test.py --vm build/tessera-vm --source-dir .
 """
 import argparse
 import html
+import json
 import os
 import re
 import shutil
@@ -131,6 +132,13 @@ def main():
                             "--device=cpu", "--dump", dump4], capture_output=True, text=True, timeout=120)
         check(p.returncode == 0 and "longest Collatz chain below 20000: 278" in p.stdout, "examples/jit_tour.tsb runs", p.stderr)
         tour = os.path.join(dump4, "index.html")
+        with open(os.path.join(dump4, "timeline.json")) as f:
+            tracks = {e["args"]["name"] for e in json.load(f)["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"}
+        check(tracks and not any(t.startswith("GPU") for t in tracks),
+              "timeline.json of a run on the CPU draws no GPU track", str(tracks))
+        d = view_of(dom(browser, tour, "summary"))
+        check('<a href="timeline.json">timeline.json</a>' in d and "ui.perfetto.dev" in d,
+              "#summary: links the timeline and says how to open it in Perfetto", d)
         d = view_of(dom(browser, tour, "source"))
         heat = {int(n): float(ms) for n, ms in re.findall(r'<div class="row[^"]*" id="L(\d+)"><span class="no">\d+</span>'
                                                          r'<span class="heat" data-ms="([0-9.e+-]+)"', d)}
