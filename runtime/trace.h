@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "codegen/host/trace_abi.h"
 #include "deopt/exit_plan.h"
 #include "deopt/exit_policy.h"
+#include "runtime/trace_provenance.h"
 #include "tracer/trace_ir.h"
 #include "vm/bytecode/bytecode.h"
 
@@ -40,6 +42,10 @@ struct Trace {
   // constants its module owns, which go with it).
   std::vector<std::pair<std::string, std::string>> pass_ir;
   std::string compiled_ir;
+  // Made with compiled_ir (trace_provenance.h): each IR instruction's line
+  // and bytecode, and the locals each snapshot restores.
+  std::vector<IrProvenance> provenance;
+  std::vector<std::map<uint32_t, std::string>> snapshot_names;
   TraceFn fn = nullptr;        // C++ enters here
   // The exit plans of the code installed now (CompiledTrace::exit_plans).
   const std::vector<ExitPlan>* exit_plans = nullptr;

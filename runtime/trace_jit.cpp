@@ -129,7 +129,11 @@ void TraceJit::stop_compiling() {
   if (tiers_.stop(abandon_at_exit_)) ++telemetry_.stats().abandoned_compiles;
   telemetry_.log_exit_counts(registry_.all());
   if (telemetry_.dumping()) {
-    for (const auto& t : registry_.all()) t->compiled_ir = print_ir(t->ir);  // while the module lives
+    for (const auto& t : registry_.all()) {  // while the module lives
+      t->compiled_ir = print_ir(t->ir);
+      t->provenance = ir_provenance(t->ir);
+      t->snapshot_names = snapshot_local_names(t->ir, t->proto);
+    }
     try {
       const std::string no_svg = write_trace_tree(
           telemetry_.dump_dir(), trace_tree_dot(registry_.all(), blacklisted_, telemetry_.script_name()));

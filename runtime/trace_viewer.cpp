@@ -173,6 +173,18 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       for (const auto& [name, ir] : t.pass_ir) passes.push_back({{"name", name}, {"ir", ir}});
       j["passes"] = passes;
       j["compiled_ir"] = t.compiled_ir;  // printed while the module lived (trace.h)
+      json provenance = json::array();
+      for (const jit::IrProvenance& p : t.provenance)
+        provenance.push_back(p.line ? json{{"line", p.line}, {"pc", p.pc}, {"function", p.function}, {"bytecode", p.bytecode}}
+                                    : json(nullptr));
+      j["provenance"] = provenance;
+      json snap_names = json::array();
+      for (const auto& names : t.snapshot_names) {
+        json o = json::object();
+        for (const auto& [slot, name] : names) o[std::to_string(slot)] = name;
+        snap_names.push_back(std::move(o));
+      }
+      j["snapshot_names"] = snap_names;
       j["t1_asm"] = t.code_text[0];
       j["t2_llvm"] = t.code_text[1];
       json exits = json::array();

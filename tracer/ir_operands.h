@@ -71,6 +71,7 @@ IRRef emit_renumbered(TraceIR& to, IRIns in, Map&& map, uint16_t snap) {
   map_operand_refs(in, map);
   const IRRef r = to.emit(in.op, in.type, in.op1, in.op2, snap);
   to[r].flags = in.flags;
+  to[r].origin = in.origin;  // an index into the origins the rebuild copies (copy_tables_from)
   return r;
 }
 template <typename Map>

@@ -125,6 +125,7 @@ TraceRecorder::Status TraceRecorder::close_trace() {
   out.calls() = ir_.calls();
   out.assumed_globals() = ir_.assumed_globals();
   out.copy_descriptions_from(ir_);
+  out.copy_origins_from(ir_);
   out.set_function(root_);
   out.set_loop_trip_hint(trip_hint_);
   ir_ = std::move(out);

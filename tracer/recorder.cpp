@@ -414,6 +414,7 @@ TraceRecorder::Status TraceRecorder::record(FunctionProto* fn, uint32_t pc, cons
   // Keep the recorder's frame view in step with the interpreter.
   if (frames_.size() == 1 && fn == root_ && !in_loop_body(pc)) return abort(AbortReason::LeftLoop);
   cur_pc_ = pc;
+  ir_.set_origin(fn, pc);
   try {
     return step(fn, pc, fn->code[pc], R, globals);
   } catch (const RuntimeError& e) {

@@ -55,8 +55,18 @@ IRRef TraceIR::emit(IROp op, IRType type, uint32_t op1, uint32_t op2, uint16_t s
     throw std::invalid_argument(std::string("TraceIR::emit: use the k* helpers for ") +
                                 (static_cast<int>(op) < kNumIROps ? ir_op_info(op).name : "?"));
   IRRef ref = static_cast<IRRef>(ins_.size());
-  ins_.push_back(IRIns{op, type, snap, op1, op2});
+  ins_.push_back(IRIns{op, type, snap, op1, op2, 0, cur_origin_});
   return ref;
+}
+
+void TraceIR::set_origin(const FunctionProto* proto, uint32_t pc) {
+  if (cur_origin_ < origins_.size() && origins_[cur_origin_].proto == proto && origins_[cur_origin_].pc == pc) return;
+  if (origins_.size() >= kNoOrigin) {
+    cur_origin_ = kNoOrigin;
+    return;
+  }
+  cur_origin_ = static_cast<uint16_t>(origins_.size());
+  origins_.push_back({proto, pc});
 }
 
 int64_t VirtualTensor::numel() const {
@@ -73,6 +83,7 @@ void TraceIR::copy_tables_from(const TraceIR& from) {
   loop_trip_hint_ = from.loop_trip_hint_;
   header_snap_ = from.header_snap_;
   copy_descriptions_from(from);
+  origins_ = from.origins_;
 }
 
 void TraceIR::copy_descriptions_from(const TraceIR& from) {

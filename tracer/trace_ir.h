@@ -129,6 +129,18 @@ struct IRIns {
   uint32_t op1 = 0;
   uint32_t op2 = 0;
   uint8_t flags = 0;  // kMixedRow; kept by every rebuild (emit_renumbered)
+  // Where it came from: an index into TraceIR::origins() (the bytecode the
+  // recorder was at when it emitted it), kept by every rebuild; kNoOrigin:
+  // made by a pass.
+  uint16_t origin = 0xFFFF;
+};
+static_assert(sizeof(IRIns) == 16, "IRIns stays 16 bytes: origin fits the padding");
+constexpr uint16_t kNoOrigin = 0xFFFF;
+
+// The bytecode an IR instruction was recorded from (TraceIR::origins).
+struct InsOrigin {
+  const FunctionProto* proto;
+  uint32_t pc;
 };
 
 // Values a linked exit may pass to its side trace in registers
@@ -278,6 +290,15 @@ class TraceIR {
   // Emits an instruction (constants go through the k* helpers, which
   // deduplicate). Returns its reference.
   IRRef emit(IROp op, IRType type, uint32_t op1 = 0, uint32_t op2 = 0, uint16_t snap = kNoSnap);
+  // The bytecode the instructions emitted from now on come from (the
+  // recorder sets it before each bytecode instruction it records); a table
+  // of them, indexed by IRIns::origin. Past 65534 origins, none.
+  void set_origin(const FunctionProto* proto, uint32_t pc);
+  const std::vector<InsOrigin>& origins() const { return origins_; }
+  void copy_origins_from(const TraceIR& from) { origins_ = from.origins_; }
+  const InsOrigin* origin_of(IRRef r) const {
+    return ins_[r].origin < origins_.size() ? &origins_[ins_[r].origin] : nullptr;
+  }
   IRRef knil();
   IRRef kbool(bool b);
   IRRef kint(int64_t v);
@@ -355,7 +376,8 @@ class TraceIR {
   void set_function(const FunctionProto* f) { function_ = f; }
 
   // Takes `from`'s tables and annotations (calls, assumed globals, virtual
-  // tensors, function, trip hint, header snapshot, constants' descriptions): what a pass that rebuilds the
+  // tensors, function, trip hint, header snapshot, constants' descriptions,
+  // origins): what a pass that rebuilds the
   // instructions and snapshots keeps unchanged.
   void copy_tables_from(const TraceIR& from);
 
@@ -376,6 +398,8 @@ class TraceIR {
   std::vector<IRIns> ins_;
   std::vector<uint64_t> consts_;
   std::unordered_map<uintptr_t, std::string> const_what_;  // describe_const
+  std::vector<InsOrigin> origins_;
+  uint16_t cur_origin_ = kNoOrigin;
   std::vector<Snapshot> snaps_;
   std::vector<CallTarget> calls_;
   std::vector<GlobalAssumption> assumed_;

@@ -152,6 +152,20 @@ def main():
         # of that guard now starts at the next instruction: 3 changes, not
         # the 30 lines a renumbering touches.
         check(cse is not None and cse.group(1) == "3", "#trace=0: the CSE pass shows its 3 changes", d)
+        # Source, bytecode and IR interleaved; snapshots name the locals they restore.
+        inter = re.search(r'<pre class="code interleaved">(.*?)</pre>', d, re.S)
+        rows = re.findall(r'<span class="(srcline|bcline|irline)">([^<]*)</span>', inter.group(1) if inter else "")
+        kinds = [k for k, _ in rows]
+        at = next((i for i, (k, t) in enumerate(rows) if k == "srcline" and t.startswith("jit_tour.tsb:9  if n % 2 == 0")), None)
+        check(at is not None and rows[at + 1][0] == "bcline" and "MODK" in rows[at + 1][1] and "collatz_steps" in rows[at + 1][1]
+              and rows[at + 2][0] == "irline" and "IMOD" in rows[at + 2][1],
+              "#trace=0: the IR interleaved with its source line (9) and bytecode (MODK), as jitviewer shows it", str(rows))
+        check(kinds.count("srcline") >= 3 and any(k == "irline" and re.search(r"SNAP #1 .*\[n=\d{4} steps=\d{4}\]", t) for k, t in rows),
+              "#trace=0: its snapshots name the locals they restore (n, steps)", str(rows))
+        t1 = re.search(r"<summary>T1 assembly \(asmjit\)</summary><pre class=\"code\">(.*?)</pre>", d, re.S)
+        check(t1 is not None and re.search(r"; 0009 IMOD\n", t1.group(1)) and "; exit through snapshot #1 (guard 0008)" in t1.group(1)
+              and "; back-edge: PHI moves" in t1.group(1), "#trace=0: T1's assembly marks the IR instruction and the exit each block implements",
+              t1.group(1)[:3000] if t1 else d)
         dels = re.findall(r'<span class="del">([^<]*)</span>', d)
         adds = re.findall(r'<span class="add">([^<]*)</span>', d)
         check(len(dels) == 3 and "KBOOL" in dels[0] and "GUARDT" in dels[1] and dels[2].startswith("SNAP #2")

@@ -58,7 +58,7 @@ std::string float_repr(double x) {
 // ---------------------------------------------------------------- instructions
 
 // Each operand prints by its role (opcodes.def); unused fields not at all.
-std::string instruction_line(const Module& m, const FunctionProto& fn, uint32_t pc) {
+std::string instruction_line(const Module* m, const FunctionProto& fn, uint32_t pc) {
   const Instr& in = fn.code[pc];
   const OpInfo& info = op_info(in.op);
 
@@ -88,8 +88,7 @@ std::string instruction_line(const Module& m, const FunctionProto& fn, uint32_t 
         break;
       case OperandRole::global:
         text = "g" + std::to_string(v);
-        add_comment(static_cast<size_t>(v) < m.global_names.size() ? m.global_names[v]
-                                                                    : "<bad global>");
+        if (m) add_comment(static_cast<size_t>(v) < m->global_names.size() ? m->global_names[v] : "<bad global>");
         break;
     }
     if (!operands.empty()) operands += ' ';
@@ -151,6 +150,14 @@ std::string constant_repr(const Value& v) {
   }
 }
 
+std::string disassemble_instruction(const FunctionProto& fn, uint32_t pc) {
+  if (pc >= fn.code.size()) return {};
+  std::string line = instruction_line(nullptr, fn, pc);
+  line.erase(0, line.find_first_not_of(' '));
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  return line;
+}
+
 std::string disassemble_function(const Module& m, const FunctionProto& fn) {
   std::string params;
   for (int i = 0; i < fn.nparams; ++i) params += (i ? ", " : "") + param_name(fn, i);
@@ -158,7 +165,7 @@ std::string disassemble_function(const Module& m, const FunctionProto& fn) {
                     " regs=" + std::to_string(fn.nregs) +
                     " consts=" + std::to_string(fn.consts.size()) + "  ; " + m.filename + ":" +
                     std::to_string(fn.line) + "\n";
-  for (uint32_t pc = 0; pc < fn.code.size(); ++pc) out += instruction_line(m, fn, pc);
+  for (uint32_t pc = 0; pc < fn.code.size(); ++pc) out += instruction_line(&m, fn, pc);
   if (!fn.consts.empty()) {
     out += "  constants:\n";
     for (size_t k = 0; k < fn.consts.size(); ++k)

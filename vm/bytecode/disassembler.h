@@ -32,6 +32,10 @@ namespace tessera {
 std::string disassemble(const Module& module);
 // One function (as in the module listing, without the globals).
 std::string disassemble_function(const Module& module, const FunctionProto& fn);
+// One instruction's line of the listing without its leading spaces and
+// newline ("12     9  MOD  r3 r1 k2 ; 2"), without a module: globals print as
+// g3 without their names.
+std::string disassemble_instruction(const FunctionProto& fn, uint32_t pc);
 // How a constant prints in listings: ints and floats as the language prints
 // them (floats always with a '.' or exponent), strings quoted with escapes,
 // lists in brackets.

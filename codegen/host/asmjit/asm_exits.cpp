@@ -98,6 +98,7 @@ Label TraceAssembler::exit_label(uint16_t snap) {
 // into the linked trace.
 void TraceAssembler::emit_exit(uint16_t snap, const Label& l, uint32_t at) {
   a_.bind(l);
+  if (a_.logger()) a_.commentf("; exit through snapshot #%u (guard %04u)", static_cast<unsigned>(snap), static_cast<unsigned>(at));
   const uint32_t saved_cur = cur_;
   cur_ = at;
   const ExitPlan& plan = env_.exit_plan(snap);

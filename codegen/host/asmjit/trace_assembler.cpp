@@ -123,10 +123,14 @@ AssemblyStats TraceAssembler::run(const Label& native, const Label& entry, const
       continue;
     }
     if (fused_.count(r)) continue;
+    // With a logger (--dump), the IR instruction each block of code
+    // implements (the trace viewer maps the assembly back to the IR).
+    if (a_.logger()) a_.commentf("; %04u %s", static_cast<unsigned>(r), ir_op_info(ins.op).name);
     lower(r, ins);
   }
   cur_ = static_cast<IRRef>(ir_.size());
   if (loop_ != kNoRef) {
+    if (a_.logger()) a_.comment("; back-edge: PHI moves");
     phi_moves();
     poll_tier_up(/*at_entry=*/false);
     a_.jmp(loop_label_);
