@@ -53,6 +53,7 @@ void JitTelemetry::note_compiled(Trace& t, const CompiledTrace& code, int tier, 
   const size_t k = static_cast<size_t>(tier - 1);
   t.code_text[k] = code.text;
   if (!code.object.empty()) t.code_object = code.object;
+  if (!code.disassembly.empty()) t.code_disassembly = code.disassembly;
   t.code_size[k] = code.code_size;
   t.tier_compile_ms[k] = code.compile_ms;
   if (logging())
@@ -105,6 +106,7 @@ void JitTelemetry::dump(const Trace& t) const {
   if (!t.code_text[0].empty()) dump_error_.write(base + ".s", t.code_text[0]);
   if (!t.code_text[1].empty()) dump_error_.write(base + ".ll", t.code_text[1]);
   if (!t.code_object.empty()) dump_error_.write(base + ".o", t.code_object, true);
+  if (!t.code_disassembly.empty()) dump_error_.write(base + ".t2.s", t.code_disassembly);
   // -print-after-all style: the IR as recorded, then after each pass.
   for (size_t k = 0; k < t.pass_ir.size(); ++k)
     dump_error_.write(fmt::format("{}.{}-{}.ir", base, k, t.pass_ir[k].first), t.pass_ir[k].second);

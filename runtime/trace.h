@@ -59,6 +59,7 @@ struct Trace {
   uint8_t tier = 0;
   std::array<std::string, 2> code_text;
   std::string code_object;  // --dump: T2's object file
+  std::string code_disassembly;  // --dump: T2's machine code, mapped to the IR
   std::array<size_t, 2> code_size{};
   std::array<double, 2> tier_compile_ms{};
   // tier=auto: T1 code counts iterations down here (LoweringEnv); at zero

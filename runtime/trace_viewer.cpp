@@ -187,6 +187,7 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       j["snapshot_names"] = snap_names;
       j["t1_asm"] = t.code_text[0];
       j["t2_llvm"] = t.code_text[1];
+      j["t2_asm"] = t.code_disassembly;
       json exits = json::array();
       for (size_t s = 0; s < t.exits.size(); ++s) {
         const jit::Trace* attached = jit::side_trace_at(tj->traces(), t.id, s);

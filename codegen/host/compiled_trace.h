@@ -25,6 +25,10 @@ struct CompiledTrace {
   // --dump, T2 only: the ELF object LLVM generated (`objdump -d` shows the
   // machine code that runs); empty otherwise.
   std::string object;
+  // --dump, T2 only: `object`'s machine code disassembled, each run of
+  // instructions headed by the IR instruction it implements
+  // (object_disassembly.h).
+  std::string disassembly;
   size_t code_size = 0;   // bytes of machine code
   // Where that code starts (T2: the lower of fn and native, an estimate:
   // LLVM places the module's text as it likes); for profiling.

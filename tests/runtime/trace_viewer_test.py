@@ -166,6 +166,12 @@ def main():
         check(t1 is not None and re.search(r"; 0009 IMOD\n", t1.group(1)) and "; exit through snapshot #1 (guard 0008)" in t1.group(1)
               and "; back-edge: PHI moves" in t1.group(1), "#trace=0: T1's assembly marks the IR instruction and the exit each block implements",
               t1.group(1)[:3000] if t1 else d)
+        t2 = re.search(r"<summary>T2 machine code \(disassembled[^<]*</summary><pre class=\"code\">(.*?)</pre>", d, re.S)
+        check(t2 is not None and re.search(r"^; 0008 GUARDT\n", t2.group(1), re.M)
+              and re.search(r"^; 0008 GUARDT — its exit through snapshot #1\n", t2.group(1), re.M)
+              and re.search(r"^ +[0-9a-f]+:\t(cmp|jne|je)\t", t2.group(1), re.M),
+              "#trace=0: T2's machine code, disassembled, each run headed by its IR instruction, the exit by its snapshot",
+              t2.group(1)[:3000] if t2 else d)
         dels = re.findall(r'<span class="del">([^<]*)</span>', d)
         adds = re.findall(r'<span class="add">([^<]*)</span>', d)
         check(len(dels) == 3 and "KBOOL" in dels[0] and "GUARDT" in dels[1] and dels[2].startswith("SNAP #2")

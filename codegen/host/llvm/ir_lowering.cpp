@@ -5,6 +5,9 @@
 // result is the instruction's value.
 #include "codegen/host/llvm/ir_lowering.h"
 
+#include <llvm/BinaryFormat/Dwarf.h>
+#include <llvm/IR/DIBuilder.h>
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Intrinsics.h>
 
 #include <iterator>
@@ -20,8 +23,8 @@
 
 namespace tessera::jit {
 
-void lower_trace(const TraceIR& ir, const LoweringEnv& env, const std::string& fn_name, llvm::Module& m) {
-  t2::Lowering(ir, env, m).run(fn_name);
+void lower_trace(const TraceIR& ir, const LoweringEnv& env, const std::string& fn_name, llvm::Module& m, bool lines) {
+  t2::Lowering(ir, env, m).run(fn_name, lines);
 }
 
 }  // namespace tessera::jit
@@ -53,7 +56,7 @@ Lowering::Lowering(const TraceIR& ir, const LoweringEnv& env, llvm::Module& m)
   cur_proto_ = env.proto;
 }
 
-void Lowering::run(const std::string& fn_name) {
+void Lowering::run(const std::string& fn_name, bool lines) {
   const IRRef loop = find_loop();
   std::vector<llvm::Type*> params{ptr_, ptr_, ptr_, ptr_};
   params.resize(kPassedArg[kPassedInts], i64_);
@@ -78,9 +81,26 @@ void Lowering::run(const std::string& fn_name) {
   entry_ = llvm::BasicBlock::Create(c_, "entry", f_);
   b_.SetInsertPoint(entry_);
 
+  // Debug lines (lower_trace's `lines`): a compile unit and a subprogram for
+  // the trace's function, and each instruction's line the IR number + 1.
+  std::unique_ptr<llvm::DIBuilder> dib;
+  llvm::DISubprogram* sp = nullptr;
+  if (lines) {
+    dib = std::make_unique<llvm::DIBuilder>(m_);
+    llvm::DIFile* file = dib->createFile("trace.ir", ".");
+    llvm::DICompileUnit* cu = dib->createCompileUnit(llvm::dwarf::DW_LANG_C, file, "tessera-vm", true, "", 0);
+    sp = dib->createFunction(cu, f_->getName(), f_->getName(), file, 1,
+                             dib->createSubroutineType(dib->getOrCreateTypeArray({})), 1, llvm::DINode::FlagZero,
+                             llvm::DISubprogram::SPFlagDefinition | llvm::DISubprogram::SPFlagOptimized);
+    f_->setSubprogram(sp);
+    m_.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
+    m_.addModuleFlag(llvm::Module::Warning, "Dwarf Version", 4);
+  }
+
   for (IRRef r = 0; r < ir_.size(); ++r) {
     cur_ = r;
     const IRIns& ins = ir_[r];
+    if (sp) b_.SetCurrentDebugLocation(llvm::DILocation::get(c_, r + 1, 0, sp));
     if (ir_is_const(ins.op)) continue;  // materialized on use
     if (r == loop) {
       begin_loop(loop);
@@ -91,6 +111,15 @@ void Lowering::run(const std::string& fn_name) {
   }
   if (loop != kNoRef) end_loop();
   else if (!b_.GetInsertBlock()->getTerminator()) b_.CreateUnreachable();
+  if (dib) {
+    // Instructions made before the first IR instruction (the entry block's)
+    // get line 0: no IR instruction.
+    for (llvm::BasicBlock& bb : *f_)
+      for (llvm::Instruction& i : bb)
+        if (!i.getDebugLoc()) i.setDebugLoc(llvm::DILocation::get(c_, 0, 0, sp));
+    dib->finalize();
+    b_.SetCurrentDebugLocation(llvm::DebugLoc());
+  }
 }
 
 // The TraceFn for C++: calls the trace and returns its exit code. The

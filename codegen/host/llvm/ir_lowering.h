@@ -24,7 +24,10 @@ namespace tessera::jit {
 // offending instruction on malformed IR.
 inline constexpr const char* kPassedEntrySuffix = "_passed";
 
+// `lines`: give each LLVM instruction a debug line, the IR instruction's
+// number + 1, so that the object's line table maps the machine code back
+// to the IR (--dump's disassembly: object_disassembly.h).
 void lower_trace(const TraceIR& ir, const LoweringEnv& env, const std::string& fn_name,
-                 llvm::Module& m);
+                 llvm::Module& m, bool lines = false);
 
 }  // namespace tessera::jit

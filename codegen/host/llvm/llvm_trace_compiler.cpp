@@ -29,6 +29,7 @@
 
 #include "codegen/host/code_data.h"
 #include "codegen/host/llvm/ir_lowering.h"
+#include "codegen/host/llvm/object_disassembly.h"
 #include "codegen/host/lowering_env.h"
 #include "codegen/host/object_layout.h"
 #include "codegen/llvm_library/llvm_error.h"
@@ -156,7 +157,7 @@ CompiledTrace LlvmTraceCompiler::compile(const TraceIR& ir, const std::string& n
   const CodeData::Mark mark = im.code_data.mark();
   try {
     LoweringEnv env = make_lowering_env(ir, im.layout, im.code_data, linking, proto, global_watch);
-    lower_trace(ir, env, fn_name, *mod);
+    lower_trace(ir, env, fn_name, *mod, im.keep_text);
   } catch (const std::exception& e) {
     im.code_data.roll_back(mark);  // nothing refers to them yet
     throw std::runtime_error("llvm backend: trace '" + name + "': " + e.what());
@@ -191,6 +192,7 @@ CompiledTrace LlvmTraceCompiler::compile(const TraceIR& ir, const std::string& n
         unwrap(im.jit->lookup(fn_name + kPassedEntrySuffix), "looking up the compiled trace").toPtr<const void*>();
   out.code_size = im.last_text_bytes;
   out.object = std::move(im.last_object);
+  if (im.keep_text && !out.object.empty()) out.disassembly = disassemble_trace_object(out.object, ir);
   out.code_begin = std::min(reinterpret_cast<const void*>(out.fn), out.native, std::less<>());
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;

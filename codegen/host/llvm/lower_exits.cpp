@@ -5,6 +5,7 @@
 // the plan's values into exit_vals and returns the snapshot number;
 // linked, it writes the registers itself and tail-calls the next trace
 // (or returns `code_base | snap` when the link is not set).
+#include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/MDBuilder.h>
 
 #include <string>
@@ -40,6 +41,15 @@ llvm::BasicBlock* Lowering::exit_block(uint16_t snap) {
   auto* bb = llvm::BasicBlock::Create(c_, "exit." + std::to_string(snap) + (in_loop_ ? ".loop" : ""), f_);
   llvm::IRBuilderBase::InsertPointGuard keep(b_);
   b_.SetInsertPoint(bb);
+  // With debug lines (--dump), the exit's code is the guard's line at column
+  // 1, which the disassembly heads as the exit (object_disassembly.h).
+  struct RestoreLocation {
+    llvm::IRBuilder<>& b;
+    llvm::DebugLoc saved;
+    ~RestoreLocation() { b.SetCurrentDebugLocation(saved); }
+  } restore{b_, b_.getCurrentDebugLocation()};
+  if (restore.saved)
+    b_.SetCurrentDebugLocation(llvm::DILocation::get(c_, restore.saved.getLine(), 1, restore.saved->getScope()));
   const ExitPlan& plan = env_.exit_plan(snap);
   if (env_.linking.links == nullptr) {
     for (size_t i = 0; i < plan.values.size(); ++i) {

@@ -65,7 +65,7 @@ class Lowering {
  public:
   Lowering(const TraceIR& ir, const LoweringEnv& env, llvm::Module& m);
 
-  void run(const std::string& fn_name);
+  void run(const std::string& fn_name, bool lines = false);
 
  private:
   // --- the main loop (ir_lowering.cpp)
