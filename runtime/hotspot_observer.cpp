@@ -194,6 +194,11 @@ bool HotspotObserver::on_hot_function(FunctionProto& fn) {
   return tracing_ && tracing_->start_function_recording(fn);
 }
 
+void HotspotObserver::on_interpreter_samples(const FunctionProto& fn, uint32_t pc, uint32_t n) {
+  const int line = pc < fn.lines.size() ? fn.lines[pc] : fn.line;
+  interp_samples_[line] += n;
+}
+
 const jit::KernelCallTally* HotspotObserver::kernel_tally() const { return events_ ? events_->tally() : nullptr; }
 
 void HotspotObserver::enable_tier_profile() {

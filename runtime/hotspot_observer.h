@@ -57,6 +57,10 @@ class HotspotObserver : public JitHooks {
   // enable_tracing. With a timeline, the process's collectives are drawn on
   // it too (world_timeline.h; one observer per process: the last log's).
   void set_event_log(std::shared_ptr<jit::JitEventLog> log);
+  // Profiling samples the interpreter took, by source line (the script's
+  // own functions: FunctionProto::file is the script): the viewer's heat.
+  void on_interpreter_samples(const FunctionProto& fn, uint32_t pc, uint32_t n) override;
+  const std::map<int, uint64_t>& interpreter_line_samples() const { return interp_samples_; }
   // The fused calls per kernel, where the event log keeps them (--metrics,
   // --dump), else null.
   const jit::KernelCallTally* kernel_tally() const;
@@ -131,6 +135,7 @@ class HotspotObserver : public JitHooks {
  private:
   JitParams params_;
   std::string script_name_ = "?";
+  std::map<int, uint64_t> interp_samples_;
   kernels::KernelRuntime kernels_;  // before tracing_, whose traces call it
   std::unique_ptr<jit::TraceJit> tracing_;
   // Made on first use under choose_device_at_first_use (hence mutable):

@@ -91,6 +91,7 @@ class JitTelemetry {
   // Each trace's CPU time in ms (TierProfile::trace_cpu_ms); empty when the
   // profile is off.
   std::map<uint32_t, double> trace_cpu_ms() const { return profile_ ? profile_->trace_cpu_ms() : std::map<uint32_t, double>{}; }
+  double ms_per_sample() const { return profile_ ? profile_->ms_per_sample() : 0.0; }
   // The timeline (--dump), or null.
   JitTimeline* timeline() const { return events_ ? events_->timeline() : nullptr; }
   void event(JitEventKind k, EventFields fields) const { events_->emit(k, std::move(fields)); }

@@ -2,7 +2,10 @@
 
 #include <time.h>
 
+#include "vm/interp/interpreter_samples.h"
+
 #if defined(__linux__) && defined(__x86_64__)
+#include <pthread.h>
 #include <signal.h>
 #include <sys/time.h>
 #include <ucontext.h>
@@ -26,12 +29,13 @@ namespace {
 
 std::atomic<TierProfile*> g_active{nullptr};
 struct sigaction g_previous;
+pthread_t g_thread;  // the one that started the profile: the VM's
 
 void on_sigprof(int, siginfo_t*, void* context) {
   TierProfile* p = g_active.load(std::memory_order_acquire);
   if (p == nullptr) return;
   const auto* uc = static_cast<const ucontext_t*>(context);
-  p->sample(static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]));
+  p->sample(static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]), pthread_equal(pthread_self(), g_thread) != 0);
 }
 
 }  // namespace
@@ -42,6 +46,7 @@ TierProfile::~TierProfile() { stop(); }
 bool TierProfile::start() {
 #ifdef TESSERA_TIER_PROFILE
   TierProfile* expected = nullptr;
+  g_thread = pthread_self();
   if (!g_active.compare_exchange_strong(expected, this)) return false;
   struct sigaction sa = {};
   sa.sa_sigaction = &on_sigprof;
@@ -101,7 +106,7 @@ void TierProfile::add_code(const void* begin, size_t size, int tier, uint32_t tr
   ranges_.store(n + 1, std::memory_order_release);  // the handler sees the range complete
 }
 
-void TierProfile::sample(uintptr_t pc) {
+void TierProfile::sample(uintptr_t pc, bool vm_thread) {
   const size_t n = ranges_.load(std::memory_order_acquire);
   for (size_t i = 0; i < n; ++i) {
     if (pc >= begin_[i].load(std::memory_order_relaxed) && pc < end_[i].load(std::memory_order_relaxed)) {
@@ -111,6 +116,18 @@ void TierProfile::sample(uintptr_t pc) {
     }
   }
   samples_[0].fetch_add(1, std::memory_order_relaxed);
+  // Elsewhere, on the VM's thread while it interprets: the interpreter
+  // takes it with the line it is on (interpreter_samples.h).
+  if (vm_thread && interpreter_samples.interpreting.load(std::memory_order_relaxed))
+    interpreter_samples.pending.fetch_add(1, std::memory_order_relaxed);
+}
+
+double TierProfile::ms_per_sample() const {
+  const auto s = samples();
+  const uint64_t n = s[0] + s[1] + s[2];
+  if (n == 0) return 0;
+  const int64_t end = cpu_stop_ns_ >= 0 ? cpu_stop_ns_ : process_cpu_ns();
+  return static_cast<double>(end - cpu_start_ns_) / 1e6 / static_cast<double>(n);
 }
 
 std::map<uint32_t, double> TierProfile::trace_cpu_ms() const {

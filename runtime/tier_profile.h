@@ -45,7 +45,11 @@ class TierProfile {
   // are: the trace viewer's time per trace and per line.
   std::map<uint32_t, double> trace_cpu_ms() const;
 
-  void sample(uintptr_t pc);  // from the signal handler
+  // From the signal handler; `vm_thread`: it interrupted the thread that
+  // started the profile (whose interpreter's samples are counted by line).
+  void sample(uintptr_t pc, bool vm_thread = false);
+  // The CPU time one sample stands for, in ms (0: no sample yet).
+  double ms_per_sample() const;
 
  private:
   static constexpr size_t kMaxRanges = 8192;  // further code is counted as elsewhere

@@ -261,6 +261,15 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
       }
     }
   }
+  // The interpreter's samples by line (interpreter_samples.h).
+  if (const jit::TraceJit* tj = rt.tracing()) {
+    const double per_sample = tj->telemetry().ms_per_sample();
+    for (const auto& [n, samples] : rt.interpreter_line_samples()) {
+      json& at = line(n);
+      at["interp_ms"] = per_sample * static_cast<double>(samples);
+      at["ms"] = at["ms"].get<double>() + per_sample * static_cast<double>(samples);
+    }
+  }
   json kernel_list = json::array();
   for (auto& [id, k] : kernels) kernel_list.push_back(std::move(k));
   json line_map = json::object();

@@ -9,6 +9,8 @@
 
 #include <map>
 
+#include "vm/interp/interpreter_samples.h"
+
 #include <time.h>
 
 #include <csignal>
@@ -55,6 +57,24 @@ TEST(TierProfile, SamplesCountAgainstTheRegisteredTier) {
   EXPECT_EQ(s[0], 1u);
   EXPECT_EQ(s[1], 0u);
   EXPECT_EQ(s[2], 1u);
+}
+
+// A sample elsewhere on the VM's thread while it interprets is one for the
+// interpreter to take with its line (interpreter_samples.h); not on another
+// thread, nor while a compiled trace runs.
+TEST(TierProfile, SamplesInTheInterpreterArePendingForItsLine) {
+  TierProfile p;
+  static const char code[16] = {};
+  p.add_code(code, sizeof code, 1, 0);
+  interpreter_samples.pending.store(0);
+  interpreter_samples.interpreting.store(true);
+  p.sample(reinterpret_cast<uintptr_t>(code) + 1, true);  // in compiled code
+  p.sample(0x10, false);                                   // another thread
+  p.sample(0x10, true);
+  EXPECT_EQ(interpreter_samples.pending.load(), 1u);
+  interpreter_samples.interpreting.store(false);
+  p.sample(0x10, true);
+  EXPECT_EQ(interpreter_samples.pending.exchange(0), 1u);
 }
 
 // And against the trace whose code it is, over both of its tiers: the

@@ -125,6 +125,23 @@ def main():
         else:
             check("traces.dot is:" in d, "#tree: the trace tree's dot text (no Graphviz)", d)
 
+        # A loop the JIT gives up on (too long a body, blacklisted) runs in the
+        # interpreter: its time is still the line's heat.
+        slow = os.path.join(tmp, "slow.tsb")
+        with open(slow, "w") as f:
+            f.write("let s = 0\nlet t = 0\n"
+                    "for i in range(200000) { s = s + i % 7; t = t + s % 3; s = s - t; t = t + 1; s = s + 2 }\n"
+                    "print(s > 0)\n")
+        dump5 = os.path.join(tmp, "slow")
+        p = subprocess.run([a.vm, "run", slow, "--jit-param", "maxrecord=10", "--jit-param", "blacklist=2",
+                            "--jit-param", "async=0", "--dump", dump5], capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, "a program whose loop is blacklisted runs with --dump", p.stderr)
+        d = view_of(dom(browser, os.path.join(dump5, "index.html"), "source"))
+        heat = {int(n): float(ms) for n, ms in re.findall(r'id="L(\d+)"><span class="no">\d+</span>'
+                                                         r'<span class="heat" data-ms="([0-9.e+-]+)"', d)}
+        check(heat.get(3, 0) > 0 and max(heat, key=heat.get) == 3,
+              "#source: the interpreted loop (line 3) has the time, sampled in the interpreter", str(heat))
+
         # examples/jit_tour.tsb, the README's picture: heat is time, and the
         # per-pass diffs match instructions by identity.
         dump4 = os.path.join(tmp, "tour")

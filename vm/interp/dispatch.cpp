@@ -96,6 +96,8 @@ void Interpreter::execute(size_t stop_depth) {
     const uint32_t idx_ = (IDX);                                   \
     uint16_t ticks_ = 1;                                           \
     if (UNLIKELY(tensor_work != 0)) ticks_ = work_ticks();         \
+    if (UNLIKELY(interpreter_samples.pending.load(std::memory_order_relaxed) != 0)) \
+      take_interpreter_samples(*proto, idx_);                     \
     uint16_t& count_ = proto->hotcounts[idx_];                     \
     if (UNLIKELY(count_ <= ticks_) && hooks_) {                    \
       SAVEPC();                                                    \
@@ -444,6 +446,8 @@ L_CALLKW: {
     if (UNLIKELY(new_base + static_cast<size_t>(fn->nregs) + 1 > stack_.size())) {
       ensure_stack(new_base + static_cast<size_t>(fn->nregs) + 1);
     }
+    if (UNLIKELY(interpreter_samples.pending.load(std::memory_order_relaxed) != 0))
+      take_interpreter_samples(*proto, static_cast<uint32_t>(pc - 1 - code));
     if (UNLIKELY(--fn->entry_hotcount == 0) && hooks_) {
       fn->entry_hotcount = hooks_->hotcall_threshold();  // first: the hook may set a longer wait
       if (!recording_ && hooks_->on_hot_function(*fn)) {

@@ -215,7 +215,9 @@ bool Interpreter::trap_errors(ScriptError& err, F&& body) {
 
 bool Interpreter::run_frames(ScriptError& err, bool host_call) {
   running_ = true;
+  interpreter_samples.interpreting.store(true, std::memory_order_relaxed);
   const bool ok = trap_errors(err, [&] { execute(0); });
+  interpreter_samples.interpreting.store(false, std::memory_order_relaxed);
   running_ = false;
   if (recording_ && hooks_) {
     // A runtime error, or control back at a host's call with a recording
@@ -301,8 +303,15 @@ void Interpreter::resume_at_exit() {
 
 void Interpreter::enter_trace(uint32_t id) {
   const uint32_t base = trace_base();
+  interpreter_samples.interpreting.store(false, std::memory_order_relaxed);  // the trace's time is its own
   hooks_->run_trace(id, stack_.data() + base, globals_.data(), frames_.region(), exit_);
+  interpreter_samples.interpreting.store(true, std::memory_order_relaxed);
   resume_at_exit();
+}
+
+void Interpreter::take_interpreter_samples(const FunctionProto& fn, uint32_t pc) {
+  const uint32_t n = interpreter_samples.pending.exchange(0, std::memory_order_relaxed);
+  if (n != 0 && hooks_) hooks_->on_interpreter_samples(fn, pc, n);
 }
 
 void Interpreter::raise_call_error(const Value& callee, const FunctionProto* proto,

@@ -20,6 +20,7 @@
 #include "vm/bytecode/bytecode.h"
 #include "vm/core/value.h"
 #include "vm/interp/call_frames.h"
+#include "vm/interp/interpreter_samples.h"
 #include "vm/interp/jit_hooks.h"
 #include "vm/tensor/tensor.h"  // tensor_work
 
@@ -95,6 +96,9 @@ class Interpreter {
   // Runs compiled trace `id` from the current frame and rebuilds the frames
   // of its exit (the caller reloads its registers from frames_.back()).
   void enter_trace(uint32_t id);
+  // Reports the profiling samples that fell in the interpreter
+  // (interpreter_samples.h) at instruction `pc` of `fn`.
+  void take_interpreter_samples(const FunctionProto& fn, uint32_t pc);
   // enter_trace's parts, which a host's call shares (Interpreter::call,
   // JitHooks::call_function_trace). trace_base: room made for the traces'
   // registers above the current frame; its base. resume_at_exit: after the

@@ -124,6 +124,9 @@ class JitHooks {
   // left running (the process ends right after, with std::_Exit): the
   // module must stay.
   virtual bool interpreter_gone() { return false; }
+  // `n` profiling samples fell in the interpreter (interpreter_samples.h),
+  // taken at instruction `pc` of `fn` (a back-edge or a call).
+  virtual void on_interpreter_samples(const FunctionProto& /*fn*/, uint32_t /*pc*/, uint32_t /*n*/) {}
   // Runs trace `id` with the entering frame's registers at `base`. The trace
   // may push and pop frames in `frames`; the exit is in the top frame.
   virtual void run_trace(uint32_t /*id*/, Value* /*base*/, Value* /*globals*/, FrameRegion& /*frames*/,
