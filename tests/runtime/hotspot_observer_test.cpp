@@ -265,9 +265,12 @@ TEST(HotspotObserver, PrintStats) {
   EXPECT_NE(s.find("hot-code detection only"), std::string::npos) << s;
   EXPECT_NE(s.find("hotloop=10 hotcall=100 hotexit=10"), std::string::npos) << s;
   EXPECT_NE(s.find("hot loops: 1"), std::string::npos) << s;
-  EXPECT_NE(s.find("dir/t.tsb:6  in <main>  FORLOOP"), std::string::npos) << s;
+  // A loop or function is named by the source it came from (its
+  // FunctionProto::file, "t.tsb" as run), not by the script name, which
+  // stands in only where the source is not known.
+  EXPECT_NE(s.find("    t.tsb:6  in <main>  FORLOOP"), std::string::npos) << s;
   EXPECT_NE(s.find("hot functions: 1"), std::string::npos) << s;
-  EXPECT_NE(s.find("dir/t.tsb:1  inc  hot 3 times"), std::string::npos) << s;
+  EXPECT_NE(s.find("    t.tsb:1  inc  hot 3 times"), std::string::npos) << s;
   EXPECT_NE(s.find("wall time: 250.000 ms"), std::string::npos) << s;
 }
 
