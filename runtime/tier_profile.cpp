@@ -131,12 +131,9 @@ double TierProfile::ms_per_sample() const {
 }
 
 std::map<uint32_t, double> TierProfile::trace_cpu_ms() const {
-  const auto s = samples();
-  const uint64_t n = s[0] + s[1] + s[2];
   std::map<uint32_t, double> out;
-  if (n == 0) return out;
-  const int64_t end = cpu_stop_ns_ >= 0 ? cpu_stop_ns_ : process_cpu_ns();
-  const double per_sample = static_cast<double>(end - cpu_start_ns_) / 1e6 / static_cast<double>(n);
+  const double per_sample = ms_per_sample();
+  if (per_sample == 0) return out;
   const size_t ranges = ranges_.load(std::memory_order_acquire);
   for (size_t i = 0; i < ranges; ++i)
     if (const uint64_t k = range_samples_[i].load(std::memory_order_relaxed))

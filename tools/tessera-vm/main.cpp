@@ -113,9 +113,7 @@ bool report_unknown_options(const CLI::App& cmd) {
   for (const std::string& arg : cmd.remaining()) {
     if (arg.size() < 2 || arg[0] != '-') continue;
     any = true;
-    std::cerr << where << ": unknown option '" << arg.substr(0, arg.find('=')) << "'";
-    if (auto near = tessera::cli::nearest_option(arg, known)) std::cerr << " (did you mean '" << *near << "'?)";
-    std::cerr << "; see " << where << " --help\n";
+    std::cerr << where << ": " << tessera::cli::unknown_option_message(arg, known) << "; see " << where << " --help\n";
   }
   return any;
 }
@@ -189,10 +187,8 @@ int run_cli(int argc, char** argv) {
     const std::string first = argv[1];
     const std::vector<std::string> top = {"--help", "-h", "--version"};
     if (std::find(top.begin(), top.end(), first) == top.end()) {
-      std::cerr << "tessera-vm: unknown option '" << first.substr(0, first.find('=')) << "'";
-      if (auto near = tessera::cli::nearest_option(first, {"--help", "--version"}))
-        std::cerr << " (did you mean '" << *near << "'?)";
-      std::cerr << "; options of a command go after it: tessera-vm run --help\n";
+      std::cerr << "tessera-vm: " << tessera::cli::unknown_option_message(first, {"--help", "--version"})
+                << "; options of a command go after it: tessera-vm run --help\n";
       return 2;
     }
   }

@@ -39,4 +39,10 @@ std::optional<std::string> nearest_option(const std::string& typed, const std::v
   return best;
 }
 
+std::string unknown_option_message(const std::string& typed, const std::vector<std::string>& known) {
+  std::string out = "unknown option '" + typed.substr(0, typed.find('=')) + "'";
+  if (auto near = nearest_option(typed, known)) out += " (did you mean '" + *near + "'?)";
+  return out;
+}
+
 }  // namespace tessera::cli

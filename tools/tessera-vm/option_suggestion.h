@@ -15,4 +15,8 @@ namespace tessera::cli {
 // `typed` is ignored.
 std::optional<std::string> nearest_option(const std::string& typed, const std::vector<std::string>& known);
 
+// "unknown option '--jit-params' (did you mean '--jit-param'?)": the option
+// as typed (without a value after '='), and the nearest of `known` if any.
+std::string unknown_option_message(const std::string& typed, const std::vector<std::string>& known);
+
 }  // namespace tessera::cli

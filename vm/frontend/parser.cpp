@@ -626,9 +626,8 @@ ast::Program parse(const std::string& filename, std::string_view source) {
     // blamed only when the parser ran into the end of the file; a bracket
     // closed by one of another kind on its own line is plain from the
     // parser's "expected ')' but found ']'".
-    const bool at_eof = std::string_view(e.what()).find("end of file") != std::string_view::npos;
     auto b = find_unclosed_bracket(source, {e.line, e.col});
-    if (b && (b->bracket != '{' || at_eof) && !(b->mismatched && b->loc.line == e.line))
+    if (b && (b->bracket != '{' || b->error_at_end) && !(b->mismatched && b->loc.line == e.line))
       throw SyntaxError(std::string("'") + b->bracket + "' was never closed", b->loc.line, b->loc.col);
     throw;
   }

@@ -43,9 +43,13 @@ std::optional<UnclosedBracket> find_unclosed_bracket(std::string_view source, as
     Lexer lex(source);
     for (;;) {
       const Token t = lex.next();
-      if (t.kind == TokenKind::Eof) return found(false);
+      if (t.kind == TokenKind::Eof) {
+        auto b = found(false);
+        if (b) b->error_at_end = !earlier(before, t.loc);
+        return b;
+      }
       if (char c = opener(t.kind)) {
-        open.push_back({c, t.loc, false});
+        open.push_back({c, t.loc, false, false});
       } else if (char c = closer_of(t.kind)) {
         if (open.empty()) return std::nullopt;  // an unmatched closer: the parser's error says it
         if (open.back().bracket != c) return found(true);

@@ -18,6 +18,8 @@ struct UnclosedBracket {
   // A closing bracket of another kind came while it was the innermost open
   // one (else it is still open at the end of the file).
   bool mismatched = false;
+  // `before` (the error) is at the end of the file: the parser ran into it.
+  bool error_at_end = false;
 };
 
 // Matches the brackets of `source` token by token: the innermost bracket
