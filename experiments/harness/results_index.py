@@ -18,7 +18,6 @@ import fnmatch
 import io
 import os
 import re
-import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -29,8 +28,8 @@ LATEST = re.compile(r"^(?P<bench>[a-z0-9]+(?:-[a-z0-9]+)*?)-latest\.(?P<ext>[a-z
 DATED = re.compile(r"^(?P<bench>[a-z0-9]+(?:-[a-z0-9]+)*?)-(?P<date>\d{4}-\d{2}-\d{2})"
                    r"(?:-(?P<what>[a-z0-9]+(?:-[a-z0-9]+)*))?\.(?P<ext>[a-z]+)$")
 # Files that carry no header of their own take it from the run they belong to: the warm-up CSVs
-# and plot of run_bench.py are written beside jit-*.md.
-COMPANION = {"jit-warmup": "jit", "jit-warmup-iterations": "jit"}
+# and plot of run_bench.py are written beside jit-*.md (jit-short-*.md at --size short, ...).
+COMPANION_SUFFIXES = ["-warmup-iterations", "-warmup"]
 # Where a run may be cited: the documents, not the results themselves.
 DOCUMENTS = ["README.md", "docs", "experiments/README.md", "experiments/bench", "papers"]
 # A citation: a file name, or a pattern of them (`jit-2026-11-23-llvm-tier-only.*`).
@@ -132,16 +131,9 @@ def summary(text, ext):
     return "log: " + shorten(first.split(" (")[0])
 
 
-def git_stamp(path):
-    """(date, short commit) of the last commit that wrote the file's content (renames do not count);
-    for files whose text does not say. (None, None) outside git."""
-    try:
-        out = subprocess.run(["git", "log", "-1", "--follow", "--diff-filter=AM", "--format=%cs %h", "--",
-                              os.path.basename(path)], cwd=os.path.dirname(path), capture_output=True,
-                             text=True, timeout=30).stdout.split()
-    except (OSError, subprocess.SubprocessError):
-        return None, None
-    return (out[0], out[1]) if len(out) == 2 else (None, None)
+def companion(bench):
+    """The benchmark whose report speaks for bench's files (jit-short-warmup -> jit-short), or None."""
+    return next((bench[:-len(s)] for s in COMPANION_SUFFIXES if bench.endswith(s)), None)
 
 
 def citations(repo):
@@ -198,15 +190,18 @@ def scan(folder, repo=REPO):
 
 def fill_in(folder, entries):
     """What a file does not say comes from the other files of its run (same stem, or its companion
-    benchmark's), then from its name's date, then from git."""
+    benchmark's), then from its name's date. Never from git: the index is a function of the folder's
+    files alone, so that it reads the same in every clone (a shallow one, or one whose commits were
+    replayed); a report that never said its commit shows "—"."""
     by_stem = {}
     for e in entries:
         by_stem.setdefault(e.stem, []).append(e)
 
     def relatives(e):
         yield from (x for x in by_stem.get(e.stem, []) if x is not e)
-        if e.bench in COMPANION:
-            yield from by_stem.get(COMPANION[e.bench] + e.stem[len(e.bench):], [])
+        owner = companion(e.bench)
+        if owner:
+            yield from by_stem.get(owner + e.stem[len(e.bench):], [])
 
     for e in entries:
         for field in ("date", "commit", "machine"):
@@ -214,9 +209,6 @@ def fill_in(folder, entries):
                 setattr(e, field, next((getattr(x, field) for x in relatives(e) if getattr(x, field)), None))
         if e.date is None:
             e.date = e.name_date
-        if e.date is None or e.commit is None:
-            date, commit = git_stamp(os.path.join(folder, e.name))
-            e.date, e.commit = e.date or date, e.commit or commit
 
 
 def render(entries, problems):
@@ -226,8 +218,8 @@ def render(entries, problems):
            "(the harnesses rerun it after writing); do not edit by hand. Names: `<benchmark>-latest.<ext>` "
            "is a benchmark's newest run, `<benchmark>-<YYYY-MM-DD>-<what>.<ext>` a dated run kept because "
            "a document cites it; git history keeps the others. Date, commit and machine are read from "
-           "each report's header (from its run's report for the CSVs and plots, from git where a file "
-           "says nothing).", "",
+           "each report's header (from its run's report for the CSVs and plots); \"—\" where the run's "
+           "report does not say (`git log` of the file tells when it was added).", "",
            "## Newest run per benchmark", "",
            "| benchmark | files | date | commit | machine | summary |", "|---|---|---|---|---|---|"]
     latest = {}

@@ -69,6 +69,33 @@ class TemporaryResults(unittest.TestCase):
                              ("2026-03-04", "feedfacecafe", "Test CPU, 2 CPUs"), name)
         self.assertEqual(entries["jit-warmup-latest.csv"].summary, "table: program, status")
 
+    def test_the_warmup_tables_of_a_sized_run_take_that_runs_header(self):
+        # run_bench.py --size short writes jit-short-latest.md beside jit-short-warmup-*.csv.
+        self.write("jit-short-latest.md", REPORT.format(date="2026-03-06", commit="5ca1ab1e0000"))
+        self.write("jit-short-warmup-latest.csv", "program,status\nfib,ok\n")
+        self.write("jit-short-warmup-iterations-latest.csv", "mode,iteration\njit,1\n")
+        entries, problems = self.scan()
+        self.assertEqual(problems, [])
+        for name in ("jit-short-warmup-latest.csv", "jit-short-warmup-iterations-latest.csv"):
+            self.assertEqual((entries[name].date, entries[name].commit), ("2026-03-06", "5ca1ab1e0000"), name)
+
+    def test_the_index_is_a_function_of_the_files_not_of_git_history(self):
+        # A clone's history may differ (shallow, replayed commits, another abbreviation length):
+        # what a report does not say is "—", whatever git would answer.
+        self.write("sinking-latest.md", "# Allocation sinking (2026-03-07)\n\nmachine: Test CPU\n")
+        self.write("sinking-latest.csv", "program,seconds\nmlp,0.5\n")
+        env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+                   GIT_COMMITTER_EMAIL="t@t", GIT_COMMITTER_DATE="2001-01-01T00:00:00")
+        for cmd in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "results"]):
+            subprocess.run(["git"] + cmd, cwd=self.repo, env=env, check=True, capture_output=True)
+        entries, problems = self.scan()
+        self.assertEqual(problems, [])
+        for name in ("sinking-latest.md", "sinking-latest.csv"):
+            self.assertEqual((entries[name].date, entries[name].commit), ("2026-03-07", None), name)
+        row = next(line for line in results_index.render(list(entries.values()), problems).splitlines()
+                   if line.startswith("| sinking |"))
+        self.assertIn("| 2026-03-07 | — |", row)
+
     def test_a_json_beside_a_report_takes_its_header(self):
         self.write("collectives-latest.md", REPORT.format(date="2026-03-05", commit="0badc0ffee00"))
         self.write("collectives-latest.json", '{\n  "date": "2026-03-05",\n  "np": 2\n}\n')
