@@ -1,8 +1,8 @@
 // The C ABI (include/tessera/tessera.h): JIT parameters, dumps and
 // statistics.
-#include <filesystem>
 #include <sstream>
 
+#include "runtime/dump_directory.h"
 #include "runtime/embed/c_api_support.h"
 #include "runtime/run_metrics.h"
 
@@ -47,12 +47,8 @@ tsr_status tsr_enable_dump(tsr_vm* vm, const char* dir) {
   return with_vm(vm, [&](tsr_vm& m) {
     if (!dir || !*dir) return null_argument(m, "dir");
     if (m.started) return too_late(m, "the dump directory");
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (!fs::is_directory(dir))
-      return m.fail(TSR_EIO, std::string("dump directory '") + dir + "' cannot be made" +
-                                 (ec ? " (" + ec.message() + ")" : std::string(" (a file of that name exists)")));
+    if (auto problem = dump_directory_problem(dir))
+      return m.fail(TSR_EIO, std::string("dump directory ") + dir + ": " + *problem);
     m.dump_dir = dir;
     return m.ok();
   });

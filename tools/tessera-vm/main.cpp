@@ -23,6 +23,7 @@
 
 #include "runtime/device/device_error.h"
 #include "runtime/device/device_selection.h"
+#include "runtime/dump_directory.h"
 #include "runtime/jit_params.h"
 #include "runtime/hotspot_observer.h"
 #include "runtime/jit_event_log.h"
@@ -55,50 +56,9 @@ int check_output(int status) {
   return status == 0 ? 1 : status;
 }
 
-// `--dump DIR` must be a directory that can be written, made if missing;
-// checked before the run, so that a bad one fails at once (exit 2).
-// Why the system refused to make or write a file, in plain words.
-std::string plain_reason(int err) {
-  switch (err) {
-    case EACCES:
-    case EPERM: return "no permission";
-    case EROFS: return "the file system is read-only";
-    case ENOSPC: return "the disk is full";
-    case EDQUOT: return "the disk quota is used up";
-    case ENAMETOOLONG: return "the path is too long";
-    case ENOENT: return "the system does not let a directory be made there";
-    default: return err ? std::strerror(err) : "the system refused";
-  }
-}
-
-// The errors say why in plain words: which part of the path is in the way.
+// `--dump DIR` is checked before the run, so that a bad one fails at once (exit 2).
 void check_dump_dir(const std::string& dir) {
-  namespace fs = std::filesystem;
-  const std::string head = "--dump " + dir + ": ";
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    throw std::runtime_error(head + "that is a file, not a directory (give a directory: it is made if missing)");
-  std::error_code made;
-  fs::create_directories(dir, made);
-  if (!fs::is_directory(dir, ec)) {
-    // The deepest part of the path that exists says what stopped it.
-    fs::path have = fs::absolute(fs::path(dir), ec).parent_path();
-    while (!have.empty() && !fs::exists(have, ec) && have != have.root_path()) have = have.parent_path();
-    std::string why;
-    if (!have.empty() && fs::exists(have, ec) && !fs::is_directory(have, ec))
-      why = have.string() + " is a file, not a directory";
-    else if (!have.empty() && ::access(have.c_str(), W_OK) != 0)
-      why = "no permission to make a directory in " + have.string();
-    else
-      why = plain_reason(made.value());
-    throw std::runtime_error(head + "cannot make this directory: " + why);
-  }
-  const std::string probe = (fs::path(dir) / ".tessera-vm-write-test").string();
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw std::runtime_error(head + "cannot write files in this directory: " + plain_reason(errno));
-  ::close(fd);
-  ::unlink(probe.c_str());
+  if (auto problem = tessera::dump_directory_problem(dir)) throw std::runtime_error("--dump " + dir + ": " + *problem);
 }
 
 // The usage error of arguments CLI11 did not expect, where one of them looks

@@ -721,6 +721,11 @@ TEST(CApiJit, DumpsGoToTheDirectory) {
   std::filesystem::remove_all(dir);
   TestVM t;
   EXPECT_EQ(tsr_enable_dump(t.vm, "/proc/self/status/x"), TSR_EIO);
+  // The same plain words as the CLI's --dump: what is in the way.
+  EXPECT_NE(std::string(tsr_last_error(t.vm)).find("dump directory /proc/self/status/x: cannot make this directory: "
+                                                   "/proc/self/status is a file, not a directory"),
+            std::string::npos)
+      << tsr_last_error(t.vm);
   EXPECT_EQ(tsr_enable_dump(t.vm, nullptr), TSR_EINVAL);
 }
 
