@@ -58,14 +58,38 @@ json line_of_at(const json& e) {
   }
 }
 
-// What went wrong in the run, from the dump's events.jsonl (flushed line by
-// line: complete when the page is written), as -jv and tlparse list it
-// first: aborted recordings with their reasons, blacklisted loops and
-// functions, dropped and invalidated traces, kernels refused. Alike ones
-// (kind, line, reason, detail) are counted once. `kernel_line`: the line
-// of the first trace that calls each kernel.
-json run_failures(const fs::path& events, const std::map<std::string, int>& kernel_line,
-                  const std::map<uint32_t, int>& trace_line, std::map<std::string, std::set<std::string>>& kernel_tiers) {
+// The dump's events.jsonl (flushed line by line: complete when the page is
+// written), one JSON object per event; lines that are not one are skipped.
+std::vector<json> read_run_events(const fs::path& events) {
+  std::vector<json> out;
+  std::istringstream in(read_text(events));
+  for (std::string l; std::getline(in, l);) {
+    json e = json::parse(l, nullptr, false);
+    if (!e.is_discarded() && e.is_object() && e.contains("event")) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string event_text(const json& e, const char* k) {
+  return e.contains(k) && e[k].is_string() ? e[k].get<std::string>() : "";
+}
+
+// Per kernel, the tiers it was compiled as and where ("K2 on the cpu").
+std::map<std::string, std::set<std::string>> kernel_tiers(const std::vector<json>& events) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const json& e : events)
+    if (event_text(e, "event") == "kernel.compiled")
+      out[event_text(e, "kernel")].insert(event_text(e, "tier") + " on the " + event_text(e, "device"));
+  return out;
+}
+
+// What went wrong in the run, as -jv and tlparse list it first: aborted
+// recordings with their reasons, blacklisted loops and functions, dropped
+// and invalidated traces, kernels refused. Alike ones (kind, line, reason,
+// detail) are counted once. `kernel_line`: the line of the first trace that
+// calls each kernel.
+json run_failures(const std::vector<json>& events, const std::map<std::string, int>& kernel_line,
+                  const std::map<uint32_t, int>& trace_line) {
   std::vector<json> out;
   std::map<std::string, size_t> seen;
   auto add = [&](const std::string& kind, json line, const std::string& reason, const std::string& detail) {
@@ -77,15 +101,10 @@ json run_failures(const fs::path& events, const std::map<std::string, int>& kern
     seen[key] = out.size();
     out.push_back({{"kind", kind}, {"line", std::move(line)}, {"reason", reason}, {"detail", detail}, {"count", 1}});
   };
-  auto text = [](const json& e, const char* k) { return e.contains(k) && e[k].is_string() ? e[k].get<std::string>() : ""; };
-  std::istringstream in(read_text(events));
-  for (std::string l; std::getline(in, l);) {
-    const json e = json::parse(l, nullptr, false);
-    if (e.is_discarded() || !e.contains("event")) continue;
+  const auto text = event_text;
+  for (const json& e : events) {
     const std::string ev = text(e, "event");
-    if (ev == "kernel.compiled") {
-      kernel_tiers[text(e, "kernel")].insert(text(e, "tier") + " on the " + text(e, "device"));
-    } else if (ev == "trace.abort") {
+    if (ev == "trace.abort") {
       add("aborted", line_of_at(e), text(e, "reason"), text(e, "detail"));
     } else if (ev == "blacklist") {
       add("blacklisted", line_of_at(e), text(e, "kind"), "no longer recorded, until its cool-down ends");
@@ -278,11 +297,12 @@ std::string trace_viewer_html(const HotspotObserver& rt, const std::string& scri
   d["traces"] = traces;
   d["kernels"] = kernel_list;
   d["blacklisted"] = blacklisted;
-  std::map<std::string, std::set<std::string>> kernel_tiers;
-  d["failures"] = run_failures(fs::path(dump_dir) / "events.jsonl", kernel_line, trace_line, kernel_tiers);
+  const std::vector<json> events = read_run_events(fs::path(dump_dir) / "events.jsonl");
+  d["failures"] = run_failures(events, kernel_line, trace_line);
+  const std::map<std::string, std::set<std::string>> tiers = kernel_tiers(events);
   for (json& k : d["kernels"]) {
-    const std::string id = k["id"].get<std::string>();
-    k["tiers"] = json(kernel_tiers[id]);
+    auto it = tiers.find(k["id"].get<std::string>());
+    k["tiers"] = it == tiers.end() ? json::array() : json(it->second);
   }
   const fs::path svg = fs::path(dump_dir) / "traces.svg", dot = fs::path(dump_dir) / "traces.dot";
   d["tree_svg"] = fs::exists(svg) ? json(read_text(svg)) : json(nullptr);
