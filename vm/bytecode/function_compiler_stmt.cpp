@@ -239,7 +239,10 @@ void FunctionCompiler::for_range_stmt(const ast::ForRange& s) {
   next_slot(args.size() == 3 ? args[2].get() : nullptr, 1);
   alloc();  // R[A+3], the loop variable
   Loop loop;
-  code_.emit_jump(Op::FORPREP, base, loop.exit);
+  {
+    AtNode at(*this, s.range_loc);  // a zero step or a non-int bound is the call's error
+    code_.emit_jump(Op::FORPREP, base, loop.exit);
+  }
   loop_body(base, s.var, *s.body, Op::FORLOOP, loop);
 }
 
@@ -249,7 +252,10 @@ void FunctionCompiler::for_in_stmt(const ast::ForIn& s) {
   regs_.free_to(base + 1);
   alloc(3);  // length snapshot, index, loop variable
   Loop loop;
-  code_.emit_jump(Op::ITERPREP, base, loop.exit);
+  {
+    AtNode at(*this, s.iterable->loc);  // "cannot iterate over int" is the iterable's error
+    code_.emit_jump(Op::ITERPREP, base, loop.exit);
+  }
   loop_body(base, s.var, *s.body, Op::ITERLOOP, loop);
 }
 

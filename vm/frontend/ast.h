@@ -198,6 +198,7 @@ struct While : Stmt {
 // A wrong number of range arguments is a syntax error reported by the parser.
 struct ForRange : Stmt {
   Loc var_loc;
+  Loc range_loc;  // the `range(...)` call: its errors (a zero step) point there
   std::string var;
   std::vector<ExprPtr> range_args;
   std::unique_ptr<Block> body;

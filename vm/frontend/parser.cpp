@@ -538,6 +538,7 @@ class Parser {
           error("range expects 1 to 3 arguments", call.callee->loc);
         auto f = std::make_unique<ast::ForRange>(loc);
         f->var_loc = var.loc;
+        f->range_loc = call.callee->loc;
         f->var = std::string(var.text);
         f->range_args = std::move(call.args);
         f->body = parse_loop_body();

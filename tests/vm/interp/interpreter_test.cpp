@@ -47,7 +47,7 @@ TEST(Interpreter, RangeStepZeroIsAnError) {
   EXPECT_EQ(r.status, RunStatus::RuntimeError);
   EXPECT_EQ(r.err,
             "t.tsb:1: runtime error: range() step must not be zero\n  at <main> (t.tsb:1)\n"
-            "    for i in range(1, 2, 0) { }\n    ^\n");
+            "    for i in range(1, 2, 0) { }\n             ^\n");  // under the call, not the `for`
 }
 
 TEST(Interpreter, WhileBreakContinue) {
