@@ -186,8 +186,11 @@ def main():
         t2 = re.search(r"<summary>T2 machine code \(disassembled[^<]*</summary><pre class=\"code\">(.*?)</pre>", d, re.S)
         check(t2 is not None and re.search(r"^; 0008 GUARDT\n", t2.group(1), re.M)
               and re.search(r"^; 0008 GUARDT — its exit through snapshot #1\n", t2.group(1), re.M)
-              and re.search(r"^ +[0-9a-f]+:\t(cmp|jne|je)\t", t2.group(1), re.M),
-              "#trace=0: T2's machine code, disassembled, each run headed by its IR instruction, the exit by its snapshot",
+              and re.search(r"^ +[0-9a-f]+:\t(cmp|jne|je)\t", t2.group(1), re.M)
+              and re.search(r"\tj[a-z]+\t\d+\t; to [0-9a-f]+: 0008 GUARDT — its exit through snapshot #1$", t2.group(1), re.M)
+              and re.search(r"\tj[a-z]+\t-\d+\t; to [0-9a-f]+: \d{4} [A-Z]+$", t2.group(1), re.M),
+              "#trace=0: T2's machine code, disassembled, each run headed by its IR instruction, the exit by its snapshot; "
+              "a guard's branch names the exit it takes, the back-edge the IR instruction it loops to",
               t2.group(1)[:3000] if t2 else d)
         dels = re.findall(r'<span class="del">([^<]*)</span>', d)
         adds = re.findall(r'<span class="add">([^<]*)</span>', d)

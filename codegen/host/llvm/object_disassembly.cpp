@@ -6,6 +6,7 @@
 #include <llvm/MC/MCDisassembler/MCDisassembler.h>
 #include <llvm/MC/MCInst.h>
 #include <llvm/MC/MCInstPrinter.h>
+#include <llvm/MC/MCInstrAnalysis.h>
 #include <llvm/MC/MCInstrInfo.h>
 #include <llvm/MC/MCRegisterInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -45,6 +46,14 @@ std::string heading(const TraceIR& ir, uint32_t line, bool exit) {
   return out;
 }
 
+// The line-table row in force at `address` (rows sorted by address): the IR
+// instruction + 1 (0: none) and whether it is exit code.
+std::pair<uint32_t, bool> row_at(const std::vector<LineRow>& rows, uint64_t address) {
+  auto row = std::upper_bound(rows.begin(), rows.end(), address, [](uint64_t a, const LineRow& r) { return a < r.address; });
+  if (row == rows.begin()) return {0, false};
+  return {std::prev(row)->line, std::prev(row)->exit};
+}
+
 }  // namespace
 
 std::string disassemble_trace_object(const std::string& object, const TraceIR& ir) {
@@ -69,6 +78,8 @@ std::string disassemble_trace_object(const std::string& object, const TraceIR& i
   std::unique_ptr<llvm::MCDisassembler> dis(target->createMCDisassembler(*sti, mc));
   std::unique_ptr<llvm::MCInstPrinter> printer(target->createMCInstPrinter(triple, 1 /* Intel */, *mai, *mii, *mri));
   if (!dis || !printer) return "; (no disassembler for " + triple.str() + ")\n";
+  // Branch targets, so that a jump says where it goes in IR terms.
+  std::unique_ptr<llvm::MCInstrAnalysis> branches(target->createMCInstrAnalysis(mii.get()));
 
   // The line table, by section: address -> IR instruction + 1.
   std::map<uint64_t, std::vector<LineRow>> rows;
@@ -114,9 +125,7 @@ std::string disassemble_trace_object(const std::string& object, const TraceIR& i
         out += n->second + ":\n";
         shown = ~0u;
       }
-      auto row = std::upper_bound(lines.begin(), lines.end(), at, [](uint64_t a, const LineRow& r) { return a < r.address; });
-      const uint32_t line = row == lines.begin() ? 0 : std::prev(row)->line;
-      const bool exit = row != lines.begin() && std::prev(row)->exit;
+      const auto [line, exit] = row_at(lines, at);
       if (line != shown || exit != shown_exit) {
         out += heading(ir, line, exit) + "\n";
         shown = line;
@@ -128,6 +137,19 @@ std::string disassemble_trace_object(const std::string& object, const TraceIR& i
       llvm::raw_string_ostream os(text);
       if (dis->getInstruction(inst, size, bytes.slice(off), at, llvm::nulls()) == llvm::MCDisassembler::Success) {
         printer->printInst(&inst, at, "", *sti, os);
+        uint64_t to = 0;
+        if (branches && branches->evaluateBranch(inst, at, size, to) && to >= base && to < base + bytes.size()) {
+          // "; to f9: 0008 GUARDT — its exit through snapshot #1", or the function it enters.
+          char hex[24];
+          std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(to));
+          auto n = names.find(to);
+          const auto [to_line, to_exit] = row_at(lines, to);
+          os << "\t; to " << hex;
+          if (n != names.end())
+            os << ": " << n->second;
+          else if (to_line != 0 && to_line <= ir.size())  // shared return code has no IR instruction
+            os << ": " << heading(ir, to_line, to_exit).substr(2);
+        }
       } else {
         size = 1;
         os << "\t.byte " << static_cast<unsigned>(bytes[off]);
