@@ -195,8 +195,7 @@ bool HotspotObserver::on_hot_function(FunctionProto& fn) {
 }
 
 void HotspotObserver::on_interpreter_samples(const FunctionProto& fn, uint32_t pc, uint32_t n) {
-  const int line = pc < fn.lines.size() ? fn.lines[pc] : fn.line;
-  interp_samples_[line] += n;
+  interp_samples_[jit::source_line(fn, pc)] += n;
 }
 
 const jit::KernelCallTally* HotspotObserver::kernel_tally() const { return events_ ? events_->tally() : nullptr; }

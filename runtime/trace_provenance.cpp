@@ -1,5 +1,6 @@
 #include "runtime/trace_provenance.h"
 
+#include "runtime/trace.h"
 #include "vm/bytecode/bytecode.h"
 #include "vm/bytecode/disassembler.h"
 
@@ -12,7 +13,7 @@ std::vector<IrProvenance> ir_provenance(const TraceIR& ir) {
     if (!o || !o->proto) continue;
     const FunctionProto& fn = *o->proto;
     IrProvenance& p = out[r];
-    p.line = o->pc < fn.lines.size() ? fn.lines[o->pc] : fn.line;
+    p.line = source_line(fn, o->pc);
     p.pc = o->pc;
     p.function = fn.name;
     p.bytecode = disassemble_instruction(fn, o->pc);
