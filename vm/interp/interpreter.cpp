@@ -215,9 +215,11 @@ bool Interpreter::trap_errors(ScriptError& err, F&& body) {
 
 bool Interpreter::run_frames(ScriptError& err, bool host_call) {
   running_ = true;
-  interpreter_samples.interpreting.store(true, std::memory_order_relaxed);
+  // Restored, not cleared: a host's call made from inside a run returns to
+  // the interpreting run around it.
+  const bool was_interpreting = interpreter_samples.interpreting.exchange(true, std::memory_order_relaxed);
   const bool ok = trap_errors(err, [&] { execute(0); });
-  interpreter_samples.interpreting.store(false, std::memory_order_relaxed);
+  interpreter_samples.interpreting.store(was_interpreting, std::memory_order_relaxed);
   running_ = false;
   if (recording_ && hooks_) {
     // A runtime error, or control back at a host's call with a recording
