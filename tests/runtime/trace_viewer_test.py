@@ -126,11 +126,13 @@ def main():
             check("traces.dot is:" in d, "#tree: the trace tree's dot text (no Graphviz)", d)
 
         # A loop the JIT gives up on (too long a body, blacklisted) runs in the
-        # interpreter: its time is still the line's heat.
+        # interpreter: its time is still the line's heat. Long enough (about
+        # 0.1 s) for tens of samples at the profile's ~4 ms tick: at 200000
+        # iterations (27 ms) a loaded machine could see none.
         slow = os.path.join(tmp, "slow.tsb")
         with open(slow, "w") as f:
             f.write("let s = 0\nlet t = 0\n"
-                    "for i in range(200000) { s = s + i % 7; t = t + s % 3; s = s - t; t = t + 1; s = s + 2 }\n"
+                    "for i in range(2000000) { s = s + i % 7; t = t + s % 3; s = s - t; t = t + 1; s = s + 2 }\n"
                     "print(s > 0)\n")
         dump5 = os.path.join(tmp, "slow")
         p = subprocess.run([a.vm, "run", slow, "--jit-param", "maxrecord=10", "--jit-param", "blacklist=2",
