@@ -83,7 +83,7 @@ void TraceIR::copy_tables_from(const TraceIR& from) {
   loop_trip_hint_ = from.loop_trip_hint_;
   header_snap_ = from.header_snap_;
   copy_descriptions_from(from);
-  origins_ = from.origins_;
+  copy_origins_from(from);
 }
 
 void TraceIR::copy_descriptions_from(const TraceIR& from) {
